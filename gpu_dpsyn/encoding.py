@@ -1,0 +1,154 @@
+"""DataFrame <-> columnar integer codes (one contiguous array per column).
+
+Codes use the smallest unsigned dtype that holds the column's domain.
+Decoding draws numeric values uniformly inside their bin (or the midpoint),
+using the counter RNG so the same seed gives the same table.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import rng
+from .cpu_fallback.philox import philox4x32, uniform
+from .errors import DataError
+from .schema import Column, Schema, _value_key
+
+
+def code_dtype(size: int) -> np.dtype:
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if size <= np.iinfo(dt).max + 1:
+            return np.dtype(dt)
+    return np.dtype(np.uint64)
+
+
+def check_columns(df: pd.DataFrame, schema: Schema) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in schema.names if c not in names]
+    extra = [c for c in names if c not in schema.names]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing from the data: {missing}")
+        if extra:
+            parts.append(f"not in the schema: {extra}")
+        raise DataError("data columns do not match the schema; " + "; ".join(parts))
+    if len(df) == 0:
+        raise DataError("the table is empty: nothing to synthesize")
+
+
+def _describe(vals, limit=5) -> str:
+    vals = list(vals)
+    more = f" (and {len(vals) - limit} more)" if len(vals) > limit else ""
+    return ", ".join(repr(v) for v in vals[:limit]) + more
+
+
+def _encode_column(s: pd.Series, col: Column) -> np.ndarray:
+    na = s.isna().to_numpy()
+    if na.any() and not col.nullable:
+        raise DataError(f"column {col.name!r} has {int(na.sum())} missing values (NaN) but the "
+                        "schema does not allow them; set \"nullable\": true or clean the data")
+    out = np.empty(len(s), dtype=code_dtype(col.size))
+    if col.kind == "categorical":
+        lookup = {_value_key(v): i for i, v in enumerate(col.values)}
+        fcodes, uniques = pd.factorize(s, use_na_sentinel=True)
+        lut = np.array([lookup.get(_value_key(u), -1) for u in uniques], dtype=np.int64)
+        bad = [u for u, c in zip(uniques, lut) if c < 0]
+        if bad:
+            raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
+        codes = lut[fcodes] if len(lut) else np.zeros(len(s), np.int64)
+    else:
+        try:
+            x = pd.to_numeric(s, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (ValueError, TypeError):
+            bad = s[pd.to_numeric(s, errors="coerce").isna() & ~s.isna()].unique()
+            raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
+                            f"values: {_describe(bad)}") from None
+        edges = np.asarray(col.edges, dtype=np.float64)
+        lo, hi = edges[0], edges[-1]
+        if col.integer:
+            hi = hi - 1 if float(col.edges[-1]).is_integer() else math.floor(hi)
+        xv = x[~na]
+        bad = xv[(xv < lo) | (xv > hi)]
+        if bad.size:
+            raise DataError(f"column {col.name!r} has {bad.size} values outside the schema range "
+                            f"[{lo:g}, {hi:g}]: {_describe(np.unique(bad))}")
+        codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, col.bins - 1)
+    if col.nullable:
+        codes = np.where(na, col.null_code, codes)
+    out[:] = codes
+    return out
+
+
+def encode(df: pd.DataFrame, schema: Schema) -> list[np.ndarray]:
+    """Validate the table against the schema and return one code array per synth column."""
+    check_columns(df, schema)
+    return [np.ascontiguousarray(_encode_column(df[c.name], c)) for c in schema.synth_columns]
+
+
+def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:
+    c = np.minimum(codes.astype(np.int64), col.bins - 1)
+    edges = np.asarray(col.edges, dtype=np.float64)
+    if col.integer:
+        lo = np.ceil(edges[:-1])[c]
+        top = np.append(np.ceil(edges[1:-1]), np.floor(edges[-1]) if not
+                        float(col.edges[-1]).is_integer() else edges[-1])
+        hi = top[c]  # exclusive upper bound
+        width = np.maximum(hi - lo, 1.0)
+        x = lo + (np.floor((width - 1) / 2) if midpoint else np.floor(u * width))
+    else:
+        lo, hi = edges[:-1][c], edges[1:][c]
+        x = (lo + hi) / 2 if midpoint else lo + u * (hi - lo)
+    return x
+
+
+def decode(codes: list, schema: Schema, dtypes: dict | None = None, seed: int = 0,
+           call: int = 0, numeric_decode: str = "uniform") -> pd.DataFrame:
+    """Codes back to a DataFrame with the schema's column order and the original dtypes."""
+    key = rng.split_key(seed)
+    dtypes = dtypes or {}
+    n = len(codes[0]) if codes else 0
+    out = {}
+    it = iter(codes)
+    for j, col in enumerate(schema.columns):
+        if col.kind == "id":
+            out[col.name] = np.arange(1, n + 1, dtype=np.int64)
+            continue
+        c = np.asarray(next(it))
+        null = (c == col.null_code) if col.nullable else np.zeros(n, dtype=bool)
+        want = dtypes.get(col.name)
+        if col.kind == "categorical":
+            vals = np.array(col.values + [None], dtype=object)
+            v = vals[np.where(null, len(col.values), c.astype(np.int64))]
+            ser = pd.Series(v, name=col.name)
+            if want is not None and (pd.api.types.is_numeric_dtype(want)
+                                     or pd.api.types.is_bool_dtype(want)):
+                try:
+                    ser = _cast(ser, want, null.any())
+                except (ValueError, TypeError):
+                    pass
+            out[col.name] = ser
+            continue
+        u = uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
+        x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
+        x[null] = np.nan
+        ser = pd.Series(x, name=col.name)
+        if want is None:
+            want = np.dtype(np.int64) if col.integer else np.dtype(np.float64)
+        out[col.name] = _cast(ser, want, null.any())
+    return pd.DataFrame(out)
+
+
+def _cast(ser: pd.Series, want, has_null: bool) -> pd.Series:
+    want = pd.api.types.pandas_dtype(want)
+    if pd.api.types.is_integer_dtype(want) and has_null and isinstance(want, np.dtype):
+        return ser.astype("Int64")  # ints cannot hold NaN; keep them integers anyway
+    if pd.api.types.is_integer_dtype(want) or pd.api.types.is_bool_dtype(want):
+        return ser.astype(want)
+    if pd.api.types.is_float_dtype(want):
+        return ser.astype(want)
+    return ser

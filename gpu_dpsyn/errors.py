@@ -1,0 +1,25 @@
+"""Errors that name the problem in the user's terms."""
+
+
+class DPSynError(ValueError):
+    """Base class: bad input, bad schema, bad parameters."""
+
+
+class SchemaError(DPSynError):
+    """The schema file or object is malformed."""
+
+
+class DataError(DPSynError):
+    """The data does not match the schema (columns, values, NaN, empty)."""
+
+
+class PrivacyParameterError(DPSynError):
+    """epsilon / delta / sensitivity out of range."""
+
+
+class BudgetExceededError(DPSynError):
+    """A measurement would spend more privacy budget than is left."""
+
+
+class BackendError(DPSynError):
+    """The requested backend is not available on this machine."""

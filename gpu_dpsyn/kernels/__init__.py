@@ -1,0 +1,1 @@
+"""CUDA sources (*.cu) and the CuPy glue that loads them."""

@@ -1,0 +1,148 @@
+"""Privacy accounting: (epsilon, delta) -> zCDP budget, mechanism choice, ledger.
+
+Every measurement of private data is charged here first.  A budget is split
+into fractions of the whole; a fraction f buys rho_i = f * rho (Gaussian,
+zCDP) or eps_i = f * eps (Laplace, pure DP, basic composition).  The mechanism
+is chosen once, before any data is touched, from the planned measurements only
+(as DPSyn's get_noise does), so the choice leaks nothing.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from .errors import BudgetExceededError, PrivacyParameterError
+
+_TOL = 1e-9
+
+
+def eps_delta_to_rho(epsilon: float, delta: float) -> float:
+    """Largest rho such that rho-zCDP implies (epsilon, delta)-DP (Bun-Steinke 2016, Prop. 1.3)."""
+    check_epsilon_delta(epsilon, delta)
+    L = math.log(1.0 / delta)
+    return (math.sqrt(epsilon + L) - math.sqrt(L)) ** 2
+
+
+def rho_to_epsilon(rho: float, delta: float) -> float:
+    """epsilon implied by rho-zCDP at this delta: rho + 2 sqrt(rho ln(1/delta))."""
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def gaussian_sigma(rho: float, sensitivity: float = 1.0) -> float:
+    """Noise std for a rho-zCDP Gaussian mechanism with L2 sensitivity D: D / sqrt(2 rho)."""
+    if rho <= 0:
+        raise PrivacyParameterError(f"rho must be > 0, got {rho}")
+    return sensitivity / math.sqrt(2.0 * rho)
+
+
+def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
+    """Laplace scale b = D / eps (variance 2 b^2) for an eps-DP count vector."""
+    if epsilon <= 0:
+        raise PrivacyParameterError(f"epsilon must be > 0, got {epsilon}")
+    return sensitivity / epsilon
+
+
+def check_epsilon_delta(epsilon, delta) -> None:
+    for name, v in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise PrivacyParameterError(f"{name} must be a finite number, got {v!r}")
+    if epsilon <= 0:
+        raise PrivacyParameterError(f"epsilon must be > 0, got {epsilon}")
+    if not 0 < delta < 1:
+        raise PrivacyParameterError(f"delta must be in the open interval (0, 1), got {delta}")
+
+
+@dataclass
+class LedgerEntry:
+    label: str
+    columns: tuple
+    cells: int
+    mechanism: str  # "gaussian" (discrete) or "laplace" (discrete)
+    fraction: float
+    rho: float | None  # zCDP spent (gaussian)
+    epsilon: float | None  # pure-DP epsilon spent (laplace)
+    sigma: float  # standard deviation of the noise per cell
+    scale: float  # sigma for gaussian, b for laplace
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["columns"] = list(self.columns)
+        return d
+
+
+@dataclass
+class Accountant:
+    epsilon: float
+    delta: float
+    sensitivity: float = 1.0
+    mechanism: str | None = None
+    ledger: list = field(default_factory=list)
+
+    def __post_init__(self):
+        check_epsilon_delta(self.epsilon, self.delta)
+        s = self.sensitivity
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s < 1:
+            raise PrivacyParameterError(
+                f"sensitivity (max records per individual) must be >= 1, got {s!r}")
+        self.rho = eps_delta_to_rho(self.epsilon, self.delta)
+
+    # -- planning (data independent) -------------------------------------------
+    def scale_for(self, fraction: float, mechanism: str) -> tuple[float, float]:
+        """(noise scale parameter, noise std) that a budget fraction buys."""
+        if mechanism == "gaussian":
+            sigma = gaussian_sigma(fraction * self.rho, self.sensitivity)
+            return sigma, sigma
+        b = laplace_scale(fraction * self.epsilon, self.sensitivity)
+        return b, math.sqrt(2.0) * b
+
+    def choose_mechanism(self, fractions, cells, prefer: str = "auto") -> str:
+        """Pick the mechanism with the smaller total noise variance over the plan."""
+        if prefer not in ("auto", "gaussian", "laplace"):
+            raise PrivacyParameterError(f"unknown mechanism {prefer!r}")
+        if prefer == "auto":
+            var = {m: sum(c * self.scale_for(f, m)[1] ** 2 for f, c in zip(fractions, cells))
+                   for m in ("gaussian", "laplace")}
+            prefer = min(var, key=var.get)
+        if self.ledger and prefer != self.mechanism:
+            raise BudgetExceededError("cannot switch mechanism after measurements were made")
+        self.mechanism = prefer
+        return prefer
+
+    # -- spending ----------------------------------------------------------------
+    @property
+    def spent_fraction(self) -> float:
+        return sum(e.fraction for e in self.ledger)
+
+    def charge(self, fraction: float, label: str, columns, cells: int) -> LedgerEntry:
+        """Record one measurement; refuse it when it would overspend."""
+        if self.mechanism is None:
+            raise BudgetExceededError("choose_mechanism() must run before any measurement")
+        if not fraction > 0:
+            raise PrivacyParameterError(f"budget fraction must be > 0, got {fraction}")
+        if self.spent_fraction + fraction > 1.0 + _TOL:
+            raise BudgetExceededError(
+                f"measurement {label!r} needs {fraction:.4g} of the budget but only "
+                f"{1.0 - self.spent_fraction:.4g} is left")
+        scale, std = self.scale_for(fraction, self.mechanism)
+        g = self.mechanism == "gaussian"
+        e = LedgerEntry(label=label, columns=tuple(columns), cells=int(cells),
+                        mechanism=self.mechanism, fraction=fraction,
+                        rho=fraction * self.rho if g else None,
+                        epsilon=None if g else fraction * self.epsilon,
+                        sigma=std, scale=scale)
+        self.ledger.append(e)
+        return e
+
+    def summary(self) -> dict:
+        """What was spent, in the units of the guarantee that holds."""
+        if self.mechanism == "laplace":
+            eps = sum(e.epsilon for e in self.ledger)
+            guarantee = f"({eps:.6g}, 0)-DP by basic composition"
+        else:
+            rho = sum(e.rho for e in self.ledger)
+            eps = rho_to_epsilon(rho, self.delta) if rho > 0 else 0.0
+            guarantee = f"{rho:.6g}-zCDP, hence ({eps:.6g}, {self.delta:g})-DP"
+        return {"epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
+                "sensitivity": self.sensitivity, "mechanism": self.mechanism,
+                "spent_fraction": self.spent_fraction, "guarantee": guarantee,
+                "measurements": [e.to_dict() for e in self.ledger]}

@@ -1,0 +1,287 @@
+"""Public schema: what values each column may take, and how numbers are binned.
+
+The schema must come from public knowledge.  `infer_schema` reads it off the
+data, which is NOT private: it warns loudly, and the result should be reviewed
+(and ideally widened) before use.
+"""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import SchemaError
+
+MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
+
+
+class NonPrivateSchemaWarning(UserWarning):
+    """The schema was read off the private data itself."""
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str  # "categorical" | "numeric" | "id"
+    values: list | None = None  # categorical
+    edges: list | None = None  # numeric: bin edges, len = bins + 1
+    integer: bool = False  # numeric: decode to integers
+    nullable: bool = False  # missing values get a code of their own
+
+    @property
+    def bins(self) -> int:
+        if self.kind == "categorical":
+            return len(self.values)
+        if self.kind == "numeric":
+            return len(self.edges) - 1
+        return 0
+
+    @property
+    def size(self) -> int:
+        """Number of codes, the null code included."""
+        return self.bins + (1 if self.nullable else 0)
+
+    @property
+    def null_code(self) -> int | None:
+        return self.bins if self.nullable else None
+
+    def to_dict(self) -> dict:
+        d: dict = {"type": self.kind}
+        if self.kind == "categorical":
+            d["values"] = list(self.values)
+        elif self.kind == "numeric":
+            d["edges"] = list(self.edges)
+            d["integer"] = self.integer
+        if self.nullable:
+            d["nullable"] = True
+        return d
+
+
+@dataclass
+class Schema:
+    columns: list = field(default_factory=list)
+    max_records_per_individual: int | None = None
+
+    def __post_init__(self):
+        names = [c.name for c in self.columns]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise SchemaError(f"schema lists these columns twice: {dup}")
+        if not self.synth_columns:
+            raise SchemaError("schema has no column to synthesize (only id columns or none)")
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def synth_columns(self) -> list[Column]:
+        return [c for c in self.columns if c.kind != "id"]
+
+    @property
+    def domain(self) -> tuple[int, ...]:
+        return tuple(c.size for c in self.synth_columns)
+
+    def __getitem__(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def to_dict(self) -> dict:
+        d = {"columns": {c.name: c.to_dict() for c in self.columns}}
+        if self.max_records_per_individual:
+            d["max_records_per_individual"] = self.max_records_per_individual
+        return d
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+
+
+def _json_default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    raise TypeError(f"cannot write {type(o).__name__} to JSON")
+
+
+# -- reading -----------------------------------------------------------------------
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
+        and math.isfinite(float(x))
+
+
+def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
+    if "edges" in spec:
+        edges = spec["edges"]
+        if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
+            raise SchemaError(f"column {name!r}: 'edges' must be a list of >= 2 numbers")
+        if any(b <= a for a, b in zip(edges, edges[1:])):
+            raise SchemaError(f"column {name!r}: 'edges' must be strictly increasing")
+        if integer:
+            for a, b in zip(edges, edges[1:-1] + [edges[-1] + 1]):
+                if math.ceil(b) - math.ceil(a) < 1:
+                    raise SchemaError(
+                        f"column {name!r}: bin [{a}, {b}) holds no integer; widen it")
+        return [float(e) if not integer else (int(e) if float(e).is_integer() else float(e))
+                for e in edges]
+    lo, hi = spec.get("min"), spec.get("max")
+    if not (_is_number(lo) and _is_number(hi)):
+        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
+                          f"(or 'edges'), got min={lo!r} max={hi!r}")
+    if hi < lo or (hi == lo and not integer):
+        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
+    if integer:
+        lo, hi = math.ceil(lo), math.floor(hi)
+        span = hi - lo + 1
+        bins = spec.get("bins", min(span, 32))
+    else:
+        bins = spec.get("bins", 32)
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got {bins!r}")
+    if integer:
+        if bins > span:
+            bins = span  # one code per integer is already exact
+        # bin k holds lo + [ceil(k*span/bins), ceil((k+1)*span/bins)); edges in value units
+        return [lo + -((-k * span) // bins) for k in range(bins)] + [hi + 1]
+    return [float(x) for x in np.linspace(lo, hi, bins + 1)]
+
+
+_TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
+                 "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
+                 "integer": "numeric", "int": "numeric", "float": "numeric",
+                 "id": "id", "identifier": "id"}
+
+
+def column_from_spec(name: str, spec: dict) -> Column:
+    if not isinstance(spec, dict):
+        raise SchemaError(f"column {name!r}: spec must be an object, got {type(spec).__name__}")
+    kind = spec.get("type") or spec.get("kind")
+    dtype = str(spec.get("dtype", ""))
+    if kind is None:  # NIST parameters.json: values -> categorical, min/max -> numeric
+        kind = "categorical" if "values" in spec else \
+            "numeric" if ("min" in spec or "edges" in spec) else None
+    if kind not in _TYPE_ALIASES:
+        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric or id")
+    kind = _TYPE_ALIASES[kind]
+    nullable = bool(spec.get("nullable", False))
+    if kind == "id":
+        return Column(name, "id")
+    if kind == "categorical":
+        values = spec.get("values")
+        if not isinstance(values, list) or not values:
+            raise SchemaError(f"column {name!r}: categorical column needs a non-empty 'values' list")
+        keys = [_value_key(v) for v in values]
+        if len(set(keys)) != len(keys):
+            raise SchemaError(f"column {name!r}: 'values' has duplicates")
+        if len(values) > MAX_COLUMN_DOMAIN:
+            raise SchemaError(f"column {name!r}: {len(values)} values is too large a domain "
+                              f"(max {MAX_COLUMN_DOMAIN}); group them first")
+        return Column(name, "categorical", values=list(values), nullable=nullable)
+    integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
+                            or dtype.startswith(("int", "uint"))))
+    edges = _numeric_edges(name, spec, integer)
+    if len(edges) - 1 > MAX_COLUMN_DOMAIN:
+        raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
+                          f"(max {MAX_COLUMN_DOMAIN})")
+    return Column(name, "numeric", edges=edges, integer=integer, nullable=nullable)
+
+
+def _value_key(v):
+    # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        v = int(v)
+    return str(v)
+
+
+def schema_from_dict(d: dict) -> Schema:
+    if not isinstance(d, dict):
+        raise SchemaError("schema must be a JSON object")
+    sens = d.get("max_records_per_individual")
+    cols = d.get("columns")
+    if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
+        cols = d["schema"]
+        runs = d.get("runs")
+        if sens is None and isinstance(runs, list) and runs and isinstance(runs[0], dict):
+            sens = runs[0].get("max_records_per_individual")
+    if cols is None:
+        raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
+    if isinstance(cols, list):  # [{"name": ..., ...}, ...]
+        try:
+            cols = {c["name"]: c for c in cols}
+        except (TypeError, KeyError):
+            raise SchemaError("schema 'columns' list entries need a 'name'") from None
+    if not isinstance(cols, dict) or not cols:
+        raise SchemaError("schema 'columns' must be a non-empty object")
+    if sens is not None and (isinstance(sens, bool) or not isinstance(sens, int) or sens < 1):
+        raise SchemaError(f"max_records_per_individual must be a positive integer, got {sens!r}")
+    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens)
+
+
+def load_schema(source) -> Schema:
+    """A Schema, a dict, or a path to a JSON file (ours or NIST parameters.json)."""
+    if isinstance(source, Schema):
+        return source
+    if isinstance(source, dict):
+        return schema_from_dict(source)
+    path = Path(source)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
+    return schema_from_dict(d)
+
+
+# -- inference (not private) ---------------------------------------------------------
+
+def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
+                 id_columns=()) -> Schema:
+    """Read a schema off the data.  NOT differentially private: warns loudly."""
+    warnings.warn(
+        "infer_schema reads the domain (value lists, min/max) off the private data itself. "
+        "This is NOT differentially private: rare values and extremes leak. Review the "
+        "schema and replace it with public knowledge before releasing anything.",
+        NonPrivateSchemaWarning, stacklevel=2)
+    cols = []
+    for name in df.columns:
+        s = df[name]
+        nullable = bool(s.isna().any())
+        vals = s.dropna()
+        if name in id_columns:
+            cols.append(Column(str(name), "id"))
+            continue
+        if vals.empty:
+            raise SchemaError(f"column {name!r} has no values to infer a schema from")
+        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+            uniq = pd.unique(vals)
+            if len(uniq) > max_categories * 100:
+                raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
+                                  "to list: bin it or mark it as an id column")
+            values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
+            cols.append(Column(str(name), "categorical", values=values, nullable=nullable))
+            continue
+        integer = bool(pd.api.types.is_integer_dtype(s) or np.all(np.mod(vals, 1) == 0))
+        lo, hi = vals.min(), vals.max()
+        if integer:
+            lo, hi = int(lo), int(hi)
+            spec = {"min": lo, "max": hi, "bins": min(hi - lo + 1, max(bins, 1)
+                                                     if hi - lo + 1 > max_categories else hi - lo + 1)}
+        else:
+            lo, hi = float(lo), float(hi)
+            spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": bins}
+        cols.append(Column(str(name), "numeric", edges=_numeric_edges(str(name), spec, integer),
+                           integer=integer, nullable=nullable))
+    return Schema(cols)

@@ -1,0 +1,54 @@
+import functools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn.backend import get_backend, gpu_available
+from gpu_dpsyn.schema import load_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+FLIGHTS = ROOT / "data" / "flights.csv.xz"
+FLIGHTS_SCHEMA = ROOT / "data" / "flights_schema.json"
+
+gpu = pytest.mark.skipif(not gpu_available(), reason="CuPy has no CUDA device here")
+BACKENDS = ["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, gpu])]
+
+
+@functools.lru_cache(maxsize=None)
+def _flights(nrows):
+    return pd.read_csv(FLIGHTS, nrows=nrows)
+
+
+@pytest.fixture
+def flights():
+    """The first 20,000 rows of the bundled real flights table (a fresh copy)."""
+    return _flights(20000).copy()
+
+
+@pytest.fixture
+def flights_schema():
+    return load_schema(FLIGHTS_SCHEMA)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return get_backend(request.param)
+
+
+def small_table(n=500, seed=0):
+    """A tiny mixed-type table with a known schema."""
+    r = np.random.default_rng(seed)
+    a = r.integers(0, 3, n)
+    df = pd.DataFrame({
+        "color": np.array(["red", "green", "blue"])[a],
+        "size": (a * 3 + r.integers(0, 3, n)).astype(np.int64),
+        "score": np.round(r.uniform(0, 10, n), 2),
+    })
+    schema = {"columns": {
+        "color": {"type": "categorical", "values": ["red", "green", "blue"]},
+        "size": {"type": "numeric", "integer": True, "min": 0, "max": 8},
+        "score": {"type": "numeric", "min": 0, "max": 10, "bins": 5},
+    }}
+    return df, schema

@@ -1,0 +1,75 @@
+import math
+
+import pytest
+
+from gpu_dpsyn.errors import BudgetExceededError, PrivacyParameterError
+from gpu_dpsyn.privacy import (Accountant, eps_delta_to_rho, gaussian_sigma, laplace_scale,
+                               rho_to_epsilon)
+
+
+def test_rho_closed_form():
+    L = math.log(1 / 1e-9)
+    assert eps_delta_to_rho(1.0, 1e-9) == pytest.approx((math.sqrt(1 + L) - math.sqrt(L)) ** 2)
+
+
+def test_sigma_for_465_marginals_matches_design():
+    # DESIGN.md: eps=10, delta=3.45e-11, k=465 equal shares -> sigma = 16.39
+    rho = eps_delta_to_rho(10, 3.45e-11)
+    assert gaussian_sigma(rho / 465) == pytest.approx(16.39, abs=0.005)
+    acc = Accountant(10, 3.45e-11)
+    acc.choose_mechanism([1 / 465] * 465, [100] * 465)
+    e = acc.charge(1 / 465, "m", ["a"], 100)
+    assert e.mechanism == "gaussian" and e.sigma == pytest.approx(16.39, abs=0.005)
+
+
+@pytest.mark.parametrize("eps,delta", [(0.3, 1e-9), (1, 1e-6), (8, 1e-5)])
+def test_rho_epsilon_round_trip(eps, delta):
+    assert rho_to_epsilon(eps_delta_to_rho(eps, delta), delta) == pytest.approx(eps)
+
+
+def test_sensitivity_scales_noise():
+    assert gaussian_sigma(0.5, 3) == pytest.approx(3.0)
+    assert laplace_scale(2.0, 4) == pytest.approx(2.0)
+
+
+def test_mechanism_choice_follows_variance():
+    # one small query: Laplace (var 2/eps^2 = 2) beats Gaussian (sigma ~ 6.5 at delta 1e-9)
+    acc = Accountant(1.0, 1e-9)
+    assert acc.choose_mechanism([1.0], [10]) == "laplace"
+    e = acc.charge(1.0, "m", ["a"], 10)
+    assert e.epsilon == pytest.approx(1.0) and e.scale == pytest.approx(1.0)
+    assert "(1, 0)-DP" in acc.summary()["guarantee"]
+    # 36 queries: Laplace var 2*36^2 > Gaussian var 36/(2 rho)
+    acc2 = Accountant(1.0, 1e-9)
+    assert acc2.choose_mechanism([1 / 36] * 36, [50] * 36) == "gaussian"
+
+
+def test_budget_cannot_be_overspent():
+    acc = Accountant(1.0, 1e-6)
+    acc.choose_mechanism([0.5, 0.5], [4, 4], "gaussian")
+    acc.charge(0.5, "a", ["x"], 4)
+    acc.charge(0.5, "b", ["y"], 4)
+    with pytest.raises(BudgetExceededError, match="only"):
+        acc.charge(0.01, "c", ["z"], 4)
+    s = acc.summary()
+    assert s["spent_fraction"] == pytest.approx(1.0)
+    assert sum(m["rho"] for m in s["measurements"]) == pytest.approx(acc.rho)
+
+
+def test_charge_requires_mechanism():
+    with pytest.raises(BudgetExceededError):
+        Accountant(1.0, 1e-6).charge(0.1, "a", ["x"], 2)
+
+
+@pytest.mark.parametrize("eps,delta,match", [
+    (0, 1e-9, "epsilon"), (-1, 1e-9, "epsilon"), (float("nan"), 1e-9, "epsilon"),
+    (1, 0, "delta"), (1, 1, "delta"), (1, -0.1, "delta"), ("1", 1e-9, "epsilon"),
+])
+def test_bad_parameters(eps, delta, match):
+    with pytest.raises(PrivacyParameterError, match=match):
+        Accountant(eps, delta)
+
+
+def test_bad_sensitivity():
+    with pytest.raises(PrivacyParameterError, match="sensitivity"):
+        Accountant(1, 1e-9, sensitivity=0)

@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from gpu_dpsyn import rng
+from gpu_dpsyn.cpu_fallback.noise import discrete_gaussian, discrete_laplace
+from gpu_dpsyn.cpu_fallback.philox import philox4x32, uniform
+
+# Random123 known-answer vectors for philox4x32-10: (key, counter) -> output
+KAT = [
+    ((0, 0), (0, 0, 0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF,) * 4, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0xA4093822, 0x299F31D0), (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+]
+
+
+@pytest.mark.parametrize("key,ctr,want", KAT)
+def test_philox_known_answers(key, ctr, want):
+    got = philox4x32(key, *ctr)
+    assert tuple(int(x) for x in got) == want
+
+
+def test_philox_vectorized_equals_scalar():
+    ctr = np.arange(100, dtype=np.uint64) * 7919
+    vec = philox4x32((5, 6), ctr, 3, 2, 1)
+    for i in (0, 17, 99):
+        one = philox4x32((5, 6), int(ctr[i]), 3, 2, 1)
+        assert all(int(v[i]) == int(o) for v, o in zip(vec, one))
+
+
+def test_uniform_is_open_interval():
+    u = uniform(np.array([0, 0xFFFFFFFF], dtype=np.uint32))
+    assert 0 < u[0] < 1e-9 and 1 - 1e-9 < u[1] < 1
+
+
+def test_make_seed():
+    assert rng.make_seed(42) == 42
+    a, b = rng.make_seed(None), rng.make_seed(None)
+    assert a != b  # drawn from os.urandom
+    with pytest.raises(ValueError):
+        rng.make_seed(-1)
+    assert rng.split_key((7 << 32) | 9) == (9, 7)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 3.0, 40.0])
+def test_discrete_gaussian_moments(sigma):
+    x = discrete_gaussian((1, 2), 200_000, sigma, call=0)
+    assert x.dtype == np.int64
+    assert abs(x.mean()) < 4 * sigma / np.sqrt(x.size)
+    # the discrete Gaussian's variance is within 1% of sigma^2 once sigma >= 1
+    tol = 0.03 if sigma >= 1 else 0.15
+    assert abs(x.var() / sigma ** 2 - 1) < tol
+    assert abs(np.mean(np.abs(x) <= sigma) - 0.6827) < (0.01 if sigma > 5 else 0.2)
+
+
+def test_discrete_gaussian_is_counter_based():
+    full = discrete_gaussian((3, 4), 1000, 7.0, call=5)
+    assert np.array_equal(full, discrete_gaussian((3, 4), 1000, 7.0, call=5))
+    # cell i's value does not depend on how many cells were drawn
+    assert np.array_equal(full[:10], discrete_gaussian((3, 4), 10, 7.0, call=5))
+    assert not np.array_equal(full, discrete_gaussian((3, 4), 1000, 7.0, call=6))
+    assert not np.array_equal(full, discrete_gaussian((3, 5), 1000, 7.0, call=5))
+
+
+def test_discrete_laplace_variance():
+    b = 10.0
+    x = discrete_laplace((1, 1), 200_000, b, call=0)
+    # two-sided geometric with p = e^{-1/b}: variance 2p / (1-p)^2
+    p = np.exp(-1 / b)
+    assert abs(x.var() / (2 * p / (1 - p) ** 2) - 1) < 0.03
+    assert abs(x.mean()) < 0.2
