@@ -1,0 +1,126 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import small_table
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.errors import BackendError, DataError, DPSynError, PrivacyParameterError
+from gpu_dpsyn.evaluate import mean_tvd
+from gpu_dpsyn.privacy import eps_delta_to_rho
+
+COLS = ["month", "dep_delay", "carrier", "origin", "distance", "hour"]
+
+
+@pytest.fixture
+def table(flights, flights_schema):
+    sub = {"columns": {c: flights_schema[c].to_dict() for c in COLS}}
+    return flights[COLS], sub
+
+
+def _fit(table, **kw):
+    df, schema = table
+    kw = {"seed": 11, "iterations": 10, "progress": False, "backend": "cpu", **kw}
+    return Synthesizer(2.0, 1e-6, **kw).fit(df, schema)
+
+
+def test_end_to_end_shape_dtypes_and_quality(table):
+    df, schema = table
+    syn = _fit(table)
+    out = syn.sample()
+    assert list(out.columns) == COLS
+    assert abs(len(out) - len(df)) < 0.02 * len(df)  # DP estimate of the row count
+    assert out["month"].dtype == df["month"].dtype and out["dep_delay"].dtype == np.float64
+    assert set(out["carrier"].unique()) <= set(schema["columns"]["carrier"]["values"])
+    assert out["dep_delay"].isna().any()  # missing values are synthesized too
+    res = mean_tvd(df, out, syn.schema, ways=(1, 2))
+    assert res[1] < 0.03 and res[2] < 0.08, res
+    assert syn.history[-1] < syn.history[0]
+
+
+def test_ledger_spends_exactly_the_budget(table):
+    syn = _fit(table)
+    k = len(COLS) + len(COLS) * (len(COLS) - 1) // 2
+    assert len(syn.ledger) == k
+    rep = syn.privacy_report()
+    assert rep["mechanism"] == "gaussian"
+    assert sum(e.rho for e in syn.ledger) == pytest.approx(eps_delta_to_rho(2.0, 1e-6))
+    assert "(2, 1e-06)-DP" in rep["guarantee"]
+    assert {tuple(e.columns) for e in syn.ledger} >= {("month", "carrier"), ("hour",)}
+
+
+def test_same_seed_same_output(table):
+    a = _fit(table).sample(2000)
+    b = _fit(table).sample(2000)
+    c = _fit(table, seed=12).sample(2000)
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(c)
+
+
+def test_no_seed_gives_fresh_randomness(table):
+    df, schema = table
+    small = df.iloc[:2000]
+    a = Synthesizer(1, 1e-6, iterations=2, progress=False).fit(small, schema).sample(500)
+    b = Synthesizer(1, 1e-6, iterations=2, progress=False).fit(small, schema).sample(500)
+    assert not a.equals(b)
+
+
+def test_rows_argument(table):
+    syn = _fit(table, iterations=2)
+    assert len(syn.sample(1234)) == 1234
+    for bad in (0, -5, 2.5, "10"):
+        with pytest.raises(DataError, match="number of rows"):
+            syn.sample(bad)
+
+
+def test_fit_errors_before_spending(table):
+    df, schema = table
+    syn = Synthesizer(1, 1e-6, progress=False, backend="cpu")
+    with pytest.raises(DataError, match="missing from the data"):
+        syn.fit(df.drop(columns=["hour"]), schema)
+    assert syn.ledger == []  # nothing was measured
+    with pytest.raises(DPSynError, match="before sample"):
+        syn.sample()
+    syn.fit(df, schema)
+    with pytest.raises(DPSynError, match="already fitted"):
+        syn.fit(df, schema)
+
+
+@pytest.mark.parametrize("kw,err,match", [
+    ({"epsilon": 0}, PrivacyParameterError, "epsilon"),
+    ({"delta": 1.5}, PrivacyParameterError, "delta"),
+    ({"method": "magic"}, DPSynError, "method"),
+    ({"backend": "tpu"}, BackendError, "backend"),
+])
+def test_constructor_errors(kw, err, match):
+    args = {"epsilon": 1.0, "delta": 1e-9, **kw}
+    with pytest.raises(err, match=match):
+        Synthesizer(args.pop("epsilon"), args.pop("delta"), **args)
+
+
+def test_gpu_backend_without_device_is_a_clear_error():
+    from gpu_dpsyn.backend import gpu_available
+    if gpu_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(BackendError, match="CUDA device"):
+        Synthesizer(1.0, 1e-9, backend="gpu")
+
+
+def test_huge_domain_is_refused(flights):
+    df = flights[["flight", "dep_time"]]
+    schema = {"columns": {"flight": {"type": "numeric", "integer": True, "min": 1, "max": 9999,
+                                     "bins": 5000},
+                          "dep_time": {"type": "numeric", "integer": True, "min": 0,
+                                       "max": 2400, "nullable": True}}}
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000)
+    with pytest.raises(DataError, match=r"flight \(5000 values\), dep_time \(33 values\) has 165,000 cells"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
+
+
+def test_small_mixed_table_round_trip():
+    df, schema = small_table(3000)
+    out = Synthesizer(5, 1e-6, seed=1, progress=False, iterations=20).fit(df, schema).sample()
+    assert out["size"].between(0, 8).all() and out["score"].between(0, 10).all()
+    # size is determined by color in the data (size // 3 == color index): mostly kept
+    idx = out["color"].map({"red": 0, "green": 1, "blue": 2})
+    assert (out["size"] // 3 == idx).mean() > 0.9

@@ -1,0 +1,69 @@
+import json
+
+import pandas as pd
+import pytest
+
+from conftest import FLIGHTS_SCHEMA
+from gpu_dpsyn.cli import main
+
+COLS = ["month", "carrier", "origin", "distance"]
+
+
+@pytest.fixture
+def files(tmp_path, flights, flights_schema):
+    real = tmp_path / "real.csv"
+    flights[COLS].iloc[:5000].to_csv(real, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"columns": {c: flights_schema[c].to_dict() for c in COLS}}))
+    return tmp_path, real, schema
+
+
+def test_synthesize_then_evaluate(files, capsys):
+    tmp, real, schema = files
+    out, ledger = tmp / "syn.csv", tmp / "ledger.json"
+    rc = main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+               "1e-9", "--out", str(out), "--rows", "3000", "--seed", "4", "--iterations", "5",
+               "--ledger", str(ledger), "--quiet"])
+    assert rc == 0
+    syn = pd.read_csv(out)
+    assert len(syn) == 3000 and list(syn.columns) == COLS
+    rep = json.loads(ledger.read_text())
+    assert len(rep["measurements"]) == 10 and rep["spent_fraction"] == pytest.approx(1)
+    assert "wrote 3,000 synthetic rows" in capsys.readouterr().err
+    res = tmp / "tvd.json"
+    assert main(["evaluate", str(real), str(out), "--schema", str(schema), "--json", str(res)]) == 0
+    printed = capsys.readouterr().out
+    assert "mean 2-way TVD" in printed and "mean 3-way TVD" in printed
+    tvd = json.loads(res.read_text())
+    assert 0 <= tvd["tvd_1way"] < 0.1 and 0 <= tvd["tvd_2way"] < 0.3
+
+
+def test_clear_errors(files, capsys):
+    tmp, real, schema = files
+    base = ["synthesize", str(real), "--schema", str(schema), "--out", str(tmp / "o.csv")]
+    assert main(base + ["--epsilon", "-1", "--delta", "1e-9"]) == 2
+    assert "epsilon must be > 0" in capsys.readouterr().err
+    assert main(["synthesize", str(tmp / "none.csv"), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", "x.csv"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp / "bad.csv"
+    pd.read_csv(real).assign(carrier="ZZ").to_csv(bad, index=False)
+    assert main(["synthesize", str(bad), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]) == 2
+    assert "outside the schema" in capsys.readouterr().err
+    assert not (tmp / "o.csv").exists()
+
+
+def test_infer_schema_command_warns(files, capsys):
+    tmp, real, _ = files
+    out = tmp / "inferred.json"
+    assert main(["infer-schema", str(real), "--out", str(out)]) == 0
+    assert "NOT differentially private" in capsys.readouterr().err
+    assert set(json.loads(out.read_text())["columns"]) == set(COLS)
+
+
+def test_bundled_schema_matches_bundled_data(flights):
+    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.schema import load_schema
+    full = pd.read_csv(FLIGHTS_SCHEMA.parent / "flights.csv.xz")
+    assert len(encode(full, load_schema(FLIGHTS_SCHEMA))) == 16

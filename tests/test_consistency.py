@@ -1,0 +1,72 @@
+import numpy as np
+import pytest
+
+from gpu_dpsyn.consistency import _subsets, consist, make_consistent, norm_cut, norm_sub
+from gpu_dpsyn.marginals import Marginal, dpsyn_plan
+
+
+def test_norm_sub_is_the_simplex_projection():
+    v = np.array([5.0, -2.0, 3.0, 0.5, -1.0])
+    x = norm_sub(v, 6.0)
+    assert x.sum() == pytest.approx(6.0) and x.min() >= 0
+    # KKT: x = max(v - theta, 0) with one theta: positive cells share the same shift
+    shift = (v - x)[x > 0]
+    assert np.allclose(shift, shift[0])
+    assert np.all(v[x == 0] <= shift[0] + 1e-12)
+    assert np.array_equal(norm_sub(v, -1.0), np.zeros(5))
+
+
+def test_norm_cut_keeps_total_and_cuts_smallest():
+    v = np.array([10.0, -3.0, 1.0, 2.0, 5.0])
+    x = norm_cut(v)
+    assert x.sum() == pytest.approx(v.sum()) and x.min() >= 0
+    assert x.tolist() == [10.0, 0.0, 0.0, 0.0, 5.0]
+    assert np.array_equal(norm_cut(np.array([1.0, 2.0])), [1.0, 2.0])
+
+
+def test_subsets_of_pairs():
+    ms = [Marginal(a, (2,) * len(a), np.zeros(2 ** len(a)), 1.0) for a in [(0, 1), (1, 2), (0, 2)]]
+    assert _subsets(ms) == [(), (0,), (1,), (2,)]
+
+
+def _noisy(rng, shape_of, sigma, truth):
+    out = []
+    for attrs in dpsyn_plan(len(shape_of)):
+        t = truth.sum(axis=tuple(i for i in range(truth.ndim) if i not in attrs)).reshape(-1)
+        out.append(Marginal(attrs, tuple(shape_of[a] for a in attrs),
+                            t + rng.normal(0, sigma, t.size), sigma))
+    return out
+
+
+def test_consistency_makes_projections_agree():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 50, (3, 4, 5)).astype(float)
+    ms = _noisy(rng, (3, 4, 5), 5.0, truth)
+    total = make_consistent(ms)
+    one = {m.attrs[0]: m.values for m in ms if len(m.attrs) == 1}
+    for m in ms:
+        assert m.values.min() >= 0
+        assert m.values.sum() == pytest.approx(total, rel=1e-9)
+        for i, a in enumerate(m.attrs):
+            proj = m.table().sum(axis=tuple(j for j in range(len(m.attrs)) if j != i))
+            assert np.allclose(proj, one[a], atol=0.02 * total / proj.size)
+    assert total == pytest.approx(truth.sum(), rel=0.05)
+
+
+def test_exact_marginals_are_left_alone():
+    truth = np.random.default_rng(1).integers(1, 30, (2, 3, 4)).astype(float)
+    ms = _noisy(np.random.default_rng(2), (2, 3, 4), 0.0, truth)
+    before = [m.values.copy() for m in ms]
+    make_consistent(ms)
+    for m, b in zip(ms, before):
+        assert np.allclose(m.values, b)
+
+
+def test_weighted_mean_uses_inverse_variance():
+    # two 1-way views of attribute 0 with totals 100 and 200: weights 1/1 and 1/4
+    a = Marginal((0,), (2,), np.array([50.0, 50.0]), 1.0)
+    b = Marginal((0, 1), (2, 1), np.array([100.0, 100.0]), 2.0)
+    consist([a, b], [(), (0,)])
+    w_tot = (1 * 100 + 0.25 * 200) / 1.25
+    assert a.values.sum() == pytest.approx(w_tot) and b.values.sum() == pytest.approx(w_tot)
+    assert np.allclose(a.values, b.values)

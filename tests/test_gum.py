@@ -1,0 +1,117 @@
+import numpy as np
+import pytest
+
+from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.evaluate import tvd_codes
+from gpu_dpsyn.gum import GUMConfig, apportion, plan_update, run_gum
+from gpu_dpsyn.marginals import dpsyn_plan, exact_marginals
+from gpu_dpsyn.schema import Schema
+
+COLS = ["month", "dep_delay", "carrier", "origin", "air_time", "distance", "hour", "arr_delay"]
+
+
+def _setup(flights, flights_schema, be):
+    s = Schema([flights_schema[c] for c in COLS])
+    codes = encode(flights[COLS], s)
+    dom = s.domain
+    ms = exact_marginals(be, [be.asarray(c) for c in codes], dom, dpsyn_plan(len(dom)))
+    targets = [(m.attrs, m.shape, m.values) for m in ms if len(m.attrs) == 2]
+    init = [m.values.astype(np.int64) for m in ms if len(m.attrs) == 1]
+    return codes, dom, targets, init
+
+
+def test_apportion_sums_and_bounds():
+    v = np.array([3.0, 0.0, 7.0, 1.0, 9.0])
+    for total in (0, 1, 7, 20):
+        out = apportion(np, v, float(total))
+        assert out.sum() == total and np.all(out <= v) and np.all(out >= 0)
+    assert np.array_equal(apportion(np, v, v.sum()), v)
+
+
+def test_plan_update_rules():
+    s = np.array([10, 0, 5, 40, 20], dtype=np.int64)
+    t = np.array([30.0, 4.0, 5.0, 20.0, 16.0])
+    add, rem = plan_update(np, s, t, 0.5)
+    # under cells: min(t - s, alpha s) = 5; empty cell: alpha t = 2
+    assert add.tolist() == [5, 2, 0, 0, 0]
+    assert add.sum() == rem.sum() == 7
+    assert rem[:3].tolist() == [0, 0, 0] and np.all(rem <= np.maximum(s - t, 0))
+    # beta applied to both over cells alike: min(s - t, beta s) with beta ~ 7/60
+    assert rem.tolist()[3:] == [5, 2]
+
+
+def test_plan_update_caps_additions_at_available_removals():
+    s = np.array([1, 100], dtype=np.int64)
+    t = np.array([60.0, 41.0])
+    add, rem = plan_update(np, s, t, 100.0)
+    assert add.tolist() == [59, 0] and rem.tolist() == [0, 59]
+
+
+@pytest.mark.parametrize("dup", [0.0, 0.5, 1.0])
+def test_one_update_moves_counts_exactly(backend, flights, flights_schema, dup):
+    codes, dom, targets, _ = _setup(flights, flights_schema, get_backend("cpu"))
+    cols = [backend.asarray(c.copy()) for c in codes]
+    attrs, shape = (2, 4), (dom[2], dom[4])
+    s = backend.histogram(cols, attrs, shape)
+    t = np.random.default_rng(0).permutation(backend.to_numpy(s)).astype(float)
+    add, rem = plan_update(backend.xp, s, backend.asarray(t), 1.0)
+    before = [backend.to_numpy(c).copy() for c in cols]
+    backend.gum_apply(cols, attrs, shape, backend.cell_index(cols, attrs, shape), s, add, rem,
+                      dup, (1, 2), 0, 0)
+    after = [backend.to_numpy(c) for c in cols]
+    s2 = backend.to_numpy(backend.histogram(cols, attrs, shape))
+    assert np.array_equal(s2, backend.to_numpy(s + add - rem))
+    assert np.abs(s2 - t).sum() < 0.5 * np.abs(backend.to_numpy(s) - t).sum()
+    changed = np.zeros(len(after[0]), bool)
+    for b, a in zip(before, after):
+        changed |= b != a
+    assert changed.sum() <= int(add.sum())
+    rows_before = {tuple(r) for r in np.stack(before, 1)}
+    new_rows = [tuple(r) for r in np.stack(after, 1)[changed]]
+    if dup == 1.0 and np.all(backend.to_numpy(s)[backend.to_numpy(add) > 0] > 0):
+        # Duplicate copies whole existing records
+        assert all(r in rows_before for r in new_rows)
+    if dup == 0.0:
+        # Replace rewrites only this marginal's columns
+        others = [j for j in range(len(before)) if j not in attrs]
+        for j in others:
+            assert np.array_equal(before[j], after[j])
+
+
+def test_gum_fits_exact_marginals_on_real_data(flights, flights_schema):
+    """With noise-free 2-way marginals GUM must get close to them; the public reference
+    code silently returns independent 1-way samples here instead."""
+    be = get_backend("cpu")
+    codes, dom, targets, init = _setup(flights, flights_schema, be)
+    res = run_gum(be, targets, init, (7, 7), 0, GUMConfig(iterations=50))
+    two = tvd_codes(codes, res.cols, dom, 2).mean()
+    indep = be.init_records(init, (7, 7), 0)
+    two_indep = tvd_codes(codes, indep, dom, 2).mean()
+    assert two < 0.02, two
+    assert two < 0.2 * two_indep
+    assert tvd_codes(codes, res.cols, dom, 3).mean() < 0.5 * tvd_codes(codes, indep, dom, 3).mean()
+    assert res.history[-1] < 0.2 * res.history[0]  # the convergence record is real
+    # the 1-way marginals are kept while the 2-way ones are fitted
+    assert tvd_codes(codes, res.cols, dom, 1).mean() < 0.01
+
+
+def test_gum_is_deterministic_and_seeded(flights, flights_schema):
+    be = get_backend("cpu")
+    _, _, targets, init = _setup(flights.iloc[:3000], flights_schema, be)
+    cfg = GUMConfig(iterations=3)
+    a = run_gum(be, targets, init, (1, 2), 0, cfg).cols
+    b = run_gum(be, targets, init, (1, 2), 0, cfg).cols
+    c = run_gum(be, targets, init, (1, 3), 0, cfg).cols
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+
+
+def test_alpha_schedule_and_config_errors():
+    cfg = GUMConfig()
+    assert cfg.alpha_at(0) == 1.0 and cfg.alpha_at(19) == 1.0
+    assert cfg.alpha_at(20) == pytest.approx(0.84) and cfg.alpha_at(45) == pytest.approx(0.84 ** 2)
+    with pytest.raises(ValueError, match="mix"):
+        GUMConfig(mix="S9")
+    with pytest.raises(ValueError, match="iterations"):
+        GUMConfig(iterations=-1)

@@ -1,0 +1,155 @@
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import small_table
+from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.errors import DataError, SchemaError
+from gpu_dpsyn.schema import NonPrivateSchemaWarning, infer_schema, load_schema
+
+
+def test_load_our_schema_file(flights_schema):
+    s = flights_schema
+    assert s["carrier"].kind == "categorical" and s["carrier"].size == 16
+    assert s["month"].size == 12 and s["month"].integer
+    assert s["dep_delay"].nullable and s["dep_delay"].size == 17  # 16 bins + missing
+    assert s["minute"].bins == 12
+
+
+def test_nist_parameters_json(tmp_path):
+    params = {"schema": {"SEX": {"dtype": "uint8", "values": [1, 2]},
+                         "AGE": {"dtype": "uint8", "min": 0, "max": 90},
+                         "INCOME": {"dtype": "float", "min": 0, "max": 1e5, "bins": 10}},
+              "runs": [{"epsilon": 1, "delta": 1e-9, "max_records_per_individual": 7}]}
+    p = tmp_path / "parameters.json"
+    p.write_text(json.dumps(params))
+    s = load_schema(p)
+    assert s["SEX"].kind == "categorical" and s["SEX"].values == [1, 2]
+    assert s["AGE"].kind == "numeric" and s["AGE"].integer and s["AGE"].bins == 32
+    assert s["INCOME"].kind == "numeric" and not s["INCOME"].integer and s["INCOME"].bins == 10
+    assert s.max_records_per_individual == 7
+
+
+def test_integer_bins_partition_the_range():
+    s = load_schema({"columns": {"x": {"type": "numeric", "integer": True, "min": 0, "max": 9,
+                                       "bins": 4}}})
+    df = pd.DataFrame({"x": np.arange(10)})
+    codes = encode(df, s)[0]
+    # 10 integers into 4 bins of sizes 3,2,3,2 (ceil boundaries 0,3,5,8)
+    assert codes.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 3, 3]
+    back = decode([codes], s, seed=3)["x"].to_numpy()
+    edges = np.array([0, 3, 5, 8, 10])
+    assert np.all((back >= edges[codes]) & (back < edges[codes + 1]))
+
+
+def test_round_trip_exact_columns():
+    df, schema = small_table()
+    s = load_schema(schema)
+    codes = encode(df, s)
+    assert [c.dtype for c in codes] == [np.uint8] * 3
+    out = decode(codes, s, dict(df.dtypes), seed=1)
+    assert out["color"].tolist() == df["color"].tolist()
+    assert out["size"].tolist() == df["size"].tolist() and out["size"].dtype == np.int64
+    bins = np.floor(df["score"].to_numpy() / 2).clip(0, 4)
+    assert np.array_equal(np.floor(out["score"].to_numpy() / 2).clip(0, 4), bins)
+
+
+def test_nullable_round_trip(flights, flights_schema):
+    codes = encode(flights, flights_schema)
+    out = decode(codes, flights_schema, dict(flights.dtypes), seed=0)
+    assert out["dep_time"].isna().sum() == flights["dep_time"].isna().sum() > 0
+    assert out["dep_time"].dtype == np.float64 and out["month"].dtype == np.int64
+    assert list(out.columns) == list(flights.columns)
+    assert np.array_equal(encode(out, flights_schema)[8], codes[8])
+
+
+def test_missing_and_extra_columns(flights, flights_schema):
+    with pytest.raises(DataError, match=r"missing from the data: \['dest'\]"):
+        encode(flights.drop(columns=["dest"]), flights_schema)
+    with pytest.raises(DataError, match=r"not in the schema: \['bogus'\]"):
+        encode(flights.assign(bogus=1), flights_schema)
+
+
+def test_value_outside_schema(flights, flights_schema):
+    bad = flights.copy()
+    bad.loc[3, "carrier"] = "ZZ"
+    with pytest.raises(DataError, match="carrier.*outside the schema.*'ZZ'"):
+        encode(bad, flights_schema)
+    bad = flights.copy()
+    bad.loc[5, "month"] = 13
+    with pytest.raises(DataError, match=r"month.*outside the schema range \[1, 12\]"):
+        encode(bad, flights_schema)
+
+
+def test_nan_where_not_allowed(flights, flights_schema):
+    bad = flights.copy()
+    bad["month"] = bad["month"].astype(float)
+    bad.loc[[1, 2], "month"] = np.nan
+    with pytest.raises(DataError, match="month.*2 missing values"):
+        encode(bad, flights_schema)
+
+
+def test_non_numeric_in_numeric_column(flights, flights_schema):
+    bad = flights.copy().astype({"day": object})
+    bad.loc[0, "day"] = "Monday"
+    with pytest.raises(DataError, match="day.*non-numeric.*'Monday'"):
+        encode(bad, flights_schema)
+
+
+def test_empty_table(flights, flights_schema):
+    with pytest.raises(DataError, match="empty"):
+        encode(flights.iloc[:0], flights_schema)
+
+
+@pytest.mark.parametrize("spec,match", [
+    ({"columns": {"a": {"type": "weird"}}}, "unknown type"),
+    ({"columns": {"a": {"type": "categorical"}}}, "non-empty 'values'"),
+    ({"columns": {"a": {"type": "categorical", "values": [1, 1]}}}, "duplicates"),
+    ({"columns": {"a": {"type": "numeric", "min": 5}}}, "'min' and 'max'"),
+    ({"columns": {"a": {"type": "numeric", "min": 5, "max": 1}}}, "greater than"),
+    ({"columns": {"a": {"type": "numeric", "edges": [0, 2, 1]}}}, "increasing"),
+    ({"columns": {"a": {"type": "numeric", "min": 0, "max": 1, "bins": 0}}}, "bins"),
+    ({"columns": {"a": {"type": "numeric", "min": 0, "max": 1e9, "bins": 10 ** 6}}}, "too large"),
+    ({"columns": {"a": {"type": "id"}}}, "no column to synthesize"),
+    ({"nothing": 1}, "columns"),
+])
+def test_bad_schema(spec, match):
+    with pytest.raises(SchemaError, match=match):
+        load_schema(spec)
+
+
+def test_unreadable_schema_file(tmp_path):
+    with pytest.raises(SchemaError, match="cannot read schema file"):
+        load_schema(tmp_path / "nope.json")
+    p = tmp_path / "bad.json"
+    p.write_text("{not json")
+    with pytest.raises(SchemaError, match="not valid JSON"):
+        load_schema(p)
+
+
+def test_infer_schema_warns_loudly_and_round_trips(tmp_path):
+    df, _ = small_table()
+    with pytest.warns(NonPrivateSchemaWarning, match="NOT differentially private"):
+        s = infer_schema(df)
+    assert s["color"].values == ["blue", "green", "red"]
+    assert s["size"].kind == "numeric" and s["size"].bins == 9
+    s.save(tmp_path / "s.json")
+    s2 = load_schema(tmp_path / "s.json")
+    assert s2.to_dict() == s.to_dict()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encode(df, s2)  # the inferred schema covers the data
+
+
+def test_id_columns_are_not_synthesized():
+    df, schema = small_table(50)
+    df.insert(0, "pid", np.arange(50) + 1000)
+    schema["columns"] = {"pid": {"type": "id"}, **schema["columns"]}
+    s = load_schema(schema)
+    codes = encode(df, s)
+    assert len(codes) == 3
+    out = decode(codes, s, dict(df.dtypes), seed=0)
+    assert out["pid"].tolist() == list(range(1, 51)) and list(out.columns) == list(df.columns)
