@@ -41,13 +41,18 @@ MIXES = {
 }
 
 
+def argsort_stable(xp, a):
+    # cupy.argsort is always stable and takes no kind="stable"
+    return xp.argsort(a, kind="stable") if xp is np else xp.argsort(a)
+
+
 def apportion(xp, v, total):
     """Integers proportional to v that sum to `total` (largest remainder, ties by index)."""
     S = v.sum()
     q = v * xp.where(S > 0, total / xp.where(S > 0, S, 1.0), 0.0)
     base = xp.floor(q)
     short = total - base.sum()
-    order = xp.argsort(-(q - base), kind="stable")
+    order = argsort_stable(xp, -(q - base))
     rank = xp.empty_like(order)
     rank[order] = xp.arange(order.size, dtype=order.dtype)
     return base + (rank < short)
@@ -98,8 +103,7 @@ def run_gum(backend, targets, init_counts, key, call: int, cfg: GUMConfig,
         alpha, dup = cfg.alpha_at(it), MIXES[cfg.mix](it)
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
             attrs, shape, _ = targets[i]
-            cell = backend.cell_index(cols, attrs, shape)
-            s = backend.histogram(cols, attrs, shape, cell=cell)
+            cell, s = backend.cell_histogram(cols, attrs, shape)
             add, rem = plan_update(xp, s, dev_t[i], alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
                               it * len(targets) + pos, call)

@@ -69,3 +69,15 @@ def test_discrete_laplace_variance():
     p = np.exp(-1 / b)
     assert abs(x.var() / (2 * p / (1 - p) ** 2) - 1) < 0.03
     assert abs(x.mean()) < 0.2
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 17, 1000, 65537])
+def test_feistel_permutation_is_a_bijection(total):
+    from gpu_dpsyn.cpu_fallback.permute import feistel_permutation, round_keys
+    p = feistel_permutation(total, round_keys((1, 2), 5, 0))
+    assert np.array_equal(np.sort(p), np.arange(total))
+    if total >= 1000:  # and looks random: few fixed points, no long identity runs
+        assert np.mean(p == np.arange(total)) < 0.01
+        assert abs(np.corrcoef(p, np.arange(total))[0, 1]) < 0.1
+        q = feistel_permutation(total, round_keys((1, 2), 6, 0))
+        assert not np.array_equal(p, q)

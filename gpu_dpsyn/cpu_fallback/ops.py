@@ -10,6 +10,7 @@ import numpy as np
 from .. import rng
 from ..encoding import code_dtype
 from . import noise as _noise
+from .permute import feistel_permutation, round_keys
 from .philox import philox4x32, uniform
 
 
@@ -55,10 +56,13 @@ class NumpyBackend:
             cell += cols[a].astype(dt) * dt(st) if st != 1 else cols[a].astype(dt)
         return cell
 
-    def histogram(self, cols, attrs, shape, cell=None) -> np.ndarray:
-        if cell is None:
-            cell = self.cell_index(cols, attrs, shape)
-        return np.bincount(cell, minlength=int(np.prod(shape))).astype(np.int64)
+    def cell_histogram(self, cols, attrs, shape):
+        """(cell of each record, counts per cell) in one pass over the records."""
+        cell = self.cell_index(cols, attrs, shape)
+        return cell, np.bincount(cell, minlength=int(np.prod(shape))).astype(np.int64)
+
+    def histogram(self, cols, attrs, shape) -> np.ndarray:
+        return self.cell_histogram(cols, attrs, shape)[1]
 
     def noise(self, mechanism: str, n: int, scale: float, key, call: int) -> np.ndarray:
         if mechanism == "gaussian":
@@ -95,11 +99,13 @@ class NumpyBackend:
         order = o1[np.argsort(cell[o1], kind="stable")]
         offset = np.cumsum(s) - s
         sc = cell[order]
+        # the first rem[c] records of each over cell, in cell order
         removed = order[np.arange(n, dtype=np.int64) - offset[sc] < rem[sc]]
-        # slot j: w0 picks the donor, w1 Duplicate vs Replace, w2 pairs it with a removed record
+        # slot j is paired with removed record perm[j] (Feistel bijection, no sort)
+        dst = removed[feistel_permutation(total, round_keys(key, update_id, call))]
+        # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace
         slots = np.arange(total, dtype=np.uint64)
         w = philox4x32(key, slots, update_id, rng.GUM_SLOT, call)
-        dst = removed[np.argsort((w[2] & 0xFFFF).astype(np.uint16), kind="stable")]
         ucell = np.searchsorted(np.cumsum(add), slots.astype(np.int64), side="right")
         su = s[ucell]
         dup = (su > 0) & (uniform(w[1]) < dup_frac)

@@ -1,0 +1,75 @@
+// The GUM record update, all gathers and scatters (see DESIGN "Parallel GUM"):
+// sort keys (cell, 16 random bits, index) -> the first rem[c] records of each over cell
+// are removed -> slot j fills under cell upper_bound(cumadd, j) by Duplicate (copy a
+// random record of that cell, all columns) or Replace (write this marginal's columns).
+// Counts live on the device: the number of slots is read there, never on the host.
+#include "common.cuh"
+
+extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int k1,
+                                     unsigned int column, unsigned int call,
+                                     unsigned long long* keys) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    u32x4 w = philox4x32((unsigned int)i, column, STREAM_INIT, call, k0, k1);
+    keys[i] = ((unsigned long long)w.x << 32) | (unsigned long long)i;
+}
+
+extern "C" __global__ void sort_keys(long long n, const int* cell, unsigned int k0,
+                                     unsigned int k1, unsigned int update, unsigned int call,
+                                     int idx_bits, unsigned long long* keys) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    // record i takes 16-bit half (i % 8) of philox(i / 8), as cpu_fallback.ops.sort_keys16
+    u32x4 w = philox4x32((unsigned int)(i >> 3), update, STREAM_GUM_SORT, call, k0, k1);
+    int h = (int)(i & 7);
+    unsigned int word = (h >> 1) == 0 ? w.x : (h >> 1) == 1 ? w.y : (h >> 1) == 2 ? w.z : w.w;
+    unsigned long long r16 = (h & 1) ? (word >> 16) : (word & 0xFFFFu);
+    keys[i] = ((((unsigned long long)cell[i] << 16) | r16) << idx_bits) | (unsigned long long)i;
+}
+
+extern "C" __global__ void gather_removed(long long n, const unsigned long long* sorted,
+                                          int idx_bits, const long long* offset,
+                                          const long long* rem, const long long* remoff,
+                                          long long* order, long long* removed) {
+    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    unsigned long long key = sorted[p];
+    long long i = (long long)(key & ((1ull << idx_bits) - 1ull));
+    long long c = (long long)(key >> (idx_bits + 16));
+    order[p] = i;
+    long long r = p - offset[c];
+    if (r < rem[c]) removed[remoff[c] + r] = i;
+}
+
+extern "C" __global__ void fill_slots(
+    long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
+    const long long* s, const long long* offset, const long long* order,
+    const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
+    unsigned int call, double dup_frac, unsigned int rk0, unsigned int rk1, unsigned int rk2,
+    unsigned int rk3, const unsigned long long* colptr, const int* colsize, int ncols,
+    int k, int a0, int a1, int a2, long long st0, long long st1, long long st2, long long d0,
+    long long d1, long long d2) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = *total_ptr;
+    if (j >= n || j >= total) return;
+    // under cell of slot j: first c with cumadd[c] > j
+    long long lo = 0, hi = ncells;
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (cumadd[mid] > j) hi = mid; else lo = mid + 1;
+    }
+    long long c = lo;
+    unsigned int rk[4] = {rk0, rk1, rk2, rk3};
+    long long dst = removed[feistel_perm(j, total, rk)];
+    u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
+    long long sc = s[c];
+    if (sc > 0 && u01(w.y) < dup_frac) {
+        long long donor = order[offset[c] + (long long)floor(u01(w.x) * (double)sc)];
+        for (int a = 0; a < ncols; ++a)
+            store_code(colptr[a], colsize[a], dst, load_code(colptr[a], colsize[a], donor));
+    } else {
+        store_code(colptr[a0], colsize[a0], dst, (unsigned int)((c / st0) % d0));
+        if (k > 1) store_code(colptr[a1], colsize[a1], dst, (unsigned int)((c / st1) % d1));
+        if (k > 2) store_code(colptr[a2], colsize[a2], dst, (unsigned int)((c / st2) % d2));
+    }
+}

@@ -1,0 +1,178 @@
+"""CuPy bodies of the backend operations, on the kernels in this folder.
+
+Imports without CuPy or without a device; the backend itself needs both.
+The counter-RNG layout and every formula match gpu_dpsyn.cpu_fallback, so for one
+seed both backends produce the same noise, records and synthetic table.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from ..cpu_fallback.ops import strides_of
+from ..cpu_fallback.permute import round_keys
+from ..encoding import code_dtype
+from ..errors import BackendError
+
+try:  # CuPy is optional: the module must import on machines without it
+    import cupy as cp
+except Exception:  # pragma: no cover - depends on the machine
+    cp = None
+
+KERNEL_DIR = Path(__file__).resolve().parent
+SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "gum.cu")
+# no FMA contraction: the device must round like NumPy does
+NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
+THREADS = 256
+SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
+
+
+def load_cuda_module(name: str):
+    """Compile a .cu file of this folder; a #line directive makes errors name the file."""
+    path = KERNEL_DIR / name
+    code = f'#line 1 "{path.as_posix()}"\n' + path.read_text()
+    return cp.RawModule(code=code, options=NVCC_OPTIONS + (f"-I{KERNEL_DIR.as_posix()}",))
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(module: str, name: str):
+    return load_cuda_module(module).get_function(name)
+
+
+def _blocks(n: int) -> int:
+    return max(1, (int(n) + THREADS - 1) // THREADS)
+
+
+class CupyBackend:
+    name = "gpu"
+
+    def __init__(self):
+        if cp is None:
+            raise BackendError("CuPy is not installed")
+        self.xp = cp
+        self._sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+        self._tables: dict = {}
+
+    # -- transfer ------------------------------------------------------------------
+    def asarray(self, x, dtype=None):
+        return cp.asarray(x, dtype=dtype)
+
+    def to_numpy(self, x) -> np.ndarray:
+        return cp.asnumpy(x)
+
+    def synchronize(self) -> None:
+        cp.cuda.Device().synchronize()
+
+    # -- marginals -----------------------------------------------------------------
+    @staticmethod
+    def _marg_args(cols, attrs, shape):
+        if not 1 <= len(attrs) <= 3:
+            raise BackendError(f"GPU kernels handle 1- to 3-way marginals, got {len(attrs)}")
+        args = []
+        for a, st in zip(attrs, strides_of(shape)):
+            c = cols[a]
+            args += [np.uint64(c.data.ptr), np.int32(c.itemsize), np.int64(st)]
+        while len(args) < 9:
+            args += [np.uint64(0), np.int32(1), np.int64(0)]
+        return args
+
+    def cell_histogram(self, cols, attrs, shape, want_cell: bool = True):
+        n = len(cols[attrs[0]])
+        ncells = int(np.prod(shape))
+        hist = cp.zeros(ncells, dtype=cp.uint64)
+        cell = cp.empty(n, dtype=cp.int32) if want_cell else None
+        cptr = np.uint64(cell.data.ptr if want_cell else 0)
+        margs = self._marg_args(cols, attrs, shape)
+        if ncells <= SHARED_CELLS:
+            grid = min(_blocks(n), self._sm * 8)
+            _kernel("histogram.cu", "cell_hist_shared")(
+                (grid,), (THREADS,), (np.int64(n), np.int32(len(attrs)), *margs,
+                                      np.int32(ncells), cptr, hist),
+                shared_mem=4 * ncells)
+        else:
+            _kernel("histogram.cu", "cell_hist_global")(
+                (_blocks(n),), (THREADS,), (np.int64(n), np.int32(len(attrs)), *margs, cptr, hist))
+        return cell, hist.view(cp.int64)
+
+    def cell_index(self, cols, attrs, shape):
+        return self.cell_histogram(cols, attrs, shape)[0]
+
+    def histogram(self, cols, attrs, shape):
+        return self.cell_histogram(cols, attrs, shape, want_cell=False)[1]
+
+    def philox(self, key, n: int, c0: int = 0, c1: int = 0, c2: int = 0, c3: int = 0):
+        """(n, 4) uint32 words for counters (c0 + i, c1, c2, c3)."""
+        out = cp.empty((n, 4), dtype=cp.uint32)
+        _kernel("rng.cu", "philox_fill")((_blocks(n),), (THREADS,),
+                                         (np.int64(n), np.uint32(key[0]), np.uint32(key[1]),
+                                          *[np.uint32(c) for c in (c0, c1, c2, c3)], out))
+        return out
+
+    def noise(self, mechanism: str, n: int, scale: float, key, call: int):
+        out = cp.empty(n, dtype=cp.int64)
+        name = "discrete_gaussian" if mechanism == "gaussian" else "discrete_laplace"
+        if mechanism == "gaussian" and scale <= 0:
+            return cp.zeros(n, dtype=cp.int64)
+        _kernel("noise.cu", name)((_blocks(n),), (THREADS,),
+                                  (np.int64(n), np.uint32(key[0]), np.uint32(key[1]),
+                                   np.float64(scale), np.uint32(call), out))
+        return out
+
+    # -- records -------------------------------------------------------------------
+    def init_records(self, counts: list, key, call: int) -> list:
+        n = int(np.sum(counts[0]))
+        keys = cp.empty(n, dtype=cp.uint64)
+        cols = []
+        for j, c in enumerate(counts):
+            _kernel("gum.cu", "init_keys")((_blocks(n),), (THREADS,),
+                                           (np.int64(n), np.uint32(key[0]), np.uint32(key[1]),
+                                            np.uint32(j), np.uint32(call), keys))
+            perm = (cp.sort(keys) & cp.uint64(0xFFFFFFFF)).astype(cp.int64)
+            cum = cp.asarray(np.cumsum(np.asarray(c, dtype=np.int64)))
+            vals = cp.searchsorted(cum, perm, side="right")
+            cols.append(cp.ascontiguousarray(vals.astype(code_dtype(len(c)))))
+        return cols
+
+    def _table(self, cols):
+        ptrs = tuple(c.data.ptr for c in cols)
+        if ptrs not in self._tables:  # built once per record matrix: no copies in the loop
+            self._tables = {ptrs: (cp.asarray(np.array(ptrs, dtype=np.uint64)),
+                                   cp.asarray(np.array([c.itemsize for c in cols], np.int32)))}
+        return self._tables[ptrs]
+
+    def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
+                  key, update_id: int, call: int) -> None:
+        n = int(cell.size)
+        ncells = int(np.prod(shape))
+        idx_bits = max(1, (n - 1).bit_length())
+        if (ncells - 1).bit_length() + 16 + idx_bits > 64:
+            raise BackendError(f"marginal of {ncells:,} cells is too large for the GPU sort key "
+                               f"with {n:,} records")
+        k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+        keys = cp.empty(n, dtype=cp.uint64)
+        _kernel("gum.cu", "sort_keys")((_blocks(n),), (THREADS,),
+                                       (np.int64(n), cell, k0, k1, np.uint32(update_id),
+                                        np.uint32(call), np.int32(idx_bits), keys))
+        keys = cp.sort(keys)
+        offset = cp.cumsum(s) - s
+        cumadd = cp.cumsum(add)
+        remoff = cp.cumsum(rem) - rem
+        order = cp.empty(n, dtype=cp.int64)
+        removed = cp.empty(n, dtype=cp.int64)
+        _kernel("gum.cu", "gather_removed")((_blocks(n),), (THREADS,),
+                                            (np.int64(n), keys, np.int32(idx_bits), offset, rem,
+                                             remoff, order, removed))
+        total = cumadd[-1:]  # the number of slots stays on the device
+        rk = [np.uint32(x) for x in round_keys(key, update_id, call)]
+        table, sizes = self._table(cols)
+        a = list(attrs) + [0] * (3 - len(attrs))
+        st = strides_of(shape) + [1] * (3 - len(attrs))
+        dims = list(shape) + [1] * (3 - len(attrs))
+        _kernel("gum.cu", "fill_slots")(
+            (_blocks(n),), (THREADS,),
+            (np.int64(n), total, cumadd, np.int64(ncells), s, offset, order, removed, k0, k1,
+             np.uint32(update_id), np.uint32(call), np.float64(dup_frac), *rk, table, sizes,
+             np.int32(len(cols)), np.int32(len(attrs)), *[np.int32(x) for x in a],
+             *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))

@@ -1,0 +1,104 @@
+"""The CUDA backend: sources compile without a GPU; with one, results equal the NumPy
+fallback's exactly for the same seed."""
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import gpu
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.gum import plan_update
+from gpu_dpsyn.kernels import ops as kops
+
+NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                if shutil.which("/usr/local/cuda/bin/nvcc") else None)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("source", kops.SOURCES)
+def test_cuda_source_compiles_with_nvcc(source, tmp_path):
+    r = subprocess.run([NVCC, "-ptx", "-arch=compute_90", *kops.NVCC_OPTIONS,
+                        f"-I{kops.KERNEL_DIR}", str(kops.KERNEL_DIR / source), "-o",
+                        str(tmp_path / "out.ptx")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ptx = (tmp_path / "out.ptx").read_text()
+    assert ".entry" in ptx
+
+
+def test_kernel_module_imports_without_a_device():
+    # importing the glue must not need a GPU (or CuPy at all)
+    assert callable(kops.load_cuda_module) and kops.CupyBackend.name == "gpu"
+
+
+
+
+@pytest.fixture
+def gb():
+    return get_backend("gpu")
+
+
+@pytest.mark.gpu
+@gpu
+def test_philox_known_answer_on_device(gb):
+    w = gb.to_numpy(gb.philox((0, 0), 1))[0]
+    assert [hex(int(x)) for x in w] == ["0x6627e8d5", "0xe169c58d", "0xbc57ac4c", "0x9b00dbd8"]
+    from gpu_dpsyn.cpu_fallback.philox import philox4x32
+    many = gb.to_numpy(gb.philox((5, 6), 1000, 0, 3, 2, 1))
+    cpu = np.stack(philox4x32((5, 6), np.arange(1000, dtype=np.uint64), 3, 2, 1), 1)
+    assert np.array_equal(many, cpu)
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("mech,scale", [("gaussian", 0.7), ("gaussian", 38.9), ("laplace", 12.0)])
+def test_noise_equals_cpu(gb, mech, scale):
+    cpu = get_backend("cpu").noise(mech, 50_000, scale, (3, 4), 7)
+    assert np.array_equal(gb.to_numpy(gb.noise(mech, 50_000, scale, (3, 4), 7)), cpu)
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("attrs", [(2,), (2, 4), (0, 1, 11), (9, 11)])
+def test_histogram_equals_cpu(gb, flights, flights_schema, attrs):
+    cb = get_backend("cpu")
+    codes = encode(flights, flights_schema)
+    shape = tuple(flights_schema.domain[a] for a in attrs)
+    c_cell, c_hist = cb.cell_histogram(codes, attrs, shape)
+    g_cell, g_hist = gb.cell_histogram([gb.asarray(c) for c in codes], attrs, shape)
+    assert np.array_equal(gb.to_numpy(g_hist), c_hist)
+    assert np.array_equal(gb.to_numpy(g_cell), c_cell.astype(np.int64))
+
+
+@pytest.mark.gpu
+@gpu
+def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema):
+    cb = get_backend("cpu")
+    counts = [np.bincount(c, minlength=d) for c, d in zip(encode(flights, flights_schema),
+                                                          flights_schema.domain)]
+    c_cols = cb.init_records(counts, (9, 9), 2)
+    g_cols = gb.init_records(counts, (9, 9), 2)
+    assert all(np.array_equal(gb.to_numpy(g), c) for g, c in zip(g_cols, c_cols))
+    attrs, shape = (8, 11), (flights_schema.domain[8], flights_schema.domain[11])
+    real_cell, real = cb.cell_histogram(encode(flights, flights_schema), attrs, shape)
+    for it, dup in enumerate([0.0, 0.5, 1.0]):
+        c_cell, c_s = cb.cell_histogram(c_cols, attrs, shape)
+        add, rem = plan_update(np, c_s, real.astype(float), 1.0)
+        g_cell, g_s = gb.cell_histogram(g_cols, attrs, shape)
+        g_add, g_rem = plan_update(gb.xp, g_s, gb.asarray(real.astype(float)), 1.0)
+        assert np.array_equal(gb.to_numpy(g_add), add) and np.array_equal(gb.to_numpy(g_rem), rem)
+        cb.gum_apply(c_cols, attrs, shape, c_cell, c_s, add, rem, dup, (1, 2), it, 0)
+        gb.gum_apply(g_cols, attrs, shape, g_cell, g_s, g_add, g_rem, dup, (1, 2), it, 0)
+        assert all(np.array_equal(gb.to_numpy(g), c) for g, c in zip(g_cols, c_cols))
+
+
+@pytest.mark.gpu
+@gpu
+def test_whole_pipeline_identical_on_cpu_and_gpu(flights, flights_schema):
+    kw = dict(seed=5, iterations=6, progress=False)
+    a = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(flights, flights_schema).sample()
+    b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(flights, flights_schema).sample()
+    pd.testing.assert_frame_equal(a, b)
