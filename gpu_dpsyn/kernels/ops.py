@@ -41,6 +41,10 @@ def _kernel(module: str, name: str):
     return load_cuda_module(module).get_function(name)
 
 
+def _ptr(a) -> int:
+    return a.data.ptr
+
+
 def _blocks(n: int) -> int:
     return max(1, (int(n) + THREADS - 1) // THREADS)
 
@@ -73,7 +77,7 @@ class CupyBackend:
         args = []
         for a, st in zip(attrs, strides_of(shape)):
             c = cols[a]
-            args += [np.uint64(c.data.ptr), np.int32(c.itemsize), np.int64(st)]
+            args += [np.uint64(_ptr(c)), np.int32(c.itemsize), np.int64(st)]
         while len(args) < 9:
             args += [np.uint64(0), np.int32(1), np.int64(0)]
         return args
@@ -83,7 +87,7 @@ class CupyBackend:
         ncells = int(np.prod(shape))
         hist = cp.zeros(ncells, dtype=cp.uint64)
         cell = cp.empty(n, dtype=cp.int32) if want_cell else None
-        cptr = np.uint64(cell.data.ptr if want_cell else 0)
+        cptr = np.uint64(_ptr(cell) if want_cell else 0)
         margs = self._marg_args(cols, attrs, shape)
         if ncells <= SHARED_CELLS:
             grid = min(_blocks(n), self._sm * 8)
@@ -136,7 +140,7 @@ class CupyBackend:
         return cols
 
     def _table(self, cols):
-        ptrs = tuple(c.data.ptr for c in cols)
+        ptrs = tuple(_ptr(c) for c in cols)
         if ptrs not in self._tables:  # built once per record matrix: no copies in the loop
             self._tables = {ptrs: (cp.asarray(np.array(ptrs, dtype=np.uint64)),
                                    cp.asarray(np.array([c.itemsize for c in cols], np.int32)))}
