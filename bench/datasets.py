@@ -55,3 +55,24 @@ def diamonds():
 
 
 DATASETS = {"fertility": fertility, "flights": flights, "diamonds": diamonds}
+
+
+def flights20(rows: int | None = None, seed: int = 0):
+    """flights plus four derived attributes (20 in all), bootstrap-resampled to `rows`."""
+    import numpy as np
+    df, schema = flights()
+    if rows is not None:
+        idx = np.random.default_rng(seed).integers(0, len(df), rows)
+        df = df.iloc[idx].reset_index(drop=True)
+    date = pd.to_datetime(dict(year=2013, month=df["month"], day=df["day"]))
+    df["weekday"] = date.dt.dayofweek.astype(np.int64)
+    df["quarter"] = ((df["month"] - 1) // 3 + 1).astype(np.int64)
+    df["late15"] = np.where(df["arr_delay"].isna(), "cancelled",
+                            np.where(df["arr_delay"] > 15, "late", "on_time"))
+    df["long_haul"] = np.where(df["distance"] >= 1500, "yes", "no")
+    cols = dict(schema["columns"])
+    cols["weekday"] = {"type": "numeric", "integer": True, "min": 0, "max": 6}
+    cols["quarter"] = {"type": "numeric", "integer": True, "min": 1, "max": 4}
+    cols["late15"] = {"type": "categorical", "values": ["on_time", "late", "cancelled"]}
+    cols["long_haul"] = {"type": "categorical", "values": ["no", "yes"]}
+    return df, {"columns": cols}

@@ -1,0 +1,96 @@
+"""GPU vs CPU: the whole pipeline on bootstrap-resampled flights (20 attributes, all
+2-way marginals, 50 GUM iterations), per stage, per marginal update, peak GPU memory.
+
+    python bench/gpu_vs_cpu.py [--rows 1e5,1e6,1e7] [--backends gpu,cpu]
+                               [--cpu-max-rows 1e6] [--cpu-iterations 2]
+
+The NumPy fallback is slow at 1e6+ rows, so above --cpu-max-rows it is skipped and
+below it may run fewer iterations (--cpu-iterations): its per-update time is what
+the speedup compares, and the CPU total is reported as measured, not extrapolated.
+Writes bench/results/gpu_vs_cpu_<device>.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datasets import flights20  # noqa: E402
+from quality import device_name  # noqa: E402
+
+from gpu_dpsyn import Synthesizer  # noqa: E402
+from gpu_dpsyn.backend import get_backend, gpu_available  # noqa: E402
+
+
+def peak_gpu_bytes():
+    import cupy
+    return int(cupy.get_default_memory_pool().total_bytes())
+
+
+def run_one(df, schema, backend: str, iterations: int) -> dict:
+    if backend == "gpu":
+        import cupy
+        cupy.get_default_memory_pool().free_all_blocks()
+    t0 = time.perf_counter()
+    syn = Synthesizer(1.0, 1e-9, seed=0, backend=backend, iterations=iterations, progress=False)
+    syn.fit(df, schema)
+    out = syn.sample()
+    total = time.perf_counter() - t0
+    n_targets = len([m for m in syn.marginals if len(m.attrs) == 2])
+    updates = iterations * n_targets
+    res = {"backend": backend, "device": device_name(syn.backend), "iterations": iterations,
+           "marginal_updates": updates, "seconds_total": round(total, 3),
+           "stages": {k: round(v, 4) for k, v in syn.timings.items()},
+           "ms_per_update": round(1e3 * syn.timings["gum"] / max(updates, 1), 4),
+           "rows_out": len(out), "final_gum_tvd": round(syn.history[-1], 5)}
+    if backend == "gpu":
+        res["peak_gpu_bytes"] = peak_gpu_bytes()
+    return res
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--rows", default="1e5,1e6,1e7")
+    p.add_argument("--backends", default="gpu,cpu")
+    p.add_argument("--iterations", type=int, default=50)
+    p.add_argument("--cpu-max-rows", type=float, default=1e6)
+    p.add_argument("--cpu-iterations", type=int, default=2)
+    p.add_argument("--out", default=None)
+    a = p.parse_args(argv)
+    backends = [b for b in a.backends.split(",") if b != "gpu" or gpu_available()]
+    if "gpu" in a.backends and "gpu" not in backends:
+        print("no CUDA device: GPU runs skipped", flush=True)
+    rows_out = []
+    for rows in [int(float(r)) for r in a.rows.split(",")]:
+        df, schema = flights20(rows)
+        entry = {"rows": rows, "attrs": len(df.columns), "runs": []}
+        for b in backends:
+            if b == "cpu" and rows > a.cpu_max_rows:
+                continue
+            it = a.iterations if b == "gpu" else min(a.iterations, a.cpu_iterations)
+            r = run_one(df, schema, b, it)
+            entry["runs"].append(r)
+            print(f"rows={rows:>10,} {b}: total {r['seconds_total']:8.2f}s  "
+                  f"{r['ms_per_update']:9.3f} ms/update ({it} it)  stages {r['stages']}"
+                  + (f"  peak GPU {r['peak_gpu_bytes'] / 2**20:.0f} MiB" if b == "gpu" else ""),
+                  flush=True)
+        by = {r["backend"]: r for r in entry["runs"]}
+        if "gpu" in by and "cpu" in by:
+            entry["speedup_per_update"] = round(by["cpu"]["ms_per_update"]
+                                                / by["gpu"]["ms_per_update"], 1)
+            print(f"  speedup per marginal update: {entry['speedup_per_update']}x")
+        rows_out.append(entry)
+    dev = device_name(get_backend("gpu" if "gpu" in backends else "cpu"))
+    out = Path(a.out or Path(__file__).parent / "results" /
+               f"gpu_vs_cpu_{re.sub(r'[^A-Za-z0-9]+', '_', dev).strip('_')}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"device": dev, "results": rows_out}, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
