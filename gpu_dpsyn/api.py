@@ -10,16 +10,20 @@ import pandas as pd
 from . import rng
 from .backend import get_backend
 from .consistency import make_consistent
-from .encoding import decode, encode
+from .encoding import check_columns, code_dtype, decode, encode
 from .errors import DataError, DPSynError
-from .gum import GUMConfig, apportion, run_gum
+from .filtering import low_count_recode, recoded_one_way, undo
+from .gum import GUMConfig, append_attribute, apportion, plan_structure, run_gum
 from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .progress import bar
 from .schema import load_schema
+from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
+                        measure_indif)
 
-METHODS = ("dpsyn",)
+METHODS = ("privsyn", "dpsyn")
 MAX_ROWS = 2 ** 31 - 1
+PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 
 
 class Synthesizer:
@@ -27,66 +31,149 @@ class Synthesizer:
 
     fit() is the only step that reads the private data, and it spends the whole
     (epsilon, delta) budget; sample() is post-processing and may be called freely.
+
+    method="privsyn" (default) selects marginals privately by InDif and measures
+    1-way + selected (<= 3-way) marginals; method="dpsyn" measures every 1-way and
+    2-way marginal with equal shares.  workload={("a", "b"): w, ...} makes column
+    sets count w times more: always measured, with w times the weight in the split.
     """
 
-    def __init__(self, epsilon: float, delta: float, *, method: str = "dpsyn",
+    def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
                  iterations: int = 50, seed: int | None = None, backend: str = "auto",
                  sensitivity: int | None = None, mechanism: str = "auto",
-                 max_cells: int = DEFAULT_MAX_CELLS, consistency_rounds: int = 500,
-                 alpha: float = 1.0, alpha_decay: float = 0.84, alpha_step: int = 20,
-                 update_mix: str = "S5", numeric_decode: str = "uniform",
+                 workload=None, max_cells: int = DEFAULT_MAX_CELLS,
+                 consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.84,
+                 alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
+                 append_attributes: bool = True, numeric_decode: str = "uniform",
                  progress: bool = True):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
             raise DPSynError("numeric_decode must be 'uniform' or 'midpoint'")
+        if method == "privsyn" and mechanism == "laplace":
+            raise DPSynError("method='privsyn' uses zCDP (Gaussian) accounting; "
+                             "use method='dpsyn' for the Laplace mechanism")
         self.epsilon, self.delta = epsilon, delta
         self.method = method
         self.sensitivity = sensitivity
         Accountant(epsilon, delta, sensitivity or 1)  # validate parameters now, not after I/O
         self.mechanism = mechanism
+        self.workload = _check_workload_shape(workload)
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
         self.seed = rng.make_seed(seed)
         self.backend = get_backend(backend)
         self.max_cells = max_cells
         self.consistency_rounds = consistency_rounds
+        self.filter_low_counts = filter_low_counts
+        self.append_attributes = append_attributes
         self.numeric_decode = numeric_decode
         self.progress = progress
         self.accountant: Accountant | None = None
         self.marginals = None
+        self.recodes: dict = {}
+        self.public = None
         self.timings: dict = {}
+        self.history: list = []
         self._calls = 0
 
     # -- fit: the only access to private data ------------------------------------------
-    def fit(self, df: pd.DataFrame, schema) -> "Synthesizer":
+    def fit(self, df: pd.DataFrame, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
+        """Measure df (private) under the schema (public).  `public`: a public table of the
+        same schema whose records seed GUM instead of independent 1-way draws."""
         if self.accountant is not None:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
         cols = encode(df, self.schema)
+        pub = None
+        if public is not None:
+            try:
+                check_columns(public, self.schema)
+                pub = encode(public, self.schema)
+            except DataError as e:
+                raise DataError(f"public table: {e}") from None
         self.dtypes = {c: df[c].dtype for c in df.columns}
-        names = [c.name for c in self.schema.synth_columns]
-        domain = self.schema.domain
+        self.names = [c.name for c in self.schema.synth_columns]
+        workload = _resolve_workload(self.workload, self.names)
         sens = self.sensitivity or self.schema.max_records_per_individual or 1
-        acc = Accountant(self.epsilon, self.delta, sens)
-        plan = dpsyn_plan(len(domain))
-        cells = check_domains(plan, domain, names, self.max_cells)
-        fractions = [1.0 / len(plan)] * len(plan)
-        acc.choose_mechanism(fractions, cells, self.mechanism)
-        self.accountant = acc  # from here on the budget counts as spent
+        self.accountant = Accountant(self.epsilon, self.delta, sens)
         dev = [self.backend.asarray(c) for c in cols]
         t1 = time.perf_counter()
-        with bar(self.progress, len(plan), "measure marginals") as pb:
-            self.marginals = measure(self.backend, dev, domain, plan, fractions, acc,
-                                     rng.split_key(self.seed), names, pb)
+        if self.method == "dpsyn":
+            self.domain = self.schema.domain
+            self.marginals = self._fit_dpsyn(dev, workload)
+        else:
+            self.marginals = self._fit_privsyn(dev, workload)
         t2 = time.perf_counter()
         total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
         self.n_estimate = max(1, int(round(total)))
-        t3 = time.perf_counter()
-        self.timings.update(encode=t1 - t0, measure=t2 - t1, consistency=t3 - t2)
-        self.names, self.domain = names, domain
+        if pub is not None:
+            self.public = [self._recode(a, c) for a, c in enumerate(pub)]
+        self.timings.update(encode=t1 - t0, measure=t2 - t1,
+                            consistency=time.perf_counter() - t2)
         return self
+
+    def _fit_dpsyn(self, dev, workload):
+        domain, acc = self.domain, self.accountant
+        plan = dpsyn_plan(len(domain))
+        weights = [1.0] * len(plan)
+        for attrs, w in workload.items():
+            if attrs in plan:
+                weights[plan.index(attrs)] = w
+            else:
+                plan.append(attrs)
+                weights.append(w)
+        cells = check_domains(plan, domain, self.names, self.max_cells)
+        fractions = [w / sum(weights) for w in weights]
+        acc.choose_mechanism(fractions, cells, self.mechanism)
+        key = rng.split_key(self.seed)
+        with bar(self.progress, len(plan), "measure marginals") as pb:
+            return measure(self.backend, dev, domain, plan, fractions, acc, key, self.names, pb)
+
+    def _fit_privsyn(self, dev, workload):
+        acc, key, names = self.accountant, rng.split_key(self.seed), self.names
+        domain = list(self.schema.domain)
+        d = len(domain)
+        f_sel, f_one, f_marg = PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)
+        # every pair is histogrammed for InDif: refuse huge domains before spending anything
+        check_domains(dpsyn_plan(d), domain, names, self.max_cells)
+        acc.choose_mechanism([1.0], [1], "gaussian")
+        # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
+        one_plan = [(a,) for a in range(d)]
+        one = measure(self.backend, dev, domain, one_plan,
+                      c23_fractions(domain, f_one), acc, key, names)
+        if self.filter_low_counts:
+            for a, m in enumerate(one):
+                r = low_count_recode(m)
+                if r is not None:
+                    self.recodes[a] = r
+                    one[a] = recoded_one_way(m, r)
+                    dev[a] = self.backend.asarray(r.lut.astype(code_dtype(r.size)))[dev[a]]
+                    domain[a] = r.size
+        self.domain = tuple(domain)
+        if d == 1:
+            return one
+        # 2) noisy InDif of every pair, greedy selection (post-processing from here on)
+        pairs, scores = measure_indif(self.backend, dev, domain, names, acc, f_sel, key)
+        cells = [domain[a] * domain[b] for a, b in pairs]
+        forced = [pairs.index(w) for w in workload if len(w) == 2]
+        chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
+        chosen = connect_isolated(chosen, pairs, scores, d)
+        plan = combine_cliques([pairs[i] for i in chosen], domain)
+        plan += [w for w in workload if len(w) == 3 and w not in plan]
+        weights = [workload.get(m, 1.0) for m in plan]
+        mcells = check_domains(plan, domain, names, self.max_cells)
+        self.selected = [tuple(names[a] for a in m) for m in plan]
+        # 3) the selected marginals, budget ~ w c^(2/3)
+        with bar(self.progress, len(plan), "measure marginals") as pb:
+            sel = measure(self.backend, dev, domain, plan, c23_fractions(mcells, f_marg, weights),
+                          acc, key, names, pb)
+        return one + sel
+
+    def _recode(self, a: int, codes: np.ndarray) -> np.ndarray:
+        r = self.recodes.get(a)
+        return codes if r is None else r.lut[codes.astype(np.int64)]
 
     # -- sample: post-processing ----------------------------------------------------
     def _targets(self, n: int):
@@ -100,15 +187,21 @@ class Synthesizer:
             out.append((m.attrs, m.shape, t))
         return out
 
-    def _init_counts(self, n: int) -> list:
-        xp = np
+    def _init_records(self, n: int, key, call: int) -> list:
+        xp, be = self.backend.xp, self.backend
+        if self.public is not None:  # a public prior: resample its records to n
+            n_pub = len(self.public[0])
+            u = be.uniforms(key, n, 0, rng.PRIOR, call)
+            idx = xp.minimum(xp.floor(u * n_pub).astype(xp.int64), n_pub - 1)
+            return [xp.ascontiguousarray(be.asarray(c.astype(code_dtype(size)))[idx])
+                    for c, size in zip(self.public, self.domain)]
         one = {m.attrs[0]: m for m in self.marginals if len(m.attrs) == 1}
         counts = []
         for a, size in enumerate(self.domain):
             v = one[a].values if a in one else np.ones(size)
             v = v if v.sum() > 0 else np.ones(size)
-            counts.append(apportion(xp, v.astype(np.float64), float(n)).astype(np.int64))
-        return counts
+            counts.append(apportion(np, v.astype(np.float64), float(n)).astype(np.int64))
+        return be.init_records(counts, key, call)
 
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
@@ -121,13 +214,21 @@ class Synthesizer:
         self._calls += 1
         key = rng.split_key(self.seed)
         t0 = time.perf_counter()
+        targets = self._targets(n)
+        st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes)
+        cols = self._init_records(n, key, call)
         with bar(self.progress, self.gum.iterations, "GUM iterations") as pb:
-            res = run_gum(self.backend, self._targets(n), self._init_counts(n), key, call,
-                          self.gum, pb)
+            res = run_gum(self.backend, [targets[i] for i in st.gum_targets], cols, key, call,
+                          self.gum, pb, [st.groups[i] for i in st.gum_targets])
+        for x, i in st.appended:
+            append_attribute(self.backend, res.cols, x, *targets[i], key, call)
         self.backend.synchronize()
         t1 = time.perf_counter()
         self.history = res.history
+        self.structure = st
         codes = [self.backend.to_numpy(c) for c in res.cols]
+        for a, r in self.recodes.items():
+            codes[a] = undo(codes[a], r, key, call)
         out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode)
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
@@ -140,4 +241,41 @@ class Synthesizer:
     def privacy_report(self) -> dict:
         if self.accountant is None:
             raise DPSynError("nothing was measured yet: call fit() first")
-        return self.accountant.summary()
+        rep = self.accountant.summary()
+        rep["method"] = self.method
+        if getattr(self, "selected", None) is not None:
+            rep["selected_marginals"] = [list(m) for m in self.selected]
+        return rep
+
+
+def _check_workload_shape(workload) -> list:
+    """[(column names, weight)], validated for form; names are checked in fit()."""
+    if workload is None:
+        return []
+    items = workload.items() if isinstance(workload, dict) else workload
+    out = []
+    for entry in items:
+        try:
+            cols, w = entry
+        except (TypeError, ValueError):
+            raise DPSynError(f"workload entries are (columns, weight), got {entry!r}") from None
+        cols = (cols,) if isinstance(cols, str) else tuple(cols)
+        if not 1 <= len(cols) <= 3 or len(set(cols)) != len(cols):
+            raise DPSynError(f"workload column sets have 1 to 3 distinct columns, got {cols!r}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not (w > 0 and
+                                                                          math.isfinite(w)):
+            raise DPSynError(f"workload weight for {cols} must be a positive number, got {w!r}")
+        out.append((cols, float(w)))
+    return out
+
+
+def _resolve_workload(workload, names) -> dict:
+    out = {}
+    for cols, w in workload:
+        unknown = [c for c in cols if c not in names]
+        if unknown:
+            raise DataError(f"workload names unknown column(s) {unknown}; columns are {names}")
+        out[tuple(sorted(names.index(c) for c in cols))] = w
+    return out
+
+

@@ -28,19 +28,36 @@ def read_table(path: str) -> pd.DataFrame:
 def _synthesize(a) -> int:
     from .api import Synthesizer
     df = read_table(a.input)
-    syn = Synthesizer(a.epsilon, a.delta, iterations=a.iterations, seed=a.seed,
-                      backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet)
+    syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
+                      backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
+                      workload=_parse_workload(a.workload))
+    public = read_table(a.public) if a.public else None
     t0 = time.perf_counter()
-    syn.fit(df, a.schema)
+    syn.fit(df, a.schema, public=public)
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     out.to_csv(a.out, index=False)
     rep = syn.privacy_report()
-    if a.ledger:
+    if a.ledger:  # the ledger, plus what the report needs to show the run
+        rep["gum_history"] = syn.history
+        rep["timings"] = syn.timings
         Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
     return 0
+
+
+def _parse_workload(items):
+    """["a,b:3", "c"] -> [(("a", "b"), 3.0), (("c",), 1.0)]"""
+    out = []
+    for item in items or []:
+        cols, _, w = item.partition(":")
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
+        out.append((tuple(c.strip() for c in cols.split(",") if c.strip()), weight))
+    return out
 
 
 def _evaluate(a) -> int:
@@ -86,6 +103,11 @@ def main(argv=None) -> int:
     s.add_argument("--rows", type=int, default=None, help="rows to write (default: DP estimate)")
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--iterations", type=int, default=50)
+    s.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"],
+                   help="privsyn: private marginal selection (default); dpsyn: all 2-way")
+    s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
+                   help="column set that matters more, e.g. carrier,dest:3 (repeatable)")
+    s.add_argument("--public", help="a public table of the same schema to start GUM from")
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
     s.add_argument("--sensitivity", type=int, default=None,
                    help="max records per individual (default: schema's, else 1)")

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import rng
+
 BISECT_STEPS = 48  # beta to ~4e-15
 
 
@@ -83,12 +85,63 @@ class GUMResult:
     history: list = field(default_factory=list)  # mean TVD to the targets per iteration
 
 
-def run_gum(backend, targets, init_counts, key, call: int, cfg: GUMConfig,
-            progress=None) -> GUMResult:
-    """targets: list of (attrs, shape, t) with t the target counts (numpy, summing to n)."""
+@dataclass
+class Structure:
+    """How the targets are used: which go through GUM, which attributes are appended
+    afterwards, and which columns a Duplicate copies (its connected component)."""
+    gum_targets: list  # indices into targets
+    appended: list  # (attr, target index), in sampling order
+    groups: list  # per target: the columns of its component still in GUM
+
+
+def plan_structure(target_attrs: list, n_attrs: int, append: bool = True) -> Structure:
+    """Attribute appending: an attribute found in exactly one multi-way target, whose
+    other attributes stay in GUM, is sampled after GUM from that target given them.
+    Separate and join: a Duplicate copies only its own component's columns, so
+    independent components never disturb each other."""
+    count = np.zeros(n_attrs, dtype=int)
+    for attrs in target_attrs:
+        if len(attrs) > 1:
+            count[list(attrs)] += 1
+    appended, used, out_attrs = [], set(), set()
+    if append:
+        for i, attrs in enumerate(target_attrs):
+            if len(attrs) < 2 or i in used:
+                continue
+            for x in attrs:
+                rest = [a for a in attrs if a != x]
+                if count[x] == 1 and not any(a in out_attrs for a in rest):
+                    appended.append((x, i))
+                    used.add(i)
+                    out_attrs.add(x)
+                    break
+    gum_targets = [i for i in range(len(target_attrs)) if i not in used]
+    parent = list(range(n_attrs))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+    for i in gum_targets:
+        attrs = target_attrs[i]
+        for a in attrs[1:]:
+            parent[find(a)] = find(attrs[0])
+    comp = {}
+    for a in range(n_attrs):
+        if a not in out_attrs:
+            comp.setdefault(find(a), []).append(a)
+    groups = [comp.get(find(attrs[0]), []) for attrs in target_attrs]
+    return Structure(gum_targets, appended, groups)
+
+
+def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=None,
+            groups=None) -> GUMResult:
+    """Fit the records `cols` (edited in place) to targets: (attrs, shape, t) with t the
+    target counts (numpy, summing to n).  groups[i]: columns a Duplicate for target i
+    copies (default: all)."""
     xp = backend.xp
-    cols = backend.init_records(init_counts, key, call)
-    n = int(np.sum(init_counts[0]))
+    n = int(len(cols[0]))
     dev_t = [xp.asarray(t, dtype=xp.float64) for _, _, t in targets]
     hist = []
 
@@ -106,9 +159,34 @@ def run_gum(backend, targets, init_counts, key, call: int, cfg: GUMConfig,
             cell, s = backend.cell_histogram(cols, attrs, shape)
             add, rem = plan_update(xp, s, dev_t[i], alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
-                              it * len(targets) + pos, call)
+                              it * len(targets) + pos, call,
+                              None if groups is None else groups[i])
         if progress is not None:
             progress.update(1)
     err = errors()
     hist.append(float(err.mean()) if err.size else 0.0)
     return GUMResult(cols, hist)
+
+
+def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> None:
+    """Sample column x from target t (over attrs) given the record's other attributes;
+    anchor cells with no mass fall back to x's own margin."""
+    xp = backend.xp
+    k = attrs.index(x)
+    table = np.moveaxis(np.asarray(t, dtype=np.float64).reshape(shape), k, -1)
+    size = table.shape[-1]
+    table = table.reshape(-1, size)
+    margin = table.sum(axis=0)
+    margin = margin / margin.sum() if margin.sum() > 0 else np.full(size, 1.0 / size)
+    rows = table.sum(axis=1, keepdims=True)
+    cond = np.where(rows > 0, table / np.where(rows > 0, rows, 1.0), margin)
+    cdf = np.cumsum(cond, axis=1)
+    cdf[:, -1] = 1.0
+    flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
+    anchors = tuple(a for a in attrs if a != x)
+    ashape = tuple(d for a, d in zip(attrs, shape) if a != x)
+    row = backend.cell_index(cols, anchors, ashape).astype(xp.int64)
+    u = backend.uniforms(key, len(row), x, rng.APPEND, call)
+    pos = xp.searchsorted(xp.asarray(flat), row.astype(xp.float64) + u, side="right")
+    val = xp.clip(pos - row * size, 0, size - 1)
+    cols[x][...] = val.astype(cols[x].dtype)

@@ -87,12 +87,14 @@ class Accountant:
         self.rho = eps_delta_to_rho(self.epsilon, self.delta)
 
     # -- planning (data independent) -------------------------------------------
-    def scale_for(self, fraction: float, mechanism: str) -> tuple[float, float]:
-        """(noise scale parameter, noise std) that a budget fraction buys."""
+    def scale_for(self, fraction: float, mechanism: str, l1: float = 1.0,
+                  l2: float = 1.0) -> tuple[float, float]:
+        """(noise scale parameter, noise std) that a budget fraction buys for a query whose
+        L1 / L2 sensitivity is l1 / l2 times the records per individual."""
         if mechanism == "gaussian":
-            sigma = gaussian_sigma(fraction * self.rho, self.sensitivity)
+            sigma = gaussian_sigma(fraction * self.rho, self.sensitivity * l2)
             return sigma, sigma
-        b = laplace_scale(fraction * self.epsilon, self.sensitivity)
+        b = laplace_scale(fraction * self.epsilon, self.sensitivity * l1)
         return b, math.sqrt(2.0) * b
 
     def choose_mechanism(self, fractions, cells, prefer: str = "auto") -> str:
@@ -113,7 +115,8 @@ class Accountant:
     def spent_fraction(self) -> float:
         return sum(e.fraction for e in self.ledger)
 
-    def charge(self, fraction: float, label: str, columns, cells: int) -> LedgerEntry:
+    def charge(self, fraction: float, label: str, columns, cells: int, l1: float = 1.0,
+               l2: float = 1.0) -> LedgerEntry:
         """Record one measurement; refuse it when it would overspend."""
         if self.mechanism is None:
             raise BudgetExceededError("choose_mechanism() must run before any measurement")
@@ -123,7 +126,7 @@ class Accountant:
             raise BudgetExceededError(
                 f"measurement {label!r} needs {fraction:.4g} of the budget but only "
                 f"{1.0 - self.spent_fraction:.4g} is left")
-        scale, std = self.scale_for(fraction, self.mechanism)
+        scale, std = self.scale_for(fraction, self.mechanism, l1, l2)
         g = self.mechanism == "gaussian"
         e = LedgerEntry(label=label, columns=tuple(columns), cells=int(cells),
                         mechanism=self.mechanism, fraction=fraction,

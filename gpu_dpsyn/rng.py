@@ -17,6 +17,9 @@ GUM_SLOT = 4
 DECODE = 5
 SELECT = 6
 GUM_PAIR = 7
+UNMERGE = 8
+APPEND = 9
+PRIOR = 10
 
 # Philox4x32-10 constants (Salmon et al. 2011, Random123)
 PHILOX_M0 = 0xD2511F53

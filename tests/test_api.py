@@ -19,7 +19,8 @@ def table(flights, flights_schema):
 
 def _fit(table, **kw):
     df, schema = table
-    kw = {"seed": 11, "iterations": 10, "progress": False, "backend": "cpu", **kw}
+    kw = {"seed": 11, "iterations": 10, "progress": False, "backend": "cpu", "method": "dpsyn",
+          **kw}
     return Synthesizer(2.0, 1e-6, **kw).fit(df, schema)
 
 
@@ -105,13 +106,14 @@ def test_gpu_backend_without_device_is_a_clear_error():
         Synthesizer(1.0, 1e-9, backend="gpu")
 
 
-def test_huge_domain_is_refused(flights):
+@pytest.mark.parametrize("method", ["dpsyn", "privsyn"])
+def test_huge_domain_is_refused(flights, method):
     df = flights[["flight", "dep_time"]]
     schema = {"columns": {"flight": {"type": "numeric", "integer": True, "min": 1, "max": 9999,
                                      "bins": 5000},
                           "dep_time": {"type": "numeric", "integer": True, "min": 0,
                                        "max": 2400, "nullable": True}}}
-    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000)
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, method=method)
     with pytest.raises(DataError, match=r"flight \(5000 values\), dep_time \(33 values\) has 165,000 cells"):
         syn.fit(df, schema)
     assert syn.ledger == []

@@ -28,7 +28,10 @@ def test_synthesize_then_evaluate(files, capsys):
     syn = pd.read_csv(out)
     assert len(syn) == 3000 and list(syn.columns) == COLS
     rep = json.loads(ledger.read_text())
-    assert len(rep["measurements"]) == 10 and rep["spent_fraction"] == pytest.approx(1)
+    labels = [m["label"] for m in rep["measurements"]]
+    assert labels[:4] == ["marginal"] * 4 and labels[4] == "indif"
+    assert rep["method"] == "privsyn" and rep["spent_fraction"] == pytest.approx(1)
+    assert len(rep["gum_history"]) == 6
     assert "wrote 3,000 synthetic rows" in capsys.readouterr().err
     res = tmp / "tvd.json"
     assert main(["evaluate", str(real), str(out), "--schema", str(schema), "--json", str(res)]) == 0
@@ -36,6 +39,18 @@ def test_synthesize_then_evaluate(files, capsys):
     assert "mean 2-way TVD" in printed and "mean 3-way TVD" in printed
     tvd = json.loads(res.read_text())
     assert 0 <= tvd["tvd_1way"] < 0.1 and 0 <= tvd["tvd_2way"] < 0.3
+
+
+def test_dpsyn_method_and_workload(files):
+    tmp, real, schema = files
+    ledger = tmp / "ledger.json"
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--method", "dpsyn", "--iterations", "2",
+                 "--workload", "carrier,origin:4", "--ledger", str(ledger), "--quiet"]) == 0
+    ms = json.loads(ledger.read_text())["measurements"]
+    assert len(ms) == 10
+    share = {tuple(m["columns"]): m["fraction"] for m in ms}
+    assert share[("carrier", "origin")] == pytest.approx(4 * share[("month", "carrier")])
 
 
 def test_clear_errors(files, capsys):
@@ -52,6 +67,10 @@ def test_clear_errors(files, capsys):
                  "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]) == 2
     assert "outside the schema" in capsys.readouterr().err
     assert not (tmp / "o.csv").exists()
+    assert main(base + ["--epsilon", "1", "--delta", "1e-9", "--workload", "carrier,nope:2"]) == 2
+    assert "unknown column" in capsys.readouterr().err
+    assert main(base + ["--epsilon", "1", "--delta", "1e-9", "--workload", "carrier:x"]) == 2
+    assert "must be a number" in capsys.readouterr().err
 
 
 def test_infer_schema_command_warns(files, capsys):

@@ -83,7 +83,8 @@ def test_gum_fits_exact_marginals_on_real_data(flights, flights_schema):
     code silently returns independent 1-way samples here instead."""
     be = get_backend("cpu")
     codes, dom, targets, init = _setup(flights, flights_schema, be)
-    res = run_gum(be, targets, init, (7, 7), 0, GUMConfig(iterations=50))
+    res = run_gum(be, targets, be.init_records(init, (7, 7), 0), (7, 7), 0,
+                  GUMConfig(iterations=50))
     two = tvd_codes(codes, res.cols, dom, 2).mean()
     indep = be.init_records(init, (7, 7), 0)
     two_indep = tvd_codes(codes, indep, dom, 2).mean()
@@ -99,9 +100,9 @@ def test_gum_is_deterministic_and_seeded(flights, flights_schema):
     be = get_backend("cpu")
     _, _, targets, init = _setup(flights.iloc[:3000], flights_schema, be)
     cfg = GUMConfig(iterations=3)
-    a = run_gum(be, targets, init, (1, 2), 0, cfg).cols
-    b = run_gum(be, targets, init, (1, 2), 0, cfg).cols
-    c = run_gum(be, targets, init, (1, 3), 0, cfg).cols
+    a = run_gum(be, targets, be.init_records(init, (1, 2), 0), (1, 2), 0, cfg).cols
+    b = run_gum(be, targets, be.init_records(init, (1, 2), 0), (1, 2), 0, cfg).cols
+    c = run_gum(be, targets, be.init_records(init, (1, 3), 0), (1, 3), 0, cfg).cols
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 

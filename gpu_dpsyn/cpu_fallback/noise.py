@@ -44,3 +44,13 @@ def discrete_gaussian(key, n: int, sigma: float, call: int) -> np.ndarray:
         out[todo[ok].astype(np.int64)] = y[ok].astype(np.int64)
         todo = todo[~ok]
     raise RuntimeError("discrete Gaussian sampler did not finish")  # pragma: no cover
+
+
+def continuous_noise(key, n: int, scale: float, mechanism: str, call: int) -> np.ndarray:
+    """Real-valued Gaussian (Box-Muller, std = scale) or Laplace (scale b) noise, for
+    real-valued statistics such as InDif scores."""
+    w = philox4x32(key, np.arange(n, dtype=np.uint64), 0, rng.SELECT, call)
+    u1, u2 = uniform(w[0]), uniform(w[1])
+    if mechanism == "gaussian":
+        return scale * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return scale * (np.log(u1) - np.log(u2))  # difference of two exponentials

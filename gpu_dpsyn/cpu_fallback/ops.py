@@ -64,6 +64,10 @@ class NumpyBackend:
     def histogram(self, cols, attrs, shape) -> np.ndarray:
         return self.cell_histogram(cols, attrs, shape)[1]
 
+    def uniforms(self, key, n: int, c1: int, c2: int, c3: int) -> np.ndarray:
+        """u_i = uniform(philox(i, c1, c2, c3).w0) in (0, 1)."""
+        return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[0])
+
     def noise(self, mechanism: str, n: int, scale: float, key, call: int) -> np.ndarray:
         if mechanism == "gaussian":
             return _noise.discrete_gaussian(key, n, scale, call)
@@ -83,10 +87,11 @@ class NumpyBackend:
         return cols
 
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
-                  key, update_id: int, call: int) -> None:
+                  key, update_id: int, call: int, copy_cols=None) -> None:
         """Remove rem[c] random records of each over cell, refill the slots for the under
         cells: Duplicate copies a whole random record of the cell, Replace rewrites only
-        this marginal's columns (always for empty cells).  Edits cols in place."""
+        this marginal's columns (always for empty cells).  A Duplicate copies copy_cols
+        (default: every column).  Edits cols in place."""
         n = len(cell)
         add = np.asarray(add, dtype=np.int64)
         rem = np.asarray(rem, dtype=np.int64)
@@ -111,7 +116,7 @@ class NumpyBackend:
         dup = (su > 0) & (uniform(w[1]) < dup_frac)
         donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]
         d_dup, d_rep, c_rep = dst[dup], dst[~dup], ucell[~dup]
-        for col in cols:
-            col[d_dup] = col[donor]
+        for j in range(len(cols)) if copy_cols is None else copy_cols:
+            cols[j][d_dup] = cols[j][donor]
         for a, st, sz in zip(attrs, strides_of(shape), shape):
             cols[a][d_rep] = (c_rep // st) % sz

@@ -3,6 +3,8 @@
 // are removed -> slot j fills under cell upper_bound(cumadd, j) by Duplicate (copy a
 // random record of that cell, all columns) or Replace (write this marginal's columns).
 // Counts live on the device: the number of slots is read there, never on the host.
+// colptr/colsize: the columns a Duplicate copies (the marginal's component);
+// allptr/allsize: every column, indexed by attribute, for Replace.
 #include "common.cuh"
 
 extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int k1,
@@ -47,8 +49,8 @@ extern "C" __global__ void fill_slots(
     const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
     unsigned int call, double dup_frac, unsigned int rk0, unsigned int rk1, unsigned int rk2,
     unsigned int rk3, const unsigned long long* colptr, const int* colsize, int ncols,
-    int k, int a0, int a1, int a2, long long st0, long long st1, long long st2, long long d0,
-    long long d1, long long d2) {
+    const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2,
+    long long st0, long long st1, long long st2, long long d0, long long d1, long long d2) {
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
@@ -68,8 +70,8 @@ extern "C" __global__ void fill_slots(
         for (int a = 0; a < ncols; ++a)
             store_code(colptr[a], colsize[a], dst, load_code(colptr[a], colsize[a], donor));
     } else {
-        store_code(colptr[a0], colsize[a0], dst, (unsigned int)((c / st0) % d0));
-        if (k > 1) store_code(colptr[a1], colsize[a1], dst, (unsigned int)((c / st1) % d1));
-        if (k > 2) store_code(colptr[a2], colsize[a2], dst, (unsigned int)((c / st2) % d2));
+        store_code(allptr[a0], allsize[a0], dst, (unsigned int)((c / st0) % d0));
+        if (k > 1) store_code(allptr[a1], allsize[a1], dst, (unsigned int)((c / st1) % d1));
+        if (k > 2) store_code(allptr[a2], allsize[a2], dst, (unsigned int)((c / st2) % d2));
     }
 }

@@ -114,6 +114,11 @@ class CupyBackend:
                                           *[np.uint32(c) for c in (c0, c1, c2, c3)], out))
         return out
 
+    def uniforms(self, key, n: int, c1: int, c2: int, c3: int):
+        """u_i = uniform(philox(i, c1, c2, c3).w0), as the NumPy backend computes it."""
+        w = self.philox(key, n, 0, c1, c2, c3)[:, 0].astype(cp.float64)
+        return (w + 0.5) * (1.0 / 4294967296.0)
+
     def noise(self, mechanism: str, n: int, scale: float, key, call: int):
         out = cp.empty(n, dtype=cp.int64)
         name = "discrete_gaussian" if mechanism == "gaussian" else "discrete_laplace"
@@ -140,14 +145,16 @@ class CupyBackend:
         return cols
 
     def _table(self, cols):
-        ptrs = tuple(_ptr(c) for c in cols)
-        if ptrs not in self._tables:  # built once per record matrix: no copies in the loop
-            self._tables = {ptrs: (cp.asarray(np.array(ptrs, dtype=np.uint64)),
-                                   cp.asarray(np.array([c.itemsize for c in cols], np.int32)))}
+        ptrs = tuple((_ptr(c), c.itemsize) for c in cols)
+        if ptrs not in self._tables:  # built once per column group: no copies in the loop
+            if len(self._tables) > 256:
+                self._tables.clear()
+            self._tables[ptrs] = (cp.asarray(np.array([p for p, _ in ptrs], dtype=np.uint64)),
+                                  cp.asarray(np.array([c.itemsize for c in cols], np.int32)))
         return self._tables[ptrs]
 
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
-                  key, update_id: int, call: int) -> None:
+                  key, update_id: int, call: int, copy_cols=None) -> None:
         n = int(cell.size)
         ncells = int(np.prod(shape))
         idx_bits = max(1, (n - 1).bit_length())
@@ -170,7 +177,11 @@ class CupyBackend:
                                              remoff, order, removed))
         total = cumadd[-1:]  # the number of slots stays on the device
         rk = [np.uint32(x) for x in round_keys(key, update_id, call)]
-        table, sizes = self._table(cols)
+        # Duplicate copies the group's columns; Replace addresses the marginal's columns
+        # through the full table, so both tables ride along
+        group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
+        table, sizes = self._table([cols[j] for j in group])
+        full, full_sizes = self._table(cols)
         a = list(attrs) + [0] * (3 - len(attrs))
         st = strides_of(shape) + [1] * (3 - len(attrs))
         dims = list(shape) + [1] * (3 - len(attrs))
@@ -178,5 +189,5 @@ class CupyBackend:
             (_blocks(n),), (THREADS,),
             (np.int64(n), total, cumadd, np.int64(ncells), s, offset, order, removed, k0, k1,
              np.uint32(update_id), np.uint32(call), np.float64(dup_frac), *rk, table, sizes,
-             np.int32(len(cols)), np.int32(len(attrs)), *[np.int32(x) for x in a],
+             np.int32(len(group)), full, full_sizes, np.int32(len(attrs)), *[np.int32(x) for x in a],
              *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))

@@ -1,0 +1,113 @@
+"""PrivSyn marginal selection: noisy InDif scores, greedy choice, clique combining.
+
+InDif(a, b) = || M_ab - M_a x M_b / n ||_1 measures how far a pair is from
+independent.  Its sensitivity is 4 per record (PrivSyn, Lemma 1), so the vector of m
+scores has L1 sensitivity 4m and L2 sensitivity 4 sqrt(m).  The greedy step trades
+the noise a marginal brings (budget rho_i ~ c_i^(2/3)) against the dependency it
+would leave unexplained.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .cpu_fallback.noise import continuous_noise
+
+COMBINE_MAX_CELLS = 5000
+
+
+def indif(backend, cols, domain, pairs) -> np.ndarray:
+    """Exact InDif of each pair (reads the private data: charge before calling)."""
+    n = None
+    one = {}
+    out = np.empty(len(pairs))
+    for k, (a, b) in enumerate(pairs):
+        ab = backend.to_numpy(backend.histogram(cols, (a, b), (domain[a], domain[b])))
+        ab = ab.reshape(domain[a], domain[b]).astype(np.float64)
+        n = ab.sum() if n is None else n
+        for x, axis in ((a, 1), (b, 0)):
+            if x not in one:
+                one[x] = ab.sum(axis=axis)
+        out[k] = np.abs(ab - np.outer(one[a], one[b]) / max(n, 1.0)).sum()
+    return out
+
+
+def measure_indif(backend, cols, domain, names, accountant, fraction, key):
+    """Noisy InDif scores for all pairs, charged as one measurement."""
+    pairs = list(itertools.combinations(range(len(domain)), 2))
+    m = len(pairs)
+    entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4.0 * m,
+                              l2=4.0 * math.sqrt(m))
+    scores = indif(backend, cols, domain, pairs)
+    noise = continuous_noise(key, m, entry.scale, entry.mechanism, len(accountant.ledger) - 1)
+    return pairs, scores + noise
+
+
+def noise_cost(weight_sum: float, rho: float, sensitivity: float) -> float:
+    """Expected L1 noise of marginals sharing rho with rho_i ~ c_i^(2/3):
+    D sqrt(sum c^(2/3) / (pi rho)) * sum c^(2/3)."""
+    return sensitivity * math.sqrt(weight_sum / (math.pi * rho)) * weight_sum
+
+
+def greedy_select(scores, cells, rho: float, sensitivity: float = 1.0, forced=()) -> list[int]:
+    """Indices of the chosen pairs: add the pair that lowers noise + unexplained InDif
+    the most, while any does."""
+    scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    chosen = np.zeros(len(scores), dtype=bool)
+    chosen[list(forced)] = True
+    wsum, left = float(w[chosen].sum()), float(scores[~chosen].sum())
+    err = noise_cost(wsum, rho, sensitivity) + left if wsum else left
+    while not chosen.all():
+        cand = np.nonzero(~chosen)[0]
+        new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
+            + (left - scores[cand])
+        k = int(np.argmin(new))
+        if new[k] >= err:
+            break
+        j = cand[k]
+        chosen[j] = True
+        wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
+    return [int(i) for i in np.nonzero(chosen)[0]]
+
+
+def connect_isolated(selected: list, pairs, scores, n_attrs: int) -> list:
+    """Give every attribute left out of all selected pairs its highest-scoring pair."""
+    sel = list(selected)
+    covered = {a for i in sel for a in pairs[i]}
+    for a in range(n_attrs):
+        if a in covered or n_attrs < 2:
+            continue
+        mine = [i for i, p in enumerate(pairs) if a in p]
+        best = max(mine, key=lambda i: scores[i])
+        sel.append(best)
+        covered.update(pairs[best])
+    return sorted(set(sel))
+
+
+def combine_cliques(marginals: list, domain, max_cells: int = COMBINE_MAX_CELLS) -> list:
+    """Replace triangles of selected pairs by one 3-way marginal when it stays small."""
+    pairs = {tuple(sorted(m)) for m in marginals if len(m) == 2}
+    out = [tuple(sorted(m)) for m in marginals if len(m) != 2]
+    attrs = sorted({a for p in pairs for a in p})
+    tris = [t for t in itertools.combinations(attrs, 3)
+            if all(p in pairs for p in itertools.combinations(t, 2))]
+    tris.sort(key=lambda t: (math.prod(domain[a] for a in t), t))
+    for t in tris:
+        sub = list(itertools.combinations(t, 2))
+        if math.prod(domain[a] for a in t) <= max_cells and all(p in pairs for p in sub):
+            out.append(t)
+            pairs -= set(sub)
+    return sorted(out + sorted(pairs), key=lambda m: (len(m), m))
+
+
+def c23_fractions(cells, total: float, weights=None) -> list[float]:
+    """Split a budget fraction proportionally to w_i c_i^(2/3) (PrivSyn's optimum)."""
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    if weights is not None:
+        w = w * np.asarray(weights, dtype=np.float64)
+    return [float(x) for x in total * w / w.sum()]
+
+
