@@ -1,0 +1,87 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.privacy import Accountant
+from gpu_dpsyn.selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
+                                 indif, measure_indif, noise_cost)
+
+cpu = get_backend("cpu")
+
+
+def test_indif_closed_forms():
+    n = 1000
+    dep = [np.repeat([0, 1], n // 2).astype(np.uint8)] * 2  # a == b
+    assert indif(cpu, dep, (2, 2), [(0, 1)])[0] == pytest.approx(n)
+    a = np.tile([0, 1], n // 2).astype(np.uint8)
+    b = np.repeat([0, 1], n // 2).astype(np.uint8)  # exactly independent
+    assert indif(cpu, [a, b], (2, 2), [(0, 1)])[0] == pytest.approx(0.0)
+
+
+def test_indif_sensitivity_is_at_most_4():
+    r = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(r.integers(1, 40))
+        a, b = r.integers(0, 3, n).astype(np.uint8), r.integers(0, 4, n).astype(np.uint8)
+        x, y = r.integers(0, 3), r.integers(0, 4)
+        base = indif(cpu, [a, b], (3, 4), [(0, 1)])[0]
+        more = indif(cpu, [np.append(a, x).astype(np.uint8), np.append(b, y).astype(np.uint8)],
+                     (3, 4), [(0, 1)])[0]
+        assert abs(more - base) <= 4 + 1e-9
+
+
+def test_indif_measurement_is_charged_with_its_sensitivity():
+    acc = Accountant(1.0, 1e-9, sensitivity=2)
+    acc.choose_mechanism([1.0], [1], "gaussian")
+    cols = [np.zeros(10, np.uint8)] * 3
+    pairs, scores = measure_indif(cpu, cols, (2, 2, 2), ["a", "b", "c"], acc, 0.1, (1, 1))
+    assert pairs == [(0, 1), (0, 2), (1, 2)] and scores.shape == (3,)
+    e = acc.ledger[0]
+    assert e.label == "indif" and e.rho == pytest.approx(0.1 * acc.rho)
+    assert e.sigma == pytest.approx(2 * 4 * math.sqrt(3) / math.sqrt(2 * 0.1 * acc.rho))
+
+
+def test_noise_cost_closed_form():
+    # two marginals of 8 and 27 cells: weights 4 and 9
+    assert noise_cost(13.0, 0.5, 1.0) == pytest.approx(math.sqrt(13 / (math.pi * 0.5)) * 13)
+    assert noise_cost(13.0, 0.5, 3.0) == pytest.approx(3 * noise_cost(13.0, 0.5, 1.0))
+
+
+def test_greedy_select_trades_noise_for_dependency():
+    scores = np.array([5000.0, 0.0, 3.0, 800.0])
+    cells = [100, 100, 100, 100]
+    chosen = greedy_select(scores, cells, rho=1.0)
+    assert 0 in chosen and 3 in chosen and 1 not in chosen and 2 not in chosen
+    assert greedy_select(scores, cells, rho=1e-9) == []  # noise swamps everything
+    assert greedy_select(scores, cells, rho=1e-9, forced=[1]) == [1]
+
+
+def test_connect_isolated_gives_every_attribute_a_pair():
+    pairs = list(itertools.combinations(range(4), 2))
+    scores = np.array([9.0, 1, 1, 1, 7, 2])  # (0,1) ... (1,3)=7 ... (2,3)=2
+    out = connect_isolated([0], pairs, scores, 4)
+    covered = {a for i in out for a in pairs[i]}
+    # attribute 2's best pair is (2, 3), which also covers 3
+    assert covered == {0, 1, 2, 3} and out == [0, pairs.index((2, 3))]
+
+
+def test_combine_cliques():
+    domain = (10, 10, 10, 100)
+    m = [(0, 1), (0, 2), (1, 2), (2, 3), (0, 3), (1, 3)]
+    out = combine_cliques(m, domain, max_cells=5000)
+    assert (0, 1, 2) in out and (0, 1) not in out
+    # every triangle with attribute 3 has 10,000 cells: too large to combine
+    assert (2, 3) in out and not any(len(x) == 3 and 3 in x for x in out)
+    covered = {p for x in out for p in itertools.combinations(x, 2)}
+    assert set(m) <= covered
+
+
+def test_c23_fractions():
+    f = c23_fractions([8, 27, 1], 0.8)
+    assert sum(f) == pytest.approx(0.8)
+    assert f[1] / f[0] == pytest.approx(9 / 4)
+    g = c23_fractions([8, 27], 1.0, weights=[3, 1])
+    assert g[0] / g[1] == pytest.approx(3 * 4 / 9)
