@@ -75,6 +75,16 @@ def _evaluate(a) -> int:
         print(f"mean {k}-way TVD: {v:.4f}")
     if a.json:
         Path(a.json).write_text(json.dumps({f"tvd_{k}way": v for k, v in res.items()}) + "\n")
+    if a.report:
+        from .report import build_report
+        run = None
+        if a.ledger:
+            try:
+                run = json.loads(Path(a.ledger).read_text())
+            except (OSError, ValueError) as e:
+                raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
+        Path(a.report).write_text(build_report(real, syn, schema, run))
+        print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
 
 
@@ -120,6 +130,8 @@ def main(argv=None) -> int:
     e.add_argument("--schema", help="schema JSON (default: inferred from the real table)")
     e.add_argument("--max-sets", type=int, default=None, help="sample at most this many k-sets")
     e.add_argument("--json", help="also write the numbers as JSON here")
+    e.add_argument("--report", help="write an HTML report here (needs matplotlib)")
+    e.add_argument("--ledger", help="the --ledger JSON of the run, for the report")
     e.set_defaults(fn=_evaluate)
     i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
     i.add_argument("input")

@@ -35,3 +35,36 @@ def mean_tvd(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, ways=(1, 2, 
     r, s = encode(real, schema), encode(syn, schema)
     dom = schema.domain
     return {k: float(tvd_codes(r, s, dom, k, max_sets).mean()) for k in ways if k <= len(dom)}
+
+
+def density_score(real: list, syn: list, domain, n_sets: int = 300, seed: int = 0) -> float:
+    """NIST 2018 'density' score: 1e6 * (1 - mean TVD) over random 3-way marginals."""
+    if len(domain) < 3:
+        return float("nan")
+    return float(1e6 * (1.0 - tvd_codes(real, syn, domain, 3, n_sets, seed).mean()))
+
+
+def range_query_score(real: list, syn: list, domain, n_queries: int = 300, seed: int = 0,
+                      floor: float = 1e-6) -> float:
+    """Mean |ln(p_real / p_syn)| over random queries on 3 attributes, each restricted to a
+    random range of codes (p floored at 1e-6, as in NIST 2018).  Lower is better."""
+    r = np.random.default_rng(seed)
+    k = min(3, len(domain))
+    out = []
+    for _ in range(n_queries):
+        attrs = r.choice(len(domain), k, replace=False)
+        mr, ms = np.ones(len(real[0]), bool), np.ones(len(syn[0]), bool)
+        for a in attrs:
+            lo, hi = np.sort(r.integers(0, domain[a], 2))
+            mr &= (real[a] >= lo) & (real[a] <= hi)
+            ms &= (syn[a] >= lo) & (syn[a] <= hi)
+        out.append(abs(np.log(max(mr.mean(), floor) / max(ms.mean(), floor))))
+    return float(np.mean(out))
+
+
+def per_marginal_tvd(real: list, syn: list, domain, names, k: int) -> list:
+    """[(column names, TVD)] for every k-way marginal, worst first."""
+    sets = list(itertools.combinations(range(len(domain)), k))
+    vals = tvd_codes(real, syn, domain, k)
+    return sorted(((tuple(names[a] for a in s), float(v)) for s, v in zip(sets, vals)),
+                  key=lambda x: -x[1])
