@@ -149,7 +149,7 @@ class Synthesizer:
                 if r is not None:
                     self.recodes[a] = r
                     one[a] = recoded_one_way(m, r)
-                    dev[a] = self.backend.asarray(r.lut.astype(code_dtype(r.size)))[dev[a]]
+                    dev[a] = self.backend.asarray(r.lut.astype(code_dtype(r.size)))[dev[a].astype(np.int64)]
                     domain[a] = r.size
         self.domain = tuple(domain)
         if d == 1:
