@@ -13,7 +13,8 @@ from .consistency import make_consistent
 from .encoding import check_columns, code_dtype, decode, encode
 from .errors import DataError, DPSynError
 from .filtering import low_count_recode, recoded_one_way, undo
-from .gum import GUMConfig, append_attribute, apportion, plan_structure, run_gum
+from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
+                  run_gum)
 from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .progress import bar
@@ -44,7 +45,8 @@ class Synthesizer:
                  workload=None, max_cells: int = DEFAULT_MAX_CELLS,
                  consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.84,
                  alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
-                 append_attributes: bool = True, numeric_decode: str = "uniform",
+                 append_attributes: bool = True, duplicate_scope: str = "neighbours",
+                 numeric_decode: str = "uniform",
                  progress: bool = True):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -66,6 +68,9 @@ class Synthesizer:
         self.consistency_rounds = consistency_rounds
         self.filter_low_counts = filter_low_counts
         self.append_attributes = append_attributes
+        if duplicate_scope not in DUPLICATE_SCOPES:
+            raise DPSynError(f"duplicate_scope must be one of {DUPLICATE_SCOPES}")
+        self.duplicate_scope = duplicate_scope
         self.numeric_decode = numeric_decode
         self.progress = progress
         self.accountant: Accountant | None = None
@@ -215,7 +220,8 @@ class Synthesizer:
         key = rng.split_key(self.seed)
         t0 = time.perf_counter()
         targets = self._targets(n)
-        st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes)
+        st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes,
+                            self.duplicate_scope)
         cols = self._init_records(n, key, call)
         with bar(self.progress, self.gum.iterations, "GUM iterations") as pb:
             res = run_gum(self.backend, [targets[i] for i in st.gum_targets], cols, key, call,

@@ -94,11 +94,20 @@ class Structure:
     groups: list  # per target: the columns of its component still in GUM
 
 
-def plan_structure(target_attrs: list, n_attrs: int, append: bool = True) -> Structure:
+DUPLICATE_SCOPES = ("neighbours", "component")
+
+
+def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
+                   scope: str = "neighbours") -> Structure:
     """Attribute appending: an attribute found in exactly one multi-way target, whose
     other attributes stay in GUM, is sampled after GUM from that target given them.
     Separate and join: a Duplicate copies only its own component's columns, so
-    independent components never disturb each other."""
+    independent components never disturb each other.  scope="neighbours" narrows that
+    to the marginal's attributes and their neighbours in the marginal graph: copying
+    far columns along drifts their joint with the marginal's (repeated resampling of
+    the same donors) while no target holds it in place."""
+    if scope not in DUPLICATE_SCOPES:
+        raise ValueError(f"duplicate scope must be one of {DUPLICATE_SCOPES}, got {scope!r}")
     count = np.zeros(n_attrs, dtype=int)
     for attrs in target_attrs:
         if len(attrs) > 1:
@@ -132,6 +141,13 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True) -> Str
         if a not in out_attrs:
             comp.setdefault(find(a), []).append(a)
     groups = [comp.get(find(attrs[0]), []) for attrs in target_attrs]
+    if scope == "neighbours":
+        near = {a: {a} for a in range(n_attrs)}
+        for i in gum_targets:
+            for a in target_attrs[i]:
+                near[a].update(target_attrs[i])
+        groups = [sorted(set().union(*(near[a] for a in attrs)) - out_attrs)
+                  for attrs in target_attrs]
     return Structure(gum_targets, appended, groups)
 
 

@@ -70,7 +70,8 @@ def _convergence(history) -> str:
     ax.plot(range(len(history)), history, marker=".")
     ax.set_xlabel("GUM iteration")
     ax.set_ylabel("mean TVD to the noisy targets")
-    ax.set_yscale("log")
+    if min(history) > 0:  # zero when every target was appended rather than fitted
+        ax.set_yscale("log")
     ax.grid(alpha=0.3)
     return _png(fig)
 

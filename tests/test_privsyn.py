@@ -26,8 +26,15 @@ def test_plan_structure_appends_leaves_and_splits_components():
     st = plan_structure([(0, 1), (1, 2), (0, 2), (3, 4)], 5)
     assert st.appended == [(3, 3)]  # the triangle has no leaf
     assert st.gum_targets == [0, 1, 2] and st.groups[0] == [0, 1, 2]
-    st = plan_structure([(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)], 6)
+    st = plan_structure([(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)], 6, scope="component")
     assert st.groups[0] == [0, 1, 2] and st.groups[4] == [3, 4, 5]  # separate and join
+    # neighbours: a path 0-1-2-3-4 in a cycle; (0, 1) copies 0, 1 and their neighbours
+    cyc = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
+    st = plan_structure(cyc, 6, scope="neighbours")
+    assert st.groups[0] == [0, 1, 2, 4]
+    assert plan_structure(cyc, 6, scope="component").groups[0] == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="scope"):
+        plan_structure(cyc, 6, scope="all")
     assert plan_structure([(0, 1), (1, 2)], 3, append=False).appended == []
 
 
