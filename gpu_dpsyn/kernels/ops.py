@@ -69,6 +69,11 @@ class CupyBackend:
     def synchronize(self) -> None:
         cp.cuda.Device().synchronize()
 
+    def free_memory(self) -> int | None:
+        """Free device memory plus what CuPy's pool holds but does not use."""
+        pool = cp.get_default_memory_pool()
+        return int(cp.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
+
     # -- marginals -----------------------------------------------------------------
     @staticmethod
     def _marg_args(cols, attrs, shape):
