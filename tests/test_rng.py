@@ -81,3 +81,16 @@ def test_feistel_permutation_is_a_bijection(total):
         assert abs(np.corrcoef(p, np.arange(total))[0, 1]) < 0.1
         q = feistel_permutation(total, round_keys((1, 2), 6, 0))
         assert not np.array_equal(p, q)
+
+
+def test_feistel_ranks_are_bijections_per_cell():
+    from gpu_dpsyn.cpu_fallback.permute import feistel_ranks, half_bits, round_keys
+    keys = round_keys((3, 4), 1, 0)
+    for size in (1, 2, 3, 5, 64, 65, 1000):
+        for salt in (0, 7):
+            p = feistel_ranks(np.arange(size), np.full(size, size), np.full(size, salt), keys)
+            assert np.array_equal(np.sort(p), np.arange(size))
+    big = feistel_ranks(np.arange(1000), np.full(1000, 1000), np.full(1000, 1), keys)
+    other = feistel_ranks(np.arange(1000), np.full(1000, 1000), np.full(1000, 2), keys)
+    assert not np.array_equal(big, other)  # the salt (the cell) changes the permutation
+    assert half_bits([1, 2, 4, 5, 16, 17, 2 ** 40 + 1]).tolist() == [1, 1, 1, 2, 2, 3, 21]

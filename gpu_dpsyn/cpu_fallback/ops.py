@@ -10,7 +10,7 @@ import numpy as np
 from .. import rng
 from ..encoding import code_dtype
 from . import noise as _noise
-from .permute import feistel_permutation, round_keys
+from .permute import feistel_permutation, feistel_ranks, round_keys
 from .philox import philox4x32, uniform
 
 
@@ -20,17 +20,6 @@ def strides_of(shape) -> list[int]:
         st.append(acc)
         acc *= int(d)
     return st[::-1]
-
-
-def sort_keys16(key, n: int, update_id: int, call: int) -> np.ndarray:
-    """16 random bits per record: record i takes half (i % 8) of philox(i // 8)."""
-    m = (n + 7) // 8
-    w = philox4x32(key, np.arange(m, dtype=np.uint64), update_id, rng.GUM_SORT, call)
-    halves = np.empty((m, 8), dtype=np.uint16)
-    for k in range(4):
-        halves[:, 2 * k] = w[k] & 0xFFFF
-        halves[:, 2 * k + 1] = w[k] >> 16
-    return halves.reshape(-1)[:n]
 
 
 class NumpyBackend:
@@ -106,14 +95,16 @@ class NumpyBackend:
         total = int(add.sum())
         if total == 0:
             return
-        # records ordered by (cell, random 16 bits, index): two stable radix passes
-        r16 = sort_keys16(key, n, update_id, call)
-        o1 = np.argsort(r16, kind="stable")
-        order = o1[np.argsort(cell[o1], kind="stable")]
+        # records grouped by cell (a stable radix sort for small domains)
+        order = np.argsort(cell, kind="stable")
         offset = np.cumsum(s) - s
-        sc = cell[order]
-        # the first rem[c] records of each over cell, in cell order
-        removed = order[np.arange(n, dtype=np.int64) - offset[sc] < rem[sc]]
+        # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
+        k = np.arange(total, dtype=np.int64)
+        cumrem = np.cumsum(rem)
+        c = np.searchsorted(cumrem, k, side="right")
+        r = k - (cumrem[c] - rem[c])
+        pos = feistel_ranks(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
+        removed = order[offset[c] + pos]
         # slot j is paired with removed record perm[j] (Feistel bijection, no sort)
         dst = removed[feistel_permutation(total, round_keys(key, update_id, call))]
         # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace

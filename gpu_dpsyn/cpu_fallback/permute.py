@@ -1,5 +1,9 @@
-"""A random bijection of [0, A) without sorting: a 4-round Feistel network on 2h bits
-with cycle walking.  Integer-only, so the CUDA kernel computes the same permutation."""
+"""Random bijections without sorting: a 4-round Feistel network on 2h bits with cycle
+walking.  Integer-only, so the CUDA kernels compute the same permutations.
+
+Two uses in a GUM update: which rem[c] of the s[c] records of an over cell are removed
+(a bijection of [0, s[c]) salted by the cell), and which removed record fills which
+slot (a bijection of [0, A))."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,14 +15,16 @@ ROUNDS = 4
 _M32 = np.uint64(0xFFFFFFFF)
 
 
-def round_keys(key, update_id: int, call: int) -> list[int]:
-    w = philox4x32(key, np.arange(ROUNDS, dtype=np.uint64), update_id, rng.GUM_PAIR, call)[0]
+def round_keys(key, update_id: int, call: int, stream: int = rng.GUM_PAIR) -> list[int]:
+    w = philox4x32(key, np.arange(ROUNDS, dtype=np.uint64), update_id, stream, call)[0]
     return [int(x) for x in w]
 
 
-def half_bits(total: int) -> int:
-    b = max(2, int(total - 1).bit_length())
-    return (b + 1) // 2
+def half_bits(total) -> np.ndarray:
+    """h = ceil(max(2, bit_length(total - 1)) / 2) per element: 2^(2h) >= total."""
+    t = np.asarray(total, dtype=np.int64)
+    b = np.maximum(2, np.frexp(np.maximum(t - 1, 0).astype(np.float64))[1])  # exact < 2^53
+    return ((b + 1) // 2).astype(np.uint64)
 
 
 def _hash32(x: np.ndarray) -> np.ndarray:
@@ -30,22 +36,48 @@ def _hash32(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(16))
 
 
-def _feistel(x: np.ndarray, h: int, keys) -> np.ndarray:
-    mask = np.uint64((1 << h) - 1)
-    left, right = x >> np.uint64(h), x & mask
+def _feistel(x, h, keys, salt) -> np.ndarray:
+    mask = (np.uint64(1) << h) - np.uint64(1)
+    left, right = x >> h, x & mask
     for k in keys:
-        left, right = right, left ^ (_hash32(right ^ np.uint64(k)) & mask)
-    return (left << np.uint64(h)) | right
+        rk = _hash32(np.uint64(k) ^ salt)
+        left, right = right, left ^ (_hash32(right ^ rk) & mask)
+    return (left << h) | right
+
+
+def feistel_ranks(r, size, salt, keys) -> np.ndarray:
+    """pi(r) for each element: pi a bijection of [0, size) chosen by (keys, salt)."""
+    r = np.asarray(r, dtype=np.uint64)
+    size = np.asarray(size, dtype=np.uint64)
+    salt = np.asarray(salt, dtype=np.uint64) & _M32
+    h = half_bits(size)
+    y = _feistel(r, h, keys, salt)
+    bad = np.nonzero(y >= size)[0]
+    while bad.size:  # cycle walking: the domain is < 4 * size, so few rounds
+        y[bad] = _feistel(y[bad], h[bad], keys, salt[bad])
+        bad = bad[y[bad] >= size[bad]]
+    return y.astype(np.int64)
 
 
 def feistel_permutation(total: int, keys) -> np.ndarray:
-    """perm[j] for j in [0, total): a bijection onto [0, total)."""
+    """perm[j] for j in [0, total): a bijection onto [0, total); the same values as
+    feistel_ranks with salt 0, with each round function tabulated over its 2^h inputs
+    (one gather a round instead of a hash: cycle walking repeats it many times)."""
     if total <= 0:
         return np.zeros(0, dtype=np.int64)
-    h = half_bits(total)
-    y = _feistel(np.arange(total, dtype=np.uint64), h, keys)
-    bad = np.nonzero(y >= np.uint64(total))[0]
-    while bad.size:  # cycle walking: the domain is < 4 * total, so few rounds
-        y[bad] = _feistel(y[bad], h, keys)
-        bad = bad[y[bad] >= np.uint64(total)]
-    return y.astype(np.int64)
+    h = int(half_bits(total))
+    mask = np.uint64((1 << h) - 1)
+    dom = np.arange(1 << h, dtype=np.uint64)
+    tables = [(_hash32(dom ^ _hash32(np.uint64(k))) & mask).astype(np.int64) for k in keys]
+
+    def rounds(x):
+        left, right = x >> h, x & int(mask)
+        for t in tables:
+            left, right = right, left ^ t[right]
+        return (left << h) | right
+    y = rounds(np.arange(total, dtype=np.int64))
+    bad = np.nonzero(y >= total)[0]
+    while bad.size:
+        y[bad] = rounds(y[bad])
+        bad = bad[y[bad] >= total]
+    return y

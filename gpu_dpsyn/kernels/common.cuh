@@ -55,25 +55,38 @@ __device__ __forceinline__ unsigned int hash32(unsigned int x) {
 }
 
 __device__ __forceinline__ unsigned long long feistel(unsigned long long x, int h,
-                                                      const unsigned int* keys) {
+                                                      const unsigned int* keys,
+                                                      unsigned int salt) {
     unsigned long long mask = (1ull << h) - 1ull;
     unsigned long long left = x >> h, right = x & mask;
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
+        unsigned int rk = hash32(keys[r] ^ salt);
         unsigned long long t = right;
-        right = left ^ ((unsigned long long)hash32((unsigned int)(right ^ keys[r])) & mask);
+        right = left ^ ((unsigned long long)hash32((unsigned int)right ^ rk) & mask);
         left = t;
     }
     return (left << h) | right;
 }
 
-// bijection of [0, total) by cycle walking a Feistel network on 2h bits
+// pi(j) for a bijection pi of [0, total) chosen by (keys, salt): cycle-walk a Feistel
+// network on 2h bits, h = ceil(max(2, bit_length(total - 1)) / 2)
 __device__ __forceinline__ long long feistel_perm(long long j, long long total,
-                                                  const unsigned int* keys) {
+                                                  const unsigned int* keys, unsigned int salt) {
     int b = 64 - __clzll((unsigned long long)(total - 1));
     if (b < 2) b = 2;
     int h = (b + 1) / 2;
-    unsigned long long y = feistel((unsigned long long)j, h, keys);
-    while (y >= (unsigned long long)total) y = feistel(y, h, keys);
+    unsigned long long y = feistel((unsigned long long)j, h, keys, salt);
+    while (y >= (unsigned long long)total) y = feistel(y, h, keys, salt);
     return (long long)y;
+}
+
+// first index c in [0, n) with cum[c] > j (cum non-decreasing)
+__device__ __forceinline__ long long upper_bound(const long long* cum, long long n, long long j) {
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (cum[mid] > j) hi = mid; else lo = mid + 1;
+    }
+    return lo;
 }

@@ -1,7 +1,7 @@
 // The GUM record update, all gathers and scatters (see DESIGN "Parallel GUM"):
-// sort keys (cell, 16 random bits, index) -> the first rem[c] records of each over cell
-// are removed -> slot j fills under cell upper_bound(cumadd, j) by Duplicate (copy a
-// random record of that cell, all columns) or Replace (write this marginal's columns).
+// records sorted by (cell, index) -> rem[c] pseudo-random records of each over cell are
+// removed -> slot j fills under cell upper_bound(cumadd, j) by Duplicate (copy a random
+// record of that cell) or Replace (write this marginal's columns).
 // Counts live on the device: the number of slots is read there, never on the host.
 // colptr/colsize: the columns a Duplicate copies (the marginal's component);
 // allptr/allsize: every column, indexed by attribute, for Replace.
@@ -16,31 +16,34 @@ extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int 
     keys[i] = ((unsigned long long)w.x << 32) | (unsigned long long)i;
 }
 
-extern "C" __global__ void sort_keys(long long n, const int* cell, unsigned int k0,
-                                     unsigned int k1, unsigned int update, unsigned int call,
-                                     int idx_bits, unsigned long long* keys) {
+extern "C" __global__ void cell_keys(long long n, const int* cell, int idx_bits,
+                                     unsigned long long* keys) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    // record i takes 16-bit half (i % 8) of philox(i / 8), as cpu_fallback.ops.sort_keys16
-    u32x4 w = philox4x32((unsigned int)(i >> 3), update, STREAM_GUM_SORT, call, k0, k1);
-    int h = (int)(i & 7);
-    unsigned int word = (h >> 1) == 0 ? w.x : (h >> 1) == 1 ? w.y : (h >> 1) == 2 ? w.z : w.w;
-    unsigned long long r16 = (h & 1) ? (word >> 16) : (word & 0xFFFFu);
-    keys[i] = ((((unsigned long long)cell[i] << 16) | r16) << idx_bits) | (unsigned long long)i;
+    keys[i] = ((unsigned long long)cell[i] << idx_bits) | (unsigned long long)i;
 }
 
-extern "C" __global__ void gather_removed(long long n, const unsigned long long* sorted,
-                                          int idx_bits, const long long* offset,
-                                          const long long* rem, const long long* remoff,
-                                          long long* order, long long* removed) {
+extern "C" __global__ void scatter_order(long long n, const unsigned long long* sorted,
+                                         int idx_bits, long long* order) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n) return;
-    unsigned long long key = sorted[p];
-    long long i = (long long)(key & ((1ull << idx_bits) - 1ull));
-    long long c = (long long)(key >> (idx_bits + 16));
-    order[p] = i;
-    long long r = p - offset[c];
-    if (r < rem[c]) removed[remoff[c] + r] = i;
+    order[p] = (long long)(sorted[p] & ((1ull << idx_bits) - 1ull));
+}
+
+// removed slot j: rank r of over cell c -> the record at position pi_c(r) of that cell,
+// pi_c a Feistel bijection of [0, s[c]) salted by c (cpu_fallback.permute.feistel_ranks)
+extern "C" __global__ void pick_removed(long long n, const long long* total_ptr,
+                                        const long long* cumrem, long long ncells,
+                                        const long long* rem, const long long* s,
+                                        const long long* offset, const long long* order,
+                                        unsigned int rk0, unsigned int rk1, unsigned int rk2,
+                                        unsigned int rk3, long long* removed) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n || j >= *total_ptr) return;
+    long long c = upper_bound(cumrem, ncells, j);
+    long long r = j - (cumrem[c] - rem[c]);
+    unsigned int rk[4] = {rk0, rk1, rk2, rk3};
+    removed[j] = order[offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c)];
 }
 
 extern "C" __global__ void fill_slots(
@@ -54,15 +57,9 @@ extern "C" __global__ void fill_slots(
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
-    // under cell of slot j: first c with cumadd[c] > j
-    long long lo = 0, hi = ncells;
-    while (lo < hi) {
-        long long mid = (lo + hi) >> 1;
-        if (cumadd[mid] > j) hi = mid; else lo = mid + 1;
-    }
-    long long c = lo;
+    long long c = upper_bound(cumadd, ncells, j);  // the under cell of slot j
     unsigned int rk[4] = {rk0, rk1, rk2, rk3};
-    long long dst = removed[feistel_perm(j, total, rk)];
+    long long dst = removed[feistel_perm(j, total, rk, 0u)];
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
     if (sc > 0 && u01(w.y) < dup_frac) {

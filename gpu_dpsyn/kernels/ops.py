@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import rng
 from ..cpu_fallback.ops import strides_of
 from ..cpu_fallback.permute import round_keys
 from ..encoding import code_dtype
@@ -163,24 +164,24 @@ class CupyBackend:
         n = int(cell.size)
         ncells = int(np.prod(shape))
         idx_bits = max(1, (n - 1).bit_length())
-        if (ncells - 1).bit_length() + 16 + idx_bits > 64:
+        if (ncells - 1).bit_length() + idx_bits > 64:
             raise BackendError(f"marginal of {ncells:,} cells is too large for the GPU sort key "
                                f"with {n:,} records")
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+        grid, nn = (_blocks(n),), np.int64(n)
         keys = cp.empty(n, dtype=cp.uint64)
-        _kernel("gum.cu", "sort_keys")((_blocks(n),), (THREADS,),
-                                       (np.int64(n), cell, k0, k1, np.uint32(update_id),
-                                        np.uint32(call), np.int32(idx_bits), keys))
+        _kernel("gum.cu", "cell_keys")(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
         keys = cp.sort(keys)
+        order = cp.empty(n, dtype=cp.int64)
+        _kernel("gum.cu", "scatter_order")(grid, (THREADS,), (nn, keys, np.int32(idx_bits), order))
         offset = cp.cumsum(s) - s
         cumadd = cp.cumsum(add)
-        remoff = cp.cumsum(rem) - rem
-        order = cp.empty(n, dtype=cp.int64)
-        removed = cp.empty(n, dtype=cp.int64)
-        _kernel("gum.cu", "gather_removed")((_blocks(n),), (THREADS,),
-                                            (np.int64(n), keys, np.int32(idx_bits), offset, rem,
-                                             remoff, order, removed))
         total = cumadd[-1:]  # the number of slots stays on the device
+        removed = cp.empty(n, dtype=cp.int64)
+        rs = [np.uint32(x) for x in round_keys(key, update_id, call, rng.GUM_SORT)]
+        _kernel("gum.cu", "pick_removed")(grid, (THREADS,),
+                                          (nn, total, cp.cumsum(rem), np.int64(ncells), rem, s,
+                                           offset, order, *rs, removed))
         rk = [np.uint32(x) for x in round_keys(key, update_id, call)]
         # Duplicate copies the group's columns; Replace addresses the marginal's columns
         # through the full table, so both tables ride along
@@ -191,8 +192,8 @@ class CupyBackend:
         st = strides_of(shape) + [1] * (3 - len(attrs))
         dims = list(shape) + [1] * (3 - len(attrs))
         _kernel("gum.cu", "fill_slots")(
-            (_blocks(n),), (THREADS,),
-            (np.int64(n), total, cumadd, np.int64(ncells), s, offset, order, removed, k0, k1,
+            grid, (THREADS,),
+            (nn, total, cumadd, np.int64(ncells), s, offset, order, removed, k0, k1,
              np.uint32(update_id), np.uint32(call), np.float64(dup_frac), *rk, table, sizes,
-             np.int32(len(group)), full, full_sizes, np.int32(len(attrs)), *[np.int32(x) for x in a],
-             *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))
+             np.int32(len(group)), full, full_sizes, np.int32(len(attrs)),
+             *[np.int32(x) for x in a], *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))

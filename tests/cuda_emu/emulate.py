@@ -79,4 +79,5 @@ def emulated_backend(monkeypatch, so: Path):
     monkeypatch.setattr(kops, "_kernel", lambda module, name: _Kernel(lib, name))
     be = kops.CupyBackend()
     be.xp = fake
+    be.free_memory = lambda: None  # no device to ask
     return be
