@@ -106,9 +106,36 @@ def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: boo
     return x
 
 
+def output_dtype(col: Column, original=None):
+    """The dtype a decoded column gets.  It follows the schema (is the column numeric,
+    integer, nullable), never the private values: a NaN in the data turning an int
+    column into float must not show in the output.  The original dtype only refines
+    the width or picks pandas' nullable extension type."""
+    orig = None if original is None else pd.api.types.pandas_dtype(original)
+    ext = orig is not None and not isinstance(orig, np.dtype)  # Int64, boolean, string...
+    values = col.values or []
+    numeric_cats = col.kind == "categorical" and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        for v in values)
+    if col.kind == "categorical" and not numeric_cats:
+        if values and all(isinstance(v, (bool, np.bool_)) for v in values):
+            return orig if ext else ("boolean" if col.nullable else np.dtype(bool))
+        return orig if ext and pd.api.types.is_string_dtype(orig) else np.dtype(object)
+    integer = col.integer if col.kind == "numeric" else all(float(v).is_integer() for v in values)
+    if integer:
+        if orig is not None and pd.api.types.is_integer_dtype(orig):
+            if ext or not col.nullable:
+                return orig
+            return np.dtype(np.float64)
+        return np.dtype(np.float64) if col.nullable else np.dtype(np.int64)
+    if orig is not None and pd.api.types.is_float_dtype(orig):
+        return orig
+    return np.dtype(np.float64)
+
+
 def decode(codes: list, schema: Schema, dtypes: dict | None = None, seed: int = 0,
            call: int = 0, numeric_decode: str = "uniform") -> pd.DataFrame:
-    """Codes back to a DataFrame with the schema's column order and the original dtypes."""
+    """Codes back to a DataFrame in the schema's column order (dtypes: output_dtype)."""
     key = rng.split_key(seed)
     dtypes = dtypes or {}
     n = len(codes[0]) if codes else 0
@@ -120,35 +147,15 @@ def decode(codes: list, schema: Schema, dtypes: dict | None = None, seed: int = 
             continue
         c = np.asarray(next(it))
         null = (c == col.null_code) if col.nullable else np.zeros(n, dtype=bool)
-        want = dtypes.get(col.name)
+        want = output_dtype(col, dtypes.get(col.name))
         if col.kind == "categorical":
             vals = np.array(col.values + [None], dtype=object)
-            v = vals[np.where(null, len(col.values), c.astype(np.int64))]
-            ser = pd.Series(v, name=col.name)
-            if want is not None and (pd.api.types.is_numeric_dtype(want)
-                                     or pd.api.types.is_bool_dtype(want)):
-                try:
-                    ser = _cast(ser, want, null.any())
-                except (ValueError, TypeError):
-                    pass
-            out[col.name] = ser
-            continue
-        u = uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
-        x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
-        x[null] = np.nan
-        ser = pd.Series(x, name=col.name)
-        if want is None:
-            want = np.dtype(np.int64) if col.integer else np.dtype(np.float64)
-        out[col.name] = _cast(ser, want, null.any())
+            x = vals[np.where(null, len(col.values), c.astype(np.int64))]
+            if want != np.dtype(object) and not pd.api.types.is_string_dtype(want):
+                x = np.where(null, np.nan, x)
+        else:
+            u = uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
+            x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
+            x[null] = np.nan
+        out[col.name] = pd.Series(x, name=col.name).astype(want)
     return pd.DataFrame(out)
-
-
-def _cast(ser: pd.Series, want, has_null: bool) -> pd.Series:
-    want = pd.api.types.pandas_dtype(want)
-    if pd.api.types.is_integer_dtype(want) and has_null and isinstance(want, np.dtype):
-        return ser.astype("Int64")  # ints cannot hold NaN; keep them integers anyway
-    if pd.api.types.is_integer_dtype(want) or pd.api.types.is_bool_dtype(want):
-        return ser.astype(want)
-    if pd.api.types.is_float_dtype(want):
-        return ser.astype(want)
-    return ser

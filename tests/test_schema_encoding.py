@@ -153,3 +153,21 @@ def test_id_columns_are_not_synthesized():
     assert len(codes) == 3
     out = decode(codes, s, dict(df.dtypes), seed=0)
     assert out["pid"].tolist() == list(range(1, 51)) and list(out.columns) == list(df.columns)
+
+
+def test_output_dtypes_follow_the_schema_not_the_private_values():
+    schema = load_schema({"columns": {
+        "n": {"type": "numeric", "integer": True, "min": 0, "max": 9, "nullable": True},
+        "k": {"type": "numeric", "integer": True, "min": 0, "max": 9},
+        "c": {"type": "categorical", "values": ["a", "b"]},
+        "w": {"type": "categorical", "values": [0, 1, 2]}}})
+    with_nan = pd.DataFrame({"n": [1.0, np.nan, 3.0], "k": [1, 2, 3], "c": ["a", "b", "a"],
+                             "w": [0, 1, 2]})
+    without = with_nan.assign(n=[1, 2, 3])  # int64: no missing value in this table
+    outs = [decode(encode(d, schema), schema, dict(d.dtypes), seed=0) for d in (with_nan, without)]
+    assert [str(t) for t in outs[0].dtypes] == [str(t) for t in outs[1].dtypes]
+    assert outs[0]["n"].dtype == np.float64 and outs[0]["k"].dtype == np.int64
+    assert outs[0]["w"].dtype == np.int64 and outs[0]["w"].tolist() == [0, 1, 2]
+    ext = with_nan.astype({"n": "Int64"})
+    got = decode(encode(ext, schema), schema, dict(ext.dtypes), seed=0)
+    assert str(got["n"].dtype) == "Int64" and got["n"].isna().sum() == 1
