@@ -36,7 +36,8 @@ def run_one(df, schema, backend: str, iterations: int) -> dict:
         import cupy
         cupy.get_default_memory_pool().free_all_blocks()
     t0 = time.perf_counter()
-    syn = Synthesizer(1.0, 1e-9, seed=0, backend=backend, iterations=iterations, progress=False)
+    syn = Synthesizer(1.0, 1e-9, method="dpsyn", seed=0, backend=backend, iterations=iterations,
+                      progress=False)
     syn.fit(df, schema)
     out = syn.sample()
     total = time.perf_counter() - t0

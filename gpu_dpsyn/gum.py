@@ -162,9 +162,15 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     hist = []
 
     def errors():
-        e = [xp.abs(backend.histogram(cols, a, sh).astype(xp.float64) - t).sum()
-             for (a, sh, _), t in zip(targets, dev_t)]
-        return backend.to_numpy(xp.stack(e)) / (2.0 * n) if e else np.zeros(0)
+        # one copy of all histograms, summed on the host: device reductions round in
+        # another order, and the update order must not depend on the backend
+        if not targets:
+            return np.zeros(0)
+        h = backend.to_numpy(xp.concatenate([backend.histogram(cols, a, sh)
+                                             for a, sh, _ in targets]))
+        ends = np.cumsum([t.size for _, _, t in targets])
+        return np.array([np.abs(part - t).sum() for part, (_, _, t) in
+                         zip(np.split(h, ends[:-1]), targets)]) / (2.0 * n)
 
     for it in range(cfg.iterations):
         err = errors()
