@@ -126,3 +126,9 @@ def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, mo
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df, schema).sample()
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_auto_backend_falls_back_to_numpy_without_a_device():
+    from gpu_dpsyn.backend import gpu_available
+    be = get_backend("auto")
+    assert be.name == ("gpu" if gpu_available() else "cpu")
