@@ -43,6 +43,7 @@ class Synthesizer:
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
                  iterations: int = 50, seed: int | None = None, backend: str = "auto",
                  sensitivity: int | None = None, mechanism: str = "auto",
+                 conversion: str = "cks",
                  workload=None, max_cells: int = DEFAULT_MAX_CELLS,
                  consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.84,
                  alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
@@ -59,7 +60,8 @@ class Synthesizer:
         self.epsilon, self.delta = epsilon, delta
         self.method = method
         self.sensitivity = sensitivity
-        Accountant(epsilon, delta, sensitivity or 1)  # validate parameters now, not after I/O
+        self.conversion = conversion
+        Accountant(epsilon, delta, sensitivity or 1, conversion)  # validate now, not after I/O
         self.mechanism = mechanism
         self.workload = _check_workload_shape(workload)
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
@@ -103,7 +105,7 @@ class Synthesizer:
         self.names = [c.name for c in self.schema.synth_columns]
         workload = _resolve_workload(self.workload, self.names)
         sens = self.sensitivity or self.schema.max_records_per_individual or 1
-        self.accountant = Accountant(self.epsilon, self.delta, sens)
+        self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         dev = [self.backend.asarray(c) for c in cols]
         t1 = time.perf_counter()
         if self.method == "dpsyn":

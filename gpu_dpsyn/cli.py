@@ -30,7 +30,7 @@ def _synthesize(a) -> int:
     df = read_table(a.input)
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
-                      workload=_parse_workload(a.workload))
+                      workload=_parse_workload(a.workload), conversion=a.conversion)
     public = read_table(a.public) if a.public else None
     t0 = time.perf_counter()
     syn.fit(df, a.schema, public=public)
@@ -118,6 +118,8 @@ def main(argv=None) -> int:
     s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
                    help="column set that matters more, e.g. carrier,dest:3 (repeatable)")
     s.add_argument("--public", help="a public table of the same schema to start GUM from")
+    s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
+                   help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
     s.add_argument("--sensitivity", type=int, default=None,
                    help="max records per individual (default: schema's, else 1)")

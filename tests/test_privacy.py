@@ -4,27 +4,59 @@ import pytest
 
 from gpu_dpsyn.errors import BudgetExceededError, PrivacyParameterError
 from gpu_dpsyn.privacy import (Accountant, eps_delta_to_rho, gaussian_sigma, laplace_scale,
-                               rho_to_epsilon)
+                               rho_to_epsilon, zcdp_delta)
+
+BS = "bun-steinke"
 
 
 def test_rho_closed_form():
     L = math.log(1 / 1e-9)
-    assert eps_delta_to_rho(1.0, 1e-9) == pytest.approx((math.sqrt(1 + L) - math.sqrt(L)) ** 2)
+    assert eps_delta_to_rho(1.0, 1e-9, BS) == pytest.approx((math.sqrt(1 + L) - math.sqrt(L)) ** 2)
 
 
 def test_sigma_for_465_marginals_matches_design():
-    # DESIGN.md: eps=10, delta=3.45e-11, k=465 equal shares -> sigma = 16.39
-    rho = eps_delta_to_rho(10, 3.45e-11)
+    # DESIGN.md: eps=10, delta=3.45e-11, k=465 equal shares -> sigma = 16.39 (Bun-Steinke)
+    rho = eps_delta_to_rho(10, 3.45e-11, BS)
     assert gaussian_sigma(rho / 465) == pytest.approx(16.39, abs=0.005)
-    acc = Accountant(10, 3.45e-11)
+    acc = Accountant(10, 3.45e-11, conversion=BS)
     acc.choose_mechanism([1 / 465] * 465, [100] * 465)
     e = acc.charge(1 / 465, "m", ["a"], 100)
     assert e.mechanism == "gaussian" and e.sigma == pytest.approx(16.39, abs=0.005)
+    # the tight conversion buys more rho, hence less noise, for the same guarantee
+    assert Accountant(10, 3.45e-11).scale_for(1 / 465, "gaussian")[0] < 16.0
 
 
+def _log_delta_at(rho, eps, a):
+    """log of the CKS bound exp((a-1)(a rho - eps)) / (a-1) * (1 - 1/a)^a at one alpha."""
+    return (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log(1 - 1 / a)
+
+
+@pytest.mark.parametrize("rho,eps", [(0.01, 1.0), (0.5, 3.0), (0.001, 0.2)])
+def test_zcdp_delta_is_the_infimum_over_alpha(rho, eps):
+    grid = [1 + 10 ** (i / 400) for i in range(-2000, 1600)]
+    best = math.exp(min(_log_delta_at(rho, eps, a) for a in grid))
+    got = zcdp_delta(rho, eps)
+    assert got <= best * (1 + 1e-9) and got == pytest.approx(best, rel=1e-4)
+
+
+@pytest.mark.parametrize("eps,delta", [(0.3, 1e-9), (1, 1e-9), (1, 1e-6), (8, 1e-5)])
+def test_tight_conversion_is_safe_tight_and_beats_bun_steinke(eps, delta):
+    rho = eps_delta_to_rho(eps, delta)
+    assert zcdp_delta(rho, eps) <= delta < zcdp_delta(rho * 1.001, eps)
+    assert rho > 1.1 * eps_delta_to_rho(eps, delta, BS)
+    # Bun-Steinke is a valid but looser route: its rho is safe under the tight bound too
+    assert zcdp_delta(eps_delta_to_rho(eps, delta, BS), eps) <= delta
+
+
+@pytest.mark.parametrize("conv", ["cks", BS])
 @pytest.mark.parametrize("eps,delta", [(0.3, 1e-9), (1, 1e-6), (8, 1e-5)])
-def test_rho_epsilon_round_trip(eps, delta):
-    assert rho_to_epsilon(eps_delta_to_rho(eps, delta), delta) == pytest.approx(eps)
+def test_rho_epsilon_round_trip(eps, delta, conv):
+    assert rho_to_epsilon(eps_delta_to_rho(eps, delta, conv), delta, conv) == pytest.approx(eps)
+
+
+def test_unknown_conversion():
+    with pytest.raises(PrivacyParameterError, match="conversion"):
+        eps_delta_to_rho(1, 1e-9, "magic")
 
 
 def test_sensitivity_scales_noise():
