@@ -37,6 +37,7 @@ def main(argv=None):
     p.add_argument("--backend", default="auto")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--iterations", type=int, default=50)
+    p.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"])
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
     rows = []
@@ -44,12 +45,13 @@ def main(argv=None):
         df, schema = DATASETS[name]()
         t0 = time.perf_counter()
         syn = Synthesizer(a.epsilon, a.delta, seed=a.seed, backend=a.backend,
-                          iterations=a.iterations, progress=False)
+                          iterations=a.iterations, method=a.method, progress=False)
         syn.fit(df, schema)
         out = syn.sample()
         elapsed = time.perf_counter() - t0
         tvd = mean_tvd(df, out, load_schema(schema))
-        row = {"dataset": name, "rows": len(df), "attrs": len(df.columns), "epsilon": a.epsilon,
+        row = {"dataset": name, "method": a.method, "rows": len(df), "attrs": len(df.columns),
+               "epsilon": a.epsilon,
                "delta": a.delta, "backend": syn.backend.name, "device": device_name(syn.backend),
                "seconds": round(elapsed, 2), "timings": {k: round(v, 3) for k, v in syn.timings.items()},
                "tvd_1way": tvd.get(1), "tvd_2way": tvd.get(2), "tvd_3way": tvd.get(3),
@@ -57,7 +59,8 @@ def main(argv=None):
         rows.append(row)
         print(f"{name:10s} rows={len(df):>8,} time={elapsed:7.1f}s  1-way={tvd[1]:.4f} "
               f"2-way={tvd[2]:.4f} 3-way={tvd[3]:.4f}  ({row['device']})", flush=True)
-    out = Path(a.out or Path(__file__).parent / "results" / f"quality_{rows[0]['backend']}.json")
+    out = Path(a.out or Path(__file__).parent / "results" /
+               f"quality_{a.method}_{rows[0]['backend']}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=2) + "\n")
     print(f"wrote {out}")
