@@ -132,3 +132,14 @@ def test_auto_backend_falls_back_to_numpy_without_a_device():
     from gpu_dpsyn.backend import gpu_available
     be = get_backend("auto")
     assert be.name == ("gpu" if gpu_available() else "cpu")
+
+
+def test_cuda_stream_ids_match_rng():
+    import re
+
+    from gpu_dpsyn import rng
+    text = (kops.KERNEL_DIR / "common.cuh").read_text()
+    found = dict(re.findall(r"#define STREAM_(\w+) (\d+)u", text))
+    assert found and all(int(v) == getattr(rng, k) for k, v in found.items())
+    consts = dict(re.findall(r"#define PHILOX_(\w\d) (0x[0-9A-F]+)u", text))
+    assert all(int(v, 16) == getattr(rng, f"PHILOX_{k}") for k, v in consts.items())

@@ -10,7 +10,6 @@
 // stream ids, as in gpu_dpsyn/rng.py
 #define STREAM_NOISE 1u
 #define STREAM_INIT 2u
-#define STREAM_GUM_SORT 3u
 #define STREAM_GUM_SLOT 4u
 
 struct u32x4 { unsigned int x, y, z, w; };
