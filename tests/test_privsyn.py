@@ -150,3 +150,15 @@ def test_bad_workload(table, workload, err, match):
 def test_privsyn_refuses_laplace():
     with pytest.raises(DPSynError, match="Gaussian"):
         Synthesizer(1, 1e-9, mechanism="laplace")
+
+
+@pytest.mark.parametrize("method", ["privsyn", "dpsyn"])
+def test_one_and_two_column_tables(method, flights, flights_schema):
+    for cols in (["carrier"], ["carrier", "origin"]):
+        schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
+        syn = Synthesizer(1.0, 1e-6, seed=0, progress=False, method=method)
+        out = syn.fit(flights[cols].iloc[:2000], schema).sample()
+        assert list(out.columns) == cols and abs(len(out) - 2000) < 200
+        assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+        if method == "privsyn":
+            assert ("indif" in [e.label for e in syn.ledger]) == (len(cols) == 2)
