@@ -19,6 +19,17 @@ _TOL = 1e-9
 CONVERSIONS = ("cks", "bun-steinke")
 
 
+def _bisect(below, lo: float, hi: float, steps: int = 200) -> tuple[float, float]:
+    """(lo, hi) around the point where the monotone test below(x) turns False."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if below(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
 def zcdp_delta(rho: float, epsilon: float) -> float:
     """Smallest delta such that rho-zCDP implies (epsilon, delta)-DP, by Canonne, Kamath
     and Steinke (2020, Prop. 12):
@@ -27,13 +38,8 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     log(1 - 1/a), so its minimum is found by bisection on the derivative."""
     if rho <= 0:
         return 0.0
-    lo, hi = 1.0 + 1e-9, max((epsilon + 1.0) / (2.0 * rho), 1.0) + 2.0
-    for _ in range(200):
-        a = (lo + hi) / 2
-        if (2 * a - 1) * rho - epsilon + math.log1p(-1.0 / a) < 0:
-            lo = a
-        else:
-            hi = a
+    lo, hi = _bisect(lambda a: (2 * a - 1) * rho - epsilon + math.log1p(-1.0 / a) < 0,
+                     1.0 + 1e-9, max((epsilon + 1.0) / (2.0 * rho), 1.0) + 2.0)
     a = (lo + hi) / 2
     log_delta = (a - 1) * (a * rho - epsilon) + a * math.log1p(-1.0 / a) - math.log(a - 1)
     return min(1.0, math.exp(log_delta))
@@ -51,28 +57,16 @@ def eps_delta_to_rho(epsilon: float, delta: float, conversion: str = "cks") -> f
         return (math.sqrt(epsilon + L) - math.sqrt(L)) ** 2
     if conversion != "cks":
         raise PrivacyParameterError(f"unknown conversion {conversion!r}; use one of {CONVERSIONS}")
-    lo, hi = 0.0, epsilon + 1.0
-    for _ in range(200):  # zcdp_delta grows with rho: keep the largest rho that is safe
-        mid = (lo + hi) / 2
-        if zcdp_delta(mid, epsilon) <= delta:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    # zcdp_delta grows with rho: keep the largest rho that is safe
+    return _bisect(lambda r: zcdp_delta(r, epsilon) <= delta, 0.0, epsilon + 1.0)[0]
 
 
 def rho_to_epsilon(rho: float, delta: float, conversion: str = "cks") -> float:
     """The epsilon that rho-zCDP implies at this delta."""
     if conversion == "bun-steinke":
         return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
-    lo, hi = 0.0, rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))  # B-S is an upper bound
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if zcdp_delta(rho, mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    upper = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))  # Bun-Steinke is an upper bound
+    return _bisect(lambda e: zcdp_delta(rho, e) > delta, 0.0, upper)[1]
 
 
 def gaussian_sigma(rho: float, sensitivity: float = 1.0) -> float:
