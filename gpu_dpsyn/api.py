@@ -79,6 +79,7 @@ class Synthesizer:
         self.accountant: Accountant | None = None
         self.marginals = None
         self.recodes: dict = {}
+        self.selected = None  # privsyn: the measured column sets
         self.public = None
         self.timings: dict = {}
         self.history: list = []
@@ -117,7 +118,8 @@ class Synthesizer:
         total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
         self.n_estimate = max(1, int(round(total)))
         if pub is not None:
-            self.public = [self._recode(a, c) for a, c in enumerate(pub)]
+            self.public = [self.recodes[a].apply(np, c) if a in self.recodes else c
+                           for a, c in enumerate(pub)]
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self
@@ -157,7 +159,7 @@ class Synthesizer:
                 if r is not None:
                     self.recodes[a] = r
                     one[a] = recoded_one_way(m, r)
-                    dev[a] = self.backend.asarray(r.lut.astype(code_dtype(r.size)))[dev[a].astype(np.int64)]
+                    dev[a] = r.apply(self.backend.xp, dev[a])
                     domain[a] = r.size
         self.domain = tuple(domain)
         if d == 1:
@@ -179,10 +181,6 @@ class Synthesizer:
                           acc, key, names, pb)
         return one + sel
 
-    def _recode(self, a: int, codes: np.ndarray) -> np.ndarray:
-        r = self.recodes.get(a)
-        return codes if r is None else r.lut[codes.astype(np.int64)]
-
     # -- sample: post-processing ----------------------------------------------------
     def _targets(self, n: int):
         """The most detailed marginals (those inside no other), scaled to n records."""
@@ -201,8 +199,7 @@ class Synthesizer:
             n_pub = len(self.public[0])
             u = be.uniforms(key, n, 0, rng.PRIOR, call)
             idx = xp.minimum(xp.floor(u * n_pub).astype(xp.int64), n_pub - 1)
-            return [xp.ascontiguousarray(be.asarray(c.astype(code_dtype(size)))[idx])
-                    for c, size in zip(self.public, self.domain)]
+            return [xp.ascontiguousarray(be.asarray(c)[idx]) for c in self.public]
         one = {m.attrs[0]: m for m in self.marginals if len(m.attrs) == 1}
         counts = []
         for a, size in enumerate(self.domain):
@@ -262,7 +259,7 @@ class Synthesizer:
             raise DPSynError("nothing was measured yet: call fit() first")
         rep = self.accountant.summary()
         rep["method"] = self.method
-        if getattr(self, "selected", None) is not None:
+        if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
 

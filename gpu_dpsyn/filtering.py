@@ -10,6 +10,7 @@ import numpy as np
 
 from . import rng
 from .cpu_fallback.philox import philox4x32, uniform
+from .encoding import code_dtype
 from .marginals import Marginal
 
 THETA_SIGMAS = 3.0
@@ -25,6 +26,10 @@ class Recode:
     @property
     def size(self) -> int:
         return int(self.lut.max()) + 1
+
+    def apply(self, xp, codes):
+        """Old codes -> new codes, on the array module of `codes`."""
+        return xp.asarray(self.lut.astype(code_dtype(self.size)))[codes.astype(np.int64)]
 
 
 def low_count_recode(m: Marginal, theta_sigmas: float = THETA_SIGMAS) -> Recode | None:

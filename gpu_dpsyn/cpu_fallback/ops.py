@@ -5,6 +5,8 @@ same counter-RNG layout, so for one seed both produce the same records.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .. import rng
@@ -39,7 +41,6 @@ class NumpyBackend:
     def free_memory(self) -> int | None:
         """Bytes of memory available now (None if unknown)."""
         try:
-            import os
             return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
         except (ValueError, OSError, AttributeError):
             return None

@@ -156,7 +156,7 @@ class CupyBackend:
             if len(self._tables) > 256:
                 self._tables.clear()
             self._tables[ptrs] = (cp.asarray(np.array([p for p, _ in ptrs], dtype=np.uint64)),
-                                  cp.asarray(np.array([c.itemsize for c in cols], np.int32)))
+                                  cp.asarray(np.array([s for _, s in ptrs], np.int32)))
         return self._tables[ptrs]
 
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
