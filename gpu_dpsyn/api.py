@@ -83,6 +83,7 @@ class Synthesizer:
         self.public = None
         self.timings: dict = {}
         self.history: list = []
+        self.gum_seconds: list = []  # wall time at each history entry
         self._calls = 0
 
     # -- fit: the only access to private data ------------------------------------------
@@ -232,6 +233,7 @@ class Synthesizer:
         self.backend.synchronize()
         t1 = time.perf_counter()
         self.history = res.history
+        self.gum_seconds = res.seconds
         self.structure = st
         codes = [self.backend.to_numpy(c) for c in res.cols]
         for a, r in self.recodes.items():

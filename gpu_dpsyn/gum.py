@@ -6,6 +6,7 @@ itself is the backend's `gum_apply`.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,6 +84,7 @@ def plan_update(xp, s, t, alpha: float):
 class GUMResult:
     cols: list
     history: list = field(default_factory=list)  # mean TVD to the targets per iteration
+    seconds: list = field(default_factory=list)  # wall time when each history entry was taken
 
 
 @dataclass
@@ -159,7 +161,7 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     xp = backend.xp
     n = int(len(cols[0]))
     dev_t = [xp.asarray(t, dtype=xp.float64) for _, _, t in targets]
-    hist = []
+    hist, seconds, t0 = [], [], time.perf_counter()
 
     def errors():
         # one copy of all histograms, summed on the host: device reductions round in
@@ -173,13 +175,14 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
                          zip(np.split(h, ends[:-1]), targets)]) / (2.0 * n)
 
     for it in range(cfg.iterations):
-        err = errors()
+        err = errors()  # a device-to-host copy: the clock reads finished work
         hist.append(float(err.mean()) if err.size else 0.0)
+        seconds.append(time.perf_counter() - t0)
         alpha, dup = cfg.alpha_at(it), MIXES[cfg.mix](it)
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
             attrs, shape, _ = targets[i]
             cell, s = backend.cell_histogram(cols, attrs, shape)
-            add, rem = plan_update(xp, s, dev_t[i], alpha)
+            add, rem = backend.plan_update(s, dev_t[i], alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
                               it * len(targets) + pos, call,
                               None if groups is None else groups[i])
@@ -187,7 +190,8 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
             progress.update(1)
     err = errors()
     hist.append(float(err.mean()) if err.size else 0.0)
-    return GUMResult(cols, hist)
+    seconds.append(time.perf_counter() - t0)
+    return GUMResult(cols, hist, seconds)
 
 
 def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> None:

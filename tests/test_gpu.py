@@ -107,13 +107,48 @@ def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema):
         c_cell, c_s = cb.cell_histogram(c_cols, attrs, shape)
         add, rem = plan_update(np, c_s, real.astype(float), 1.0)
         g_cell, g_s = gb.cell_histogram(g_cols, attrs, shape)
-        g_add, g_rem = plan_update(gb.xp, g_s, gb.asarray(real.astype(float)), 1.0)
+        g_add, g_rem = gb.plan_update(g_s, gb.asarray(real.astype(float)), 1.0)
         assert np.array_equal(gb.to_numpy(g_add), add) and np.array_equal(gb.to_numpy(g_rem), rem)
         cb.gum_apply(c_cols, attrs, shape, c_cell, c_s, add, rem, dup, (1, 2), it, 0)
         gb.gum_apply(g_cols, attrs, shape, g_cell, g_s, g_add, g_rem, dup, (1, 2), it, 0)
         assert all(np.array_equal(gb.to_numpy(g), c) for g, c in zip(g_cols, c_cols))
     # and the updates did their job
     assert np.abs(cb.histogram(c_cols, attrs, shape) - real).sum() < 0.5 * err0
+
+
+def _plan_cases():
+    r = np.random.default_rng(11)
+    cases = []
+    for n, alpha in [(1, 1.0), (7, 0.3), (300, 1.0), (3255, 0.84), (5000, 2.0)]:
+        s = r.poisson(r.choice([0.5, 4.0, 40.0]), n)
+        s[r.random(n) < 0.2] = 0  # empty cells: added to at rate alpha * t
+        t = r.gamma(0.7, s.mean() + 1, n)
+        t *= s.sum() / max(t.sum(), 1e-9)
+        cases.append((s, t, alpha))
+    s = np.full(64, 10)  # equal fractions everywhere: ties broken by index
+    cases.append((s, np.tile([7.5, 12.5], 32).astype(float), 1.0))
+    cases.append((np.full(16, 5), np.full(16, 5.0), 1.0))  # nothing to do
+    cases.append((np.array([100, 0, 0, 0]), np.array([25.0, 25.0, 25.0, 25.0]), 0.01))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(len(_plan_cases())))
+def test_fused_plan_equals_cpu(gb, case):
+    # the one-block plan kernel computes gum.plan_update's add and rem bit for bit
+    s, t, alpha = _plan_cases()[case]
+    add, rem = plan_update(np, s.astype(np.int64), t, alpha)
+    g_add, g_rem = gb.plan_update(gb.asarray(s, dtype=np.int64), gb.asarray(t), alpha)
+    assert np.array_equal(gb.to_numpy(g_add), add)
+    assert np.array_equal(gb.to_numpy(g_rem), rem)
+    assert add.sum() == rem.sum() and (rem <= s).all()
+
+
+def test_large_plans_fall_back_to_array_code(gb, monkeypatch):
+    monkeypatch.setattr(kops, "PLAN_MAX_CELLS", 8)
+    s, t, alpha = _plan_cases()[2]
+    add, rem = gb.plan_update(gb.asarray(s, dtype=np.int64), gb.asarray(t), alpha)
+    c_add, c_rem = plan_update(np, s.astype(np.int64), t, alpha)
+    assert np.array_equal(gb.to_numpy(add), c_add) and np.array_equal(gb.to_numpy(rem), c_rem)
 
 
 def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, monkeypatch):

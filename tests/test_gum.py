@@ -4,7 +4,7 @@ import pytest
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.encoding import encode
 from gpu_dpsyn.evaluate import tvd_codes
-from gpu_dpsyn.gum import GUMConfig, apportion, plan_update, run_gum
+from gpu_dpsyn.gum import GUMConfig, apportion, plan_update, run_gum  # noqa: F401
 from gpu_dpsyn.marginals import dpsyn_plan, exact_marginals
 from gpu_dpsyn.schema import Schema
 
@@ -55,7 +55,7 @@ def test_one_update_moves_counts_exactly(backend, flights, flights_schema, dup):
     attrs, shape = (2, 4), (dom[2], dom[4])
     cell, s = backend.cell_histogram(cols, attrs, shape)
     t = np.random.default_rng(0).permutation(backend.to_numpy(s)).astype(float)
-    add, rem = plan_update(backend.xp, s, backend.asarray(t), 1.0)
+    add, rem = backend.plan_update(s, backend.asarray(t), 1.0)
     before = [backend.to_numpy(c).copy() for c in cols]
     backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, (1, 2), 0, 0)
     after = [backend.to_numpy(c) for c in cols]

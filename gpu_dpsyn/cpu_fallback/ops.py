@@ -71,6 +71,11 @@ class NumpyBackend:
             return _noise.discrete_gaussian(key, n, scale, call)
         return _noise.discrete_laplace(key, n, scale, call)
 
+    def plan_update(self, s, t, alpha: float):
+        """(add, rem) per cell for one GUM update (gum.plan_update)."""
+        from ..gum import plan_update
+        return plan_update(np, s, t, alpha)
+
     # -- records -------------------------------------------------------------------
     def init_records(self, counts: list, key, call: int) -> list:
         """Column j holds value v counts[j][v] times, in an independent random order."""

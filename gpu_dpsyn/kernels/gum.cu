@@ -16,50 +16,68 @@ extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int 
     keys[i] = ((unsigned long long)w.x << 32) | (unsigned long long)i;
 }
 
-extern "C" __global__ void cell_keys(long long n, const int* cell, int idx_bits,
-                                     unsigned long long* keys) {
+// sort keys (cell << idx_bits) | i, 32-bit when they fit (half the radix passes)
+template <typename K>
+__device__ __forceinline__ void cell_keys_t(long long n, const int* cell, int idx_bits, K* keys) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    keys[i] = ((unsigned long long)cell[i] << idx_bits) | (unsigned long long)i;
+    keys[i] = ((K)cell[i] << idx_bits) | (K)i;
 }
 
-extern "C" __global__ void scatter_order(long long n, const unsigned long long* sorted,
-                                         int idx_bits, long long* order) {
+template <typename K>
+__device__ __forceinline__ void scatter_order_t(long long n, const K* sorted, int idx_bits,
+                                                long long* order) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n) return;
-    order[p] = (long long)(sorted[p] & ((1ull << idx_bits) - 1ull));
+    order[p] = (long long)(sorted[p] & (((K)1 << idx_bits) - (K)1));
 }
 
+extern "C" __global__ void cell_keys(long long n, const int* cell, int idx_bits,
+                                     unsigned long long* keys) {
+    cell_keys_t(n, cell, idx_bits, keys);
+}
+extern "C" __global__ void cell_keys32(long long n, const int* cell, int idx_bits,
+                                       unsigned int* keys) {
+    cell_keys_t(n, cell, idx_bits, keys);
+}
+extern "C" __global__ void scatter_order(long long n, const unsigned long long* sorted,
+                                         int idx_bits, long long* order) {
+    scatter_order_t(n, sorted, idx_bits, order);
+}
+extern "C" __global__ void scatter_order32(long long n, const unsigned int* sorted,
+                                           int idx_bits, long long* order) {
+    scatter_order_t(n, sorted, idx_bits, order);
+}
+
+// round_keys: 4 for the removal ranks (GUM_SORT), 4 for the slot pairing (GUM_PAIR),
+// written by gum_prep (plan.cu)
 // removed slot j: rank r of over cell c -> the record at position pi_c(r) of that cell,
 // pi_c a Feistel bijection of [0, s[c]) salted by c (cpu_fallback.permute.feistel_ranks)
 extern "C" __global__ void pick_removed(long long n, const long long* total_ptr,
                                         const long long* cumrem, long long ncells,
                                         const long long* rem, const long long* s,
                                         const long long* offset, const long long* order,
-                                        unsigned int rk0, unsigned int rk1, unsigned int rk2,
-                                        unsigned int rk3, long long* removed) {
+                                        const unsigned int* round_keys, long long* removed) {
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n || j >= *total_ptr) return;
     long long c = upper_bound(cumrem, ncells, j);
     long long r = j - (cumrem[c] - rem[c]);
-    unsigned int rk[4] = {rk0, rk1, rk2, rk3};
-    removed[j] = order[offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c)];
+    removed[j] = order[offset[c] + feistel_perm(r, s[c], round_keys, (unsigned int)c)];
 }
 
 extern "C" __global__ void fill_slots(
     long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
     const long long* s, const long long* offset, const long long* order,
     const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
-    unsigned int call, double dup_frac, unsigned int rk0, unsigned int rk1, unsigned int rk2,
-    unsigned int rk3, const unsigned long long* colptr, const int* colsize, int ncols,
+    unsigned int call, double dup_frac, const unsigned int* round_keys,
+    const unsigned long long* colptr, const int* colsize, int ncols,
     const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2,
     long long st0, long long st1, long long st2, long long d0, long long d1, long long d2) {
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
     long long c = upper_bound(cumadd, ncells, j);  // the under cell of slot j
-    unsigned int rk[4] = {rk0, rk1, rk2, rk3};
-    long long dst = removed[feistel_perm(j, total, rk, 0u)];
+    long long dst = removed[feistel_perm(j, total, round_keys + 4, 0u)];
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
     if (sc > 0 && u01(w.y) < dup_frac) {

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import rng
+from .. import gum
 from ..cpu_fallback.ops import strides_of
-from ..cpu_fallback.permute import round_keys
 from ..encoding import code_dtype
 from ..errors import BackendError
 
@@ -23,11 +22,13 @@ except Exception:  # pragma: no cover - depends on the machine
     cp = None
 
 KERNEL_DIR = Path(__file__).resolve().parent
-SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "gum.cu")
+SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu")
 # no FMA contraction: the device must round like NumPy does
 NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
 THREADS = 256
 SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
+PLAN_THREADS = 1024  # one block plans an update (a power of two; plan.cu)
+PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (gum.plan_update)
 
 
 def load_cuda_module(name: str):
@@ -159,30 +160,51 @@ class CupyBackend:
                                   cp.asarray(np.array([s for _, s in ptrs], np.int32)))
         return self._tables[ptrs]
 
+    def plan_update(self, s, t, alpha: float):
+        """gum.plan_update in one launch (plan.cu): the same add and rem, bit for bit."""
+        n = int(s.size)
+        if n > PLAN_MAX_CELLS:
+            return gum.plan_update(cp, s, t, alpha)
+        work = cp.empty(4 * n, dtype=cp.float64)  # over, work | add, rem (int64)
+        add, rem = work[2 * n:3 * n].view(cp.int64), work[3 * n:].view(cp.int64)
+        _kernel("plan.cu", "plan_update")(
+            (1,), (PLAN_THREADS,), (np.int64(n), cp.ascontiguousarray(s, dtype=cp.int64),
+                                     cp.ascontiguousarray(t, dtype=cp.float64),
+                                     np.float64(alpha), work[:n], work[n:2 * n], add, rem))
+        return add, rem
+
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
                   key, update_id: int, call: int, copy_cols=None) -> None:
         n = int(cell.size)
         ncells = int(np.prod(shape))
         idx_bits = max(1, (n - 1).bit_length())
-        if (ncells - 1).bit_length() + idx_bits > 64:
+        key_bits = (ncells - 1).bit_length() + idx_bits
+        if key_bits > 64:
             raise BackendError(f"marginal of {ncells:,} cells is too large for the GPU sort key "
                                f"with {n:,} records")
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
-        grid, nn = (_blocks(n),), np.int64(n)
-        keys = cp.empty(n, dtype=cp.uint64)
-        _kernel("gum.cu", "cell_keys")(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
+        grid, nn, nc = (_blocks(n),), np.int64(n), np.int64(ncells)
+        w = "32" if key_bits <= 32 else ""
+        keys = cp.empty(n, dtype=cp.uint32 if w else cp.uint64)
+        _kernel("gum.cu", "cell_keys" + w)(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
         keys = cp.sort(keys)
         order = cp.empty(n, dtype=cp.int64)
-        _kernel("gum.cu", "scatter_order")(grid, (THREADS,), (nn, keys, np.int32(idx_bits), order))
-        offset = cp.cumsum(s) - s
-        cumadd = cp.cumsum(add)
-        total = cumadd[-1:]  # the number of slots stays on the device
+        _kernel("gum.cu", "scatter_order" + w)(grid, (THREADS,),
+                                               (nn, keys, np.int32(idx_bits), order))
+        # offset, cumadd, cumrem and the round keys in one launch; the number of slots
+        # (cumadd[-1]) stays on the device
+        scan = cp.empty(3 * ncells, dtype=cp.int64)
+        offset, cumadd, cumrem = scan[:ncells], scan[ncells:2 * ncells], scan[2 * ncells:]
+        rk = cp.empty(8, dtype=cp.uint32)
+        s, add, rem = (cp.ascontiguousarray(x, dtype=cp.int64) for x in (s, add, rem))
+        _kernel("plan.cu", "gum_prep")((1,), (PLAN_THREADS,),
+                                       (nc, s, add, rem, offset, cumadd, cumrem, k0, k1,
+                                        np.uint32(update_id), np.uint32(call), rk))
+        total = cumadd[ncells - 1:]
         removed = cp.empty(n, dtype=cp.int64)
-        rs = [np.uint32(x) for x in round_keys(key, update_id, call, rng.GUM_SORT)]
         _kernel("gum.cu", "pick_removed")(grid, (THREADS,),
-                                          (nn, total, cp.cumsum(rem), np.int64(ncells), rem, s,
-                                           offset, order, *rs, removed))
-        rk = [np.uint32(x) for x in round_keys(key, update_id, call)]
+                                          (nn, total, cumrem, nc, rem, s, offset, order, rk,
+                                           removed))
         # Duplicate copies the group's columns; Replace addresses the marginal's columns
         # through the full table, so both tables ride along
         group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
@@ -193,7 +215,7 @@ class CupyBackend:
         dims = list(shape) + [1] * (3 - len(attrs))
         _kernel("gum.cu", "fill_slots")(
             grid, (THREADS,),
-            (nn, total, cumadd, np.int64(ncells), s, offset, order, removed, k0, k1,
-             np.uint32(update_id), np.uint32(call), np.float64(dup_frac), *rk, table, sizes,
+            (nn, total, cumadd, nc, s, offset, order, removed, k0, k1,
+             np.uint32(update_id), np.uint32(call), np.float64(dup_frac), rk, table, sizes,
              np.int32(len(group)), full, full_sizes, np.int32(len(attrs)),
              *[np.int32(x) for x in a], *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))

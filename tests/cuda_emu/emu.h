@@ -2,7 +2,8 @@
 // compiled by g++ and run one thread at a time (blockDim = 1) in tests without a GPU.
 #pragma once
 #include <cmath>
-using std::floor; using std::log; using std::exp; using std::fabs;
+using std::floor; using std::log; using std::exp; using std::fabs; using std::fmin;
+using std::rint;
 #define __global__
 #define __device__
 #define __forceinline__ inline

@@ -77,6 +77,7 @@ def emulated_backend(monkeypatch, so: Path):
     monkeypatch.setattr(kops, "cp", fake)
     monkeypatch.setattr(kops, "_ptr", lambda a: a.ctypes.data)
     monkeypatch.setattr(kops, "_kernel", lambda module, name: _Kernel(lib, name))
+    monkeypatch.setattr(kops, "PLAN_THREADS", 1)  # block-cooperative kernels: one thread
     be = kops.CupyBackend()
     be.xp = fake
     be.free_memory = lambda: None  # no device to ask

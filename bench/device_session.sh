@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine: environment, GPU tests, the full suite (where
+# backend="auto" now means the GPU), the per-operation profile and the GPU-vs-CPU
+# benchmark.  Logs and JSON go to $OUT (or out/device).  Each stage has its own
+# time limit so one hang does not cost the others.
+#   STAGES="env gpu suite profile bench" ROWS=1e5,1e6,1e7 bash bench/device_session.sh
+set -u
+OUT=${OUT:-out/device}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+STAGES=${STAGES:-"env gpu suite profile bench"}
+ROWS=${ROWS:-1e5,1e6,1e7}
+for st in $STAGES; do
+  echo "=== $st $(date +%T)"
+  case $st in
+    env) { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv
+           $PY -c "import cupy, numpy, pandas, sys; print(sys.version); print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__); print(cupy.cuda.runtime.getDeviceProperties(0)['name'].decode(), cupy.is_available())"
+         } 2>&1 | tee "$OUT/env.log" ;;
+    gpu) timeout 240 $PY -m pytest -q -m gpu -rs --tb=short -p no:cacheprovider 2>&1 \
+           | tee "$OUT/pytest_gpu.log" | tail -40 ;;
+    suite) timeout 300 $PY -m pytest -q -n 8 --tb=short -p no:cacheprovider 2>&1 \
+           | tee "$OUT/pytest_all.log" | tail -40 ;;
+    profile) timeout 120 $PY bench/gpu_profile.py --rows 1e6 --out "$OUT/gpu_profile.json" 2>&1 \
+           | tee "$OUT/profile.log" ;;
+    bench) timeout ${BENCH_TIMEOUT:-400} $PY bench/gpu_vs_cpu.py --rows "$ROWS" \
+           --out "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/bench.log" ;;
+  esac
+done
+echo "=== done $(date +%T)"
