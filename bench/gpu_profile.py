@@ -83,7 +83,26 @@ def main(argv=None):
         n = int(a.rows)
         keys = xp.arange(n, dtype=xp.uint64)[::-1].copy()
         small = xp.zeros(16)
+        from gpu_dpsyn.kernels import ops as kops
+
+        def plan_with(threads):
+            def f():
+                kops.PLAN_THREADS = threads
+                try:
+                    be.plan_update(s, t, 1.0)
+                finally:
+                    kops.PLAN_THREADS = 256
+            return f
+        for threads in (64, 128):
+            ops[f"plan_update, {threads} threads"] = plan_with(threads)
+        ops["gum_prep (prefix sums, round keys)"] = lambda: kops._kernel("plan.cu", "gum_prep")(
+            (1,), (kops.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),
+                                         xp.empty_like(s), xp.empty_like(s), np.uint32(1),
+                                         np.uint32(2), np.uint32(0), np.uint32(0),
+                                         xp.empty(8, dtype=xp.uint32)))
         ops["cupy.sort of n uint64"] = lambda: xp.sort(keys)
+        keys32 = keys.astype(xp.uint32)
+        ops["cupy.sort of n uint32"] = lambda: xp.sort(keys32)
         ops["one tiny elementwise op"] = lambda: small + 1.0
     res = {}
     for name, fn in ops.items():

@@ -238,7 +238,9 @@ class Synthesizer:
         codes = [self.backend.to_numpy(c) for c in res.cols]
         for a, r in self.recodes.items():
             codes[a] = undo(codes[a], r, key, call)
-        out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode)
+        be = self.backend
+        out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode,
+                     lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 

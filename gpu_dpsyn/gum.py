@@ -71,13 +71,20 @@ def plan_update(xp, s, t, alpha: float):
     over = xp.where(gap < 0, -gap, 0.0)
     total = xp.minimum(add.sum(), xp.rint(over).sum())
     add = apportion(xp, add, total)
+    beta = removal_rate(xp, over, s, total)
+    rem = apportion(xp, xp.rint(xp.minimum(over, beta * s)), total)
+    return add.astype(xp.int64), rem.astype(xp.int64)
+
+
+def removal_rate(xp, over, s, total):
+    """beta: bisection on [0, 1] for the smallest rate with sum(rint(min(over, beta s)))
+    >= total (kept at 1 if none)."""
     lo, hi = xp.zeros((), xp.float64), xp.ones((), xp.float64)
     for _ in range(BISECT_STEPS):
         mid = (lo + hi) * 0.5
         ok = xp.rint(xp.minimum(over, mid * s)).sum() >= total
         hi, lo = xp.where(ok, mid, hi), xp.where(ok, lo, mid)
-    rem = apportion(xp, xp.rint(xp.minimum(over, hi * s)), total)
-    return add.astype(xp.int64), rem.astype(xp.int64)
+    return hi
 
 
 @dataclass

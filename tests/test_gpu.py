@@ -11,7 +11,7 @@ from conftest import gpu
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.encoding import encode
-from gpu_dpsyn.gum import plan_update
+from gpu_dpsyn.gum import plan_update, removal_rate
 from gpu_dpsyn.kernels import ops as kops
 
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
@@ -141,6 +141,11 @@ def test_fused_plan_equals_cpu(gb, case):
     assert np.array_equal(gb.to_numpy(g_add), add)
     assert np.array_equal(gb.to_numpy(g_rem), rem)
     assert add.sum() == rem.sum() and (rem <= s).all()
+    if gb.to_numpy(g_add).size <= kops.PLAN_MAX_CELLS:  # the bisection's rate, to the bit
+        sf = s.astype(np.float64)
+        over = np.where(t - sf < 0, sf - t, 0.0)
+        beta = removal_rate(np, over, sf, float(add.sum()))
+        assert float(gb.to_numpy(gb.last_beta)[0]) == float(beta)
 
 
 def test_large_plans_fall_back_to_array_code(gb, monkeypatch):

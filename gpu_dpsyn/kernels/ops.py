@@ -27,7 +27,7 @@ SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu")
 NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
 THREADS = 256
 SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
-PLAN_THREADS = 1024  # one block plans an update (a power of two; plan.cu)
+PLAN_THREADS = 256  # one block plans an update (a power of two <= 256; plan.cu)
 PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (gum.plan_update)
 
 
@@ -165,12 +165,14 @@ class CupyBackend:
         n = int(s.size)
         if n > PLAN_MAX_CELLS:
             return gum.plan_update(cp, s, t, alpha)
-        work = cp.empty(4 * n, dtype=cp.float64)  # over, work | add, rem (int64)
-        add, rem = work[2 * n:3 * n].view(cp.int64), work[3 * n:].view(cp.int64)
+        work = cp.empty(4 * n + 1, dtype=cp.float64)  # over, work | add, rem (int64) | beta
+        add, rem = work[2 * n:3 * n].view(cp.int64), work[3 * n:4 * n].view(cp.int64)
         _kernel("plan.cu", "plan_update")(
-            (1,), (PLAN_THREADS,), (np.int64(n), cp.ascontiguousarray(s, dtype=cp.int64),
-                                     cp.ascontiguousarray(t, dtype=cp.float64),
-                                     np.float64(alpha), work[:n], work[n:2 * n], add, rem))
+            (1,), (min(PLAN_THREADS, 256),),
+            (np.int64(n), cp.ascontiguousarray(s, dtype=cp.int64),
+             cp.ascontiguousarray(t, dtype=cp.float64), np.float64(alpha), work[:n],
+             work[n:2 * n], add, rem, work[4 * n:]))
+        self.last_beta = work[4 * n:]  # for tests: the removal rate the bisection found
         return add, rem
 
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
@@ -184,7 +186,7 @@ class CupyBackend:
                                f"with {n:,} records")
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
         grid, nn, nc = (_blocks(n),), np.int64(n), np.int64(ncells)
-        w = "32" if key_bits <= 32 else ""
+        w = "32" if key_bits <= 32 and idx_bits < 32 else ""
         keys = cp.empty(n, dtype=cp.uint32 if w else cp.uint64)
         _kernel("gum.cu", "cell_keys" + w)(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
         keys = cp.sort(keys)
@@ -197,7 +199,7 @@ class CupyBackend:
         offset, cumadd, cumrem = scan[:ncells], scan[ncells:2 * ncells], scan[2 * ncells:]
         rk = cp.empty(8, dtype=cp.uint32)
         s, add, rem = (cp.ascontiguousarray(x, dtype=cp.int64) for x in (s, add, rem))
-        _kernel("plan.cu", "gum_prep")((1,), (PLAN_THREADS,),
+        _kernel("plan.cu", "gum_prep")((1,), (min(PLAN_THREADS, 256),),
                                        (nc, s, add, rem, offset, cumadd, cumrem, k0, k1,
                                         np.uint32(update_id), np.uint32(call), rk))
         total = cumadd[ncells - 1:]

@@ -7,8 +7,9 @@
 // emulation in tests/cuda_emu runs it with one thread).
 #include "common.cuh"
 
-#define PLAN_MAX_THREADS 1024
+#define PLAN_MAX_THREADS 256
 #define BISECT_STEPS 48
+#define SECTIONS 8  // bisection 3 steps at a time: 7 points per barrier round
 
 __device__ long long block_sum(long long v, long long* red) {
     unsigned int t = threadIdx.x;
@@ -117,7 +118,7 @@ __device__ void apportion(long long n, const double* v, long long total, double*
 
 extern "C" __global__ void plan_update(long long n, const long long* s, const double* t,
                                        double alpha, double* over, double* work,
-                                       long long* add, long long* rem) {
+                                       long long* add, long long* rem, double* beta) {
     __shared__ long long red[PLAN_MAX_THREADS];
     __shared__ unsigned int bins[256 + 16];
     __shared__ long long shared_k[2];
@@ -136,28 +137,57 @@ extern "C" __global__ void plan_update(long long n, const long long* s, const do
     long long total = A < O ? A : O;
     // add: apportioned in place of the raw amounts (frac goes to `rem` as scratch)
     apportion(n, work, total, (double*)rem, add, red, bins, shared_k);
-    // beta: bisection for the smallest removal rate that frees `total` records
+    // beta: bisection for the smallest removal rate that frees `total` records.  The
+    // predicate is monotone in mid and every point is a dyadic k / 2^48 (exact), so
+    // testing the 7 inner points of the interval and keeping the eighth where it first
+    // holds is 3 steps of NumPy's bisection, with a third of the barriers.
+    __shared__ long long red7[SECTIONS - 1][PLAN_MAX_THREADS];
     double lo = 0.0, hi = 1.0;
-    for (int step = 0; step < BISECT_STEPS; ++step) {
-        double mid = (lo + hi) * 0.5;
-        long long part = 0;
-        for (long long i = tid; i < n; i += nt)
-            part += (long long)rint(fmin(over[i], mid * (double)s[i]));
-        if (block_sum(part, red) >= total) hi = mid; else lo = mid;
+    for (int pass = 0; pass < BISECT_STEPS / 3; ++pass) {
+        double step = (hi - lo) * (1.0 / SECTIONS);
+        long long part[SECTIONS - 1];
+        for (int j = 0; j < SECTIONS - 1; ++j) part[j] = 0;
+        for (long long i = tid; i < n; i += nt) {
+            double si = (double)s[i], oi = over[i];
+            for (int j = 0; j < SECTIONS - 1; ++j)
+                part[j] += (long long)rint(fmin(oi, (lo + (j + 1) * step) * si));
+        }
+        for (int j = 0; j < SECTIONS - 1; ++j) red7[j][tid] = part[j];
+        __syncthreads();
+        for (unsigned int h = nt / 2; h > 0; h >>= 1) {
+            if (tid < h)
+                for (int j = 0; j < SECTIONS - 1; ++j) red7[j][tid] += red7[j][tid + h];
+            __syncthreads();
+        }
+        int first = SECTIONS;  // the first point where enough records are freed
+        for (int j = SECTIONS - 2; j >= 0; --j)
+            if (red7[j][0] >= total) first = j + 1;
+        __syncthreads();
+        double new_lo = lo + (first - 1) * step;
+        hi = first < SECTIONS ? lo + first * step : hi;
+        lo = new_lo;
     }
+    if (tid == 0) *beta = hi;
     for (long long i = tid; i < n; i += nt) work[i] = rint(fmin(over[i], hi * (double)s[i]));
     __syncthreads();
     apportion(n, work, total, over, rem, red, bins, shared_k);
 }
 
-// chunked inclusive prefix sum of x into out (block-cooperative)
-__device__ void block_cumsum(long long n, const long long* x, long long* out, long long* red) {
+// chunked prefix sum of x into out, inclusive or exclusive (block-cooperative; each
+// thread owns one contiguous chunk, and the closing barrier publishes it to all)
+__device__ void block_cumsum(long long n, const long long* x, long long* out, bool exclusive,
+                             long long* red) {
     unsigned int t = threadIdx.x, nt = blockDim.x;
     long long chunk = (n + nt - 1) / nt, lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
     long long part = 0;
     for (long long i = lo; i < hi; ++i) part += x[i];
     long long run = block_exclusive_scan(part, red);
-    for (long long i = lo; i < hi; ++i) { run += x[i]; out[i] = run; }
+    for (long long i = lo; i < hi; ++i) {
+        long long before = run;
+        run += x[i];
+        out[i] = exclusive ? before : run;
+    }
+    __syncthreads();
 }
 
 // what the record pass needs: offset = cumsum(s) - s, cumadd, cumrem, and the two sets
@@ -168,10 +198,9 @@ extern "C" __global__ void gum_prep(long long n, const long long* s, const long 
                                     unsigned int update, unsigned int call,
                                     unsigned int* round_keys) {
     __shared__ long long red[PLAN_MAX_THREADS];
-    block_cumsum(n, s, offset, red);
-    for (long long i = threadIdx.x; i < n; i += blockDim.x) offset[i] -= s[i];
-    block_cumsum(n, add, cumadd, red);
-    block_cumsum(n, rem, cumrem, red);
+    block_cumsum(n, s, offset, true, red);
+    block_cumsum(n, add, cumadd, false, red);
+    block_cumsum(n, rem, cumrem, false, red);
     if (threadIdx.x < 8) {
         unsigned int r = threadIdx.x & 3u, stream = threadIdx.x < 4 ? STREAM_GUM_SORT
                                                                     : STREAM_GUM_PAIR;

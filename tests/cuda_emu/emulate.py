@@ -1,15 +1,18 @@
 """Run the real CUDA sources and the real CuPy glue on the CPU.
 
-The .cu files are compiled by g++ with emu.h standing in for the CUDA built-ins and
-run one thread at a time; NumPy stands in for CuPy.  This checks, without a GPU,
-that the kernels compute what the NumPy fallback computes.  (It cannot find races,
-launch-configuration or CuPy-API mistakes: the GPU tests do that on a device.)
+The .cu files are compiled by g++ with emu.h standing in for the CUDA built-ins;
+data-parallel kernels run one thread at a time, the block-cooperative ones (plan.cu)
+as one block of real threads with barriers.  NumPy stands in for CuPy.  This checks,
+without a GPU, that the kernels compute what the NumPy fallback computes, and makes a
+missing barrier likely to show.  (Launch-configuration and CuPy-API mistakes need a
+device: the GPU tests.)
 """
 from __future__ import annotations
 
 import ctypes
 import shutil
 import subprocess
+import threading
 import types
 from pathlib import Path
 
@@ -23,24 +26,36 @@ _CTYPES = {np.int64: ctypes.c_longlong, np.int32: ctypes.c_int, np.uint32: ctype
            np.uint64: ctypes.c_ulonglong, np.float64: ctypes.c_double}
 
 
+COOPERATIVE = ("plan.cu",)  # kernels whose threads share memory and barriers
+COOP_THREADS = 64  # block size for them here: several levels of every reduction
+
+
 def build(out_dir: Path) -> Path:
     gxx = shutil.which("g++")
     if gxx is None:
         raise RuntimeError("g++ is needed to emulate the kernels")
     so = out_dir / "kernels_emu.so"
-    srcs = [str(kops.KERNEL_DIR / s) for s in kops.SOURCES]
-    subprocess.run([gxx, "-O2", "-shared", "-fPIC", "-Wno-unknown-pragmas",
-                    f"-I{kops.KERNEL_DIR}", f"-I{HERE}", "-include", str(HERE / "emu.h"),
-                    "-x", "c++", *srcs, "-x", "none", str(HERE / "emu.cpp"), "-o", str(so)],
+    flags = ["-O2", "-fPIC", "-pthread", "-Wno-unknown-pragmas", f"-I{kops.KERNEL_DIR}",
+             f"-I{HERE}", "-include", str(HERE / "emu.h"), "-x", "c++"]
+    objs = []
+    for src in kops.SOURCES:
+        obj = out_dir / (src + ".o")
+        extra = ["-DEMU_SHARED_STATIC"] if src in COOPERATIVE else []
+        subprocess.run([gxx, *flags, *extra, "-c", str(kops.KERNEL_DIR / src), "-o", str(obj)],
+                       check=True, capture_output=True, text=True)
+        objs.append(str(obj))
+    subprocess.run([gxx, "-O2", "-shared", "-fPIC", "-pthread", f"-I{HERE}",
+                    str(HERE / "emu.cpp"), *objs, "-o", str(so)],
                    check=True, capture_output=True, text=True)
     return so
 
 
 class _Kernel:
-    def __init__(self, lib, name):
+    def __init__(self, lib, module, name):
         self.fn = getattr(lib, name)
         self.fn.restype = None
-        self.set = lib.emu_set
+        self.lib = lib
+        self.coop = module in COOPERATIVE
 
     def __call__(self, grid, block, args, shared_mem=0):
         cargs = []
@@ -49,10 +64,28 @@ class _Kernel:
                 cargs.append(ctypes.c_void_p(a.ctypes.data))
             else:
                 cargs.append(_CTYPES[type(a)](a))
+        if self.coop:
+            return self._block(int(grid[0]), int(block[0]), cargs)
         threads = int(grid[0]) * int(block[0])
         for b in range(threads):  # every thread its own block of one
-            self.set(b, threads)
+            self.lib.emu_set(b, threads)
             self.fn(*cargs)
+
+    def _block(self, grid, nthreads, cargs):
+        """One block of real threads (ctypes drops the GIL, so they run concurrently)."""
+        assert grid == 1, "cooperative kernels run as one block"
+        self.lib.emu_coop_begin(nthreads)
+
+        def body(tid):
+            self.lib.emu_thread(tid)
+            self.fn(*cargs)
+        ts = [threading.Thread(target=body, args=(t,), daemon=True) for t in range(nthreads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(timeout=60)
+            if t.is_alive():  # a barrier not every thread reaches
+                raise RuntimeError("emulated block deadlocked at __syncthreads")
 
 
 class _NumpyAsCupy(types.ModuleType):
@@ -76,8 +109,8 @@ def emulated_backend(monkeypatch, so: Path):
     fake = _fake_cupy()
     monkeypatch.setattr(kops, "cp", fake)
     monkeypatch.setattr(kops, "_ptr", lambda a: a.ctypes.data)
-    monkeypatch.setattr(kops, "_kernel", lambda module, name: _Kernel(lib, name))
-    monkeypatch.setattr(kops, "PLAN_THREADS", 1)  # block-cooperative kernels: one thread
+    monkeypatch.setattr(kops, "_kernel", lambda module, name: _Kernel(lib, module, name))
+    monkeypatch.setattr(kops, "PLAN_THREADS", COOP_THREADS)
     be = kops.CupyBackend()
     be.xp = fake
     be.free_memory = lambda: None  # no device to ask
