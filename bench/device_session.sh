@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: environment, GPU tests, the full suite (where
-# backend="auto" now means the GPU), the per-operation profile and the GPU-vs-CPU
-# benchmark.  Logs and JSON go to $OUT (or out/device).  Each stage has its own
+# backend="auto" now means the GPU), compute-sanitizer on the kernel tests, the
+# per-operation profile and the GPU-vs-CPU benchmark.  Logs and JSON go to $OUT (or out/device).  Each stage has its own
 # time limit so one hang does not cost the others.
 #   STAGES="env gpu suite profile bench" ROWS=1e5,1e6,1e7 bash bench/device_session.sh
 set -u
@@ -9,7 +9,7 @@ OUT=${OUT:-out/device}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 PY=${PY:-python3}
-STAGES=${STAGES:-"env gpu suite profile bench"}
+STAGES=${STAGES:-"env gpu suite sanitize profile bench"}
 ROWS=${ROWS:-1e5,1e6,1e7}
 for st in $STAGES; do
   echo "=== $st $(date +%T)"
@@ -21,6 +21,13 @@ for st in $STAGES; do
            | tee "$OUT/pytest_gpu.log" | tail -40 ;;
     suite) timeout 300 $PY -m pytest -q -n 8 --tb=short -p no:cacheprovider 2>&1 \
            | tee "$OUT/pytest_all.log" | tail -40 ;;
+    sanitize)  # shared-memory races (the block-cooperative plan) and out-of-bounds access
+      for tool in racecheck memcheck; do
+        timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $PY -m pytest -q -m gpu \
+          -p no:cacheprovider tests/test_gpu.py -k "fused or init_and_gum or pipeline" 2>&1 \
+          | tee "$OUT/sanitize_$tool.log" | tail -8
+        echo "compute-sanitizer $tool: exit ${PIPESTATUS[0]}"
+      done ;;
     profile) timeout 120 $PY bench/gpu_profile.py --rows 1e6 --out "$OUT/gpu_profile.json" 2>&1 \
            | tee "$OUT/profile.log" ;;
     bench) timeout ${BENCH_TIMEOUT:-400} $PY bench/gpu_vs_cpu.py --rows "$ROWS" \

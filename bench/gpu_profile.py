@@ -91,15 +91,13 @@ def main(argv=None):
                 try:
                     be.plan_update(s, t, 1.0)
                 finally:
-                    kops.PLAN_THREADS = 256
+                    kops.PLAN_THREADS = 1024
             return f
-        for threads in (64, 128):
+        for threads in (256, 512):
             ops[f"plan_update, {threads} threads"] = plan_with(threads)
-        ops["gum_prep (prefix sums, round keys)"] = lambda: kops._kernel("plan.cu", "gum_prep")(
+        ops["gum_prep (prefix sums alone)"] = lambda: kops._kernel("plan.cu", "gum_prep")(
             (1,), (kops.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),
-                                         xp.empty_like(s), xp.empty_like(s), np.uint32(1),
-                                         np.uint32(2), np.uint32(0), np.uint32(0),
-                                         xp.empty(8, dtype=xp.uint32)))
+                                         xp.empty_like(s), xp.empty_like(s)))
         ops["cupy.sort of n uint64"] = lambda: xp.sort(keys)
         keys32 = keys.astype(xp.uint32)
         ops["cupy.sort of n uint32"] = lambda: xp.sort(keys32)

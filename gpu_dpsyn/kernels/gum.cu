@@ -16,20 +16,13 @@ extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int 
     keys[i] = ((unsigned long long)w.x << 32) | (unsigned long long)i;
 }
 
-// sort keys (cell << idx_bits) | i, 32-bit when they fit (half the radix passes)
+// sort keys (cell << idx_bits) | i, 32-bit when they fit (half the radix passes); the
+// sorted keys are the (cell, index) order itself, read through order_at
 template <typename K>
 __device__ __forceinline__ void cell_keys_t(long long n, const int* cell, int idx_bits, K* keys) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     keys[i] = ((K)cell[i] << idx_bits) | (K)i;
-}
-
-template <typename K>
-__device__ __forceinline__ void scatter_order_t(long long n, const K* sorted, int idx_bits,
-                                                long long* order) {
-    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= n) return;
-    order[p] = (long long)(sorted[p] & (((K)1 << idx_bits) - (K)1));
 }
 
 extern "C" __global__ void cell_keys(long long n, const int* cell, int idx_bits,
@@ -40,48 +33,60 @@ extern "C" __global__ void cell_keys32(long long n, const int* cell, int idx_bit
                                        unsigned int* keys) {
     cell_keys_t(n, cell, idx_bits, keys);
 }
-extern "C" __global__ void scatter_order(long long n, const unsigned long long* sorted,
-                                         int idx_bits, long long* order) {
-    scatter_order_t(n, sorted, idx_bits, order);
-}
-extern "C" __global__ void scatter_order32(long long n, const unsigned int* sorted,
-                                           int idx_bits, long long* order) {
-    scatter_order_t(n, sorted, idx_bits, order);
+// the record at position p of the (cell, index) order: the index bits of the sorted key
+template <typename K>
+__device__ __forceinline__ long long order_at(const K* sorted, long long p, int idx_bits) {
+    return (long long)(sorted[p] & (((K)1 << idx_bits) - (K)1));
 }
 
-// round_keys: 4 for the removal ranks (GUM_SORT), 4 for the slot pairing (GUM_PAIR),
-// written by gum_prep (plan.cu)
+// Feistel round keys of this update, as cpu_fallback.permute.round_keys
+__device__ __forceinline__ void round_keys(unsigned int* rk, unsigned int stream,
+                                           unsigned int update, unsigned int call,
+                                           unsigned int k0, unsigned int k1) {
+    for (unsigned int r = 0; r < 4; ++r) rk[r] = philox4x32(r, update, stream, call, k0, k1).x;
+}
+
 // removed slot j: rank r of over cell c -> the record at position pi_c(r) of that cell,
 // pi_c a Feistel bijection of [0, s[c]) salted by c (cpu_fallback.permute.feistel_ranks)
-extern "C" __global__ void pick_removed(long long n, const long long* total_ptr,
-                                        const long long* cumrem, long long ncells,
-                                        const long long* rem, const long long* s,
-                                        const long long* offset, const long long* order,
-                                        const unsigned int* round_keys, long long* removed) {
+template <typename K>
+__device__ __forceinline__ void pick_removed_t(
+    long long n, const long long* total_ptr, const long long* cumrem, long long ncells,
+    const long long* rem, const long long* s, const long long* offset, const K* sorted,
+    int idx_bits, unsigned int k0, unsigned int k1, unsigned int update, unsigned int call,
+    long long* removed) {
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n || j >= *total_ptr) return;
     long long c = upper_bound(cumrem, ncells, j);
     long long r = j - (cumrem[c] - rem[c]);
-    removed[j] = order[offset[c] + feistel_perm(r, s[c], round_keys, (unsigned int)c)];
+    unsigned int rk[4];
+    round_keys(rk, STREAM_GUM_SORT, update, call, k0, k1);
+    removed[j] = order_at(sorted, offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c),
+                          idx_bits);
 }
 
-extern "C" __global__ void fill_slots(
+// slot j fills under cell c = upper_bound(cumadd, j); its record is removed[pi(j)], pi a
+// Feistel bijection of [0, total)
+template <typename K>
+__device__ __forceinline__ void fill_slots_t(
     long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
-    const long long* s, const long long* offset, const long long* order,
+    const long long* s, const long long* offset, const K* sorted, int idx_bits,
     const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
-    unsigned int call, double dup_frac, const unsigned int* round_keys,
-    const unsigned long long* colptr, const int* colsize, int ncols,
-    const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2,
-    long long st0, long long st1, long long st2, long long d0, long long d1, long long d2) {
+    unsigned int call, double dup_frac, const unsigned long long* colptr, const int* colsize,
+    int ncols, const unsigned long long* allptr, const int* allsize, int k, int a0, int a1,
+    int a2, long long st0, long long st1, long long st2, long long d0, long long d1,
+    long long d2) {
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
     long long c = upper_bound(cumadd, ncells, j);  // the under cell of slot j
-    long long dst = removed[feistel_perm(j, total, round_keys + 4, 0u)];
+    unsigned int rk[4];
+    round_keys(rk, STREAM_GUM_PAIR, update, call, k0, k1);
+    long long dst = removed[feistel_perm(j, total, rk, 0u)];
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
     if (sc > 0 && u01(w.y) < dup_frac) {
-        long long donor = order[offset[c] + (long long)floor(u01(w.x) * (double)sc)];
+        long long donor = order_at(sorted, offset[c] + (long long)floor(u01(w.x) * (double)sc),
+                                   idx_bits);
         for (int a = 0; a < ncols; ++a)
             store_code(colptr[a], colsize[a], dst, load_code(colptr[a], colsize[a], donor));
     } else {
@@ -89,4 +94,34 @@ extern "C" __global__ void fill_slots(
         if (k > 1) store_code(allptr[a1], allsize[a1], dst, (unsigned int)((c / st1) % d1));
         if (k > 2) store_code(allptr[a2], allsize[a2], dst, (unsigned int)((c / st2) % d2));
     }
+}
+
+#define PICK_ARGS long long n, const long long* total_ptr, const long long* cumrem, \
+    long long ncells, const long long* rem, const long long* s, const long long* offset
+#define PICK_TAIL int idx_bits, unsigned int k0, unsigned int k1, unsigned int update, \
+    unsigned int call, long long* removed
+extern "C" __global__ void pick_removed(PICK_ARGS, const unsigned long long* sorted, PICK_TAIL) {
+    pick_removed_t(n, total_ptr, cumrem, ncells, rem, s, offset, sorted, idx_bits, k0, k1,
+                   update, call, removed);
+}
+extern "C" __global__ void pick_removed32(PICK_ARGS, const unsigned int* sorted, PICK_TAIL) {
+    pick_removed_t(n, total_ptr, cumrem, ncells, rem, s, offset, sorted, idx_bits, k0, k1,
+                   update, call, removed);
+}
+
+#define FILL_ARGS long long n, const long long* total_ptr, const long long* cumadd, \
+    long long ncells, const long long* s, const long long* offset
+#define FILL_TAIL int idx_bits, const long long* removed, unsigned int k0, unsigned int k1, \
+    unsigned int update, unsigned int call, double dup_frac, \
+    const unsigned long long* colptr, const int* colsize, int ncols, \
+    const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2, \
+    long long st0, long long st1, long long st2, long long d0, long long d1, long long d2
+#define FILL_PASS n, total_ptr, cumadd, ncells, s, offset, sorted, idx_bits, removed, k0, k1, \
+    update, call, dup_frac, colptr, colsize, ncols, allptr, allsize, k, a0, a1, a2, st0, st1, \
+    st2, d0, d1, d2
+extern "C" __global__ void fill_slots(FILL_ARGS, const unsigned long long* sorted, FILL_TAIL) {
+    fill_slots_t(FILL_PASS);
+}
+extern "C" __global__ void fill_slots32(FILL_ARGS, const unsigned int* sorted, FILL_TAIL) {
+    fill_slots_t(FILL_PASS);
 }

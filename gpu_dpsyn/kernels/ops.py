@@ -27,7 +27,7 @@ SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu")
 NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
 THREADS = 256
 SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
-PLAN_THREADS = 256  # one block plans an update (a power of two <= 256; plan.cu)
+PLAN_THREADS = 1024  # one block plans an update (a multiple of 32, <= 1024; plan.cu)
 PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (gum.plan_update)
 
 
@@ -60,6 +60,7 @@ class CupyBackend:
         self.xp = cp
         self._sm = cp.cuda.Device().attributes["MultiProcessorCount"]
         self._tables: dict = {}
+        self._plan = None  # (add, rem, prefix sums) of the last plan_update
 
     # -- transfer ------------------------------------------------------------------
     def asarray(self, x, dtype=None):
@@ -161,18 +162,24 @@ class CupyBackend:
         return self._tables[ptrs]
 
     def plan_update(self, s, t, alpha: float):
-        """gum.plan_update in one launch (plan.cu): the same add and rem, bit for bit."""
+        """gum.plan_update in one launch (plan.cu): the same add and rem, bit for bit.
+        The launch also leaves the prefix sums gum_apply needs for this add and rem."""
         n = int(s.size)
         if n > PLAN_MAX_CELLS:
+            self._plan = None
             return gum.plan_update(cp, s, t, alpha)
-        work = cp.empty(4 * n + 1, dtype=cp.float64)  # over, work | add, rem (int64) | beta
-        add, rem = work[2 * n:3 * n].view(cp.int64), work[3 * n:4 * n].view(cp.int64)
+        # float64 over, work | int64 add, rem, offset, cumadd, cumrem | beta
+        work = cp.empty(7 * n + 1, dtype=cp.float64)
+        ints = work[2 * n:7 * n].view(cp.int64)
+        add, rem, scan = ints[:n], ints[n:2 * n], ints[2 * n:]
         _kernel("plan.cu", "plan_update")(
-            (1,), (min(PLAN_THREADS, 256),),
+            (1,), (PLAN_THREADS,),
             (np.int64(n), cp.ascontiguousarray(s, dtype=cp.int64),
              cp.ascontiguousarray(t, dtype=cp.float64), np.float64(alpha), work[:n],
-             work[n:2 * n], add, rem, work[4 * n:]))
-        self.last_beta = work[4 * n:]  # for tests: the removal rate the bisection found
+             work[n:2 * n], add, rem,
+             work[7 * n:], scan[:n], scan[n:2 * n], scan[2 * n:]))
+        self.last_beta = work[7 * n:]  # for tests: the removal rate the bisection found
+        self._plan = (add, rem, scan)
         return add, rem
 
     def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
@@ -189,24 +196,23 @@ class CupyBackend:
         w = "32" if key_bits <= 32 and idx_bits < 32 else ""
         keys = cp.empty(n, dtype=cp.uint32 if w else cp.uint64)
         _kernel("gum.cu", "cell_keys" + w)(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
-        keys = cp.sort(keys)
-        order = cp.empty(n, dtype=cp.int64)
-        _kernel("gum.cu", "scatter_order" + w)(grid, (THREADS,),
-                                               (nn, keys, np.int32(idx_bits), order))
-        # offset, cumadd, cumrem and the round keys in one launch; the number of slots
-        # (cumadd[-1]) stays on the device
-        scan = cp.empty(3 * ncells, dtype=cp.int64)
+        keys = cp.sort(keys)  # the (cell, index) order; kernels read indices from it
+        plan = self._plan
+        if plan is not None and plan[0] is add and plan[1] is rem:
+            scan = plan[2]  # offset, cumadd, cumrem: left by the plan launch
+        else:
+            scan = cp.empty(3 * ncells, dtype=cp.int64)
+            s, add, rem = (cp.ascontiguousarray(x, dtype=cp.int64) for x in (s, add, rem))
+            _kernel("plan.cu", "gum_prep")((1,), (PLAN_THREADS,),
+                                           (nc, s, add, rem, scan[:ncells],
+                                            scan[ncells:2 * ncells], scan[2 * ncells:]))
         offset, cumadd, cumrem = scan[:ncells], scan[ncells:2 * ncells], scan[2 * ncells:]
-        rk = cp.empty(8, dtype=cp.uint32)
-        s, add, rem = (cp.ascontiguousarray(x, dtype=cp.int64) for x in (s, add, rem))
-        _kernel("plan.cu", "gum_prep")((1,), (min(PLAN_THREADS, 256),),
-                                       (nc, s, add, rem, offset, cumadd, cumrem, k0, k1,
-                                        np.uint32(update_id), np.uint32(call), rk))
-        total = cumadd[ncells - 1:]
+        total = cumadd[ncells - 1:]  # the number of slots stays on the device
+        ib, upd, cl = np.int32(idx_bits), np.uint32(update_id), np.uint32(call)
         removed = cp.empty(n, dtype=cp.int64)
-        _kernel("gum.cu", "pick_removed")(grid, (THREADS,),
-                                          (nn, total, cumrem, nc, rem, s, offset, order, rk,
-                                           removed))
+        _kernel("gum.cu", "pick_removed" + w)(
+            grid, (THREADS,), (nn, total, cumrem, nc, rem, s, offset, keys, ib, k0, k1, upd, cl,
+                               removed))
         # Duplicate copies the group's columns; Replace addresses the marginal's columns
         # through the full table, so both tables ride along
         group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
@@ -215,9 +221,9 @@ class CupyBackend:
         a = list(attrs) + [0] * (3 - len(attrs))
         st = strides_of(shape) + [1] * (3 - len(attrs))
         dims = list(shape) + [1] * (3 - len(attrs))
-        _kernel("gum.cu", "fill_slots")(
+        _kernel("gum.cu", "fill_slots" + w)(
             grid, (THREADS,),
-            (nn, total, cumadd, nc, s, offset, order, removed, k0, k1,
-             np.uint32(update_id), np.uint32(call), np.float64(dup_frac), rk, table, sizes,
-             np.int32(len(group)), full, full_sizes, np.int32(len(attrs)),
-             *[np.int32(x) for x in a], *[np.int64(x) for x in st], *[np.int64(x) for x in dims]))
+            (nn, total, cumadd, nc, s, offset, keys, ib, removed, k0, k1, upd, cl,
+             np.float64(dup_frac), table, sizes, np.int32(len(group)), full, full_sizes,
+             np.int32(len(attrs)), *[np.int32(x) for x in a], *[np.int64(x) for x in st],
+             *[np.int64(x) for x in dims]))

@@ -1,43 +1,50 @@
 // The cell-level GUM plan in one launch of one block (gpu_dpsyn.gum.plan_update, the same
 // float64 arithmetic step for step): on the GPU the NumPy-style version costs ~400 small
 // launches an update (48 bisection steps, two apportionments), which is all overhead.
-// Then gum_prep: the prefix sums and Feistel round keys the record pass needs.
+// The same launch leaves the prefix sums the record pass needs (gum_prep alone computes
+// them for add/rem that came from elsewhere).
 // Sums of integer-valued doubles are exact in any order (< 2^53), so a block reduction
-// gives NumPy's sum bit for bit.  Any blockDim that is a power of two works (the CPU
-// emulation in tests/cuda_emu runs it with one thread).
+// gives NumPy's sum bit for bit.  blockDim: a multiple of 32, at most 1024 (the CPU
+// emulation in tests/cuda_emu runs 64 real threads).
 #include "common.cuh"
 
-#define PLAN_MAX_THREADS 256
+#define PLAN_MAX_WARPS 32
 #define BISECT_STEPS 48
 #define SECTIONS 8  // bisection 3 steps at a time: 7 points per barrier round
+#define FULL_MASK 0xFFFFFFFFu
 
+__device__ __forceinline__ long long warp_sum(long long v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
+    return v;
+}
+
+// every thread gets the block's sum (red: PLAN_MAX_WARPS scratch)
 __device__ long long block_sum(long long v, long long* red) {
-    unsigned int t = threadIdx.x;
-    red[t] = v;
+    unsigned int t = threadIdx.x, nw = blockDim.x >> 5;
+    v = warp_sum(v);
+    if ((t & 31) == 0) red[t >> 5] = v;
     __syncthreads();
-    for (unsigned int h = blockDim.x / 2; h > 0; h >>= 1) {
-        if (t < h) red[t] += red[t + h];
-        __syncthreads();
-    }
-    long long r = red[0];
+    long long r = 0;
+    for (unsigned int w = 0; w < nw; ++w) r += red[w];
     __syncthreads();
     return r;
 }
 
-// exclusive prefix sum over the threads of the block (Hillis-Steele)
+// exclusive prefix sum over the threads of the block: a scan in each warp, then the
+// totals of the warps before
 __device__ long long block_exclusive_scan(long long v, long long* red) {
-    unsigned int t = threadIdx.x;
-    red[t] = v;
-    __syncthreads();
-    for (unsigned int off = 1; off < blockDim.x; off <<= 1) {
-        long long add = t >= off ? red[t - off] : 0;
-        __syncthreads();
-        red[t] += add;
-        __syncthreads();
+    unsigned int t = threadIdx.x, lane = t & 31, w = t >> 5;
+    long long x = v;
+    for (int d = 1; d < 32; d <<= 1) {
+        long long y = __shfl_up_sync(FULL_MASK, x, d);
+        if (lane >= (unsigned int)d) x += y;
     }
-    long long r = red[t] - v;
+    if (lane == 31) red[w] = x;
     __syncthreads();
-    return r;
+    long long base = 0;
+    for (unsigned int i = 0; i < w; ++i) base += red[i];
+    __syncthreads();
+    return base + x - v;
 }
 
 __device__ __forceinline__ unsigned long long dbits(double x) {
@@ -116,10 +123,38 @@ __device__ void apportion(long long n, const double* v, long long total, double*
     __syncthreads();
 }
 
+// chunked prefix sum of x into out, inclusive or exclusive (block-cooperative; each
+// thread owns one contiguous chunk, and the closing barrier publishes it to all)
+__device__ void block_cumsum(long long n, const long long* x, long long* out, bool exclusive,
+                             long long* red) {
+    unsigned int t = threadIdx.x, nt = blockDim.x;
+    long long chunk = (n + nt - 1) / nt, lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    long long part = 0;
+    for (long long i = lo; i < hi; ++i) part += x[i];
+    long long run = block_exclusive_scan(part, red);
+    for (long long i = lo; i < hi; ++i) {
+        long long before = run;
+        run += x[i];
+        out[i] = exclusive ? before : run;
+    }
+    __syncthreads();
+}
+
+// what the record pass needs: offset = cumsum(s) - s, cumadd, cumrem
+__device__ void plan_scans(long long n, const long long* s, const long long* add,
+                           const long long* rem, long long* offset, long long* cumadd,
+                           long long* cumrem, long long* red) {
+    block_cumsum(n, s, offset, true, red);
+    block_cumsum(n, add, cumadd, false, red);
+    block_cumsum(n, rem, cumrem, false, red);
+}
+
 extern "C" __global__ void plan_update(long long n, const long long* s, const double* t,
                                        double alpha, double* over, double* work,
-                                       long long* add, long long* rem, double* beta) {
-    __shared__ long long red[PLAN_MAX_THREADS];
+                                       long long* add, long long* rem, double* beta,
+                                       long long* offset, long long* cumadd,
+                                       long long* cumrem) {
+    __shared__ long long red[PLAN_MAX_WARPS];
     __shared__ unsigned int bins[256 + 16];
     __shared__ long long shared_k[2];
     unsigned int tid = threadIdx.x, nt = blockDim.x;
@@ -141,7 +176,8 @@ extern "C" __global__ void plan_update(long long n, const long long* s, const do
     // predicate is monotone in mid and every point is a dyadic k / 2^48 (exact), so
     // testing the 7 inner points of the interval and keeping the eighth where it first
     // holds is 3 steps of NumPy's bisection, with a third of the barriers.
-    __shared__ long long red7[SECTIONS - 1][PLAN_MAX_THREADS];
+    __shared__ long long red7[SECTIONS - 1][PLAN_MAX_WARPS];
+    unsigned int nw = nt >> 5;
     double lo = 0.0, hi = 1.0;
     for (int pass = 0; pass < BISECT_STEPS / 3; ++pass) {
         double step = (hi - lo) * (1.0 / SECTIONS);
@@ -152,16 +188,17 @@ extern "C" __global__ void plan_update(long long n, const long long* s, const do
             for (int j = 0; j < SECTIONS - 1; ++j)
                 part[j] += (long long)rint(fmin(oi, (lo + (j + 1) * step) * si));
         }
-        for (int j = 0; j < SECTIONS - 1; ++j) red7[j][tid] = part[j];
-        __syncthreads();
-        for (unsigned int h = nt / 2; h > 0; h >>= 1) {
-            if (tid < h)
-                for (int j = 0; j < SECTIONS - 1; ++j) red7[j][tid] += red7[j][tid + h];
-            __syncthreads();
+        for (int j = 0; j < SECTIONS - 1; ++j) {
+            long long v = warp_sum(part[j]);
+            if ((tid & 31) == 0) red7[j][tid >> 5] = v;
         }
+        __syncthreads();
         int first = SECTIONS;  // the first point where enough records are freed
-        for (int j = SECTIONS - 2; j >= 0; --j)
-            if (red7[j][0] >= total) first = j + 1;
+        for (int j = SECTIONS - 2; j >= 0; --j) {
+            long long sum = 0;
+            for (unsigned int w = 0; w < nw; ++w) sum += red7[j][w];
+            if (sum >= total) first = j + 1;
+        }
         __syncthreads();
         double new_lo = lo + (first - 1) * step;
         hi = first < SECTIONS ? lo + first * step : hi;
@@ -171,43 +208,15 @@ extern "C" __global__ void plan_update(long long n, const long long* s, const do
     for (long long i = tid; i < n; i += nt) work[i] = rint(fmin(over[i], hi * (double)s[i]));
     __syncthreads();
     apportion(n, work, total, over, rem, red, bins, shared_k);
+    __syncthreads();  // add and rem were written under another ownership
+    plan_scans(n, s, add, rem, offset, cumadd, cumrem, red);
 }
 
-// chunked prefix sum of x into out, inclusive or exclusive (block-cooperative; each
-// thread owns one contiguous chunk, and the closing barrier publishes it to all)
-__device__ void block_cumsum(long long n, const long long* x, long long* out, bool exclusive,
-                             long long* red) {
-    unsigned int t = threadIdx.x, nt = blockDim.x;
-    long long chunk = (n + nt - 1) / nt, lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
-    long long part = 0;
-    for (long long i = lo; i < hi; ++i) part += x[i];
-    long long run = block_exclusive_scan(part, red);
-    for (long long i = lo; i < hi; ++i) {
-        long long before = run;
-        run += x[i];
-        out[i] = exclusive ? before : run;
-    }
-    __syncthreads();
-}
 
-// what the record pass needs: offset = cumsum(s) - s, cumadd, cumrem, and the two sets
-// of Feistel round keys (cpu_fallback.permute.round_keys) for this update
+// the prefix sums alone, for add/rem that did not come from plan_update
 extern "C" __global__ void gum_prep(long long n, const long long* s, const long long* add,
                                     const long long* rem, long long* offset, long long* cumadd,
-                                    long long* cumrem, unsigned int k0, unsigned int k1,
-                                    unsigned int update, unsigned int call,
-                                    unsigned int* round_keys) {
-    __shared__ long long red[PLAN_MAX_THREADS];
-    block_cumsum(n, s, offset, true, red);
-    block_cumsum(n, add, cumadd, false, red);
-    block_cumsum(n, rem, cumrem, false, red);
-    if (threadIdx.x < 8) {
-        unsigned int r = threadIdx.x & 3u, stream = threadIdx.x < 4 ? STREAM_GUM_SORT
-                                                                    : STREAM_GUM_PAIR;
-        round_keys[threadIdx.x] = philox4x32(r, update, stream, call, k0, k1).x;
-    }
-    if (blockDim.x < 8 && threadIdx.x == 0)  // fewer threads (the CPU emulation): loop
-        for (unsigned int j = 0; j < 8; ++j)
-            round_keys[j] = philox4x32(j & 3u, update, j < 4 ? STREAM_GUM_SORT : STREAM_GUM_PAIR,
-                                       call, k0, k1).x;
+                                    long long* cumrem) {
+    __shared__ long long red[PLAN_MAX_WARPS];
+    plan_scans(n, s, add, rem, offset, cumadd, cumrem, red);
 }

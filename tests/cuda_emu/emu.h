@@ -31,3 +31,21 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 void __syncthreads();
+
+// warp shuffles, for kernels whose threads all reach them together (the block-wide
+// reductions of plan.cu): exchange through memory between two barriers
+template <typename T> T emu_exchange(T v, unsigned int src) {
+    static T slot[1024];
+    slot[threadIdx.x] = v;
+    __syncthreads();
+    T r = slot[src];
+    __syncthreads();
+    return r;
+}
+template <typename T> T __shfl_xor_sync(unsigned int, T v, int m) {
+    return emu_exchange(v, threadIdx.x ^ (unsigned int)m);
+}
+template <typename T> T __shfl_up_sync(unsigned int, T v, int d) {
+    unsigned int lane = threadIdx.x & 31u;
+    return emu_exchange(v, lane >= (unsigned int)d ? threadIdx.x - d : threadIdx.x);
+}
