@@ -91,9 +91,10 @@ def main(argv=None):
                 try:
                     be.plan_update(s, t, 1.0)
                 finally:
-                    kops.PLAN_THREADS = 1024
+                    kops.PLAN_THREADS = default
             return f
-        for threads in (256, 512):
+        default = kops.PLAN_THREADS
+        for threads in (256, 1024):
             ops[f"plan_update, {threads} threads"] = plan_with(threads)
         ops["gum_prep (prefix sums alone)"] = lambda: kops._kernel("plan.cu", "gum_prep")(
             (1,), (kops.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),

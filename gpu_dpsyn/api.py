@@ -95,7 +95,7 @@ class Synthesizer:
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
-        cols = encode(df, self.schema)
+        dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
         pub = None
         if public is not None:
             try:
@@ -108,7 +108,6 @@ class Synthesizer:
         workload = _resolve_workload(self.workload, self.names)
         sens = self.sensitivity or self.schema.max_records_per_individual or 1
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
-        dev = [self.backend.asarray(c) for c in cols]
         t1 = time.perf_counter()
         if self.method == "dpsyn":
             self.domain = self.schema.domain

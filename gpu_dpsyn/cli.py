@@ -8,26 +8,16 @@ import time
 import warnings
 from pathlib import Path
 
-import pandas as pd
 
 from .errors import DPSynError
-
-
-def read_table(path: str) -> pd.DataFrame:
-    p = Path(path)
-    if not p.is_file():
-        raise DPSynError(f"cannot read {path!r}: no such file")
-    try:
-        if p.suffix == ".parquet":
-            return pd.read_parquet(p)
-        return pd.read_csv(p)
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise DPSynError(f"cannot read {path!r} as a table: {e}") from None
+from .ingest import choose_engine, read_table
 
 
 def _synthesize(a) -> int:
     from .api import Synthesizer
-    df = read_table(a.input)
+    from .backend import gpu_available
+    gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
+    df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                       workload=_parse_workload(a.workload), conversion=a.conversion)
@@ -121,6 +111,9 @@ def main(argv=None) -> int:
     s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
                    help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
+    s.add_argument("--reader", default="auto", choices=["auto", "pandas", "cudf"],
+                   help="table reader: cudf parses .csv/.parquet on the GPU (auto: when "
+                        "installed and the run is on the GPU)")
     s.add_argument("--sensitivity", type=int, default=None,
                    help="max records per individual (default: schema's, else 1)")
     s.add_argument("--ledger", help="write the privacy ledger as JSON here")

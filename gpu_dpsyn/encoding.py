@@ -24,9 +24,14 @@ def code_dtype(size: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-def check_columns(df: pd.DataFrame, schema: Schema) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}")
+def is_cudf(obj) -> bool:
+    """A cuDF DataFrame or Series (checked by module, so cuDF need not be installed)."""
+    return type(obj).__module__.split(".")[0] == "cudf"
+
+
+def check_columns(df, schema: Schema) -> None:
+    if not (isinstance(df, pd.DataFrame) or is_cudf(df)):
+        raise DataError(f"expected a pandas (or cuDF) DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
     missing = [c for c in schema.names if c not in names]
     extra = [c for c in names if c not in schema.names]
@@ -41,53 +46,73 @@ def check_columns(df: pd.DataFrame, schema: Schema) -> None:
         raise DataError("the table is empty: nothing to synthesize")
 
 
+def _host(a) -> np.ndarray:
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _on(xp, a):
+    """a (NumPy or CuPy) as an xp array: CuPy refuses implicit copies to the host."""
+    return _host(a) if xp is np else xp.asarray(a)
+
+
 def _describe(vals, limit=5) -> str:
     vals = list(vals)
     more = f" (and {len(vals) - limit} more)" if len(vals) > limit else ""
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
-def _encode_column(s: pd.Series, col: Column) -> np.ndarray:
-    na = s.isna().to_numpy()
-    if na.any() and not col.nullable:
-        raise DataError(f"column {col.name!r} has {int(na.sum())} missing values (NaN) but the "
+def _encode_column(s, col: Column, xp=np):
+    """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
+    a cuDF column stays on the device, a pandas one is copied there once."""
+    gpu_frame = is_cudf(s)
+    na = _on(xp, s.isna().to_cupy() if gpu_frame else s.isna().to_numpy())
+    n_na = int(na.sum())
+    if n_na and not col.nullable:
+        raise DataError(f"column {col.name!r} has {n_na} missing values (NaN) but the "
                         "schema does not allow them; set \"nullable\": true or clean the data")
-    out = np.empty(len(s), dtype=code_dtype(col.size))
     if col.kind == "categorical":
         lookup = {_value_key(v): i for i, v in enumerate(col.values)}
-        fcodes, uniques = pd.factorize(s, use_na_sentinel=True)
+        fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
+        if gpu_frame:
+            uniques = uniques.to_pandas()
         lut = np.array([lookup.get(_value_key(u), -1) for u in uniques], dtype=np.int64)
         bad = [u for u, c in zip(uniques, lut) if c < 0]
         if bad:
             raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
-        codes = lut[fcodes] if len(lut) else np.zeros(len(s), np.int64)
+        codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
+                 xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
     else:
         try:
-            x = pd.to_numeric(s, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+            if gpu_frame:
+                x = s.astype("float64").to_cupy(na_value=np.nan)
+            else:
+                x = pd.to_numeric(s, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
         except (ValueError, TypeError):
-            bad = s[pd.to_numeric(s, errors="coerce").isna() & ~s.isna()].unique()
+            h = s.to_pandas() if gpu_frame else s
+            bad = h[pd.to_numeric(h, errors="coerce").isna() & ~h.isna()].unique()
             raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}") from None
+        x = _on(xp, x)
         edges = np.asarray(col.edges, dtype=np.float64)
         lo, hi = edges[0], edges[-1]
         if col.integer:
             hi = hi - 1 if float(col.edges[-1]).is_integer() else math.floor(hi)
-        xv = x[~na]
-        bad = xv[(xv < lo) | (xv > hi)]
-        if bad.size:
-            raise DataError(f"column {col.name!r} has {bad.size} values outside the schema range "
-                            f"[{lo:g}, {hi:g}]: {_describe(np.unique(bad))}")
-        codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, col.bins - 1)
+        out_of_range = ((x < lo) | (x > hi)) & ~na
+        n_bad = int(out_of_range.sum())
+        if n_bad:
+            raise DataError(f"column {col.name!r} has {n_bad} values outside the schema range "
+                            f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
+        codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, col.bins - 1)
     if col.nullable:
-        codes = np.where(na, col.null_code, codes)
-    out[:] = codes
-    return out
+        codes = xp.where(na, col.null_code, codes)
+    return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))
 
 
-def encode(df: pd.DataFrame, schema: Schema) -> list[np.ndarray]:
-    """Validate the table against the schema and return one code array per synth column."""
+def encode(df, schema: Schema, xp=np) -> list:
+    """Validate the table against the schema and return one code array per synth column
+    (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF)."""
     check_columns(df, schema)
-    return [np.ascontiguousarray(_encode_column(df[c.name], c)) for c in schema.synth_columns]
+    return [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
 
 
 def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:

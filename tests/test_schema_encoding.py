@@ -66,6 +66,17 @@ def test_nullable_round_trip(flights, flights_schema):
     assert np.array_equal(encode(out, flights_schema)[8], codes[8])
 
 
+def test_encode_on_the_backend_equals_numpy(backend, flights, flights_schema):
+    # the binning runs on the backend's arrays (the GPU for CuPy): the same codes, dtypes
+    host = encode(flights, flights_schema)
+    dev = encode(flights, flights_schema, backend.xp)
+    assert len(dev) == len(host)
+    for h, d in zip(host, dev):
+        assert d.dtype == h.dtype and np.array_equal(backend.to_numpy(d), h)
+    assert sum(int((backend.to_numpy(d) == c.null_code).sum()) for d, c in
+               zip(dev, flights_schema.synth_columns) if c.nullable) > 0
+
+
 def test_missing_and_extra_columns(flights, flights_schema):
     with pytest.raises(DataError, match=r"missing from the data: \['dest'\]"):
         encode(flights.drop(columns=["dest"]), flights_schema)
@@ -73,30 +84,30 @@ def test_missing_and_extra_columns(flights, flights_schema):
         encode(flights.assign(bogus=1), flights_schema)
 
 
-def test_value_outside_schema(flights, flights_schema):
+def test_value_outside_schema(backend, flights, flights_schema):
     bad = flights.copy()
     bad.loc[3, "carrier"] = "ZZ"
     with pytest.raises(DataError, match="carrier.*outside the schema.*'ZZ'"):
-        encode(bad, flights_schema)
+        encode(bad, flights_schema, backend.xp)
     bad = flights.copy()
     bad.loc[5, "month"] = 13
     with pytest.raises(DataError, match=r"month.*outside the schema range \[1, 12\]"):
-        encode(bad, flights_schema)
+        encode(bad, flights_schema, backend.xp)
 
 
-def test_nan_where_not_allowed(flights, flights_schema):
+def test_nan_where_not_allowed(backend, flights, flights_schema):
     bad = flights.copy()
     bad["month"] = bad["month"].astype(float)
     bad.loc[[1, 2], "month"] = np.nan
     with pytest.raises(DataError, match="month.*2 missing values"):
-        encode(bad, flights_schema)
+        encode(bad, flights_schema, backend.xp)
 
 
-def test_non_numeric_in_numeric_column(flights, flights_schema):
+def test_non_numeric_in_numeric_column(backend, flights, flights_schema):
     bad = flights.copy().astype({"day": object})
     bad.loc[0, "day"] = "Monday"
     with pytest.raises(DataError, match="day.*non-numeric.*'Monday'"):
-        encode(bad, flights_schema)
+        encode(bad, flights_schema, backend.xp)
 
 
 def test_empty_table(flights, flights_schema):
