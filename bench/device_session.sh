@@ -30,6 +30,17 @@ for st in $STAGES; do
       done ;;
     profile) timeout 120 $PY bench/gpu_profile.py --rows 1e6 --out "$OUT/gpu_profile.json" 2>&1 \
            | tee "$OUT/profile.log" ;;
+    demo)  # the README's demo through the CLI on each backend: same seed, same table?
+      for b in gpu cpu; do
+        timeout 200 $PY -m gpu_dpsyn synthesize \
+          data/flights.csv.xz --schema data/flights_schema.json --epsilon 1 --delta 1e-9 \
+          --seed 0 --backend $b --quiet --out /tmp/flights_$b.csv --ledger "$OUT/ledger_$b.json"
+      done 2>&1 | tee "$OUT/demo.log"
+      sha256sum /tmp/flights_gpu.csv /tmp/flights_cpu.csv | tee -a "$OUT/demo.log"
+      cmp /tmp/flights_gpu.csv /tmp/flights_cpu.csv && echo "identical CSV on GPU and CPU" \
+        | tee -a "$OUT/demo.log"
+      timeout 200 $PY -m gpu_dpsyn evaluate data/flights.csv.xz /tmp/flights_gpu.csv \
+        --schema data/flights_schema.json --max-sets 300 2>&1 | tee -a "$OUT/demo.log" ;;
     bench) timeout ${BENCH_TIMEOUT:-400} $PY bench/gpu_vs_cpu.py --rows "$ROWS" \
            --out "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/bench.log" ;;
   esac

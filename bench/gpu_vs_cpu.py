@@ -27,6 +27,8 @@ from gpu_dpsyn.backend import get_backend, gpu_available  # noqa: E402
 
 
 def peak_gpu_bytes():
+    """The CuPy pool's size after the run: the pool keeps freed blocks for reuse (it is
+    emptied before each run), so this is the run's high-water mark of device memory."""
     import cupy
     return int(cupy.get_default_memory_pool().total_bytes())
 

@@ -182,3 +182,15 @@ def test_output_dtypes_follow_the_schema_not_the_private_values():
     ext = with_nan.astype({"n": "Int64"})
     got = decode(encode(ext, schema), schema, dict(ext.dtypes), seed=0)
     assert str(got["n"].dtype) == "Int64" and got["n"].isna().sum() == 1
+
+
+def test_decode_draws_from_the_backend_equal_numpy(backend, flights, flights_schema):
+    from gpu_dpsyn import rng
+    codes = encode(flights, flights_schema)
+    key = rng.split_key(7)
+    host = decode(codes, flights_schema, dict(flights.dtypes), seed=7, call=2)
+    dev = decode(codes, flights_schema, dict(flights.dtypes), seed=7, call=2,
+                 uniforms=lambda j, n: backend.to_numpy(backend.uniforms(key, n, j, rng.DECODE, 2)))
+    pd.testing.assert_frame_equal(host, dev)
+    other = decode(codes, flights_schema, dict(flights.dtypes), seed=8, call=2)
+    assert not host["distance"].equals(other["distance"])  # the draws matter
