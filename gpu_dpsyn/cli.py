@@ -8,7 +8,6 @@ import time
 import warnings
 from pathlib import Path
 
-
 from .errors import DPSynError
 from .ingest import choose_engine, read_table
 
