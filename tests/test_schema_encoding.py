@@ -194,3 +194,22 @@ def test_decode_draws_from_the_backend_equal_numpy(backend, flights, flights_sch
     pd.testing.assert_frame_equal(host, dev)
     other = decode(codes, flights_schema, dict(flights.dtypes), seed=8, call=2)
     assert not host["distance"].equals(other["distance"])  # the draws matter
+
+
+@pytest.mark.parametrize("mode", ["uniform", "midpoint"])
+def test_decoded_values_fall_in_their_bins(flights, flights_schema, mode):
+    codes = encode(flights, flights_schema)
+    out = decode(codes, flights_schema, dict(flights.dtypes), seed=1, numeric_decode=mode)
+    for a, b in zip(codes, encode(out, flights_schema)):
+        assert np.array_equal(a, b)
+
+
+def test_decode_midpoints_closed_form():
+    schema = load_schema({"columns": {
+        "k": {"type": "numeric", "integer": True, "edges": [0, 10, 13, 14]},
+        "f": {"type": "numeric", "min": 0, "max": 1, "bins": 4}}})
+    codes = [np.array([0, 1, 2, 0], np.uint8), np.array([0, 1, 2, 3], np.uint8)]
+    mid = decode(codes, schema, numeric_decode="midpoint")
+    # integer bins [0, 10), [10, 13), [13, 14): lo + floor((width - 1) / 2)
+    assert list(mid["k"]) == [4, 11, 13, 4] and mid["k"].dtype == np.int64
+    assert list(mid["f"]) == [0.125, 0.375, 0.625, 0.875]
