@@ -11,8 +11,6 @@ bench/results/gpu_profile_<device>.json.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datasets import flights20  # noqa: E402
-from quality import device_name  # noqa: E402
+from quality import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn.backend import get_backend  # noqa: E402
 from gpu_dpsyn.encoding import encode  # noqa: E402
@@ -111,12 +109,8 @@ def main(argv=None):
         print(f"{name:32s} host {host:9.3f} ms" + ("" if dev is None else f"  device {dev:9.3f} ms"),
               flush=True)
     dev = device_name(be)
-    out = Path(a.out or Path(__file__).parent / "results" /
-               f"gpu_profile_{re.sub(r'[^A-Za-z0-9]+', '_', dev).strip('_')}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"device": dev, "rows": int(a.rows), "marginal": ["day", "dest"],
-                               "cells": int(np.prod(shape)), "ops": res}, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_result({"device": dev, "rows": int(a.rows), "marginal": ["day", "dest"],
+                  "cells": int(np.prod(shape)), "ops": res}, a.out, "gpu_profile", dev)
 
 
 if __name__ == "__main__":

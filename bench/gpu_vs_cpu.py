@@ -12,15 +12,13 @@ Writes bench/results/gpu_vs_cpu_<device>.json.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datasets import flights20  # noqa: E402
-from quality import device_name  # noqa: E402
+from quality import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.backend import get_backend, gpu_available  # noqa: E402
@@ -98,11 +96,7 @@ def main(argv=None):
                   f"both): {entry['speedup_per_update']}x")
         rows_out.append(entry)
     dev = device_name(get_backend("gpu" if "gpu" in backends else "cpu"))
-    out = Path(a.out or Path(__file__).parent / "results" /
-               f"gpu_vs_cpu_{re.sub(r'[^A-Za-z0-9]+', '_', dev).strip('_')}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"device": dev, "results": rows_out}, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_result({"device": dev, "results": rows_out}, a.out, "gpu_vs_cpu", dev)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,17 @@ def device_name(backend) -> str:
         import cupy
         return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     return f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores)"
+
+
+def write_result(data, out: str | None, stem: str, device: str | None = None) -> Path:
+    """JSON to `out`, or to bench/results/<stem>[_<device as a file name>].json."""
+    if device is not None:
+        stem += "_" + re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_")
+    path = Path(out or Path(__file__).parent / "results" / f"{stem}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"wrote {path}")
+    return path
 
 
 def main(argv=None):
@@ -59,11 +71,7 @@ def main(argv=None):
         rows.append(row)
         print(f"{name:10s} rows={len(df):>8,} time={elapsed:7.1f}s  1-way={tvd[1]:.4f} "
               f"2-way={tvd[2]:.4f} 3-way={tvd[3]:.4f}  ({row['device']})", flush=True)
-    out = Path(a.out or Path(__file__).parent / "results" /
-               f"quality_{a.method}_{rows[0]['backend']}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(rows, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_result(rows, a.out, f"quality_{a.method}_{rows[0]['backend']}")
 
 
 if __name__ == "__main__":
