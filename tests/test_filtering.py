@@ -1,5 +1,4 @@
 import numpy as np
-import pytest
 
 from gpu_dpsyn.filtering import low_count_recode, recoded_one_way, undo
 from gpu_dpsyn.marginals import Marginal

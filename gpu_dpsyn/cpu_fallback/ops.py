@@ -95,7 +95,6 @@ class NumpyBackend:
         cells: Duplicate copies a whole random record of the cell, Replace rewrites only
         this marginal's columns (always for empty cells).  A Duplicate copies copy_cols
         (default: every column).  Edits cols in place."""
-        n = len(cell)
         add = np.asarray(add, dtype=np.int64)
         rem = np.asarray(rem, dtype=np.int64)
         total = int(add.sum())
