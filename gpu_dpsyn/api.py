@@ -17,6 +17,8 @@ from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan
                   run_gum)
 from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
+from .privacy.bounding import kept_rows
+from .privacy.keys import noise_key
 from .progress import bar
 from .schema import load_schema
 from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
@@ -65,7 +67,8 @@ class Synthesizer:
         self.mechanism = mechanism
         self.workload = _check_workload_shape(workload)
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
-        self.seed = rng.make_seed(seed)
+        self.seed = rng.make_seed(seed)  # post-processing (GUM, decoding) randomness
+        self.seeded = seed is not None
         self.backend = get_backend(backend)
         self.max_cells = max_cells
         self.consistency_rounds = consistency_rounds
@@ -96,6 +99,16 @@ class Synthesizer:
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
         dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
+        sens = self.sensitivity or self.schema.max_records_per_individual or 1
+        self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
+                                    delta=self.delta, method=self.method, sensitivity=sens,
+                                    conversion=self.conversion, mechanism=self.mechanism)
+        unit = self.schema.unit_id
+        if unit is not None:  # enforce the bound the noise is calibrated to
+            keep = kept_rows(df, unit, sens, self._noise_key)
+            if keep is not None:
+                idx = self.backend.asarray(keep)
+                dev = [c[idx] for c in dev]
         pub = None
         if public is not None:
             try:
@@ -106,7 +119,6 @@ class Synthesizer:
         self.dtypes = {c: df[c].dtype for c in df.columns}
         self.names = [c.name for c in self.schema.synth_columns]
         workload = _resolve_workload(self.workload, self.names)
-        sens = self.sensitivity or self.schema.max_records_per_individual or 1
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
         if self.method == "dpsyn":
@@ -137,12 +149,12 @@ class Synthesizer:
         cells = check_domains(plan, domain, self.names, self.max_cells)
         fractions = [w / sum(weights) for w in weights]
         acc.choose_mechanism(fractions, cells, self.mechanism)
-        key = rng.split_key(self.seed)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            return measure(self.backend, dev, domain, plan, fractions, acc, key, self.names, pb)
+            return measure(self.backend, dev, domain, plan, fractions, acc, self._noise_key,
+                           self.names, pb)
 
     def _fit_privsyn(self, dev, workload):
-        acc, key, names = self.accountant, rng.split_key(self.seed), self.names
+        acc, key, names = self.accountant, self._noise_key, self.names
         domain = list(self.schema.domain)
         d = len(domain)
         f_sel, f_one, f_marg = PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)
@@ -262,6 +274,16 @@ class Synthesizer:
             raise DPSynError("nothing was measured yet: call fit() first")
         rep = self.accountant.summary()
         rep["method"] = self.method
+        d, unit = self.accountant.sensitivity, self.schema.unit_id
+        rep["neighbouring"] = "add or remove all records of one individual"
+        rep["unit_of_privacy"] = (
+            f"an individual: the records sharing a value of {unit!r}; at most {d} of them "
+            "(a uniformly random subset, chosen before anything was measured) were used"
+            if unit is not None else
+            "an individual: one record" if d == 1 else
+            f"an individual, who contributes at most {d} records (declared in the schema or "
+            "by sensitivity; not enforced: the schema has no individual id column)")
+        rep["seeded"] = self.seeded  # a seeded release's noise is reproducible
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep

@@ -23,3 +23,7 @@ class BudgetExceededError(DPSynError):
 
 class BackendError(DPSynError):
     """The requested backend is not available on this machine."""
+
+
+class SamplerError(DPSynError):
+    """A noise sampler could not finish; nothing was released (fail closed)."""

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DataError
+from . import rng
 from .privacy import Accountant
+from .privacy.samplers import draw
 
 DEFAULT_MAX_CELLS = 1_000_000
 
@@ -53,14 +55,15 @@ def check_domains(plan, domain, names, max_cells: int = DEFAULT_MAX_CELLS) -> li
 
 def measure(backend, cols, domain, plan, fractions, accountant: Accountant, key, names,
             progress=None) -> list[Marginal]:
-    """Histogram + integer noise for each planned marginal; each one charged first."""
+    """Histogram + exact integer noise for each planned marginal; each one charged
+    first.  key: the 256-bit noise key."""
     out = []
     for i, (attrs, f) in enumerate(zip(plan, fractions)):
         shape = tuple(domain[a] for a in attrs)
         entry = accountant.charge(f, "marginal", [names[a] for a in attrs], int(np.prod(shape)))
         counts = backend.to_numpy(backend.histogram(cols, attrs, shape)).astype(np.float64)
-        noise = backend.to_numpy(backend.noise(entry.mechanism, counts.size, entry.scale, key,
-                                               len(accountant.ledger) - 1))
+        noise = draw(backend, entry.noise, counts.size, key, rng.NOISE,
+                     len(accountant.ledger) - 1)
         out.append(Marginal(tuple(attrs), shape, counts + noise, entry.sigma))
         if progress is not None:
             progress.update(1)

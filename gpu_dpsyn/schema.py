@@ -66,6 +66,7 @@ class Column:
 class Schema:
     columns: list = field(default_factory=list)
     max_records_per_individual: int | None = None
+    individual_id: str | None = None  # the id column naming each record's individual
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
@@ -74,6 +75,19 @@ class Schema:
             raise SchemaError(f"schema lists these columns twice: {dup}")
         if not self.synth_columns:
             raise SchemaError("schema has no column to synthesize (only id columns or none)")
+        ids = [c.name for c in self.columns if c.kind == "id"]
+        if self.individual_id is None and len(ids) > 1:
+            raise SchemaError(f"schema has several id columns {ids}; name the one that "
+                              "identifies an individual with \"individual_id\"")
+        if self.individual_id is not None and self.individual_id not in ids:
+            raise SchemaError(f"individual_id {self.individual_id!r} must name an id column; "
+                              f"id columns are {ids}")
+
+    @property
+    def unit_id(self) -> str | None:
+        """The column whose value is a record's individual (None: a record is one)."""
+        ids = [c.name for c in self.columns if c.kind == "id"]
+        return self.individual_id or (ids[0] if ids else None)
 
     @property
     def names(self) -> list[str]:
@@ -97,6 +111,8 @@ class Schema:
         d = {"columns": {c.name: c.to_dict() for c in self.columns}}
         if self.max_records_per_individual:
             d["max_records_per_individual"] = self.max_records_per_individual
+        if self.individual_id is not None:
+            d["individual_id"] = self.individual_id
         return d
 
     def save(self, path) -> None:
@@ -224,7 +240,10 @@ def schema_from_dict(d: dict) -> Schema:
         raise SchemaError("schema 'columns' must be a non-empty object")
     if sens is not None and (isinstance(sens, bool) or not isinstance(sens, int) or sens < 1):
         raise SchemaError(f"max_records_per_individual must be a positive integer, got {sens!r}")
-    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens)
+    unit = d.get("individual_id")
+    if unit is not None and not isinstance(unit, str):
+        raise SchemaError(f"individual_id must be a column name, got {unit!r}")
+    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens, unit)
 
 
 def load_schema(source) -> Schema:
@@ -284,4 +303,5 @@ def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
             spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": bins}
         cols.append(Column(str(name), "numeric", edges=_numeric_edges(str(name), spec, integer),
                            integer=integer, nullable=nullable))
-    return Schema(cols)
+    ids = [c.name for c in cols if c.kind == "id"]
+    return Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)  # review: a guess

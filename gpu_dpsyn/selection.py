@@ -1,8 +1,10 @@
 """PrivSyn marginal selection: noisy InDif scores, greedy choice, clique combining.
 
 InDif(a, b) = || M_ab - M_a x M_b / n ||_1 measures how far a pair is from
-independent.  Its sensitivity is 4 per record (PrivSyn, Lemma 1), so the vector of m
-scores has L1 sensitivity 4m and L2 sensitivity 4 sqrt(m).  The greedy step trades
+independent.  Its sensitivity is 4 per record (PrivSyn, Lemma 1), and so is that of
+floor(InDif), computed exactly in integers (floor(x) - floor(y) < x - y + 1 <= 5), so
+the vector of m floored scores has L1 sensitivity 4m and squared L2 sensitivity 16m,
+and discrete Gaussian noise on it is exact.  The greedy step trades
 the noise a marginal brings (budget rho_i ~ c_i^(2/3)) against the dependency it
 would leave unexplained.
 """
@@ -13,36 +15,40 @@ import math
 
 import numpy as np
 
-from .cpu_fallback.noise import continuous_noise
+from . import rng
+from .privacy.samplers import draw
 
 COMBINE_MAX_CELLS = 5000
 
 
 def indif(backend, cols, domain, pairs) -> np.ndarray:
-    """Exact InDif of each pair (reads the private data: charge before calling)."""
+    """floor(InDif) of each pair, exactly: sum |n M_ab - M_a M_b| // n in integers (each
+    term and the sum stay below 2 n^2 <= 2^63 for n < 2^31 rows).  Reads the private
+    data: charge before calling."""
     n = None
     one = {}
-    out = np.empty(len(pairs))
+    out = np.empty(len(pairs), dtype=np.int64)
     for k, (a, b) in enumerate(pairs):
         ab = backend.to_numpy(backend.histogram(cols, (a, b), (domain[a], domain[b])))
-        ab = ab.reshape(domain[a], domain[b]).astype(np.float64)
-        n = ab.sum() if n is None else n
+        ab = ab.reshape(domain[a], domain[b]).astype(np.int64)
+        n = int(ab.sum()) if n is None else n
         for x, axis in ((a, 1), (b, 0)):
             if x not in one:
                 one[x] = ab.sum(axis=axis)
-        out[k] = np.abs(ab - np.outer(one[a], one[b]) / max(n, 1.0)).sum()
+        dev = np.abs(n * ab - np.outer(one[a], one[b])).astype(np.uint64)
+        out[k] = int(dev.sum(dtype=np.uint64)) // max(n, 1)
     return out
 
 
 def measure_indif(backend, cols, domain, names, accountant, fraction, key):
-    """Noisy InDif scores for all pairs, charged as one measurement."""
+    """Noisy InDif scores for all pairs, charged as one measurement: floor(InDif) plus
+    exact discrete Gaussian noise (key: the 256-bit noise key)."""
     pairs = list(itertools.combinations(range(len(domain)), 2))
     m = len(pairs)
-    entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4.0 * m,
-                              l2=4.0 * math.sqrt(m))
+    entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4 * m, l2_sq=16 * m)
     scores = indif(backend, cols, domain, pairs)
-    noise = continuous_noise(key, m, entry.scale, entry.mechanism, len(accountant.ledger) - 1)
-    return pairs, scores + noise
+    noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
+    return pairs, (scores + noise).astype(np.float64)
 
 
 def noise_cost(weight_sum: float, rho: float, sensitivity: float) -> float:

@@ -12,7 +12,10 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.encoding import encode
 from gpu_dpsyn.gum import plan_update, removal_rate
+from gpu_dpsyn.errors import SamplerError
 from gpu_dpsyn.kernels import ops as kops
+from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
+                                        DiscreteLaplace, draw)
 
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
                                 if shutil.which("/usr/local/cuda/bin/nvcc") else None)
@@ -64,10 +67,42 @@ def test_philox_known_answer(gb):
     assert np.array_equal(many, cpu)
 
 
-@pytest.mark.parametrize("mech,scale", [("gaussian", 0.7), ("gaussian", 38.9), ("laplace", 12.0)])
-def test_noise_equals_cpu(gb, mech, scale):
-    cpu = get_backend("cpu").noise(mech, 5000, scale, (3, 4), 7)
-    assert np.array_equal(gb.to_numpy(gb.noise(mech, 5000, scale, (3, 4), 7)), cpu)
+KEY = (0x03020100, 0x07060504, 0x0B0A0908, 0x0F0E0D0C, 0x13121110, 0x17161514, 0x1B1A1918,
+       0x1F1E1D1C)  # RFC 8439's 00:01:...:1f
+
+
+def test_chacha20_known_answer_and_layout(gb):
+    from gpu_dpsyn.privacy.chacha import block_ref, keystream
+    rfc = gb.to_numpy(gb.chacha_blocks(KEY, 1, 1, (0x09000000, 0x4A000000, 0)))[0]
+    assert rfc[:4].tolist() == [0xE4E7F110, 0x15593BD1, 0x1FDD0F50, 0xC47120A3]  # 2.3.2
+    assert rfc.tolist() == block_ref(KEY, 1, (0x09000000, 0x4A000000, 0))
+    many = gb.to_numpy(gb.chacha_blocks(KEY, 7, 300, (5, 1, 9)))
+    assert np.array_equal(many, keystream(KEY, 7, 300, (5, 1, 9)))
+
+
+NOISE_SPECS = [DiscreteGaussian.at_least(0.49), DiscreteGaussian.at_least(38.9 ** 2),
+               DiscreteGaussian.at_least(2.0 ** 62),  # WIDE elements: |Y| q t - p >= 2^64
+               DiscreteLaplace.at_least(12.0), DiscreteLaplace.at_least(0.3)]
+
+
+@pytest.mark.parametrize("spec", NOISE_SPECS, ids=str)
+def test_noise_equals_cpu(gb, spec):
+    cv, cs = get_backend("cpu").noise(spec, 3000, KEY, 1, 7, MAX_WORDS)
+    gv, gs = (gb.to_numpy(x) for x in gb.noise(spec, 3000, KEY, 1, 7, MAX_WORDS))
+    assert np.array_equal(gs, cs) and np.array_equal(gv[cs == OK], cv[cs == OK])
+    if spec.p == 2 ** 62 if isinstance(spec, DiscreteGaussian) else False:
+        assert (cs == WIDE).sum() >= 5  # the hand-back path is exercised
+    assert np.array_equal(draw(gb, spec, 3000, KEY, 1, 7), draw(get_backend("cpu"), spec,
+                                                                3000, KEY, 1, 7))
+
+
+def test_noise_fails_closed_on_both_backends(gb):
+    spec = DiscreteGaussian.at_least(9.0)
+    for be in (gb, get_backend("cpu")):
+        st = be.to_numpy(be.noise(spec, 2000, KEY, 1, 0, 64)[1])
+        assert (st == FAIL).sum() > 0  # some elements need more than 64 words
+        with pytest.raises(SamplerError, match="nothing was released"):
+            draw(be, spec, 2000, KEY, 1, 0, max_words=64)
 
 
 @pytest.mark.parametrize("attrs", [(2,), (2, 4), (0, 1, 11), (9, 11)])

@@ -37,7 +37,7 @@ def test_indif_measurement_is_charged_with_its_sensitivity():
     acc = Accountant(1.0, 1e-9, sensitivity=2)
     acc.choose_mechanism([1.0], [1], "gaussian")
     cols = [np.zeros(10, np.uint8)] * 3
-    pairs, scores = measure_indif(cpu, cols, (2, 2, 2), ["a", "b", "c"], acc, 0.1, (1, 1))
+    pairs, scores = measure_indif(cpu, cols, (2, 2, 2), ["a", "b", "c"], acc, 0.1, (1,) * 8)
     assert pairs == [(0, 1), (0, 2), (1, 2)] and scores.shape == (3,)
     e = acc.ledger[0]
     assert e.label == "indif" and e.rho == pytest.approx(0.1 * acc.rho)

@@ -66,10 +66,10 @@ class NumpyBackend:
         """u_i = uniform(philox(i, c1, c2, c3).w0) in (0, 1)."""
         return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[0])
 
-    def noise(self, mechanism: str, n: int, scale: float, key, call: int) -> np.ndarray:
-        if mechanism == "gaussian":
-            return _noise.discrete_gaussian(key, n, scale, call)
-        return _noise.discrete_laplace(key, n, scale, call)
+    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
+        """(values, status) of exact noise for elements 0 .. n-1 (privacy.samplers.draw
+        finishes WIDE elements and fails closed on FAIL)."""
+        return _noise.sample(spec, n, key, stream, call, max_words)
 
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (gum.plan_update)."""

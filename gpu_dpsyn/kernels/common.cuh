@@ -8,7 +8,6 @@
 #define PHILOX_W1 0xBB67AE85u
 
 // stream ids, as in gpu_dpsyn/rng.py
-#define STREAM_NOISE 1u
 #define STREAM_INIT 2u
 #define STREAM_GUM_SORT 3u
 #define STREAM_GUM_SLOT 4u

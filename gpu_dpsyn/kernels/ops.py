@@ -15,6 +15,7 @@ from .. import gum
 from ..cpu_fallback.ops import strides_of
 from ..encoding import code_dtype
 from ..errors import BackendError
+from ..privacy.samplers import DiscreteGaussian
 
 try:  # CuPy is optional: the module must import on machines without it
     import cupy as cp
@@ -129,15 +130,31 @@ class CupyBackend:
         w = self.philox(key, n, 0, c1, c2, c3)[:, 0].astype(cp.float64)
         return (w + 0.5) * (1.0 / 4294967296.0)
 
-    def noise(self, mechanism: str, n: int, scale: float, key, call: int):
-        out = cp.empty(n, dtype=cp.int64)
-        name = "discrete_gaussian" if mechanism == "gaussian" else "discrete_laplace"
-        if mechanism == "gaussian" and scale <= 0:
-            return cp.zeros(n, dtype=cp.int64)
-        _kernel("noise.cu", name)((_blocks(n),), (THREADS,),
-                                  (np.int64(n), np.uint32(key[0]), np.uint32(key[1]),
-                                   np.float64(scale), np.uint32(call), out))
+    def chacha_blocks(self, key, first: int, count: int, nonce):
+        """(count, 16) uint32: ChaCha20 blocks of counters first .. first + count - 1."""
+        out = cp.empty((count, 16), dtype=cp.uint32)
+        _kernel("noise.cu", "chacha20_blocks")(
+            (_blocks(count),), (THREADS,),
+            (np.int64(count), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(first),
+             *[np.uint32(x) for x in nonce], out))
         return out
+
+    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
+        """(values, status) of exact noise for elements 0 .. n-1 (noise.cu); the caller
+        (privacy.samplers.draw) finishes WIDE elements and fails closed on FAIL."""
+        out = cp.empty(n, dtype=cp.int64)
+        status = cp.empty(n, dtype=cp.uint8)
+        head = (np.int64(n), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(stream),
+                np.uint32(call), np.uint64(max_words))
+        if isinstance(spec, DiscreteGaussian):
+            den = spec.accept_den
+            args = (np.uint64(spec.t), np.uint64(spec.q * spec.t), np.uint64(spec.p),
+                    np.uint64(den >> 64), np.uint64(den & 0xFFFFFFFFFFFFFFFF))
+            name = "discrete_gaussian"
+        else:
+            args, name = (np.uint64(spec.t), np.uint64(spec.s)), "discrete_laplace"
+        _kernel("noise.cu", name)((_blocks(n),), (THREADS,), (*head, *args, out, status))
+        return out, status
 
     # -- records -------------------------------------------------------------------
     def init_records(self, counts: list, key, call: int) -> list:

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 
-from .errors import BudgetExceededError, PrivacyParameterError
+import numpy as np
 
-_TOL = 1e-9
+from ..errors import BudgetExceededError, PrivacyParameterError
+from .samplers import DiscreteGaussian, DiscreteLaplace
+
+_TOL = 1e-9  # a plan's float budget shares may overshoot 1 by this much (rounding)
+_ROUNDING = 1e-9  # rho is lowered by this relative amount to absorb float error
 
 
 CONVERSIONS = ("cks", "bun-steinke")
@@ -53,19 +58,25 @@ def eps_delta_to_rho(epsilon: float, delta: float, conversion: str = "cks") -> f
     "bun-steinke": rho = (sqrt(eps + L) - sqrt(L))^2, L = ln(1/delta) (2016, Prop. 1.3)."""
     check_epsilon_delta(epsilon, delta)
     if conversion == "bun-steinke":
-        L = math.log(1.0 / delta)
-        return (math.sqrt(epsilon + L) - math.sqrt(L)) ** 2
-    if conversion != "cks":
+        L = -math.log(delta)
+        rho = (epsilon / (math.sqrt(epsilon + L) + math.sqrt(L))) ** 2  # no cancellation
+    elif conversion == "cks":
+        # zcdp_delta grows with rho: keep the largest rho that is safe
+        rho = _bisect(lambda r: zcdp_delta(r, epsilon) <= delta, 0.0, epsilon + 1.0)[0]
+    else:
         raise PrivacyParameterError(f"unknown conversion {conversion!r}; use one of {CONVERSIONS}")
-    # zcdp_delta grows with rho: keep the largest rho that is safe
-    return _bisect(lambda r: zcdp_delta(r, epsilon) <= delta, 0.0, epsilon + 1.0)[0]
+    rho *= 1.0 - _ROUNDING  # what floating point may have overstated
+    if not (math.isfinite(rho) and rho > 0):  # fail closed: NaN noise must never be drawn
+        raise PrivacyParameterError(f"(epsilon={epsilon}, delta={delta}) gives no usable zCDP "
+                                    f"budget (rho={rho}); use a larger delta or epsilon")
+    return rho
 
 
 def rho_to_epsilon(rho: float, delta: float, conversion: str = "cks") -> float:
     """The epsilon that rho-zCDP implies at this delta."""
     if conversion == "bun-steinke":
-        return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
-    upper = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))  # Bun-Steinke is an upper bound
+        return rho + 2.0 * math.sqrt(rho * -math.log(delta))
+    upper = rho + 2.0 * math.sqrt(rho * -math.log(delta))  # Bun-Steinke is an upper bound
     return _bisect(lambda e: zcdp_delta(rho, e) > delta, 0.0, upper)[1]
 
 
@@ -102,20 +113,24 @@ class LedgerEntry:
     fraction: float
     rho: float | None  # zCDP spent (gaussian)
     epsilon: float | None  # pure-DP epsilon spent (laplace)
-    sigma: float  # standard deviation of the noise per cell
-    scale: float  # sigma for gaussian, b for laplace
+    sigma: float  # standard deviation of the noise per cell, as drawn
+    scale: float  # sigma for gaussian, the scale t/s for laplace, as drawn
+    noise: DiscreteGaussian | DiscreteLaplace = field(repr=False, default=None)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {k: v for k, v in asdict(self).items() if k != "noise"}
         d["columns"] = list(self.columns)
+        d["noise"] = self.noise.describe()  # the exact rational parameter drawn with
         return d
 
 
 @dataclass
 class Accountant:
+    """Charges every measurement before it is made, in exact rational arithmetic, and
+    returns the noise distribution that the charge pays for (never less noise)."""
     epsilon: float
     delta: float
-    sensitivity: float = 1.0
+    sensitivity: int = 1
     conversion: str = "cks"
     mechanism: str | None = None
     ledger: list = field(default_factory=list)
@@ -123,16 +138,19 @@ class Accountant:
     def __post_init__(self):
         check_epsilon_delta(self.epsilon, self.delta)
         s = self.sensitivity
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s < 1:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
             raise PrivacyParameterError(
-                f"sensitivity (max records per individual) must be >= 1, got {s!r}")
+                f"sensitivity (max records per individual) must be an integer >= 1, got {s!r}")
+        self.sensitivity = int(s)
         self.rho = eps_delta_to_rho(self.epsilon, self.delta, self.conversion)
+        self._spent = Fraction(0)  # of the whole budget, exactly
 
     # -- planning (data independent) -------------------------------------------
     def scale_for(self, fraction: float, mechanism: str, l1: float = 1.0,
                   l2: float = 1.0) -> tuple[float, float]:
         """(noise scale parameter, noise std) that a budget fraction buys for a query whose
-        L1 / L2 sensitivity is l1 / l2 times the records per individual."""
+        L1 / L2 sensitivity is l1 / l2 times the records per individual (planning only:
+        charge() computes the exact parameter)."""
         if mechanism == "gaussian":
             sigma = gaussian_sigma(fraction * self.rho, self.sensitivity * l2)
             return sigma, sigma
@@ -155,39 +173,52 @@ class Accountant:
     # -- spending ----------------------------------------------------------------
     @property
     def spent_fraction(self) -> float:
-        return sum(e.fraction for e in self.ledger)
+        return float(self._spent)
 
-    def charge(self, fraction: float, label: str, columns, cells: int, l1: float = 1.0,
-               l2: float = 1.0) -> LedgerEntry:
-        """Record one measurement; refuse it when it would overspend."""
+    def charge(self, fraction: float, label: str, columns, cells: int, l1=1,
+               l2_sq=1) -> LedgerEntry:
+        """Record one measurement and return the noise it buys; refuse it when it would
+        overspend.  l1 and l2_sq (exact numbers) are the query's L1 sensitivity and
+        squared L2 sensitivity per record; an individual's D records multiply them by D
+        and D^2.  A plan whose float shares overshoot 1 by rounding gets what is left."""
         if self.mechanism is None:
             raise BudgetExceededError("choose_mechanism() must run before any measurement")
-        if not fraction > 0:
+        if isinstance(fraction, float) and not math.isfinite(fraction) or not fraction > 0:
             raise PrivacyParameterError(f"budget fraction must be > 0, got {fraction}")
-        if self.spent_fraction + fraction > 1.0 + _TOL:
-            raise BudgetExceededError(
-                f"measurement {label!r} needs {fraction:.4g} of the budget but only "
-                f"{1.0 - self.spent_fraction:.4g} is left")
-        scale, std = self.scale_for(fraction, self.mechanism, l1, l2)
-        g = self.mechanism == "gaussian"
+        f, left = Fraction(fraction), 1 - self._spent
+        if f > left:
+            if f - left > _TOL:
+                raise BudgetExceededError(
+                    f"measurement {label!r} needs {fraction:.4g} of the budget but only "
+                    f"{float(left):.4g} is left")
+            f = left
+        d = self.sensitivity
+        if self.mechanism == "gaussian":
+            rho_i = f * Fraction(self.rho)
+            noise = DiscreteGaussian.at_least(d * d * Fraction(l2_sq) / (2 * rho_i))
+            rho, eps, scale = float(rho_i), None, noise.sigma
+        else:
+            eps_i = f * Fraction(self.epsilon)
+            noise = DiscreteLaplace.at_least(d * Fraction(l1) / eps_i)
+            rho, eps, scale = None, float(eps_i), noise.scale
+        self._spent += f
         e = LedgerEntry(label=label, columns=tuple(columns), cells=int(cells),
-                        mechanism=self.mechanism, fraction=fraction,
-                        rho=fraction * self.rho if g else None,
-                        epsilon=None if g else fraction * self.epsilon,
-                        sigma=std, scale=scale)
+                        mechanism=self.mechanism, fraction=float(f), rho=rho, epsilon=eps,
+                        sigma=noise.sigma, scale=scale, noise=noise)
         self.ledger.append(e)
         return e
 
     def summary(self) -> dict:
         """What was spent, in the units of the guarantee that holds."""
+        spent = self._spent
         if self.mechanism == "laplace":
-            eps = sum(e.epsilon for e in self.ledger)
+            eps = float(spent * Fraction(self.epsilon))
             guarantee = f"({eps:.6g}, 0)-DP by basic composition"
         else:
-            rho = sum(e.rho for e in self.ledger)
+            rho = float(spent * Fraction(self.rho))
             eps = rho_to_epsilon(rho, self.delta, self.conversion) if rho > 0 else 0.0
             guarantee = f"{rho:.6g}-zCDP, hence ({eps:.6g}, {self.delta:g})-DP"
         return {"epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
-                "conversion": self.conversion, "sensitivity": self.sensitivity, "mechanism": self.mechanism,
-                "spent_fraction": self.spent_fraction, "guarantee": guarantee,
-                "measurements": [e.to_dict() for e in self.ledger]}
+                "conversion": self.conversion, "sensitivity": self.sensitivity,
+                "mechanism": self.mechanism, "spent_fraction": float(spent),
+                "guarantee": guarantee, "measurements": [e.to_dict() for e in self.ledger]}
