@@ -10,6 +10,7 @@ import pandas as pd
 from . import rng
 from .backend import get_backend
 from .consistency import make_consistent
+from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
 from .errors import DataError, DPSynError
 from .filtering import low_count_recode, recoded_one_way, undo
@@ -23,7 +24,6 @@ from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy
                         measure_indif)
 
 METHODS = ("privsyn", "dpsyn")
-MAX_ROWS = 2 ** 31 - 1
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
 
@@ -103,7 +103,6 @@ class Synthesizer:
                 pub = encode(public, self.schema)
             except DataError as e:
                 raise DataError(f"public table: {e}") from None
-        self.dtypes = {c: df[c].dtype for c in df.columns}
         self.names = [c.name for c in self.schema.synth_columns]
         workload = _resolve_workload(self.workload, self.names)
         sens = self.sensitivity or self.schema.max_records_per_individual or 1
@@ -238,7 +237,7 @@ class Synthesizer:
         for a, r in self.recodes.items():
             codes[a] = undo(codes[a], r, key, call)
         be = self.backend
-        out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode,
+        out = decode(codes, self.schema, self.seed, call, self.numeric_decode,
                      lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
