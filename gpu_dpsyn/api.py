@@ -81,7 +81,8 @@ class Synthesizer:
         self.recodes: dict = {}
         self.selected = None  # privsyn: the measured column sets
         self.public = None
-        self.timings: dict = {}
+        self.timings: dict = {}  # seconds per stage, for benchmarks: NOT for release (they
+        # grow with the true row count)
         self.history: list = []
         self.gum_seconds: list = []  # wall time at each history entry
         self._calls = 0

@@ -86,3 +86,17 @@ def test_bundled_schema_matches_bundled_data(flights):
     from gpu_dpsyn.schema import load_schema
     full = pd.read_csv(FLIGHTS_SCHEMA.parent / "flights.csv.xz")
     assert len(encode(full, load_schema(FLIGHTS_SCHEMA))) == 16
+
+
+def test_ledger_releases_only_the_privacy_report_and_gum_history(files):
+    # the ledger is released: nothing data-dependent but noisy results (timings grow
+    # with the true row count)
+    tmp, real, schema = files
+    ledger = tmp / "ledger.json"
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "2", "--seed", "1",
+                 "--ledger", str(ledger), "--quiet"]) == 0
+    rep = json.loads(ledger.read_text())
+    assert set(rep) == {"epsilon", "delta", "rho", "conversion", "sensitivity", "mechanism",
+                        "spent_fraction", "guarantee", "measurements", "method",
+                        "selected_marginals", "gum_history"}
