@@ -9,10 +9,11 @@ import pandas as pd
 
 from . import rng
 from .backend import get_backend
+from .checks import flag, integer
 from .consistency import make_consistent
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError
+from .errors import DataError, DPSynError, PrivacyParameterError
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   run_gum)
@@ -24,6 +25,7 @@ from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy
                         measure_indif)
 
 METHODS = ("privsyn", "dpsyn")
+MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
 
@@ -54,6 +56,9 @@ class Synthesizer:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
             raise DPSynError("numeric_decode must be 'uniform' or 'midpoint'")
+        if mechanism not in MECHANISMS:
+            raise PrivacyParameterError(f"unknown mechanism {mechanism!r}; choose one of "
+                                        f"{MECHANISMS}")
         if method == "privsyn" and mechanism == "laplace":
             raise DPSynError("method='privsyn' uses zCDP (Gaussian) accounting; "
                              "use method='dpsyn' for the Laplace mechanism")
@@ -67,15 +72,15 @@ class Synthesizer:
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
         self.seed = rng.make_seed(seed)
         self.backend = get_backend(backend)
-        self.max_cells = max_cells
-        self.consistency_rounds = consistency_rounds
-        self.filter_low_counts = filter_low_counts
-        self.append_attributes = append_attributes
+        self.max_cells = integer("max_cells", max_cells, 1)
+        self.consistency_rounds = integer("consistency_rounds", consistency_rounds, 1)
+        self.filter_low_counts = flag("filter_low_counts", filter_low_counts)
+        self.append_attributes = flag("append_attributes", append_attributes)
         if duplicate_scope not in DUPLICATE_SCOPES:
             raise DPSynError(f"duplicate_scope must be one of {DUPLICATE_SCOPES}")
         self.duplicate_scope = duplicate_scope
         self.numeric_decode = numeric_decode
-        self.progress = progress
+        self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
         self.recodes: dict = {}

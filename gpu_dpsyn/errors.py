@@ -23,3 +23,7 @@ class BudgetExceededError(DPSynError):
 
 class BackendError(DPSynError):
     """The requested backend is not available on this machine."""
+
+
+class ParameterError(DPSynError):
+    """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
