@@ -64,6 +64,9 @@ class Synthesizer:
                              "use method='dpsyn' for the Laplace mechanism")
         self.epsilon, self.delta = epsilon, delta
         self.method = method
+        if sensitivity is not None:  # 0 must not quietly become the default
+            integer("sensitivity (max records per individual)", sensitivity, 1,
+                    PrivacyParameterError)
         self.sensitivity = sensitivity
         self.conversion = conversion
         Accountant(epsilon, delta, sensitivity or 1, conversion)  # validate now, not after I/O
@@ -101,6 +104,7 @@ class Synthesizer:
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
+        sens = _sensitivity(self.sensitivity, self.schema)
         dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
         pub = None
         if public is not None:
@@ -111,7 +115,6 @@ class Synthesizer:
                 raise DataError(f"public table: {e}") from None
         self.names = [c.name for c in self.schema.synth_columns]
         workload = _resolve_workload(self.workload, self.names)
-        sens = self.sensitivity or self.schema.max_records_per_individual or 1
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
         if self.method == "dpsyn":
@@ -270,6 +273,18 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _sensitivity(given, schema) -> int:
+    """Records per individual: an explicit value may not undercut the schema's."""
+    declared = schema.max_records_per_individual
+    if given is None:
+        return declared or 1
+    if declared and given < declared:
+        raise PrivacyParameterError(
+            f"sensitivity={given} is below the schema's max_records_per_individual "
+            f"({declared} records): it would under-count what one individual contributes")
+    return given
 
 
 def _check_workload_shape(workload) -> list:

@@ -100,3 +100,13 @@ def test_ledger_releases_only_the_privacy_report_and_gum_history(files):
     assert set(rep) == {"epsilon", "delta", "rho", "conversion", "sensitivity", "mechanism",
                         "spent_fraction", "guarantee", "measurements", "method",
                         "selected_marginals", "gum_history"}
+
+
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_bad_sensitivity_is_a_clean_error(files, capsys, value):
+    tmp, real, schema = files
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--sensitivity", value, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: sensitivity") and err.count("\n") == 1
+    assert not (tmp / "o.csv").exists()

@@ -40,3 +40,32 @@ def test_gum_config_raises_parameter_errors():
 def test_unknown_mechanism_is_refused_at_construction(method):
     with pytest.raises(PrivacyParameterError, match="mechanism 'exponential'"):
         Synthesizer(1.0, 1e-9, backend="cpu", method=method, mechanism="exponential")
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, 2.0, True, "2", float("nan")])
+def test_sensitivity_must_be_a_positive_integer(bad):
+    with pytest.raises(PrivacyParameterError, match="sensitivity"):
+        Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=bad)
+
+
+def test_sensitivity_below_the_schema_max_records_is_refused_before_spending():
+    df, schema = small_table(300)
+    schema["max_records_per_individual"] = 3
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, sensitivity=2)
+    with pytest.raises(PrivacyParameterError, match=r"sensitivity=2 .*\(3 records\)"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
+    with pytest.raises(PrivacyParameterError, match="sensitivity"):  # checked before the data
+        syn.fit(df.drop(columns=["color"]), schema)
+
+
+@pytest.mark.parametrize("given,used", [(None, 3), (3, 3), (5, 5)])
+def test_sensitivity_at_or_above_the_schema_max_records_is_used(given, used):
+    df, schema = small_table(300)
+    schema["max_records_per_individual"] = 3
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, sensitivity=given,
+                      iterations=1, method="dpsyn").fit(df, schema)
+    assert syn.privacy_report()["sensitivity"] == used
+    sigma1 = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, iterations=1,
+                         method="dpsyn").fit(df, {**schema, "max_records_per_individual": 1})
+    assert syn.ledger[0].sigma == pytest.approx(used * sigma1.ledger[0].sigma)
