@@ -21,8 +21,8 @@ from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .progress import bar
 from .schema import load_schema
-from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
-                        measure_indif)
+from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
+                        greedy_select, measure_indif)
 
 METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
@@ -154,8 +154,10 @@ class Synthesizer:
         domain = list(self.schema.domain)
         d = len(domain)
         f_sel, f_one, f_marg = PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)
-        # every pair is histogrammed for InDif: refuse huge domains before spending anything
-        check_domains(dpsyn_plan(d), domain, names, self.max_cells)
+        # every pair is histogrammed for InDif and workload triples are measured: refuse
+        # huge domains before spending anything (filtering only shrinks them)
+        check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain, names,
+                      self.max_cells)
         acc.choose_mechanism([1.0], [1], "gaussian")
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
@@ -178,7 +180,8 @@ class Synthesizer:
         forced = [pairs.index(w) for w in workload if len(w) == 2]
         chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
         chosen = connect_isolated(chosen, pairs, scores, d)
-        plan = combine_cliques([pairs[i] for i in chosen], domain)
+        plan = combine_cliques([pairs[i] for i in chosen], domain,
+                               min(COMBINE_MAX_CELLS, self.max_cells))
         plan += [w for w in workload if len(w) == 3 and w not in plan]
         weights = [workload.get(m, 1.0) for m in plan]
         mcells = check_domains(plan, domain, names, self.max_cells)
