@@ -222,11 +222,7 @@ class Synthesizer:
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
-        n = self.n_estimate if n is None else n
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
-            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        n = int(n)
-        self._check_memory(n)
+        n = self.check_sample(self.n_estimate if n is None else n)
         call = self._calls
         self._calls += 1
         key = rng.split_key(self.seed)
@@ -254,9 +250,17 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _check_memory(self, n: int) -> None:
+    def check_sample(self, n, schema=None) -> int:
+        """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:
+        the schema's domain bounds the fitted one (filtering only merges values)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
+            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
+        self._check_memory(int(n), self.domain if schema is None else load_schema(schema).domain)
+        return int(n)
+
+    def _check_memory(self, n: int, domain) -> None:
         """Refuse a sample that cannot fit, before allocating it."""
-        need = n * (sum(code_dtype(d).itemsize for d in self.domain) + WORK_BYTES_PER_ROW)
+        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW)
         free = self.backend.free_memory()
         if free is not None and need > free:
             raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "

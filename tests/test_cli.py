@@ -110,3 +110,51 @@ def test_bad_sensitivity_is_a_clean_error(files, capsys, value):
     err = capsys.readouterr().err
     assert err.startswith("gpu-dpsyn: error: sensitivity") and err.count("\n") == 1
     assert not (tmp / "o.csv").exists()
+
+
+def _no_reading(monkeypatch):
+    def fail(*a, **k):
+        pytest.fail("the input was read before the check")
+    monkeypatch.setattr("gpu_dpsyn.cli.read_table", fail)
+
+
+@pytest.mark.parametrize("cmd,flag", [("synthesize", "--out"), ("synthesize", "--ledger"),
+                                      ("evaluate", "--json"), ("evaluate", "--report")])
+@pytest.mark.parametrize("where,match", [("nodir/x.out", "not an existing directory"),
+                                         (".", "is a directory")])
+def test_unusable_output_paths_fail_before_reading_the_input(files, capsys, monkeypatch, cmd,
+                                                             flag, where, match):
+    tmp, real, schema = files
+    args = {"synthesize": ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                           "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--quiet"],
+            "evaluate": ["evaluate", str(real), str(real), "--schema", str(schema)]}[cmd]
+    args = [x for i, x in enumerate(args) if flag not in args[i - 1:i + 1]]  # drop flag, value
+    _no_reading(monkeypatch)
+    assert main(args + [flag, str(tmp / where)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gpu-dpsyn: error: {flag} ") and match in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("extra,match", [(["--ledger", "o.csv"], "--out and --ledger name"),
+                                         (["--out", "real.csv"], "input file")])
+def test_outputs_may_not_overwrite_each_other_or_the_input(files, capsys, monkeypatch, extra,
+                                                           match):
+    tmp, real, schema = files
+    monkeypatch.chdir(tmp)
+    _no_reading(monkeypatch)
+    assert main(["synthesize", "real.csv", "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", "o.csv", "--quiet"] + extra) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]
+    _no_reading(monkeypatch)
+    assert main(base + ["--rows", "0"]) == 2
+    assert "number of rows" in capsys.readouterr().err
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 30)  # 1 GiB free
+    assert main(base + ["--rows", str(10 ** 8), "--backend", "cpu"]) == 2
+    assert "needs about" in capsys.readouterr().err
