@@ -161,8 +161,8 @@ class Synthesizer:
         acc.choose_mechanism([1.0], [1], "gaussian")
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
-        one = measure(self.backend, dev, domain, one_plan,
-                      c23_fractions(domain, f_one), acc, key, names)
+        one = measure(self.backend, dev, domain, one_plan, c23_fractions(
+            domain, f_one, [workload.get(m, 1.0) for m in one_plan]), acc, key, names)
         if self.filter_low_counts:
             for a, m in enumerate(one):
                 r = low_count_recode(m)
