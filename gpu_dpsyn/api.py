@@ -253,6 +253,8 @@ class Synthesizer:
     def check_sample(self, n, schema=None) -> int:
         """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:
         the schema's domain bounds the fitted one (filtering only merges values)."""
+        if schema is None and self.marginals is None:
+            raise DPSynError("check_sample(n) before fit() needs the schema")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
             raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
         self._check_memory(int(n), self.domain if schema is None else load_schema(schema).domain)

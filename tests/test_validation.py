@@ -5,7 +5,7 @@ import pytest
 
 from conftest import small_table
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.errors import DataError, ParameterError, PrivacyParameterError
+from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
 from gpu_dpsyn.gum import GUMConfig
 
 
@@ -104,3 +104,13 @@ def test_combined_triangles_stay_within_max_cells():
     big = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, seed=0,
                       iterations=2).fit(df, schema)
     assert ("a", "b", "c") in big.selected  # the triangle is combined when it fits
+
+
+def test_check_sample_before_fit_needs_the_schema():
+    df, schema = small_table(100)
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)
+    with pytest.raises(DPSynError, match="needs the schema"):
+        syn.check_sample(10)
+    assert syn.check_sample(np.int64(10), schema) == 10
+    with pytest.raises(DataError, match="number of rows"):
+        syn.check_sample(0, schema)
