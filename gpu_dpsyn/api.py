@@ -9,9 +9,11 @@ import pandas as pd
 
 from . import rng
 from .backend import get_backend
+from .checks import flag, integer
 from .consistency import make_consistent
+from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError
+from .errors import DataError, DPSynError, PrivacyParameterError
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   run_gum)
@@ -21,11 +23,11 @@ from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
 from .progress import bar
 from .schema import load_schema
-from .selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
-                        measure_indif)
+from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
+                        greedy_select, measure_indif)
 
 METHODS = ("privsyn", "dpsyn")
-MAX_ROWS = 2 ** 31 - 1
+MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
 
@@ -56,11 +58,17 @@ class Synthesizer:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
             raise DPSynError("numeric_decode must be 'uniform' or 'midpoint'")
+        if mechanism not in MECHANISMS:
+            raise PrivacyParameterError(f"unknown mechanism {mechanism!r}; choose one of "
+                                        f"{MECHANISMS}")
         if method == "privsyn" and mechanism == "laplace":
             raise DPSynError("method='privsyn' uses zCDP (Gaussian) accounting; "
                              "use method='dpsyn' for the Laplace mechanism")
         self.epsilon, self.delta = epsilon, delta
         self.method = method
+        if sensitivity is not None:  # 0 must not quietly become the default
+            integer("sensitivity (max records per individual)", sensitivity, 1,
+                    PrivacyParameterError)
         self.sensitivity = sensitivity
         self.conversion = conversion
         Accountant(epsilon, delta, sensitivity or 1, conversion)  # validate now, not after I/O
@@ -70,21 +78,22 @@ class Synthesizer:
         self.seed = rng.make_seed(seed)  # post-processing (GUM, decoding) randomness
         self.seeded = seed is not None
         self.backend = get_backend(backend)
-        self.max_cells = max_cells
-        self.consistency_rounds = consistency_rounds
-        self.filter_low_counts = filter_low_counts
-        self.append_attributes = append_attributes
+        self.max_cells = integer("max_cells", max_cells, 1)
+        self.consistency_rounds = integer("consistency_rounds", consistency_rounds, 1)
+        self.filter_low_counts = flag("filter_low_counts", filter_low_counts)
+        self.append_attributes = flag("append_attributes", append_attributes)
         if duplicate_scope not in DUPLICATE_SCOPES:
             raise DPSynError(f"duplicate_scope must be one of {DUPLICATE_SCOPES}")
         self.duplicate_scope = duplicate_scope
         self.numeric_decode = numeric_decode
-        self.progress = progress
+        self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
         self.recodes: dict = {}
         self.selected = None  # privsyn: the measured column sets
         self.public = None
-        self.timings: dict = {}
+        self.timings: dict = {}  # seconds per stage, for benchmarks: NOT for release (they
+        # grow with the true row count)
         self.history: list = []
         self.gum_seconds: list = []  # wall time at each history entry
         self._calls = 0
@@ -98,8 +107,8 @@ class Synthesizer:
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
+        sens = _sensitivity(self.sensitivity, self.schema)
         dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
-        sens = self.sensitivity or self.schema.max_records_per_individual or 1
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
                                     conversion=self.conversion, mechanism=self.mechanism)
@@ -116,7 +125,6 @@ class Synthesizer:
                 pub = encode(public, self.schema)
             except DataError as e:
                 raise DataError(f"public table: {e}") from None
-        self.dtypes = {c: df[c].dtype for c in df.columns}
         self.names = [c.name for c in self.schema.synth_columns]
         workload = _resolve_workload(self.workload, self.names)
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
@@ -158,13 +166,15 @@ class Synthesizer:
         domain = list(self.schema.domain)
         d = len(domain)
         f_sel, f_one, f_marg = PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)
-        # every pair is histogrammed for InDif: refuse huge domains before spending anything
-        check_domains(dpsyn_plan(d), domain, names, self.max_cells)
+        # every pair is histogrammed for InDif and workload triples are measured: refuse
+        # huge domains before spending anything (filtering only shrinks them)
+        check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain, names,
+                      self.max_cells)
         acc.choose_mechanism([1.0], [1], "gaussian")
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
-        one = measure(self.backend, dev, domain, one_plan,
-                      c23_fractions(domain, f_one), acc, key, names)
+        one = measure(self.backend, dev, domain, one_plan, c23_fractions(
+            domain, f_one, [workload.get(m, 1.0) for m in one_plan]), acc, key, names)
         if self.filter_low_counts:
             for a, m in enumerate(one):
                 r = low_count_recode(m)
@@ -182,7 +192,8 @@ class Synthesizer:
         forced = [pairs.index(w) for w in workload if len(w) == 2]
         chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
         chosen = connect_isolated(chosen, pairs, scores, d)
-        plan = combine_cliques([pairs[i] for i in chosen], domain)
+        plan = combine_cliques([pairs[i] for i in chosen], domain,
+                               min(COMBINE_MAX_CELLS, self.max_cells))
         plan += [w for w in workload if len(w) == 3 and w not in plan]
         weights = [workload.get(m, 1.0) for m in plan]
         mcells = check_domains(plan, domain, names, self.max_cells)
@@ -223,11 +234,7 @@ class Synthesizer:
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
-        n = self.n_estimate if n is None else n
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
-            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        n = int(n)
-        self._check_memory(n)
+        n = self.check_sample(self.n_estimate if n is None else n)
         call = self._calls
         self._calls += 1
         key = rng.split_key(self.seed)
@@ -250,14 +257,24 @@ class Synthesizer:
         for a, r in self.recodes.items():
             codes[a] = undo(codes[a], r, key, call)
         be = self.backend
-        out = decode(codes, self.schema, self.dtypes, self.seed, call, self.numeric_decode,
+        out = decode(codes, self.schema, self.seed, call, self.numeric_decode,
                      lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _check_memory(self, n: int) -> None:
+    def check_sample(self, n, schema=None) -> int:
+        """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:
+        the schema's domain bounds the fitted one (filtering only merges values)."""
+        if schema is None and self.marginals is None:
+            raise DPSynError("check_sample(n) before fit() needs the schema")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
+            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
+        self._check_memory(int(n), self.domain if schema is None else load_schema(schema).domain)
+        return int(n)
+
+    def _check_memory(self, n: int, domain) -> None:
         """Refuse a sample that cannot fit, before allocating it."""
-        need = n * (sum(code_dtype(d).itemsize for d in self.domain) + WORK_BYTES_PER_ROW)
+        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW)
         free = self.backend.free_memory()
         if free is not None and need > free:
             raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "
@@ -287,6 +304,18 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _sensitivity(given, schema) -> int:
+    """Records per individual: an explicit value may not undercut the schema's."""
+    declared = schema.max_records_per_individual
+    if given is None:
+        return declared or 1
+    if declared and given < declared:
+        raise PrivacyParameterError(
+            f"sensitivity={given} is below the schema's max_records_per_individual "
+            f"({declared} records): it would under-count what one individual contributes")
+    return given
 
 
 def _check_workload_shape(workload) -> list:

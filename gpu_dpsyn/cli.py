@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -12,24 +13,52 @@ from .errors import DPSynError
 from .ingest import choose_engine, read_table
 
 
+def _check_outputs(outputs: dict, inputs) -> None:
+    """Refuse output paths that cannot be written before anything is read: a failure
+    after fit() would come with the budget spent and the synthetic table lost."""
+    seen = {}
+    for flag, path in outputs.items():
+        if not path:
+            continue
+        p = Path(path)
+        where = p.resolve()
+        if where in seen:
+            raise DPSynError(f"{seen[where]} and {flag} name the same file {path!r}")
+        if any(i and Path(i).resolve() == where for i in inputs):
+            raise DPSynError(f"{flag} {path!r} is an input file; writing it would destroy it")
+        seen[where] = flag
+        if p.is_dir():
+            raise DPSynError(f"{flag} {path!r} is a directory; give a file name")
+        if not p.parent.is_dir():
+            raise DPSynError(f"{flag} {path!r}: {str(p.parent)!r} is not an existing directory")
+        if not os.access(p.parent, os.W_OK | os.X_OK) or (p.exists() and
+                                                          not os.access(p, os.W_OK)):
+            raise DPSynError(f"{flag} {path!r} is not writable")
+
+
 def _synthesize(a) -> int:
     from .api import Synthesizer
     from .backend import gpu_available
-    gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
-    df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
+    from .schema import load_schema
+    # every check that can fail runs before the private table is read
+    _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
+    schema = load_schema(a.schema)
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                       workload=_parse_workload(a.workload), conversion=a.conversion)
+    if a.rows is not None:
+        syn.check_sample(a.rows, schema)
+    gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
+    df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
     public = read_table(a.public) if a.public else None
     t0 = time.perf_counter()
-    syn.fit(df, a.schema, public=public)
+    syn.fit(df, schema, public=public)
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     out.to_csv(a.out, index=False)
     rep = syn.privacy_report()
-    if a.ledger:  # the ledger, plus what the report needs to show the run
-        rep["gum_history"] = syn.history
-        rep["timings"] = syn.timings
+    if a.ledger:  # the ledger, plus the GUM curve for the report (noisy data only:
+        rep["gum_history"] = syn.history  # no timings, they grow with the true row count)
         Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
@@ -52,6 +81,14 @@ def _parse_workload(items):
 def _evaluate(a) -> int:
     from .evaluate import mean_tvd
     from .schema import infer_schema, load_schema
+    _check_outputs({"--json": a.json, "--report": a.report},
+                   [a.real, a.synthetic, a.schema, a.ledger])
+    run = None
+    if a.report and a.ledger:
+        try:
+            run = json.loads(Path(a.ledger).read_text())
+        except (OSError, ValueError) as e:
+            raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
     real, syn = read_table(a.real), read_table(a.synthetic)
     if a.schema:
         schema = load_schema(a.schema)
@@ -66,12 +103,6 @@ def _evaluate(a) -> int:
         Path(a.json).write_text(json.dumps({f"tvd_{k}way": v for k, v in res.items()}) + "\n")
     if a.report:
         from .report import build_report
-        run = None
-        if a.ledger:
-            try:
-                run = json.loads(Path(a.ledger).read_text())
-            except (OSError, ValueError) as e:
-                raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
         Path(a.report).write_text(build_report(real, syn, schema, run))
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
@@ -79,6 +110,7 @@ def _evaluate(a) -> int:
 
 def _infer(a) -> int:
     from .schema import infer_schema
+    _check_outputs({"--out": a.out}, [a.input])
     df = read_table(a.input)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

@@ -6,13 +6,12 @@ using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from . import rng
 from .cpu_fallback.philox import philox4x32, uniform
+from .dtypes import output_dtype
 from .errors import DataError
 from .schema import Column, Schema, _value_key
 
@@ -94,9 +93,7 @@ def _encode_column(s, col: Column, xp=np):
                             f"values: {_describe(bad)}") from None
         x = _on(xp, x)
         edges = np.asarray(col.edges, dtype=np.float64)
-        lo, hi = edges[0], edges[-1]
-        if col.integer:
-            hi = hi - 1 if float(col.edges[-1]).is_integer() else math.floor(hi)
+        lo, hi = edges[0], float(col.value_range[1])
         out_of_range = ((x < lo) | (x > hi)) & ~na
         n_bad = int(out_of_range.sum())
         if n_bad:
@@ -138,60 +135,36 @@ def _table(per_bin: np.ndarray) -> np.ndarray:
     return np.append(per_bin, per_bin[-1])  # codes go up to bins (the null code)
 
 
-def output_dtype(col: Column, original=None):
-    """The dtype a decoded column gets.  It follows the schema (is the column numeric,
-    integer, nullable), never the private values: a NaN in the data turning an int
-    column into float must not show in the output.  The original dtype only refines
-    the width or picks pandas' nullable extension type."""
-    orig = None if original is None else pd.api.types.pandas_dtype(original)
-    ext = orig is not None and not isinstance(orig, np.dtype)  # Int64, boolean, string...
-    values = col.values or []
-    numeric_cats = col.kind == "categorical" and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-        for v in values)
-    if col.kind == "categorical" and not numeric_cats:
-        if values and all(isinstance(v, (bool, np.bool_)) for v in values):
-            return orig if ext else ("boolean" if col.nullable else np.dtype(bool))
-        return orig if ext and pd.api.types.is_string_dtype(orig) else np.dtype(object)
-    integer = col.integer if col.kind == "numeric" else all(float(v).is_integer() for v in values)
-    if integer:
-        if orig is not None and pd.api.types.is_integer_dtype(orig):
-            if ext or not col.nullable:
-                return orig
-            return np.dtype(np.float64)
-        return np.dtype(np.float64) if col.nullable else np.dtype(np.int64)
-    if orig is not None and pd.api.types.is_float_dtype(orig):
-        return orig
-    return np.dtype(np.float64)
+def _categorical_lut(col: Column, want) -> pd.Series:
+    """One output value per code (the last: the null code) in the output dtype."""
+    vals = list(col.values) + [None if col.nullable else col.values[0]]  # [-1]: placeholder
+    return pd.Series(vals, dtype=object).astype(want)
 
 
-def decode(codes: list, schema: Schema, dtypes: dict | None = None, seed: int = 0,
-           call: int = 0, numeric_decode: str = "uniform", uniforms=None) -> pd.DataFrame:
-    """Codes back to a DataFrame in the schema's column order (dtypes: output_dtype).
-    uniforms(j, n): the n draws for column j, uniform(philox(i, j, DECODE, call).w0); a
-    backend computes the same numbers faster (default: NumPy)."""
+def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
+           numeric_decode: str = "uniform", uniforms=None) -> pd.DataFrame:
+    """Codes back to a DataFrame in the schema's column order, dtypes from the schema only
+    (dtypes.output_dtype).  uniforms(j, n): the n draws for column j,
+    uniform(philox(i, j, DECODE, call).w0); a backend computes the same numbers faster
+    (default: NumPy)."""
     key = rng.split_key(seed)
-    dtypes = dtypes or {}
     n = len(codes[0]) if codes else 0
     out = []
     it = iter(codes)
     for j, col in enumerate(schema.columns):
+        want = output_dtype(col)
         if col.kind == "id":
-            out.append(pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name))
+            out.append(pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name, dtype=want))
             continue
         c = np.asarray(next(it))
-        null = (c == col.null_code) if col.nullable else np.zeros(n, dtype=bool)
-        want = output_dtype(col, dtypes.get(col.name))
         if col.kind == "categorical":
-            vals = np.array(col.values + [None], dtype=object)
-            x = vals[np.where(null, len(col.values), c.astype(np.int64))]
-            if want != np.dtype(object) and not pd.api.types.is_string_dtype(want):
-                x = np.where(null, np.nan, x)
+            x = _categorical_lut(col, want).array.take(c.astype(np.intp))
         else:
             u = (uniforms(j, n) if uniforms is not None else
                  uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0]))
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
-            x[null] = np.nan
+            if col.nullable:
+                x[c == col.null_code] = np.nan
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
         out.append(pd.Series(x, name=col.name, dtype=want))
     # side by side, not consolidated into 2-D blocks (a copy of the whole table)

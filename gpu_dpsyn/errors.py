@@ -27,3 +27,7 @@ class BackendError(DPSynError):
 
 class SamplerError(DPSynError):
     """A noise sampler could not finish; nothing was released (fail closed)."""
+
+
+class ParameterError(DPSynError):
+    """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""

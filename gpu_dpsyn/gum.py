@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import rng
+from .checks import integer, positive
+from .errors import ParameterError
 
 BISECT_STEPS = 48  # beta to ~4e-15
 
@@ -25,12 +27,12 @@ class GUMConfig:
     mix: str = "S5"  # S5: even iterations half Duplicate, odd all Duplicate
 
     def __post_init__(self):
-        if not isinstance(self.iterations, int) or self.iterations < 0:
-            raise ValueError(f"iterations must be a non-negative integer, got {self.iterations!r}")
-        if not self.alpha > 0:
-            raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
+        self.iterations = integer("iterations", self.iterations, 0)
+        self.alpha = positive("alpha", self.alpha)
+        self.alpha_decay = positive("alpha_decay", self.alpha_decay)
+        self.alpha_step = integer("alpha_step", self.alpha_step, 1)
         if self.mix not in MIXES:
-            raise ValueError(f"unknown update mix {self.mix!r}; choose one of {sorted(MIXES)}")
+            raise ParameterError(f"unknown update mix {self.mix!r}; choose one of {sorted(MIXES)}")
 
     def alpha_at(self, it: int) -> float:
         return self.alpha * self.alpha_decay ** (it // self.alpha_step)

@@ -14,6 +14,13 @@ from .evaluate import density_score, per_marginal_tvd, range_query_score, tvd_co
 from .schema import Schema
 
 
+# the page shows real row counts and histograms: it must not travel with the release
+NOTICE = ("<div class='notice'><strong>Not for publication.</strong> This report contains "
+          "statistics of the REAL (private) data: row counts, histograms and TVDs computed on "
+          "it carry no privacy guarantee. Only the synthetic table and the privacy ledger are "
+          "meant for release.</div>")
+
+
 def _plt():
     try:
         import matplotlib
@@ -87,7 +94,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
                  top: int = 25) -> str:
     r, s = encode(real, schema), encode(syn, schema)
     dom, names = schema.domain, [c.name for c in schema.synth_columns]
-    parts = ["<h1>gpu_dpsyn evaluation</h1>",
+    parts = [NOTICE, "<h1>gpu_dpsyn evaluation</h1>",
              f"<p>real: {len(real):,} rows, synthetic: {len(syn):,} rows, {len(names)} columns</p>"]
     tv = {k: per_marginal_tvd(r, s, dom, names, k) for k in (1, 2) if k <= len(dom)}
     summary = [(f"mean {k}-way TVD", f"{np.mean([v for _, v in rows]):.4f}")
@@ -121,6 +128,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
                           "noise std"])]
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-             "padding:2px 8px;font-size:13px}img{max-width:100%}")
+             "padding:2px 8px;font-size:13px}img{max-width:100%}"
+             ".notice{background:#fdd;border:3px solid #c00;padding:1em;font-size:1.2em}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>gpu_dpsyn report</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")

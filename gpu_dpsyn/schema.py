@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .dtypes import check_column
 from .errors import SchemaError
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
@@ -32,6 +33,18 @@ class Column:
     edges: list | None = None  # numeric: bin edges, len = bins + 1
     integer: bool = False  # numeric: decode to integers
     nullable: bool = False  # missing values get a code of their own
+    dtype: str | None = None  # the output's pandas dtype (default: one per column type)
+
+    def __post_init__(self):
+        check_column(self)
+
+    @property
+    def value_range(self) -> tuple:
+        """(lowest, highest) value of a numeric column; integer edges are half-open."""
+        lo, hi = self.edges[0], self.edges[-1]
+        if self.integer:
+            lo, hi = math.ceil(lo), (hi - 1 if float(hi).is_integer() else math.floor(hi))
+        return lo, hi
 
     @property
     def bins(self) -> int:
@@ -59,6 +72,8 @@ class Column:
             d["integer"] = self.integer
         if self.nullable:
             d["nullable"] = True
+        if self.dtype is not None:
+            d["dtype"] = self.dtype
         return d
 
 
@@ -169,7 +184,8 @@ def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
             bins = span  # one code per integer is already exact
         # bin k holds lo + [ceil(k*span/bins), ceil((k+1)*span/bins)); edges in value units
         return [lo + -((-k * span) // bins) for k in range(bins)] + [hi + 1]
-    return [float(x) for x in np.linspace(lo, hi, bins + 1)]
+    with np.errstate(all="ignore"):  # a range too wide for float64: check_column refuses it
+        return [float(x) for x in np.linspace(lo, hi, bins + 1)]
 
 
 _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
@@ -182,7 +198,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
     if not isinstance(spec, dict):
         raise SchemaError(f"column {name!r}: spec must be an object, got {type(spec).__name__}")
     kind = spec.get("type") or spec.get("kind")
-    dtype = str(spec.get("dtype", ""))
+    dtype = spec.get("dtype")  # NIST files name one per column too
     if kind is None:  # NIST parameters.json: values -> categorical, min/max -> numeric
         kind = "categorical" if "values" in spec else \
             "numeric" if ("min" in spec or "edges" in spec) else None
@@ -191,7 +207,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
     kind = _TYPE_ALIASES[kind]
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
-        return Column(name, "id")
+        return Column(name, "id", dtype=dtype)
     if kind == "categorical":
         values = spec.get("values")
         if not isinstance(values, list) or not values:
@@ -202,14 +218,14 @@ def column_from_spec(name: str, spec: dict) -> Column:
         if len(values) > MAX_COLUMN_DOMAIN:
             raise SchemaError(f"column {name!r}: {len(values)} values is too large a domain "
                               f"(max {MAX_COLUMN_DOMAIN}); group them first")
-        return Column(name, "categorical", values=list(values), nullable=nullable)
+        return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
     integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
-                            or dtype.startswith(("int", "uint"))))
+                            or str(dtype).lower().startswith(("int", "uint"))))
     edges = _numeric_edges(name, spec, integer)
     if len(edges) - 1 > MAX_COLUMN_DOMAIN:
         raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
                           f"(max {MAX_COLUMN_DOMAIN})")
-    return Column(name, "numeric", edges=edges, integer=integer, nullable=nullable)
+    return Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
 
 
 def _value_key(v):

@@ -86,3 +86,76 @@ def test_bundled_schema_matches_bundled_data(flights):
     from gpu_dpsyn.schema import load_schema
     full = pd.read_csv(FLIGHTS_SCHEMA.parent / "flights.csv.xz")
     assert len(encode(full, load_schema(FLIGHTS_SCHEMA))) == 16
+
+
+def test_ledger_releases_only_the_privacy_report_and_gum_history(files):
+    # the ledger is released: nothing data-dependent but noisy results (timings grow
+    # with the true row count)
+    tmp, real, schema = files
+    ledger = tmp / "ledger.json"
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "2", "--seed", "1",
+                 "--ledger", str(ledger), "--quiet"]) == 0
+    rep = json.loads(ledger.read_text())
+    assert set(rep) == {"epsilon", "delta", "rho", "conversion", "sensitivity", "mechanism",
+                        "spent_fraction", "guarantee", "measurements", "method",
+                        "selected_marginals", "gum_history", "neighbouring", "unit_of_privacy",
+                        "seeded"}
+
+
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_bad_sensitivity_is_a_clean_error(files, capsys, value):
+    tmp, real, schema = files
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--sensitivity", value, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: sensitivity") and err.count("\n") == 1
+    assert not (tmp / "o.csv").exists()
+
+
+def _no_reading(monkeypatch):
+    def fail(*a, **k):
+        pytest.fail("the input was read before the check")
+    monkeypatch.setattr("gpu_dpsyn.cli.read_table", fail)
+
+
+@pytest.mark.parametrize("cmd,flag", [("synthesize", "--out"), ("synthesize", "--ledger"),
+                                      ("evaluate", "--json"), ("evaluate", "--report")])
+@pytest.mark.parametrize("where,match", [("nodir/x.out", "not an existing directory"),
+                                         (".", "is a directory")])
+def test_unusable_output_paths_fail_before_reading_the_input(files, capsys, monkeypatch, cmd,
+                                                             flag, where, match):
+    tmp, real, schema = files
+    args = {"synthesize": ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                           "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--quiet"],
+            "evaluate": ["evaluate", str(real), str(real), "--schema", str(schema)]}[cmd]
+    args = [x for i, x in enumerate(args) if flag not in args[i - 1:i + 1]]  # drop flag, value
+    _no_reading(monkeypatch)
+    assert main(args + [flag, str(tmp / where)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gpu-dpsyn: error: {flag} ") and match in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("extra,match", [(["--ledger", "o.csv"], "--out and --ledger name"),
+                                         (["--out", "real.csv"], "input file")])
+def test_outputs_may_not_overwrite_each_other_or_the_input(files, capsys, monkeypatch, extra,
+                                                           match):
+    tmp, real, schema = files
+    monkeypatch.chdir(tmp)
+    _no_reading(monkeypatch)
+    assert main(["synthesize", "real.csv", "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", "o.csv", "--quiet"] + extra) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]
+    _no_reading(monkeypatch)
+    assert main(base + ["--rows", "0"]) == 2
+    assert "number of rows" in capsys.readouterr().err
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 30)  # 1 GiB free
+    assert main(base + ["--rows", str(10 ** 8), "--backend", "cpu"]) == 2
+    assert "needs about" in capsys.readouterr().err

@@ -57,3 +57,16 @@ def test_html_report(tmp_path, flights, flights_schema):
     assert page.count("data:image/png;base64,") == 2
     assert main(["evaluate", str(real), str(syn), "--report", str(rep), "--ledger",
                  str(tmp_path / "none.json")]) == 2
+
+
+def test_report_opens_with_a_not_for_publication_notice(flights, flights_schema):
+    pytest.importorskip("matplotlib")
+    from gpu_dpsyn.report import build_report
+    from gpu_dpsyn.schema import Schema
+    schema = Schema([flights_schema["carrier"], flights_schema["origin"]])
+    real = flights[["carrier", "origin"]].iloc[:500]
+    page = build_report(real, real.sample(frac=1, random_state=0), schema)
+    body = page[page.index("<body>") + len("<body>"):]
+    first = body[:body.index("</div>")]  # the first element of the page
+    assert "REAL" in first and "not for publication" in first.lower()
+    assert "500 rows" in body  # ...because the page does show real statistics

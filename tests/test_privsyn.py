@@ -161,3 +161,15 @@ def test_one_and_two_column_tables(method, flights, flights_schema):
         assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
         if method == "privsyn":
             assert ("indif" in [e.label for e in syn.ledger]) == (len(cols) == 2)
+
+
+def test_one_way_workload_weight_is_used(table):
+    # 1-way marginals are always measured; a 1-way workload weight must still count
+    df, schema = table
+    syn = Synthesizer(0.3, 1e-9, seed=0, iterations=1, progress=False,
+                      workload={("carrier",): 4.0}).fit(df, schema)
+    one = {e.columns[0]: e for e in syn.ledger if len(e.columns) == 1 and e.label == "marginal"}
+    w, other = one["carrier"], one["origin"]
+    ratio = (w.fraction / w.cells ** (2 / 3)) / (other.fraction / other.cells ** (2 / 3))
+    assert ratio == pytest.approx(4.0)
+    assert sum(e.fraction for e in one.values()) == pytest.approx(0.1)

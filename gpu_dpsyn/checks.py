@@ -1,0 +1,31 @@
+"""Parameter checks: one clear DPSynError each, run when a parameter is given, long
+before any data is read or any budget is spent."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import ParameterError
+
+
+def integer(name: str, v, lo: int, err=ParameterError) -> int:
+    """v as an int >= lo (bools and integral floats refused: they are typos)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise err(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def positive(name: str, v, err=ParameterError) -> float:
+    """v as a finite float > 0."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                             np.floating)) \
+            or not (math.isfinite(v) and v > 0):
+        raise err(f"{name} must be a finite number > 0, got {v!r}")
+    return float(v)
+
+
+def flag(name: str, v) -> bool:
+    if not isinstance(v, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {v!r}")
+    return bool(v)
