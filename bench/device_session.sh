@@ -24,7 +24,7 @@ for st in $STAGES; do
     sanitize)  # shared-memory races (the block-cooperative plan) and out-of-bounds access
       for tool in racecheck memcheck; do
         timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $PY -m pytest -q -m gpu \
-          -p no:cacheprovider tests/test_gpu.py -k "fused or init_and_gum or pipeline" 2>&1 \
+          -p no:cacheprovider tests/test_gpu.py -k "fused or init_and_gum or pipeline or noise or chacha" 2>&1 \
           | tee "$OUT/sanitize_$tool.log" | tail -8
         echo "compute-sanitizer $tool: exit ${PIPESTATUS[0]}"
       done ;;

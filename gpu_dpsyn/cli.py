@@ -52,7 +52,11 @@ def _synthesize(a) -> int:
     df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
     public = read_table(a.public) if a.public else None
     t0 = time.perf_counter()
-    syn.fit(df, schema, public=public)
+    with warnings.catch_warnings(record=True) as caught:  # SeededNoiseWarning among them
+        warnings.simplefilter("always")
+        syn.fit(df, schema, public=public)
+    for w in caught:
+        print(f"WARNING: {w.message}", file=sys.stderr)
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     out.to_csv(a.out, index=False)

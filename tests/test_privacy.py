@@ -105,3 +105,58 @@ def test_bad_parameters(eps, delta, match):
 def test_bad_sensitivity():
     with pytest.raises(PrivacyParameterError, match="sensitivity"):
         Accountant(1, 1e-9, sensitivity=0)
+
+
+# -- exact accounting, failing closed --------------------------------------------------
+
+def test_tiny_delta_gives_a_finite_budget():
+    # 1 / 1e-320 overflowed to inf, making rho and sigma NaN (and the GPU released 0 noise)
+    for conv in ("cks", BS):
+        rho = eps_delta_to_rho(1.0, 1e-320, conv)
+        assert math.isfinite(rho) and 0 < rho < eps_delta_to_rho(1.0, 1e-9, conv)
+        acc = Accountant(1.0, 1e-320, conversion=conv)
+        acc.choose_mechanism([1.0], [3], "gaussian")
+        assert math.isfinite(acc.charge(1.0, "m", ["a"], 3).sigma)
+
+
+def test_a_non_finite_budget_fails_closed(monkeypatch):
+    from gpu_dpsyn.privacy import accountant
+    monkeypatch.setattr(accountant, "_bisect", lambda *a, **k: (float("nan"),) * 2)
+    with pytest.raises(PrivacyParameterError, match="no usable zCDP budget"):
+        Accountant(1.0, 1e-9)
+
+
+def test_charges_are_exact_and_never_exceed_the_budget():
+    from fractions import Fraction
+
+    from gpu_dpsyn.selection import c23_fractions
+    acc = Accountant(1.0, 1e-9, sensitivity=2)
+    fr = c23_fractions([7 * (i % 13 + 1) for i in range(190)], 1.0)  # floats: sum may be > 1
+    acc.choose_mechanism(fr, [1] * 190, "gaussian")
+    for f in fr:
+        e = acc.charge(f, "m", ["a"], 4)
+        # the drawn sigma^2 pays at least D^2 / (2 rho_i), exactly
+        assert e.noise.sigma2 >= Fraction(4) / (2 * Fraction(e.rho))
+    assert acc._spent <= 1 and sum(Fraction(e.rho) for e in acc.ledger) <= Fraction(acc.rho)
+    with pytest.raises(BudgetExceededError):
+        acc.charge(1e-6, "more", ["a"], 4)
+
+
+def test_noise_parameters_cover_the_query_sensitivity():
+    from fractions import Fraction
+    acc = Accountant(1.0, 1e-9, sensitivity=3)
+    acc.choose_mechanism([0.5, 0.5], [1, 1], "gaussian")
+    e = acc.charge(0.5, "indif", ["all pairs"], 10, l1=40, l2_sq=160)  # 10 InDif scores
+    assert e.noise.sigma2 >= Fraction(9 * 160) / (2 * Fraction(e.rho))
+    assert e.to_dict()["noise"]["sigma2"] == f"{e.noise.p}/{e.noise.q}"
+    lap = Accountant(1.0, 1e-9, sensitivity=3)
+    lap.choose_mechanism([1.0], [1], "laplace")
+    e = lap.charge(1.0, "m", ["a"], 4, l1=2)
+    assert Fraction(e.noise.t, e.noise.s) >= Fraction(3 * 2) / Fraction(1.0)
+    assert e.to_dict()["noise"]["distribution"] == "discrete_laplace"
+
+
+def test_sensitivity_must_be_an_integer():
+    for bad in (2.5, 0, -1, True, "2"):
+        with pytest.raises(PrivacyParameterError, match="sensitivity"):
+            Accountant(1, 1e-9, sensitivity=bad)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import rng
 from ..encoding import code_dtype
+from . import host_kernels
 from . import noise as _noise
 from .permute import feistel_permutation, feistel_ranks, round_keys
 from .philox import philox4x32, uniform
@@ -68,7 +69,11 @@ class NumpyBackend:
 
     def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
         """(values, status) of exact noise for elements 0 .. n-1 (privacy.samplers.draw
-        finishes WIDE elements and fails closed on FAIL)."""
+        finishes WIDE elements and fails closed on FAIL): noise.cu built for the host
+        when a compiler is at hand, else the vectorized NumPy samplers (same values)."""
+        lib = host_kernels.library()
+        if lib is not None:
+            return host_kernels.sample(lib, spec, n, key, stream, call, max_words)
         return _noise.sample(spec, n, key, stream, call, max_words)
 
     def plan_update(self, s, t, alpha: float):

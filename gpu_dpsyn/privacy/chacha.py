@@ -117,7 +117,7 @@ def windows(key, first: int, count: int, w: int, stream: int, call: int) -> np.n
 def keystream(key, first: int, count: int, nonce) -> np.ndarray:
     """(count, 16) uint32: the blocks of counters first .. first + count - 1 under one
     nonce.  OpenSSL's ChaCha20 (the `cryptography` package) when installed, else NumPy."""
-    if not 0 <= first and first + count <= 1 << 32:
+    if not (0 <= first and first + count <= 1 << 32):
         raise ValueError("ChaCha20 block counters are 32-bit")
     if Cipher is None:  # pragma: no cover
         return blocks(key, np.arange(first, first + count, dtype=np.uint64), *nonce).T.copy()

@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..errors import PrivacyParameterError, SamplerError
 from .chacha import block_of
 
@@ -114,12 +116,11 @@ class DiscreteLaplace:
 def _positive_fraction(x, what: str) -> Fraction:
     """x as an exact Fraction; refuses NaN, infinities and non-positive values (fail
     closed: a NaN scale must never become zero noise)."""
-    if isinstance(x, float) and not math.isfinite(x):
+    if isinstance(x, (bool, str)) or not isinstance(x, (int, float, Fraction, np.number)):
+        raise PrivacyParameterError(f"noise {what} must be a number, got {x!r}")
+    if isinstance(x, (float, np.floating)) and not math.isfinite(x):
         raise PrivacyParameterError(f"noise {what} must be finite, got {x!r}")
-    try:
-        f = Fraction(x)
-    except (TypeError, ValueError):
-        raise PrivacyParameterError(f"noise {what} must be a number, got {x!r}") from None
+    f = Fraction(x)
     if f <= 0:
         raise PrivacyParameterError(f"noise {what} must be > 0, got {x!r}")
     return f
@@ -269,7 +270,6 @@ def finish(values, status, spec, key, stream: int, call: int,
            max_words: int = MAX_WORDS):
     """Complete a fixed-width draw: any FAIL raises (nothing is released); WIDE elements
     are drawn again here, on unbounded integers, from the same words."""
-    import numpy as np
     status = np.asarray(status)
     if (status == FAIL).any():
         raise SamplerError(f"a noise sampler needed more than {max_words} random words; "
@@ -284,7 +284,6 @@ def draw(backend, spec, n: int, key, stream: int, call: int,
          max_words: int = MAX_WORDS):
     """n exact draws of spec on a backend, as a NumPy int64 array: the backend's
     fixed-width sampler, then the reference for any element it handed back."""
-    import numpy as np
     if n > 1 << 30:
         raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
     if spec.fits_fixed():

@@ -1,0 +1,125 @@
+"""The noise key (secret, or derived from a seed with a warning) and contribution
+bounding (at most D records per individual, enforced before measuring)."""
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import small_table
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.errors import DataError, SchemaError
+from gpu_dpsyn.privacy.bounding import kept_rows
+from gpu_dpsyn.privacy.keys import SeededNoiseWarning, noise_key
+from gpu_dpsyn.schema import load_schema
+
+
+def test_unseeded_keys_are_secret_and_seeded_ones_depend_on_the_parameters():
+    assert noise_key(None) != noise_key(None)  # 256 bits from os.urandom
+    with pytest.warns(SeededNoiseWarning, match="never publish two releases"):
+        a = noise_key(7, epsilon=1.0, delta=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert a == noise_key(7, epsilon=1.0, delta=1e-9)
+        assert a != noise_key(7, epsilon=0.5, delta=1e-9) != noise_key(8, epsilon=1.0,
+                                                                         delta=1e-9)
+    assert len(a) == 8 and all(0 <= w < 2 ** 32 for w in a)
+
+
+def _noise(syn, df):
+    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.marginals import exact_marginals
+    cols = encode(df, syn.schema)
+    exact = exact_marginals(syn.backend, cols, syn.domain, [m.attrs for m in syn.marginals])
+    return np.concatenate([m.values - e.values for m, e in zip(syn.marginals, exact)])
+
+
+def test_one_seed_at_two_epsilons_gives_unrelated_noise():
+    df, schema = small_table(400)
+    kw = dict(seed=3, method="dpsyn", backend="cpu", progress=False, iterations=0,
+              filter_low_counts=False)
+    one = Synthesizer(1.0, 1e-6, **kw).fit(df, schema)
+    half = Synthesizer(0.5, 1e-6, **kw).fit(df, schema)
+    assert abs(np.corrcoef(_noise(one, df), _noise(half, df))[0, 1]) < 0.5  # was 0.97
+
+
+def test_a_seeded_fit_warns_and_an_unseeded_one_does_not():
+    df, schema = small_table(200)
+    with pytest.warns(SeededNoiseWarning):
+        Synthesizer(1.0, 1e-6, seed=1, backend="cpu", progress=False).fit(df, schema)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeededNoiseWarning)
+        syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False).fit(df, schema)
+    assert syn.privacy_report()["seeded"] is False
+
+
+def test_the_cli_prints_the_seeded_warning(tmp_path, capsys):
+    df, schema = small_table(300)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    args = ["synthesize", str(tmp_path / "in.csv"), "--schema", str(tmp_path / "s.json"),
+            "--epsilon", "1", "--delta", "1e-6", "--out", str(tmp_path / "o.csv"),
+            "--iterations", "2", "--quiet"]
+    assert main(args + ["--seed", "5"]) == 0
+    assert "WARNING" in capsys.readouterr().err
+    assert main(args) == 0
+    assert "WARNING" not in capsys.readouterr().err
+
+
+# -- contribution bounding -------------------------------------------------------------
+
+def _people(big=501, others=99):
+    """One person with `big` records, `others` people with one record each."""
+    pid = np.r_[np.zeros(big, dtype=int), np.arange(1, others + 1)]
+    color = np.r_[np.full(big, "red"), np.full(others, "blue")].astype(object)
+    df = pd.DataFrame({"pid": pid, "color": color})
+    schema = {"columns": {"pid": {"type": "id"},
+                          "color": {"type": "categorical", "values": ["red", "blue"]}}}
+    return df, schema
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_each_individual_keeps_at_most_d_random_records(d):
+    df, _ = _people()
+    keep = kept_rows(df, "pid", d, tuple(range(8)))
+    counts = df.iloc[keep]["pid"].value_counts()
+    assert counts[0] == d and (counts.drop(0) == 1).all() and len(counts) == 100
+    # which of the big individual's records stay is uniform: every one is picked by some key
+    picked = np.concatenate([kept_rows(df, "pid", d, (k,) * 8)[:d] for k in range(1000)])
+    assert picked.max() < 501
+    seen = np.bincount(picked, minlength=501)  # 1000 d picks of 501: chi-square, df 500
+    assert ((seen - seen.mean()) ** 2 / seen.mean()).sum() < 664.96  # chi2.isf(1e-6, 500)
+    assert kept_rows(df[df.pid > 0], "pid", d, tuple(range(8))) is None  # nothing to drop
+
+
+def test_fit_measures_the_bounded_table():
+    df, schema = _people()
+    syn = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, method="dpsyn").fit(df, schema)
+    assert abs(syn.n_estimate - 100) < 10  # 100 individuals, not 600 rows
+    rep = syn.privacy_report()
+    assert "'pid'" in rep["unit_of_privacy"] and "at most 1" in rep["unit_of_privacy"]
+    assert rep["neighbouring"] == "add or remove all records of one individual"
+    syn3 = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, method="dpsyn") \
+        .fit(df, {**schema, "max_records_per_individual": 3})
+    assert abs(syn3.n_estimate - 102) < 10 and syn3.privacy_report()["sensitivity"] == 3
+
+
+def test_missing_individual_ids_are_refused_before_spending():
+    df, schema = _people()
+    df.loc[3, "pid"] = np.nan
+    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
+    with pytest.raises(DataError, match="missing values"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
+
+
+def test_several_id_columns_need_the_individual_named():
+    cols = {"a": {"type": "id"}, "b": {"type": "id"},
+            "c": {"type": "categorical", "values": ["x"]}}
+    with pytest.raises(SchemaError, match="individual_id"):
+        load_schema({"columns": cols})
+    assert load_schema({"columns": cols, "individual_id": "b"}).unit_id == "b"
+    with pytest.raises(SchemaError, match="must name an id column"):
+        load_schema({"columns": cols, "individual_id": "c"})
