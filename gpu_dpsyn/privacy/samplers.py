@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import PrivacyParameterError, SamplerError
-from .chacha import block_of
+from .chacha import WINDOW, block_of
 
 # per-element status of the fixed-width samplers
 OK, WIDE, FAIL = 0, 1, 2
@@ -286,6 +286,8 @@ def draw(backend, spec, n: int, key, stream: int, call: int,
     fixed-width sampler, then the reference for any element it handed back."""
     if n > 1 << 30:
         raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
+    if max_words <= 0 or max_words % WINDOW:  # the vectorized samplers check it per window
+        raise SamplerError(f"max_words must be a positive multiple of {WINDOW}")
     if spec.fits_fixed():
         values, status = backend.noise(spec, n, key, stream, call, max_words)
         values, status = backend.to_numpy(values), backend.to_numpy(status)
