@@ -48,3 +48,25 @@ def test_each_marginal_of_a_round_gets_sigma_sqrt_k(mst):
     assert all(m.stddev == pytest.approx(4.0) for m in out)
     noise = np.concatenate([m.noisy_measurement for m in out])
     assert np.std(noise) == pytest.approx(4.0, rel=0.02)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_aim_schedule_spends_exactly_rho_whatever_the_annealing(seed):
+    aim = _load("aim")
+    r = np.random.default_rng(seed)
+    rho, d = 0.05 * (seed + 1), 7 + seed
+    s = aim.Schedule(rho, d, 16 * d)
+    spent = d / (2 * s.sigma ** 2)
+    while not s.done:
+        eps, sigma = s.next_round()
+        spent += eps ** 2 / 8 + 1 / (2 * sigma ** 2)  # exponential mechanism + Gaussian
+        if r.random() < 0.3:
+            s.anneal()
+    assert spent == pytest.approx(rho, rel=1e-12) and s.used == pytest.approx(spent)

@@ -1,0 +1,112 @@
+"""AIM (McKenna, Mullins, Sheldon, Miklau 2022) written against the public API of mbi
+2.0, for bench/peers.py, following private-pgm's mechanisms/aim.py: 1-way marginals
+first, then rounds that pick the worst-approximated candidate (the workload's downward
+closure, within a model size that grows with the budget spent, capped at 80 MB) by
+the exponential mechanism and measure it with Gaussian noise; sigma halves (and
+epsilon doubles) when a measurement barely moves the model; the last round takes what
+is left of rho.  `schedule` holds the budget arithmetic (tested without mbi)."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from gpu_dpsyn.privacy import eps_delta_to_rho
+
+
+def _mbi():
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import mbi
+    from mbi import junction_tree
+    from mbi.estimation import MirrorDescent
+    return mbi, junction_tree, MirrorDescent
+
+
+class Schedule:
+    """AIM's budget: 0.9 of each round's rho to the Gaussian measurement, 0.1 to the
+    exponential mechanism; rounds = 16 d by default."""
+
+    def __init__(self, rho: float, n_oneway: int, rounds: int):
+        self.rho = rho
+        self.sigma = math.sqrt(rounds / (2 * 0.9 * rho))
+        self.epsilon = math.sqrt(8 * 0.1 * rho / rounds)
+        self.used = n_oneway * 0.5 / self.sigma ** 2  # the 1-way marginals
+        self.done = False
+
+    def next_round(self) -> tuple[float, float]:
+        """(epsilon, sigma) of the next round, charged; the last one takes the rest."""
+        if self.rho - self.used < 2 * (0.5 / self.sigma ** 2 + self.epsilon ** 2 / 8):
+            left = self.rho - self.used
+            self.sigma = math.sqrt(1 / (2 * 0.9 * left))
+            self.epsilon = math.sqrt(8 * 0.1 * left)
+            self.done = True
+        self.used += self.epsilon ** 2 / 8 + 0.5 / self.sigma ** 2
+        return self.epsilon, self.sigma
+
+    def anneal(self) -> None:
+        self.sigma /= 2
+        self.epsilon *= 2
+
+
+def _closure(workload):
+    """Candidates (every subset of a workload set) with AIM's weights."""
+    out = {}
+    for cl in sorted({s for w in workload for r in range(1, len(w) + 1)
+                      for s in itertools.combinations(w, r)}, key=len):
+        out[cl] = sum(len(set(cl) & set(w)) for w in workload)
+    return out
+
+
+def _exponential(scores: dict, eps: float, sensitivity: float, rng):
+    keys = list(scores)
+    q = np.array([scores[k] for k in keys])
+    g = eps / (2 * sensitivity) * (q - q.max()) + rng.gumbel(size=q.size)
+    return keys[int(np.argmax(g))]
+
+
+def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
+        degree: int = 3, max_cells: int = 10000, max_model_size: float = 80,
+        max_iters: int = 1000, rounds: int | None = None) -> dict:
+    """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells."""
+    mbi, jt, MirrorDescent = _mbi()
+    rng = np.random.default_rng(seed)
+    names = list(codes)
+    dom = mbi.Domain(names, [sizes[c] for c in names])
+    data = mbi.Dataset({c: np.asarray(v, dtype=np.int64) for c, v in codes.items()}, dom)
+    workload = [cl for cl in itertools.combinations(names, min(degree, len(names)))
+                if dom.size(cl) <= max_cells]
+    candidates = _closure(workload)
+    answers = {cl: np.asarray(data.project(cl).datavector()) for cl in candidates}
+    oneway = [cl for cl in candidates if len(cl) == 1]
+    rho = eps_delta_to_rho(epsilon, delta)
+    budget = Schedule(rho, len(oneway), rounds or 16 * len(names))
+    est = MirrorDescent()
+    log = [mbi.LinearMeasurement(answers[cl] + rng.normal(0, budget.sigma, answers[cl].size),
+                                 cl, stddev=budget.sigma) for cl in oneway]
+    model = est.estimate(dom, log, iters=max_iters)
+    while not budget.done:
+        eps, sigma = budget.next_round()
+        limit = max_model_size * budget.used / rho
+        free = {s for cl in model.cliques for r in range(1, len(cl) + 1)
+                for s in itertools.combinations(cl, r)}
+        small = {cl: w for cl, w in candidates.items()
+                 if cl in free or jt.hypothetical_model_size(dom, list(model.cliques) + [cl])
+                 <= limit}
+        errors = {}
+        for cl, w in small.items():
+            bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
+            xest = np.asarray(model.project(cl).datavector())
+            errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
+        cl = _exponential(errors, eps, max(small.values()), rng)
+        x = answers[cl]
+        log.append(mbi.LinearMeasurement(x + rng.normal(0, sigma, x.size), cl, stddev=sigma))
+        z = np.asarray(model.project(cl).datavector())
+        model = est.estimate(dom, log, iters=max_iters, warm_start=model)
+        w = np.asarray(model.project(cl).datavector())
+        if np.abs(w - z).sum() <= sigma * math.sqrt(2 / math.pi) * x.size:
+            budget.anneal()
+    assert budget.used <= rho * (1 + 1e-9)
+    syn = model.synthetic_data()
+    return {c: np.asarray(syn.data[c]) for c in names}
