@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from .errors import DPSynError
-from .ingest import choose_engine, read_table
+from .ingest import check_writable, choose_engine, read_table, table_format, write_table
 
 
 def _check_outputs(outputs: dict, inputs) -> None:
@@ -42,7 +42,9 @@ def _synthesize(a) -> int:
     from .schema import load_schema
     # every check that can fail runs before the private table is read
     _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
+    table_format(a.out, "--out")
     schema = load_schema(a.schema)
+    check_writable(schema, a.out)
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                       workload=_parse_workload(a.workload), conversion=a.conversion)
@@ -55,7 +57,7 @@ def _synthesize(a) -> int:
     syn.fit(df, schema, public=public)
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
-    out.to_csv(a.out, index=False)
+    write_table(out, a.out)
     rep = syn.privacy_report()
     if a.ledger:  # the ledger, plus the GUM curve for the report (noisy data only:
         rep["gum_history"] = syn.history  # no timings, they grow with the true row count)
