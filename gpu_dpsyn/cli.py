@@ -51,8 +51,8 @@ def _synthesize(a) -> int:
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
-    df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
-    public = read_table(a.public) if a.public else None
+    df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
+    public = read_table(a.public, schema=schema) if a.public else None
     t0 = time.perf_counter()
     syn.fit(df, schema, public=public)
     out = syn.sample(a.rows)
@@ -91,10 +91,9 @@ def _evaluate(a) -> int:
             run = json.loads(Path(a.ledger).read_text())
         except (OSError, ValueError) as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
-    real, syn = read_table(a.real), read_table(a.synthetic)
-    if a.schema:
-        schema = load_schema(a.schema)
-    else:  # evaluation is not a release; the real data's own domain is fine here
+    schema = load_schema(a.schema) if a.schema else None
+    real, syn = read_table(a.real, schema=schema), read_table(a.synthetic, schema=schema)
+    if schema is None:  # evaluation is not a release; the real data's own domain is fine here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             schema = infer_schema(real)

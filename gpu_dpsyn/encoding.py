@@ -60,6 +60,19 @@ def _describe(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
+# text that pandas' CSV reader would have read as a boolean; the schema reads it as text
+_BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
+
+
+def _lookup(col: Column) -> dict:
+    """Value key -> code, with the spellings of booleans that CSV files use."""
+    out = {}
+    for i, v in enumerate(col.values):
+        keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
+        out.update(dict.fromkeys(keys, i))
+    return out
+
+
 def _encode_column(s, col: Column, xp=np):
     """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
     a cuDF column stays on the device, a pandas one is copied there once."""
@@ -70,7 +83,7 @@ def _encode_column(s, col: Column, xp=np):
         raise DataError(f"column {col.name!r} has {n_na} missing values (NaN) but the "
                         "schema does not allow them; set \"nullable\": true or clean the data")
     if col.kind == "categorical":
-        lookup = {_value_key(v): i for i, v in enumerate(col.values)}
+        lookup = _lookup(col)
         fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
         if gpu_frame:
             uniques = uniques.to_pandas()
@@ -92,6 +105,11 @@ def _encode_column(s, col: Column, xp=np):
             raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}") from None
         x = _on(xp, x)
+        if col.integer:
+            frac = (x != xp.floor(x)) & ~na
+            if bool(frac.any()):
+                raise DataError(f"column {col.name!r} is integer in the schema but has "
+                                f"non-integer values: {_describe(np.unique(_host(x[frac])))}")
         edges = np.asarray(col.edges, dtype=np.float64)
         lo, hi = edges[0], float(col.value_range[1])
         out_of_range = ((x < lo) | (x > hi)) & ~na

@@ -83,8 +83,26 @@ def choose_engine(engine: str, path: str, gpu: bool) -> str:
     return engine
 
 
-def read_table(path: str, engine: str = "pandas"):
-    """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf')."""
+# only an empty cell is missing: "NA", "None", "null" are category values like any other
+_CSV_NA = {"keep_default_na": False, "na_values": [""]}
+_TEXT_KINDS = ("categorical", "datetime", "id")  # read as written: "02134" stays "02134"
+
+
+def csv_options(schema=None, as_text: bool = False) -> dict:
+    """read_csv arguments: the schema says which columns are text (None: pandas guesses
+    numbers; as_text: every column is text, for inferring a schema)."""
+    opts = dict(_CSV_NA)
+    if as_text:
+        opts["dtype"] = str
+    elif schema is not None:
+        opts["dtype"] = {c.name: str for c in schema.columns if c.kind in _TEXT_KINDS}
+    return opts
+
+
+def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = False):
+    """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
+    schema, a CSV's categorical, datetime and id columns are read as text and only empty
+    cells are missing; encode() then checks every value against the schema."""
     p = Path(path)
     if not p.is_file():
         raise DPSynError(f"cannot read {path!r}: no such file")
@@ -94,10 +112,11 @@ def read_table(path: str, engine: str = "pandas"):
     try:
         if engine == "cudf":
             import cudf
-            return cudf.read_parquet(p) if parquet else cudf.read_csv(p)
+            return cudf.read_parquet(p) if parquet else \
+                cudf.read_csv(p, **csv_options(schema, as_text))
         if parquet:
             return pd.read_parquet(p)
-        return pd.read_csv(p)
+        return pd.read_csv(p, **csv_options(schema, as_text))
     except ImportError as e:  # Parquet without pyarrow, say
         raise DPSynError(f"cannot read {path!r}: {e}") from None
     except (OSError, ValueError, UnicodeDecodeError, RuntimeError) as e:

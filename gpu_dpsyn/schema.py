@@ -212,6 +212,13 @@ def column_from_spec(name: str, spec: dict) -> Column:
         values = spec.get("values")
         if not isinstance(values, list) or not values:
             raise SchemaError(f"column {name!r}: categorical column needs a non-empty 'values' list")
+        for v in values:
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                raise SchemaError(f"column {name!r}: 'values' holds null (or NaN); list only "
+                                  "real values and mark the column \"nullable\": true")
+            if not isinstance(v, (str, bool, int, float, np.generic)):
+                raise SchemaError(f"column {name!r}: 'values' must hold text, numbers or "
+                                  f"booleans, not {v!r}")
         keys = [_value_key(v) for v in values]
         if len(set(keys)) != len(keys):
             raise SchemaError(f"column {name!r}: 'values' has duplicates")

@@ -215,3 +215,17 @@ def test_decode_midpoints_closed_form():
     # integer bins [0, 10), [10, 13), [13, 14): lo + floor((width - 1) / 2)
     assert list(mid["k"]) == [4, 11, 13, 4] and mid["k"].dtype == np.int64
     assert list(mid["f"]) == [0.125, 0.375, 0.625, 0.875]
+
+
+@pytest.mark.parametrize("values", [["a", None], [1, float("nan")], ["a", ["b"]]])
+def test_null_or_non_scalar_in_values_is_a_schema_error(values):
+    # a null in the list would make half the column missing; nullable says it instead
+    with pytest.raises(SchemaError, match=r"'x'.*'values'"):
+        load_schema({"columns": {"x": {"type": "categorical", "values": values}}})
+
+
+def test_null_in_values_read_from_json(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_text('{"columns": {"x": {"type": "categorical", "values": ["a", null]}}}')
+    with pytest.raises(SchemaError, match=r"'x'.*null.*nullable"):
+        load_schema(p)
