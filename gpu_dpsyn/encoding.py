@@ -14,6 +14,7 @@ from .cpu_fallback.philox import philox4x32, uniform
 from .dtypes import output_dtype
 from .errors import DataError
 from .schema import Column, Schema, _value_key
+from .types import support
 
 
 def code_dtype(size: int) -> np.dtype:
@@ -117,6 +118,12 @@ def _encode_column(s, col: Column, xp=np):
         if n_bad:
             raise DataError(f"column {col.name!r} has {n_bad} values outside the schema range "
                             f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
+        if col.support is not None:
+            off = support.outside(col.support, xp, xp.where(na, lo, x).astype(xp.int64)) & ~na
+            if bool(off.any()):
+                raise DataError(f"column {col.name!r} has {int(off.sum())} values outside its "
+                                f"support {support.describe(col.support)}: "
+                                f"{_describe(np.unique(_host(x[off])))}")
         codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, col.bins - 1)
     if col.nullable:
         codes = xp.where(na, col.null_code, codes)
@@ -136,9 +143,9 @@ def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: boo
     for the null code is a placeholder (the caller writes NaN there)."""
     edges = np.asarray(col.edges, dtype=np.float64)
     if col.integer:
-        lo = np.ceil(edges[:-1])
-        top = np.append(np.ceil(edges[1:-1]), np.floor(edges[-1]) if not
-                        float(col.edges[-1]).is_integer() else edges[-1])
+        lo, top = col.integer_bins()
+        if col.support is not None:  # only the support's values, never between them
+            return support.draw(col.support, _table(lo), _table(top), codes, u, midpoint)
         width = np.maximum(top - lo, 1.0)  # top: exclusive upper bound
         if midpoint:
             return _table(lo + np.floor((width - 1) / 2))[codes]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .dtypes import check_column
 from .errors import SchemaError
+from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
 
@@ -34,6 +35,7 @@ class Column:
     integer: bool = False  # numeric: decode to integers
     nullable: bool = False  # missing values get a code of their own
     dtype: str | None = None  # the output's pandas dtype (default: one per column type)
+    support: object = None  # integer numeric: the values it can take (types.support)
 
     def __post_init__(self):
         check_column(self)
@@ -45,6 +47,12 @@ class Column:
         if self.integer:
             lo, hi = math.ceil(lo), (hi - 1 if float(hi).is_integer() else math.floor(hi))
         return lo, hi
+
+    def integer_bins(self) -> tuple:
+        """Integer numeric columns: each bin's lowest value and exclusive top (float64)."""
+        edges = np.asarray(self.edges, dtype=np.float64)
+        top = np.append(np.ceil(edges[1:-1]), float(self.value_range[1]) + 1)
+        return np.ceil(edges[:-1]), top
 
     @property
     def bins(self) -> int:
@@ -70,6 +78,8 @@ class Column:
         elif self.kind == "numeric":
             d["edges"] = list(self.edges)
             d["integer"] = self.integer
+            if self.support is not None:
+                d["support"] = self.support.spec
         if self.nullable:
             d["nullable"] = True
         if self.dtype is not None:
@@ -151,7 +161,7 @@ def _is_number(x) -> bool:
         and math.isfinite(float(x))
 
 
-def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
+def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
     if "edges" in spec:
         edges = spec["edges"]
         if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
@@ -174,6 +184,8 @@ def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
     if integer:
         lo, hi = math.ceil(lo), math.floor(hi)
         span = hi - lo + 1
+        if support is not None and "bins" not in spec:  # bins of equal support counts
+            return default_edges(parse_support(name, support, lo, hi), lo, hi, 32)
         bins = spec.get("bins", min(span, 32))
     else:
         bins = spec.get("bins", 32)
@@ -228,11 +240,19 @@ def column_from_spec(name: str, spec: dict) -> Column:
         return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
     integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
                             or str(dtype).lower().startswith(("int", "uint"))))
-    edges = _numeric_edges(name, spec, integer)
+    support = spec.get("support")
+    if support is not None and not integer:
+        raise SchemaError(f"column {name!r}: 'support' lists the values of an integer "
+                          "column; set \"integer\": true")
+    edges = _numeric_edges(name, spec, integer, support)
     if len(edges) - 1 > MAX_COLUMN_DOMAIN:
         raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
                           f"(max {MAX_COLUMN_DOMAIN})")
-    return Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
+    col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
+    if support is not None:
+        col.support = parse_support(name, support, *col.value_range)
+        check_bins(name, col.support, *col.integer_bins())
+    return col
 
 
 def _value_key(v):
