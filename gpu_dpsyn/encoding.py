@@ -14,7 +14,7 @@ from .cpu_fallback.philox import philox4x32, uniform
 from .dtypes import output_dtype
 from .errors import DataError
 from .schema import Column, Schema, _value_key
-from .types import support
+from .types import datetime, support
 
 
 def code_dtype(size: int) -> np.dtype:
@@ -94,6 +94,10 @@ def _encode_column(s, col: Column, xp=np):
             raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
         codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
+    elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
+        x = xp.asarray(datetime.to_epoch(s, col)[0])
+        edges = xp.asarray(np.asarray(col.edges, dtype=np.int64))
+        codes = xp.clip(xp.searchsorted(edges, x, side="right") - 1, 0, col.bins - 1)
     else:
         try:
             if gpu_frame:
@@ -166,6 +170,13 @@ def _categorical_lut(col: Column, want) -> pd.Series:
     return pd.Series(vals, dtype=object).astype(want)
 
 
+def _draws(uniforms, key, j: int, n: int, call: int) -> np.ndarray:
+    """Column j's n decode draws: from the backend, or the same numbers in NumPy."""
+    if uniforms is not None:
+        return uniforms(j, n)
+    return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
+
+
 def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
            numeric_decode: str = "uniform", uniforms=None) -> pd.DataFrame:
     """Codes back to a DataFrame in the schema's column order, dtypes from the schema only
@@ -184,9 +195,13 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
         c = np.asarray(next(it))
         if col.kind == "categorical":
             x = _categorical_lut(col, want).array.take(c.astype(np.intp))
+        elif col.kind == "datetime":
+            u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
+            x = datetime.draw(col, c, u, numeric_decode == "midpoint")
+            null = c == col.null_code if col.nullable else np.zeros(n, bool)
+            x = datetime.from_epoch(x, null, col).astype(want).array
         else:
-            u = (uniforms(j, n) if uniforms is not None else
-                 uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0]))
+            u = _draws(uniforms, key, j, n, call)
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
             if col.nullable:
                 x[c == col.null_code] = np.nan

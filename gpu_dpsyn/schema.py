@@ -17,6 +17,7 @@ import pandas as pd
 
 from .dtypes import check_column
 from .errors import SchemaError
+from .types.datetime import DatetimeSpec
 from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
@@ -36,6 +37,7 @@ class Column:
     nullable: bool = False  # missing values get a code of their own
     dtype: str | None = None  # the output's pandas dtype (default: one per column type)
     support: object = None  # integer numeric: the values it can take (types.support)
+    time: object = None  # datetime: range, unit or bins, time zone (types.datetime)
 
     def __post_init__(self):
         check_column(self)
@@ -58,7 +60,7 @@ class Column:
     def bins(self) -> int:
         if self.kind == "categorical":
             return len(self.values)
-        if self.kind == "numeric":
+        if self.kind in ("numeric", "datetime"):
             return len(self.edges) - 1
         return 0
 
@@ -73,7 +75,9 @@ class Column:
 
     def to_dict(self) -> dict:
         d: dict = {"type": self.kind}
-        if self.kind == "categorical":
+        if self.kind == "datetime":
+            d.update(self.time.to_dict())
+        elif self.kind == "categorical":
             d["values"] = list(self.values)
         elif self.kind == "numeric":
             d["edges"] = list(self.edges)
@@ -203,7 +207,8 @@ def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
 _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
                  "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
                  "integer": "numeric", "int": "numeric", "float": "numeric",
-                 "id": "id", "identifier": "id"}
+                 "id": "id", "identifier": "id",
+                 "datetime": "datetime", "date": "datetime", "timestamp": "datetime"}
 
 
 def column_from_spec(name: str, spec: dict) -> Column:
@@ -215,11 +220,16 @@ def column_from_spec(name: str, spec: dict) -> Column:
         kind = "categorical" if "values" in spec else \
             "numeric" if ("min" in spec or "edges" in spec) else None
     if kind not in _TYPE_ALIASES:
-        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric or id")
+        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
+                          "datetime or id")
     kind = _TYPE_ALIASES[kind]
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
         return Column(name, "id", dtype=dtype)
+    if kind == "datetime":
+        time = DatetimeSpec(name, spec, MAX_COLUMN_DOMAIN)
+        return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,
+                      time=time)
     if kind == "categorical":
         values = spec.get("values")
         if not isinstance(values, list) or not values:
