@@ -57,6 +57,8 @@ def _allowed(col) -> tuple:
         return ("int",)
     if col.kind == "datetime":
         return ("datetime",)
+    if col.kind == "derived":  # integers by construction
+        return ("int", "float")
     if col.kind == "numeric":
         return ("int", "float") if col.integer else ("float",)
     kind = value_kind(col.values)
@@ -68,6 +70,8 @@ def _range(col) -> tuple:
     """(lowest, highest, integer-valued) of the values the column takes."""
     if col.kind == "id":
         return 1, MAX_ROWS, True
+    if col.kind == "derived":
+        return (*col.derive.value_range, True)
     if col.kind == "numeric":
         return (*col.value_range, col.integer)
     return min(col.values), max(col.values), value_kind(col.values) == "int"
@@ -130,7 +134,7 @@ def output_dtype(col):
         return np.dtype(np.int64)
     if col.kind == "datetime":
         return _default_datetime(col)
-    kind = "int" if col.kind == "numeric" and col.integer else \
+    kind = "int" if (col.kind == "numeric" and col.integer) or col.kind == "derived" else \
         "float" if col.kind == "numeric" else value_kind(col.values)
     if kind == "int" and _holds(np.dtype(np.int64), *_range(col)):
         return pd.Int64Dtype() if col.nullable else np.dtype(np.int64)

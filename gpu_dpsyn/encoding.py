@@ -14,7 +14,7 @@ from .cpu_fallback.philox import philox4x32, uniform
 from .dtypes import output_dtype
 from .errors import DataError
 from .schema import Column, Schema, _value_key
-from .types import datetime, support
+from .types import datetime, derived, support
 
 
 def code_dtype(size: int) -> np.dtype:
@@ -138,7 +138,22 @@ def encode(df, schema: Schema, xp=np) -> list:
     """Validate the table against the schema and return one code array per synth column
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF)."""
     check_columns(df, schema)
-    return [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    for col in schema.columns:  # only that the data follows the declared rule
+        if col.kind == "derived":
+            derived.check_data(df[col.name], col, _source_values(df, schema[col.derive.source]))
+    return codes
+
+
+def _source_values(df, src: Column) -> pd.Series:
+    """A derived column's source as the rule reads it: numbers, or datetimes in the
+    source's zone (already validated by its own encoding)."""
+    s = df[src.name]
+    if src.kind == "datetime":
+        x, na = datetime.to_epoch(s, src)
+        return datetime.from_epoch(x, na, src)
+    s = s.to_pandas() if is_cudf(s) else s
+    return pd.Series(pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan))
 
 
 def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:
@@ -185,12 +200,15 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     (default: NumPy)."""
     key = rng.split_key(seed)
     n = len(codes[0]) if codes else 0
-    out = []
+    out = {}
     it = iter(codes)
     for j, col in enumerate(schema.columns):
         want = output_dtype(col)
+        if col.kind == "derived":
+            continue  # from its decoded source, below
         if col.kind == "id":
-            out.append(pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name, dtype=want))
+            out[col.name] = pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name,
+                                      dtype=want)
             continue
         c = np.asarray(next(it))
         if col.kind == "categorical":
@@ -206,6 +224,10 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             if col.nullable:
                 x[c == col.null_code] = np.nan
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
-        out.append(pd.Series(x, name=col.name, dtype=want))
+        out[col.name] = pd.Series(x, name=col.name, dtype=want)
+    for col in schema.columns:
+        if col.kind == "derived":
+            x = col.derive.apply(out[col.derive.source])
+            out[col.name] = pd.Series(x, name=col.name).astype(output_dtype(col))
     # side by side, not consolidated into 2-D blocks (a copy of the whole table)
-    return pd.concat(out, axis=1) if out else pd.DataFrame()
+    return pd.concat([out[c] for c in schema.names], axis=1) if out else pd.DataFrame()

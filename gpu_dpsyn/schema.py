@@ -18,6 +18,7 @@ import pandas as pd
 from .dtypes import check_column
 from .errors import SchemaError
 from .types.datetime import DatetimeSpec
+from .types.derived import Derivation
 from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
@@ -38,9 +39,11 @@ class Column:
     dtype: str | None = None  # the output's pandas dtype (default: one per column type)
     support: object = None  # integer numeric: the values it can take (types.support)
     time: object = None  # datetime: range, unit or bins, time zone (types.datetime)
+    derive: object = None  # derived: source column and operation (types.derived)
 
     def __post_init__(self):
-        check_column(self)
+        if self.kind != "derived":  # checked once its source is known (Schema)
+            check_column(self)
 
     @property
     def value_range(self) -> tuple:
@@ -75,7 +78,9 @@ class Column:
 
     def to_dict(self) -> dict:
         d: dict = {"type": self.kind}
-        if self.kind == "datetime":
+        if self.kind == "derived":
+            d = self.derive.to_dict()
+        elif self.kind == "datetime":
             d.update(self.time.to_dict())
         elif self.kind == "categorical":
             d["values"] = list(self.values)
@@ -102,8 +107,13 @@ class Schema:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise SchemaError(f"schema lists these columns twice: {dup}")
+        for c in self.columns:
+            if c.kind == "derived":
+                c.derive.resolve(c, next((s for s in self.columns
+                                          if s.name == c.derive.source), None))
+                check_column(c)
         if not self.synth_columns:
-            raise SchemaError("schema has no column to synthesize (only id columns or none)")
+            raise SchemaError("schema has no column to synthesize (only id or derived columns)")
         ids = [c.name for c in self.columns if c.kind == "id"]
         if self.individual_id is None and len(ids) > 1:
             raise SchemaError(f"schema has several id columns {ids}; name the one that "
@@ -124,7 +134,8 @@ class Schema:
 
     @property
     def synth_columns(self) -> list[Column]:
-        return [c for c in self.columns if c.kind != "id"]
+        """The measured and synthesized columns: not ids, not derived ones."""
+        return [c for c in self.columns if c.kind not in ("id", "derived")]
 
     @property
     def domain(self) -> tuple[int, ...]:
@@ -208,7 +219,8 @@ _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat":
                  "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
                  "integer": "numeric", "int": "numeric", "float": "numeric",
                  "id": "id", "identifier": "id",
-                 "datetime": "datetime", "date": "datetime", "timestamp": "datetime"}
+                 "datetime": "datetime", "date": "datetime", "timestamp": "datetime",
+                 "derived": "derived"}
 
 
 def column_from_spec(name: str, spec: dict) -> Column:
@@ -221,11 +233,13 @@ def column_from_spec(name: str, spec: dict) -> Column:
             "numeric" if ("min" in spec or "edges" in spec) else None
     if kind not in _TYPE_ALIASES:
         raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
-                          "datetime or id")
+                          "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
         return Column(name, "id", dtype=dtype)
+    if kind == "derived":
+        return Column(name, "derived", dtype=dtype, derive=Derivation(name, spec))
     if kind == "datetime":
         time = DatetimeSpec(name, spec, MAX_COLUMN_DOMAIN)
         return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,

@@ -16,7 +16,8 @@ def test_load_our_schema_file(flights_schema):
     assert s["carrier"].kind == "categorical" and s["carrier"].size == 16
     assert s["month"].size == 12 and s["month"].integer
     assert s["dep_delay"].nullable and s["dep_delay"].size == 17  # 16 bins + missing
-    assert s["minute"].bins == 12
+    assert s["minute"].kind == "derived" and s["minute"].bins == 0  # not measured
+    assert s["flight"].bins == 20 and s.domain[s.names.index("flight")] == 20
 
 
 def test_nist_parameters_json(tmp_path):
