@@ -82,7 +82,8 @@ def _parse_workload(items):
 
 def _evaluate(a) -> int:
     from .evaluate import mean_tvd
-    from .schema import infer_schema, load_schema
+    from .inference import infer_schema
+    from .schema import load_schema
     _check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
     run = None
@@ -92,7 +93,8 @@ def _evaluate(a) -> int:
         except (OSError, ValueError) as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
     schema = load_schema(a.schema) if a.schema else None
-    real, syn = read_table(a.real, schema=schema), read_table(a.synthetic, schema=schema)
+    real, syn = (read_table(p, schema=schema, as_text=schema is None)
+                 for p in (a.real, a.synthetic))
     if schema is None:  # evaluation is not a release; the real data's own domain is fine here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -110,16 +112,19 @@ def _evaluate(a) -> int:
 
 
 def _infer(a) -> int:
-    from .schema import infer_schema
+    from .inference import infer_schema_with_summary
     _check_outputs({"--out": a.out}, [a.input])
-    df = read_table(a.input)
+    df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        schema = infer_schema(df, bins=a.bins, id_columns=a.id or ())
+        schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
     for x in w:
         print(f"WARNING: {x.message}", file=sys.stderr)
     schema.save(a.out)
-    print(f"wrote schema for {len(schema.columns)} columns to {a.out}", file=sys.stderr)
+    print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
+          "(NOT private): review every line and replace what you can with public facts:",
+          file=sys.stderr)
+    print("\n".join(summary), file=sys.stderr)
     return 0
 
 

@@ -1,19 +1,17 @@
 """Public schema: what values each column may take, and how numbers are binned.
 
-The schema must come from public knowledge.  `infer_schema` reads it off the
-data, which is NOT private: it warns loudly, and the result should be reviewed
+The schema must come from public knowledge.  `inference.infer_schema` reads it off
+the data, which is NOT private: it warns loudly, and the result should be reviewed
 (and ideally widened) before use.
 """
 from __future__ import annotations
 
 import json
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .dtypes import check_column
 from .errors import SchemaError
@@ -22,10 +20,6 @@ from .types.derived import Derivation
 from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
-
-
-class NonPrivateSchemaWarning(UserWarning):
-    """The schema was read off the private data itself."""
 
 
 @dataclass
@@ -331,44 +325,8 @@ def load_schema(source) -> Schema:
     return schema_from_dict(d)
 
 
-# -- inference (not private) ---------------------------------------------------------
-
-def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                 id_columns=()) -> Schema:
-    """Read a schema off the data.  NOT differentially private: warns loudly."""
-    warnings.warn(
-        "infer_schema reads the domain (value lists, min/max) off the private data itself. "
-        "This is NOT differentially private: rare values and extremes leak. Review the "
-        "schema and replace it with public knowledge before releasing anything.",
-        NonPrivateSchemaWarning, stacklevel=2)
-    cols = []
-    for name in df.columns:
-        s = df[name]
-        nullable = bool(s.isna().any())
-        vals = s.dropna()
-        if name in id_columns:
-            cols.append(Column(str(name), "id"))
-            continue
-        if vals.empty:
-            raise SchemaError(f"column {name!r} has no values to infer a schema from")
-        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
-            uniq = pd.unique(vals)
-            if len(uniq) > max_categories * 100:
-                raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
-                                  "to list: bin it or mark it as an id column")
-            values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
-            cols.append(Column(str(name), "categorical", values=values, nullable=nullable))
-            continue
-        integer = bool(pd.api.types.is_integer_dtype(s) or np.all(np.mod(vals, 1) == 0))
-        lo, hi = vals.min(), vals.max()
-        if integer:
-            lo, hi = int(lo), int(hi)
-            spec = {"min": lo, "max": hi, "bins": min(hi - lo + 1, max(bins, 1)
-                                                     if hi - lo + 1 > max_categories else hi - lo + 1)}
-        else:
-            lo, hi = float(lo), float(hi)
-            spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": bins}
-        cols.append(Column(str(name), "numeric", edges=_numeric_edges(str(name), spec, integer),
-                           integer=integer, nullable=nullable))
-    ids = [c.name for c in cols if c.kind == "id"]
-    return Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)  # review: a guess
+def __getattr__(name):  # inference moved to inference.py; these names still import from here
+    if name in ("infer_schema", "NonPrivateSchemaWarning"):
+        from . import inference
+        return getattr(inference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ import pytest
 from conftest import small_table
 from gpu_dpsyn.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import NonPrivateSchemaWarning, infer_schema, load_schema
+from gpu_dpsyn.schema import load_schema
 
 
 def test_load_our_schema_file(flights_schema):
@@ -140,20 +140,6 @@ def test_unreadable_schema_file(tmp_path):
     p.write_text("{not json")
     with pytest.raises(SchemaError, match="not valid JSON"):
         load_schema(p)
-
-
-def test_infer_schema_warns_loudly_and_round_trips(tmp_path):
-    df, _ = small_table()
-    with pytest.warns(NonPrivateSchemaWarning, match="NOT differentially private"):
-        s = infer_schema(df)
-    assert s["color"].values == ["blue", "green", "red"]
-    assert s["size"].kind == "numeric" and s["size"].bins == 9
-    s.save(tmp_path / "s.json")
-    s2 = load_schema(tmp_path / "s.json")
-    assert s2.to_dict() == s.to_dict()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        encode(df, s2)  # the inferred schema covers the data
 
 
 def test_id_columns_are_not_synthesized():
