@@ -156,6 +156,31 @@ def _source_values(df, src: Column) -> pd.Series:
     return pd.Series(pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan))
 
 
+def to_schema_types(df, schema: Schema) -> pd.DataFrame:
+    """df with every column in the dtype the schema declares (dtypes.output_dtype), values
+    unchanged: how a table read back from CSV text gets the types sample() gave it.
+    Checks the table with encode() first."""
+    encode(df, schema)
+    if is_cudf(df):
+        df = df.to_pandas()
+    out = {}
+    for col in schema.columns:
+        s, want = df[col.name].reset_index(drop=True), output_dtype(col)
+        if col.kind == "categorical":  # exact: a code per value, and back
+            s = _categorical_lut(col, want).array.take(
+                _encode_column(s, col).astype(np.intp))
+        elif col.kind == "datetime":
+            s = datetime.from_epoch(*datetime.to_epoch(s, col), col)
+        elif col.kind == "id":  # ours are 1..n; other ids stay as written ("007")
+            n = pd.to_numeric(s, errors="coerce")
+            s = n if n.notna().all() and (n.astype(str) == s.astype(str)).all() else s
+            want = want if pd.api.types.is_numeric_dtype(s) else s.dtype
+        else:
+            s = pd.to_numeric(s)
+        out[col.name] = pd.Series(s, name=col.name).astype(want)
+    return pd.DataFrame(out)
+
+
 def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:
     """A value inside each code's bin.  Per-bin tables first, then one gather each: at
     10^7 rows per-element edge arithmetic was most of decode's time.  The table entry
