@@ -96,6 +96,10 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
         opts["dtype"] = str
     elif schema is not None:
         opts["dtype"] = {c.name: str for c in schema.columns if c.kind in _TEXT_KINDS}
+        # a column that lists "" as a value (and has no null) reads empty cells as ""
+        opts["na_values"] = {c.name: [""] for c in schema.columns
+                             if not (c.kind == "categorical" and "" in c.values and
+                                     not c.nullable)}
     return opts
 
 

@@ -182,3 +182,11 @@ def test_cli_synthesizes_category_text_that_looks_missing(tmp_path):
     back = ingest.read_table(str(out), schema=load_schema(TEXTY))
     assert set(back["code"]) <= set(TEXTY["columns"]["code"]["values"])
     assert "02134" in set(back["code"]) and "NA" in set(back["opt"])
+
+
+def test_empty_text_as_a_declared_value(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema({"columns": {"a": {"type": "categorical", "values": ["", "x"]},
+                                      "k": {"type": "numeric", "min": 0, "max": 9}}})
+    df = ingest.read_table(_csv(tmp_path, "a,k\n,1\nx,2\n"), schema=schema)
+    assert encode(df, schema)[0].tolist() == [0, 1]  # not missing: the schema lists ""
