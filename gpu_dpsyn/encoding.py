@@ -139,9 +139,13 @@ def encode(df, schema: Schema, xp=np) -> list:
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF)."""
     check_columns(df, schema)
     codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
         if col.kind == "derived":
-            derived.check_data(df[col.name], col, _source_values(df, schema[col.derive.source]))
+            src = col.derive.source
+            if src not in sources:
+                sources[src] = _source_values(df, schema[src])
+            derived.check_data(df[col.name], col, sources[src])
     return codes
 
 

@@ -45,8 +45,11 @@ def test_id_like_columns_become_ids_with_a_warning():
     df = pd.DataFrame({"pid": r.permutation(3000) + 10 ** 6,
                        "uid": [f"u{i:05d}" for i in r.permutation(3000)],
                        "c": r.choice(["a", "b"], 3000)})
-    with pytest.warns(IdColumnWarning, match=r"'pid'.*3,000 distinct values in 3,000 rows"):
+    with pytest.warns(IdColumnWarning) as caught:
         s = infer_schema(df)
+    said = [str(w.message) for w in caught if w.category is IdColumnWarning]
+    assert len(said) == 2 and "'pid'" in said[0] and "'uid'" in said[1]
+    assert "3,000 distinct values in 3,000 rows" in said[0]
     assert s["pid"].kind == "id" and s["uid"].kind == "id" and s["c"].kind == "categorical"
     assert s.individual_id == "pid"  # several ids: the first, for review
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
