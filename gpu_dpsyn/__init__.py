@@ -2,7 +2,8 @@
 from .api import Synthesizer
 from .errors import (BackendError, BudgetExceededError, DataError, DPSynError,
                      PrivacyParameterError, SchemaError)
-from .schema import NonPrivateSchemaWarning, Schema, infer_schema, load_schema
+from .inference import NonPrivateSchemaWarning, infer_schema
+from .schema import Schema, load_schema
 
 __version__ = "0.1.0"
 __all__ = ["Synthesizer", "Schema", "load_schema", "infer_schema", "NonPrivateSchemaWarning",

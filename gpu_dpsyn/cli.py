@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from .errors import DPSynError
-from .ingest import choose_engine, read_table
+from .ingest import check_writable, choose_engine, read_table, table_format, write_table
 
 
 def _check_outputs(outputs: dict, inputs) -> None:
@@ -42,15 +42,17 @@ def _synthesize(a) -> int:
     from .schema import load_schema
     # every check that can fail runs before the private table is read
     _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
+    table_format(a.out, "--out")
     schema = load_schema(a.schema)
+    check_writable(schema, a.out)
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                       workload=_parse_workload(a.workload), conversion=a.conversion)
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
-    df = read_table(a.input, choose_engine(a.reader, a.input, gpu))
-    public = read_table(a.public) if a.public else None
+    df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
+    public = read_table(a.public, schema=schema) if a.public else None
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:  # SeededNoiseWarning among them
         warnings.simplefilter("always")
@@ -59,7 +61,7 @@ def _synthesize(a) -> int:
         print(f"WARNING: {w.message}", file=sys.stderr)
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
-    out.to_csv(a.out, index=False)
+    write_table(out, a.out)
     rep = syn.privacy_report()
     if a.ledger:  # the ledger, plus the GUM curve for the report (noisy data only:
         rep["gum_history"] = syn.history  # no timings, they grow with the true row count)
@@ -84,7 +86,8 @@ def _parse_workload(items):
 
 def _evaluate(a) -> int:
     from .evaluate import mean_tvd
-    from .schema import infer_schema, load_schema
+    from .inference import infer_schema
+    from .schema import load_schema
     _check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
     run = None
@@ -93,10 +96,10 @@ def _evaluate(a) -> int:
             run = json.loads(Path(a.ledger).read_text())
         except (OSError, ValueError) as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
-    real, syn = read_table(a.real), read_table(a.synthetic)
-    if a.schema:
-        schema = load_schema(a.schema)
-    else:  # evaluation is not a release; the real data's own domain is fine here
+    schema = load_schema(a.schema) if a.schema else None
+    real, syn = (read_table(p, schema=schema, as_text=schema is None)
+                 for p in (a.real, a.synthetic))
+    if schema is None:  # evaluation is not a release; the real data's own domain is fine here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             schema = infer_schema(real)
@@ -113,16 +116,19 @@ def _evaluate(a) -> int:
 
 
 def _infer(a) -> int:
-    from .schema import infer_schema
+    from .inference import infer_schema_with_summary
     _check_outputs({"--out": a.out}, [a.input])
-    df = read_table(a.input)
+    df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        schema = infer_schema(df, bins=a.bins, id_columns=a.id or ())
+        schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
     for x in w:
         print(f"WARNING: {x.message}", file=sys.stderr)
     schema.save(a.out)
-    print(f"wrote schema for {len(schema.columns)} columns to {a.out}", file=sys.stderr)
+    print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
+          "(NOT private): review every line and replace what you can with public facts:",
+          file=sys.stderr)
+    print("\n".join(summary), file=sys.stderr)
     return 0
 
 

@@ -38,6 +38,8 @@ def _family(d) -> str | None:
     """Which of the supported kinds of dtype d is (None: unsupported)."""
     if isinstance(d, pd.CategoricalDtype):
         return "category"
+    if isinstance(d, pd.DatetimeTZDtype) or (isinstance(d, np.dtype) and d.kind == "M"):
+        return "datetime"
     if isinstance(d, pd.StringDtype) or (isinstance(d, np.dtype) and d.kind == "U"):
         return "string"
     np_d = d.numpy_dtype if isinstance(d, _MASKED) else d
@@ -53,6 +55,10 @@ def _holds_missing(d) -> bool:
 def _allowed(col) -> tuple:
     if col.kind == "id":
         return ("int",)
+    if col.kind == "datetime":
+        return ("datetime",)
+    if col.kind == "derived":  # integers by construction
+        return ("int", "float")
     if col.kind == "numeric":
         return ("int", "float") if col.integer else ("float",)
     kind = value_kind(col.values)
@@ -64,6 +70,8 @@ def _range(col) -> tuple:
     """(lowest, highest, integer-valued) of the values the column takes."""
     if col.kind == "id":
         return 1, MAX_ROWS, True
+    if col.kind == "derived":
+        return (*col.derive.value_range, True)
     if col.kind == "numeric":
         return (*col.value_range, col.integer)
     return min(col.values), max(col.values), value_kind(col.values) == "int"
@@ -103,6 +111,10 @@ def check_column(col) -> None:
     if _family(d) not in allowed:
         raise SchemaError(f"column {name!r}: dtype {col.dtype!r} does not fit a {col.kind} "
                           f"column like this one; use a dtype of kind {', '.join(allowed)}")
+    if col.kind == "datetime" and _zone(d) != col.time.timezone:
+        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} has time zone {_zone(d)} but "
+                          f"the column's is {col.time.timezone}; use e.g. "
+                          f"{str(_default_datetime(col))!r}")
     if col.nullable and not _holds_missing(d):
         raise SchemaError(f"column {name!r} is nullable but dtype {col.dtype!r} cannot hold "
                           "missing values; use a nullable one (e.g. 'Int64', 'boolean')")
@@ -120,10 +132,22 @@ def output_dtype(col):
         return pd.CategoricalDtype(col.values) if isinstance(d, pd.CategoricalDtype) else d
     if col.kind == "id":
         return np.dtype(np.int64)
-    kind = "int" if col.kind == "numeric" and col.integer else \
+    if col.kind == "datetime":
+        return _default_datetime(col)
+    kind = "int" if (col.kind == "numeric" and col.integer) or col.kind == "derived" else \
         "float" if col.kind == "numeric" else value_kind(col.values)
     if kind == "int" and _holds(np.dtype(np.int64), *_range(col)):
         return pd.Int64Dtype() if col.nullable else np.dtype(np.int64)
     if kind == "bool":
         return pd.BooleanDtype() if col.nullable else np.dtype(bool)
     return np.dtype(np.float64) if kind == "float" else np.dtype(object)
+
+
+def _zone(d) -> str | None:
+    tz = getattr(d, "tz", None)
+    return None if tz is None else str(tz)
+
+
+def _default_datetime(col):
+    tz = col.time.timezone
+    return pd.DatetimeTZDtype("ns", tz) if tz else np.dtype("datetime64[ns]")

@@ -14,6 +14,7 @@ from .cpu_fallback.philox import philox4x32, uniform
 from .dtypes import output_dtype
 from .errors import DataError
 from .schema import Column, Schema, _value_key
+from .types import datetime, derived, support
 
 
 def code_dtype(size: int) -> np.dtype:
@@ -60,6 +61,19 @@ def _describe(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
+# text that pandas' CSV reader would have read as a boolean; the schema reads it as text
+_BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
+
+
+def _lookup(col: Column) -> dict:
+    """Value key -> code, with the spellings of booleans that CSV files use."""
+    out = {}
+    for i, v in enumerate(col.values):
+        keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
+        out.update(dict.fromkeys(keys, i))
+    return out
+
+
 def _encode_column(s, col: Column, xp=np):
     """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
     a cuDF column stays on the device, a pandas one is copied there once."""
@@ -70,7 +84,7 @@ def _encode_column(s, col: Column, xp=np):
         raise DataError(f"column {col.name!r} has {n_na} missing values (NaN) but the "
                         "schema does not allow them; set \"nullable\": true or clean the data")
     if col.kind == "categorical":
-        lookup = {_value_key(v): i for i, v in enumerate(col.values)}
+        lookup = _lookup(col)
         fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
         if gpu_frame:
             uniques = uniques.to_pandas()
@@ -80,6 +94,10 @@ def _encode_column(s, col: Column, xp=np):
             raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
         codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
+    elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
+        x = xp.asarray(datetime.to_epoch(s, col)[0])
+        edges = xp.asarray(np.asarray(col.edges, dtype=np.int64))
+        codes = xp.clip(xp.searchsorted(edges, x, side="right") - 1, 0, col.bins - 1)
     else:
         try:
             if gpu_frame:
@@ -92,6 +110,11 @@ def _encode_column(s, col: Column, xp=np):
             raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}") from None
         x = _on(xp, x)
+        if col.integer:
+            frac = (x != xp.floor(x)) & ~na
+            if bool(frac.any()):
+                raise DataError(f"column {col.name!r} is integer in the schema but has "
+                                f"non-integer values: {_describe(np.unique(_host(x[frac])))}")
         edges = np.asarray(col.edges, dtype=np.float64)
         lo, hi = edges[0], float(col.value_range[1])
         out_of_range = ((x < lo) | (x > hi)) & ~na
@@ -99,6 +122,12 @@ def _encode_column(s, col: Column, xp=np):
         if n_bad:
             raise DataError(f"column {col.name!r} has {n_bad} values outside the schema range "
                             f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
+        if col.support is not None:
+            off = support.outside(col.support, xp, xp.where(na, lo, x).astype(xp.int64)) & ~na
+            if bool(off.any()):
+                raise DataError(f"column {col.name!r} has {int(off.sum())} values outside its "
+                                f"support {support.describe(col.support)}: "
+                                f"{_describe(np.unique(_host(x[off])))}")
         codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, col.bins - 1)
     if col.nullable:
         codes = xp.where(na, col.null_code, codes)
@@ -109,7 +138,51 @@ def encode(df, schema: Schema, xp=np) -> list:
     """Validate the table against the schema and return one code array per synth column
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF)."""
     check_columns(df, schema)
-    return [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    sources = {}  # parsed once however many columns derive from one source
+    for col in schema.columns:  # only that the data follows the declared rule
+        if col.kind == "derived":
+            src = col.derive.source
+            if src not in sources:
+                sources[src] = _source_values(df, schema[src])
+            derived.check_data(df[col.name], col, sources[src])
+    return codes
+
+
+def _source_values(df, src: Column) -> pd.Series:
+    """A derived column's source as the rule reads it: numbers, or datetimes in the
+    source's zone (already validated by its own encoding)."""
+    s = df[src.name]
+    if src.kind == "datetime":
+        x, na = datetime.to_epoch(s, src)
+        return datetime.from_epoch(x, na, src)
+    s = s.to_pandas() if is_cudf(s) else s
+    return pd.Series(pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan))
+
+
+def to_schema_types(df, schema: Schema) -> pd.DataFrame:
+    """df with every column in the dtype the schema declares (dtypes.output_dtype), values
+    unchanged: how a table read back from CSV text gets the types sample() gave it.
+    Checks the table with encode() first."""
+    encode(df, schema)
+    if is_cudf(df):
+        df = df.to_pandas()
+    out = {}
+    for col in schema.columns:
+        s, want = df[col.name].reset_index(drop=True), output_dtype(col)
+        if col.kind == "categorical":  # exact: a code per value, and back
+            s = _categorical_lut(col, want).array.take(
+                _encode_column(s, col).astype(np.intp))
+        elif col.kind == "datetime":
+            s = datetime.from_epoch(*datetime.to_epoch(s, col), col)
+        elif col.kind == "id":  # ours are 1..n; other ids stay as written ("007")
+            n = pd.to_numeric(s, errors="coerce")
+            s = n if n.notna().all() and (n.astype(str) == s.astype(str)).all() else s
+            want = want if pd.api.types.is_numeric_dtype(s) else s.dtype
+        else:
+            s = pd.to_numeric(s)
+        out[col.name] = pd.Series(s, name=col.name).astype(want)
+    return pd.DataFrame(out)
 
 
 def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:
@@ -118,9 +191,9 @@ def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: boo
     for the null code is a placeholder (the caller writes NaN there)."""
     edges = np.asarray(col.edges, dtype=np.float64)
     if col.integer:
-        lo = np.ceil(edges[:-1])
-        top = np.append(np.ceil(edges[1:-1]), np.floor(edges[-1]) if not
-                        float(col.edges[-1]).is_integer() else edges[-1])
+        lo, top = col.integer_bins()
+        if col.support is not None:  # only the support's values, never between them
+            return support.draw(col.support, _table(lo), _table(top), codes, u, midpoint)
         width = np.maximum(top - lo, 1.0)  # top: exclusive upper bound
         if midpoint:
             return _table(lo + np.floor((width - 1) / 2))[codes]
@@ -141,6 +214,13 @@ def _categorical_lut(col: Column, want) -> pd.Series:
     return pd.Series(vals, dtype=object).astype(want)
 
 
+def _draws(uniforms, key, j: int, n: int, call: int) -> np.ndarray:
+    """Column j's n decode draws: from the backend, or the same numbers in NumPy."""
+    if uniforms is not None:
+        return uniforms(j, n)
+    return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
+
+
 def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
            numeric_decode: str = "uniform", uniforms=None) -> pd.DataFrame:
     """Codes back to a DataFrame in the schema's column order, dtypes from the schema only
@@ -149,23 +229,34 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     (default: NumPy)."""
     key = rng.split_key(seed)
     n = len(codes[0]) if codes else 0
-    out = []
+    out = {}
     it = iter(codes)
     for j, col in enumerate(schema.columns):
         want = output_dtype(col)
+        if col.kind == "derived":
+            continue  # from its decoded source, below
         if col.kind == "id":
-            out.append(pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name, dtype=want))
+            out[col.name] = pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name,
+                                      dtype=want)
             continue
         c = np.asarray(next(it))
         if col.kind == "categorical":
             x = _categorical_lut(col, want).array.take(c.astype(np.intp))
+        elif col.kind == "datetime":
+            u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
+            x = datetime.draw(col, c, u, numeric_decode == "midpoint")
+            null = c == col.null_code if col.nullable else np.zeros(n, bool)
+            x = datetime.from_epoch(x, null, col).astype(want).array
         else:
-            u = (uniforms(j, n) if uniforms is not None else
-                 uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0]))
+            u = _draws(uniforms, key, j, n, call)
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
             if col.nullable:
                 x[c == col.null_code] = np.nan
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
-        out.append(pd.Series(x, name=col.name, dtype=want))
+        out[col.name] = pd.Series(x, name=col.name, dtype=want)
+    for col in schema.columns:
+        if col.kind == "derived":
+            x = col.derive.apply(out[col.derive.source])
+            out[col.name] = pd.Series(x, name=col.name).astype(output_dtype(col))
     # side by side, not consolidated into 2-D blocks (a copy of the whole table)
-    return pd.concat(out, axis=1) if out else pd.DataFrame()
+    return pd.concat([out[c] for c in schema.names], axis=1) if out else pd.DataFrame()

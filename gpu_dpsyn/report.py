@@ -12,6 +12,7 @@ from .encoding import encode
 from .errors import DPSynError
 from .evaluate import density_score, per_marginal_tvd, range_query_score, tvd_codes
 from .schema import Schema
+from .types.datetime import from_epoch
 
 
 # the page shows real row counts and histograms: it must not travel with the release
@@ -42,6 +43,9 @@ def _png(fig) -> str:
 def _labels(col, size: int) -> list:
     if col.kind == "categorical":
         labels = [str(v) for v in col.values]
+    elif col.kind == "datetime":
+        starts = np.asarray(col.edges[:-1], dtype=np.int64)
+        labels = [str(t) for t in from_epoch(starts, np.zeros(len(starts), bool), col)]
     else:
         labels = [f"{e:g}" for e in col.edges[:-1]]
     return (labels + ["missing"])[:size]

@@ -1,28 +1,25 @@
 """Public schema: what values each column may take, and how numbers are binned.
 
-The schema must come from public knowledge.  `infer_schema` reads it off the
-data, which is NOT private: it warns loudly, and the result should be reviewed
+The schema must come from public knowledge.  `inference.infer_schema` reads it off
+the data, which is NOT private: it warns loudly, and the result should be reviewed
 (and ideally widened) before use.
 """
 from __future__ import annotations
 
 import json
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .dtypes import check_column
 from .errors import SchemaError
+from .types.datetime import DatetimeSpec
+from .types.derived import Derivation
+from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
-
-
-class NonPrivateSchemaWarning(UserWarning):
-    """The schema was read off the private data itself."""
 
 
 @dataclass
@@ -34,9 +31,13 @@ class Column:
     integer: bool = False  # numeric: decode to integers
     nullable: bool = False  # missing values get a code of their own
     dtype: str | None = None  # the output's pandas dtype (default: one per column type)
+    support: object = None  # integer numeric: the values it can take (types.support)
+    time: object = None  # datetime: range, unit or bins, time zone (types.datetime)
+    derive: object = None  # derived: source column and operation (types.derived)
 
     def __post_init__(self):
-        check_column(self)
+        if self.kind != "derived":  # checked once its source is known (Schema)
+            check_column(self)
 
     @property
     def value_range(self) -> tuple:
@@ -46,11 +47,17 @@ class Column:
             lo, hi = math.ceil(lo), (hi - 1 if float(hi).is_integer() else math.floor(hi))
         return lo, hi
 
+    def integer_bins(self) -> tuple:
+        """Integer numeric columns: each bin's lowest value and exclusive top (float64)."""
+        edges = np.asarray(self.edges, dtype=np.float64)
+        top = np.append(np.ceil(edges[1:-1]), float(self.value_range[1]) + 1)
+        return np.ceil(edges[:-1]), top
+
     @property
     def bins(self) -> int:
         if self.kind == "categorical":
             return len(self.values)
-        if self.kind == "numeric":
+        if self.kind in ("numeric", "datetime"):
             return len(self.edges) - 1
         return 0
 
@@ -65,11 +72,17 @@ class Column:
 
     def to_dict(self) -> dict:
         d: dict = {"type": self.kind}
-        if self.kind == "categorical":
+        if self.kind == "derived":
+            d = self.derive.to_dict()
+        elif self.kind == "datetime":
+            d.update(self.time.to_dict())
+        elif self.kind == "categorical":
             d["values"] = list(self.values)
         elif self.kind == "numeric":
             d["edges"] = list(self.edges)
             d["integer"] = self.integer
+            if self.support is not None:
+                d["support"] = self.support.spec
         if self.nullable:
             d["nullable"] = True
         if self.dtype is not None:
@@ -88,8 +101,13 @@ class Schema:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise SchemaError(f"schema lists these columns twice: {dup}")
+        for c in self.columns:
+            if c.kind == "derived":
+                c.derive.resolve(c, next((s for s in self.columns
+                                          if s.name == c.derive.source), None))
+                check_column(c)
         if not self.synth_columns:
-            raise SchemaError("schema has no column to synthesize (only id columns or none)")
+            raise SchemaError("schema has no column to synthesize (only id or derived columns)")
         ids = [c.name for c in self.columns if c.kind == "id"]
         if self.individual_id is None and len(ids) > 1:
             raise SchemaError(f"schema has several id columns {ids}; name the one that "
@@ -110,7 +128,8 @@ class Schema:
 
     @property
     def synth_columns(self) -> list[Column]:
-        return [c for c in self.columns if c.kind != "id"]
+        """The measured and synthesized columns: not ids, not derived ones."""
+        return [c for c in self.columns if c.kind not in ("id", "derived")]
 
     @property
     def domain(self) -> tuple[int, ...]:
@@ -151,7 +170,7 @@ def _is_number(x) -> bool:
         and math.isfinite(float(x))
 
 
-def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
+def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
     if "edges" in spec:
         edges = spec["edges"]
         if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
@@ -174,6 +193,8 @@ def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
     if integer:
         lo, hi = math.ceil(lo), math.floor(hi)
         span = hi - lo + 1
+        if support is not None and "bins" not in spec:  # bins of equal support counts
+            return default_edges(parse_support(name, support, lo, hi), lo, hi, 32)
         bins = spec.get("bins", min(span, 32))
     else:
         bins = spec.get("bins", 32)
@@ -191,7 +212,9 @@ def _numeric_edges(name: str, spec: dict, integer: bool) -> list:
 _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
                  "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
                  "integer": "numeric", "int": "numeric", "float": "numeric",
-                 "id": "id", "identifier": "id"}
+                 "id": "id", "identifier": "id",
+                 "datetime": "datetime", "date": "datetime", "timestamp": "datetime",
+                 "derived": "derived"}
 
 
 def column_from_spec(name: str, spec: dict) -> Column:
@@ -203,15 +226,29 @@ def column_from_spec(name: str, spec: dict) -> Column:
         kind = "categorical" if "values" in spec else \
             "numeric" if ("min" in spec or "edges" in spec) else None
     if kind not in _TYPE_ALIASES:
-        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric or id")
+        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
+                          "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
         return Column(name, "id", dtype=dtype)
+    if kind == "derived":
+        return Column(name, "derived", dtype=dtype, derive=Derivation(name, spec))
+    if kind == "datetime":
+        time = DatetimeSpec(name, spec, MAX_COLUMN_DOMAIN)
+        return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,
+                      time=time)
     if kind == "categorical":
         values = spec.get("values")
         if not isinstance(values, list) or not values:
             raise SchemaError(f"column {name!r}: categorical column needs a non-empty 'values' list")
+        for v in values:
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                raise SchemaError(f"column {name!r}: 'values' holds null (or NaN); list only "
+                                  "real values and mark the column \"nullable\": true")
+            if not isinstance(v, (str, bool, int, float, np.generic)):
+                raise SchemaError(f"column {name!r}: 'values' must hold text, numbers or "
+                                  f"booleans, not {v!r}")
         keys = [_value_key(v) for v in values]
         if len(set(keys)) != len(keys):
             raise SchemaError(f"column {name!r}: 'values' has duplicates")
@@ -221,11 +258,19 @@ def column_from_spec(name: str, spec: dict) -> Column:
         return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
     integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
                             or str(dtype).lower().startswith(("int", "uint"))))
-    edges = _numeric_edges(name, spec, integer)
+    support = spec.get("support")
+    if support is not None and not integer:
+        raise SchemaError(f"column {name!r}: 'support' lists the values of an integer "
+                          "column; set \"integer\": true")
+    edges = _numeric_edges(name, spec, integer, support)
     if len(edges) - 1 > MAX_COLUMN_DOMAIN:
         raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
                           f"(max {MAX_COLUMN_DOMAIN})")
-    return Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
+    col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
+    if support is not None:
+        col.support = parse_support(name, support, *col.value_range)
+        check_bins(name, col.support, *col.integer_bins())
+    return col
 
 
 def _value_key(v):
@@ -280,44 +325,8 @@ def load_schema(source) -> Schema:
     return schema_from_dict(d)
 
 
-# -- inference (not private) ---------------------------------------------------------
-
-def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                 id_columns=()) -> Schema:
-    """Read a schema off the data.  NOT differentially private: warns loudly."""
-    warnings.warn(
-        "infer_schema reads the domain (value lists, min/max) off the private data itself. "
-        "This is NOT differentially private: rare values and extremes leak. Review the "
-        "schema and replace it with public knowledge before releasing anything.",
-        NonPrivateSchemaWarning, stacklevel=2)
-    cols = []
-    for name in df.columns:
-        s = df[name]
-        nullable = bool(s.isna().any())
-        vals = s.dropna()
-        if name in id_columns:
-            cols.append(Column(str(name), "id"))
-            continue
-        if vals.empty:
-            raise SchemaError(f"column {name!r} has no values to infer a schema from")
-        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
-            uniq = pd.unique(vals)
-            if len(uniq) > max_categories * 100:
-                raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
-                                  "to list: bin it or mark it as an id column")
-            values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
-            cols.append(Column(str(name), "categorical", values=values, nullable=nullable))
-            continue
-        integer = bool(pd.api.types.is_integer_dtype(s) or np.all(np.mod(vals, 1) == 0))
-        lo, hi = vals.min(), vals.max()
-        if integer:
-            lo, hi = int(lo), int(hi)
-            spec = {"min": lo, "max": hi, "bins": min(hi - lo + 1, max(bins, 1)
-                                                     if hi - lo + 1 > max_categories else hi - lo + 1)}
-        else:
-            lo, hi = float(lo), float(hi)
-            spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": bins}
-        cols.append(Column(str(name), "numeric", edges=_numeric_edges(str(name), spec, integer),
-                           integer=integer, nullable=nullable))
-    ids = [c.name for c in cols if c.kind == "id"]
-    return Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)  # review: a guess
+def __getattr__(name):  # inference moved to inference.py; these names still import from here
+    if name in ("infer_schema", "NonPrivateSchemaWarning"):
+        from . import inference
+        return getattr(inference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ from gpu_dpsyn.errors import BackendError, DataError, DPSynError, PrivacyParamet
 from gpu_dpsyn.evaluate import mean_tvd
 from gpu_dpsyn.privacy import eps_delta_to_rho
 
-COLS = ["month", "dep_delay", "carrier", "origin", "distance", "hour"]
+COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time"]
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_ledger_spends_exactly_the_budget(table):
     assert rep["mechanism"] == "gaussian"
     assert sum(e.rho for e in syn.ledger) == pytest.approx(eps_delta_to_rho(2.0, 1e-6))
     assert "(2, 1e-06)-DP" in rep["guarantee"]
-    assert {tuple(e.columns) for e in syn.ledger} >= {("month", "carrier"), ("hour",)}
+    assert {tuple(e.columns) for e in syn.ledger} >= {("month", "carrier"), ("sched_dep_time",)}
 
 
 def test_same_seed_same_output(table):
@@ -80,7 +80,7 @@ def test_fit_errors_before_spending(table):
     df, schema = table
     syn = Synthesizer(1, 1e-6, progress=False, backend="cpu")
     with pytest.raises(DataError, match="missing from the data"):
-        syn.fit(df.drop(columns=["hour"]), schema)
+        syn.fit(df.drop(columns=["sched_dep_time"]), schema)
     assert syn.ledger == []  # nothing was measured
     with pytest.raises(DPSynError, match="before sample"):
         syn.sample()

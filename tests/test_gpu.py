@@ -194,7 +194,7 @@ def test_large_plans_fall_back_to_array_code(gb, monkeypatch):
 
 
 def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, monkeypatch):
-    cols = ["month", "carrier", "origin", "distance", "hour"]
+    cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
     df = flights[cols].iloc[:2000]
     schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
     kw = dict(seed=5, iterations=3, progress=False)

@@ -8,7 +8,8 @@ from gpu_dpsyn.gum import GUMConfig, apportion, plan_update, run_gum  # noqa: F4
 from gpu_dpsyn.marginals import dpsyn_plan, exact_marginals
 from gpu_dpsyn.schema import Schema
 
-COLS = ["month", "dep_delay", "carrier", "origin", "air_time", "distance", "hour", "arr_delay"]
+COLS = ["month", "dep_delay", "carrier", "origin", "air_time", "distance", "sched_dep_time",
+        "arr_delay"]
 
 
 def _setup(flights, flights_schema, be):

@@ -100,3 +100,93 @@ def test_reader_choice(tmp_path, monkeypatch):
     assert ingest.read_table(str(csv)).equals(pd.DataFrame({"a": [1, 2]}))
     with pytest.raises(DPSynError, match="no such file"):
         ingest.read_table(str(tmp_path / "missing.csv"))
+
+
+# -- the reader follows the schema (finding 4) -------------------------------------------
+
+TEXTY = {"columns": {
+    "code": {"type": "categorical", "values": ["NA", "N/A", "None", "null", "02134", "2134"]},
+    "opt": {"type": "categorical", "values": ["NA", "x"], "nullable": True},
+    "k": {"type": "numeric", "integer": True, "min": 0, "max": 99, "bins": 100}}}
+
+
+def _csv(tmp_path, text, name="t.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_category_text_that_looks_missing_or_numeric_survives(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema(TEXTY)
+    path = _csv(tmp_path, "code,opt,k\nNA,NA,1\nN/A,,2\nNone,x,3\nnull,NA,4\n02134,,5\n"
+                          "2134,x,6\n")
+    df = ingest.read_table(path, schema=schema)
+    assert df["code"].tolist() == ["NA", "N/A", "None", "null", "02134", "2134"]
+    assert df["opt"].isna().tolist() == [False, True, False, False, True, False]
+    codes = encode(df, schema)
+    assert codes[0].tolist() == [0, 1, 2, 3, 4, 5]  # "02134" and "2134" stay apart
+    assert codes[1].tolist() == [0, 2, 1, 0, 2, 1]  # "NA" is a value, empty is the null code
+
+
+def test_empty_cell_in_a_non_nullable_column_is_a_clear_error(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema(TEXTY)
+    df = ingest.read_table(_csv(tmp_path, "code,opt,k\n,x,1\nNA,x,2\n"), schema=schema)
+    with pytest.raises(DataError, match=r"'code' has 1 missing value.*nullable"):
+        encode(df, schema)
+
+
+def test_text_in_a_numeric_column_is_named(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema(TEXTY)
+    df = ingest.read_table(_csv(tmp_path, "code,opt,k\nNA,x,NA\nNA,x,2\n"), schema=schema)
+    with pytest.raises(DataError, match=r"'k'.*non-numeric.*'NA'"):
+        encode(df, schema)
+
+
+@pytest.mark.parametrize("via_csv", [False, True])
+def test_non_integer_in_an_integer_column_is_refused(tmp_path, via_csv):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema(TEXTY)
+    df = pd.DataFrame({"code": ["NA", "NA", "NA"], "opt": ["x"] * 3, "k": [1.0, 12.5, 3.0]})
+    if via_csv:
+        df = ingest.read_table(_csv(tmp_path, "code,opt,k\nNA,x,1\nNA,x,12.5\nNA,x,3\n"),
+                               schema=schema)
+    with pytest.raises(DataError, match=r"'k' is integer in the schema.*12\.5"):
+        encode(df, schema)
+    # whole numbers written as floats (a column pandas read with a NaN) are fine
+    assert encode(df.assign(k=[1.0, 2.0, 3.0]), schema)[2].tolist() == [1, 2, 3]
+
+
+def test_bool_categories_read_from_text(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema({"columns": {"b": {"type": "categorical", "values": [True, False]}}})
+    df = ingest.read_table(_csv(tmp_path, "b\nTrue\nfalse\nTRUE\n"), schema=schema)
+    assert encode(df, schema)[0].tolist() == [0, 1, 0]  # the spellings pandas reads as bools
+
+
+def test_cli_synthesizes_category_text_that_looks_missing(tmp_path):
+    import json
+
+    from gpu_dpsyn.cli import main
+    rows = "".join(f"{c},{o},{i % 100}\n" for i, (c, o) in enumerate(
+        zip(["NA", "None", "null", "02134", "N/A"] * 60, ["NA", "", "x"] * 100)))
+    path = _csv(tmp_path, "code,opt,k\n" + rows)
+    (tmp_path / "s.json").write_text(json.dumps(TEXTY))
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", path, "--schema", str(tmp_path / "s.json"), "--epsilon", "5",
+                 "--delta", "1e-6", "--out", str(out), "--rows", "400", "--seed", "2",
+                 "--iterations", "3", "--quiet"]) == 0
+    from gpu_dpsyn.schema import load_schema
+    back = ingest.read_table(str(out), schema=load_schema(TEXTY))
+    assert set(back["code"]) <= set(TEXTY["columns"]["code"]["values"])
+    assert "02134" in set(back["code"]) and "NA" in set(back["opt"])
+
+
+def test_empty_text_as_a_declared_value(tmp_path):
+    from gpu_dpsyn.schema import load_schema
+    schema = load_schema({"columns": {"a": {"type": "categorical", "values": ["", "x"]},
+                                      "k": {"type": "numeric", "min": 0, "max": 9}}})
+    df = ingest.read_table(_csv(tmp_path, "a,k\n,1\nx,2\n"), schema=schema)
+    assert encode(df, schema)[0].tolist() == [0, 1]  # not missing: the schema lists ""

@@ -8,7 +8,7 @@ from gpu_dpsyn.evaluate import mean_tvd
 from gpu_dpsyn.gum import append_attribute, plan_structure, plan_update
 from gpu_dpsyn.privacy import eps_delta_to_rho
 
-COLS = ["month", "dep_delay", "carrier", "origin", "distance", "hour", "dest"]
+COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time", "dest"]
 cpu = get_backend("cpu")
 
 
@@ -116,19 +116,22 @@ def test_public_prior_seeds_gum(table):
 def test_public_table_must_match_schema(table):
     df, schema = table
     with pytest.raises(DataError, match="public table: .*missing from the data"):
-        Synthesizer(1, 1e-9, progress=False).fit(df, schema, public=df.drop(columns=["hour"]))
+        Synthesizer(1, 1e-9, progress=False).fit(df, schema,
+                                                 public=df.drop(columns=["sched_dep_time"]))
 
 
 def test_workload_gets_forced_and_weighted(table):
     df, schema = table
     syn = Synthesizer(0.3, 1e-9, seed=0, iterations=1, progress=False,
-                      workload={("origin", "hour"): 5.0, ("month", "carrier", "origin"): 2.0})
+                      workload={("origin", "sched_dep_time"): 5.0,
+                                ("month", "carrier", "origin"): 2.0})
     syn.fit(df, schema)
-    assert ("origin", "hour") in syn.selected or ("month", "origin", "hour") in syn.selected
+    assert ("origin", "sched_dep_time") in syn.selected or \
+        ("month", "origin", "sched_dep_time") in syn.selected
     assert ("month", "carrier", "origin") in syn.selected
     sel = {e.columns: e for e in syn.ledger if e.label == "marginal" and len(e.columns) > 1}
-    w = sel[("origin", "hour")]
-    other = next(e for c, e in sel.items() if c not in (("origin", "hour"),
+    w = sel[("origin", "sched_dep_time")]
+    other = next(e for c, e in sel.items() if c not in (("origin", "sched_dep_time"),
                                                         ("month", "carrier", "origin")))
     ratio = (w.fraction / w.cells ** (2 / 3)) / (other.fraction / other.cells ** (2 / 3))
     assert ratio == pytest.approx(5.0)

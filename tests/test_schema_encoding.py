@@ -8,7 +8,7 @@ import pytest
 from conftest import small_table
 from gpu_dpsyn.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import NonPrivateSchemaWarning, infer_schema, load_schema
+from gpu_dpsyn.schema import load_schema
 
 
 def test_load_our_schema_file(flights_schema):
@@ -16,7 +16,8 @@ def test_load_our_schema_file(flights_schema):
     assert s["carrier"].kind == "categorical" and s["carrier"].size == 16
     assert s["month"].size == 12 and s["month"].integer
     assert s["dep_delay"].nullable and s["dep_delay"].size == 17  # 16 bins + missing
-    assert s["minute"].bins == 12
+    assert s["minute"].kind == "derived" and s["minute"].bins == 0  # not measured
+    assert s["flight"].bins == 20 and s.domain[s.names.index("flight")] == 20
 
 
 def test_nist_parameters_json(tmp_path):
@@ -141,20 +142,6 @@ def test_unreadable_schema_file(tmp_path):
         load_schema(p)
 
 
-def test_infer_schema_warns_loudly_and_round_trips(tmp_path):
-    df, _ = small_table()
-    with pytest.warns(NonPrivateSchemaWarning, match="NOT differentially private"):
-        s = infer_schema(df)
-    assert s["color"].values == ["blue", "green", "red"]
-    assert s["size"].kind == "numeric" and s["size"].bins == 9
-    s.save(tmp_path / "s.json")
-    s2 = load_schema(tmp_path / "s.json")
-    assert s2.to_dict() == s.to_dict()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        encode(df, s2)  # the inferred schema covers the data
-
-
 def test_id_columns_are_not_synthesized():
     df, schema = small_table(50)
     df.insert(0, "pid", np.arange(50) + 1000)
@@ -215,3 +202,17 @@ def test_decode_midpoints_closed_form():
     # integer bins [0, 10), [10, 13), [13, 14): lo + floor((width - 1) / 2)
     assert list(mid["k"]) == [4, 11, 13, 4] and mid["k"].dtype == np.int64
     assert list(mid["f"]) == [0.125, 0.375, 0.625, 0.875]
+
+
+@pytest.mark.parametrize("values", [["a", None], [1, float("nan")], ["a", ["b"]]])
+def test_null_or_non_scalar_in_values_is_a_schema_error(values):
+    # a null in the list would make half the column missing; nullable says it instead
+    with pytest.raises(SchemaError, match=r"'x'.*'values'"):
+        load_schema({"columns": {"x": {"type": "categorical", "values": values}}})
+
+
+def test_null_in_values_read_from_json(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_text('{"columns": {"x": {"type": "categorical", "values": ["a", null]}}}')
+    with pytest.raises(SchemaError, match=r"'x'.*null.*nullable"):
+        load_schema(p)

@@ -1,0 +1,225 @@
+"""Drafting a schema from the data itself: NOT private, every guess listed for review.
+
+infer_schema reads value lists, ranges and date spans off the private table, which leaks
+them; it warns (NonPrivateSchemaWarning), and the CLI prints one line per column saying
+what was guessed and why, so the user can replace it with public knowledge.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .errors import SchemaError
+from .schema import Column, Schema, _numeric_edges, column_from_spec
+from .types.datetime import UNITS
+
+ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
+_LEADING_ZERO = re.compile(r"^[+-]?0\d")
+_ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
+                  r"(?:Z|[+-]\d\d:?\d\d)?$")
+_BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
+              "False": False, "false": False, "FALSE": False}
+_FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
+
+
+class NonPrivateSchemaWarning(UserWarning):
+    """The schema was read off the private data itself."""
+
+
+class IdColumnWarning(UserWarning):
+    """A column was guessed to be an identifier: it will not be synthesized."""
+
+
+def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
+                 id_columns=()) -> Schema:
+    """Read a schema off the data.  NOT differentially private: warns loudly."""
+    return infer_schema_with_summary(df, max_categories, bins, id_columns)[0]
+
+
+def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
+                              id_columns=()) -> tuple[Schema, list[str]]:
+    """(schema, one line per column naming the guess and why) for the user to review."""
+    warnings.warn(
+        "infer_schema reads the domain (value lists, min/max) off the private data itself. "
+        "This is NOT differentially private: rare values and extremes leak. Review the "
+        "schema and replace it with public knowledge before releasing anything.",
+        NonPrivateSchemaWarning, stacklevel=3)
+    unknown = [c for c in id_columns if c not in [str(n) for n in df.columns]]
+    if unknown:
+        raise SchemaError(f"--id names no column of the table: {unknown}")
+    guess = _Guesser(max_categories, bins)
+    cols, lines = [], []
+    for name in df.columns:
+        col, why = guess.column(str(name), df[name], str(name) in id_columns)
+        cols.append(col)
+        lines.append(f"  {col.name:<20} {col.kind:<12} {why}"
+                     + (" (nullable)" if col.nullable else ""))
+    ids = [c.name for c in cols if c.kind == "id"]
+    return Schema(cols, individual_id=ids[0] if len(ids) > 1 else None), lines
+
+
+class _Guesser:
+    def __init__(self, max_categories: int, bins: int):
+        self.max_categories, self.bins = max_categories, bins
+
+    def column(self, name: str, s: pd.Series, is_id: bool):
+        nullable = bool(s.isna().any())
+        vals = s.dropna()
+        if vals.empty and not is_id:
+            raise SchemaError(f"column {name!r} has no values to infer a schema from")
+        text = _is_text(s)
+        stamps, offsets = _as_datetime(s, vals, text)
+        if is_id:
+            if stamps is not None:
+                raise SchemaError(f"--id {name}: column {name!r} holds dates; an id column "
+                                  "comes out as 1..n, so they would be lost. Leave it out of "
+                                  "--id to get a datetime column")
+            return Column(name, "id"), "given by --id; the output numbers it 1..n"
+        if stamps is not None:
+            return self._datetime(name, stamps, nullable, offsets)
+        if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
+            values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
+            return Column(name, "categorical", values=values, nullable=nullable), "booleans"
+        numbers = _as_numbers(vals, text)
+        n_distinct = vals.nunique()
+        if numbers is None or np.all(np.mod(numbers, 1) == 0):
+            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals):
+                warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
+                              f"distinct values in {len(vals):,} rows): inferred as an id "
+                              "column, which is not synthesized (the output numbers it "
+                              "1..n). Declare it otherwise if it is data",
+                              IdColumnWarning, stacklevel=4)
+                return Column(name, "id"), (f"{n_distinct:,} distinct values in {len(vals):,} "
+                                            "rows: looks like an identifier; output 1..n")
+        if numbers is None:
+            return self._categorical(name, vals, nullable, text)
+        if np.all(np.mod(numbers, 1) == 0):
+            return self._integers(name, numbers, n_distinct, nullable)
+        lo, hi = float(numbers.min()), float(numbers.max())
+        spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
+        return (Column(name, "numeric", edges=_numeric_edges(name, spec, False),
+                       nullable=nullable),
+                f"numbers {lo:g}..{hi:g} in {self.bins} equal bins")
+
+    def _categorical(self, name, vals, nullable, text):
+        uniq = pd.unique(vals)
+        if len(uniq) > self.max_categories * 100:
+            raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
+                              "to list: bin it or mark it as an id column (--id)")
+        values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
+        zeros = text and any(_LEADING_ZERO.match(str(v)) for v in values)
+        return (Column(name, "categorical", values=values, nullable=nullable),
+                f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
+
+    def _integers(self, name, numbers, n_distinct, nullable):
+        lo, hi = int(numbers.min()), int(numbers.max())
+        # few values, or codes scattered thinly over their range (occupations, regions):
+        # list them, so every synthetic value is one of them
+        if n_distinct <= self.max_categories or (n_distinct <= 10 * self.max_categories and
+                                                 n_distinct < 0.5 * (hi - lo + 1)):
+            values = sorted(int(v) for v in np.unique(numbers))
+            return (Column(name, "categorical", values=values, nullable=nullable),
+                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
+        spec = {"min": lo, "max": hi, "bins": self.bins}
+        col = Column(name, "numeric", edges=_numeric_edges(name, spec, True), integer=True,
+                     nullable=nullable)
+        return col, f"integers {lo}..{hi} in {col.bins} equal bins"
+
+    def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
+        tz = None if t.dt.tz is None else str(t.dt.tz)
+        v = t.dropna()
+        wall = v.dt.tz_localize(None) if tz else v
+        lo, hi = wall.min(), wall.max()
+        unit = _finest_unit(wall)
+        limit = 10 * self.max_categories
+        for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
+            if _span_in(unit, lo, hi) <= limit:
+                break
+        else:
+            unit = None
+        if unit is None:
+            spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
+                    "bins": self.bins}
+        else:
+            start = _unit_start(lo, unit)
+            end = _unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
+                - pd.Timedelta(seconds=1)
+            spec = {"min": start.isoformat(), "max": end.isoformat(), "unit": unit}
+        if tz:
+            spec["timezone"] = tz
+        col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
+        how = f"unit {unit}" if unit else f"{self.bins} equal bins"
+        zone = f", time zone {tz}" if tz else ""
+        note = "; the text had UTC offsets: name the real zone" if offsets else ""
+        return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _is_text(s: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
+
+
+def _as_numbers(vals: pd.Series, text: bool):
+    """float64 values when every value is a finite number written plainly (no leading
+    zeros: "02134" is a code), else None."""
+    if pd.api.types.is_bool_dtype(vals):
+        return None
+    if not text:
+        if pd.api.types.is_numeric_dtype(vals):
+            x = vals.to_numpy(dtype=np.float64)
+            return x if np.isfinite(x).all() else None
+        return None
+    if not all(isinstance(v, str) for v in vals):
+        x = pd.to_numeric(vals, errors="coerce")
+        return None if x.isna().any() else x.to_numpy(dtype=np.float64)
+    if vals.str.match(_LEADING_ZERO).any():
+        return None
+    x = pd.to_numeric(vals, errors="coerce")
+    if x.isna().any():
+        return None
+    x = x.to_numpy(dtype=np.float64)
+    return x if np.isfinite(x).all() else None
+
+
+def _as_datetime(s: pd.Series, vals: pd.Series, text: bool):
+    """(datetimes, read from text with UTC offsets) when the column holds datetimes or
+    ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return s.reset_index(drop=True), False
+    if not text or not all(isinstance(v, str) for v in vals) or \
+            not vals.str.match(_ISO).all():
+        return None, False
+    aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+    if aware.any() and not aware.all():
+        return None, False  # mixed: left as text for the user to sort out
+    t = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=bool(aware.any()))
+    if t[s.notna()].isna().any():
+        return None, False
+    return pd.Series(t).reset_index(drop=True), bool(aware.any())
+
+
+def _finest_unit(wall: pd.Series) -> str:
+    ns = wall.dt.as_unit("ns").astype("int64").to_numpy()
+    for unit, size in (("second", 60), ("minute", 3600), ("hour", 86400)):
+        if (ns % (size * 10 ** 9)).any():
+            return unit
+    return "day"
+
+
+def _span_in(unit: str, lo: pd.Timestamp, hi: pd.Timestamp) -> float:
+    if unit == "year":
+        return hi.year - lo.year + 1
+    if unit == "month":
+        return (hi.year - lo.year) * 12 + hi.month - lo.month + 1
+    size = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[unit]
+    return (hi - lo).total_seconds() / size + 1
+
+
+def _unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
+    if unit == "year":
+        return pd.Timestamp(t.year, 1, 1)
+    if unit == "month":
+        return pd.Timestamp(t.year, t.month, 1)
+    return t.floor(UNITS[unit])

@@ -1,0 +1,9 @@
+"""Column types beyond categorical / numeric / id, each a public rule from the schema.
+
+* support.py: the exact values an integer column can take (a list, a step, HHMM clock
+  values); decoding picks among them inside the bin, encoding refuses anything else.
+* datetime.py: timestamps binned on their int64 epoch value by a calendar unit or a bin
+  count, decoded back to datetime64 in the schema's time zone.
+* derived.py: columns computed after synthesis from another column by a fixed public
+  operation; never measured, so they cost no budget.
+"""

@@ -1,0 +1,146 @@
+"""The datetime column type (finding 3)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.errors import DataError, SchemaError
+from gpu_dpsyn.schema import load_schema
+
+NY = "America/New_York"
+
+
+def _schema(**spec):
+    spec = {"type": "datetime", "min": "2013-01-01", "max": "2013-12-31 23:59:59", **spec}
+    return load_schema({"columns": {"d": spec}})
+
+
+def _stamps(n=400, seed=0, tz=NY):
+    r = np.random.default_rng(seed)
+    start = pd.Timestamp("2013-01-01", tz=tz)
+    secs = r.integers(0, 365 * 86400, n)
+    return pd.Series(start + pd.to_timedelta(secs, unit="s"), name="d")
+
+
+def test_month_bins_follow_the_local_calendar():
+    s = _schema(unit="month", timezone=NY)
+    assert s["d"].bins == 12
+    d = _stamps()
+    codes = encode(pd.DataFrame({"d": d}), s)[0]
+    assert np.array_equal(codes, d.dt.month.to_numpy() - 1)
+    out = decode([codes], s, seed=1)["d"]
+    assert str(out.dtype) == "datetime64[ns, America/New_York]"
+    # a calendar unit decodes to the bin's start: local midnight on the 1st
+    assert (out.dt.day == 1).all() and (out.dt.hour == 0).all()
+    assert np.array_equal(out.dt.month.to_numpy() - 1, codes)
+
+
+def test_text_with_offsets_or_local_wall_time_encodes_the_same():
+    s = _schema(unit="day", timezone=NY)
+    d = _stamps(300, seed=3)
+    aware = encode(pd.DataFrame({"d": d}), s)[0]
+    as_text = d.astype(str)  # "2013-03-10 05:01:02-04:00", as CSV files hold them
+    assert np.array_equal(encode(pd.DataFrame({"d": as_text}), s)[0], aware)
+    wall = d.dt.tz_localize(None).dt.strftime("%Y-%m-%dT%H:%M:%S")  # local, no offset
+    assert np.array_equal(encode(pd.DataFrame({"d": wall}), s)[0], aware)
+    utc = d.dt.tz_convert("UTC")
+    assert np.array_equal(encode(pd.DataFrame({"d": utc}), s)[0], aware)
+
+
+def test_day_unit_across_daylight_saving_decodes_at_local_midnight():
+    s = _schema(unit="day", timezone=NY)
+    assert s["d"].bins == 365
+    codes = np.arange(365, dtype=np.uint16)
+    out = decode([codes], s)["d"]
+    assert (out.dt.hour == 0).all() and (out.dt.minute == 0).all()
+    assert out.dt.day_of_year.tolist() == list(range(1, 366))
+
+
+@pytest.mark.parametrize("mode", ["uniform", "midpoint"])
+def test_bin_count_decodes_inside_the_bin(mode):
+    s = _schema(bins=10, timezone="UTC")
+    d = _stamps(500, tz="UTC")
+    codes = encode(pd.DataFrame({"d": d}), s)[0]
+    out = decode([codes], s, seed=2, numeric_decode=mode)["d"]
+    assert np.array_equal(encode(pd.DataFrame({"d": out}), s)[0], codes)
+    assert (out.dt.nanosecond == 0).all() and (out.dt.microsecond == 0).all()  # whole seconds
+    assert out.between(pd.Timestamp("2013-01-01", tz="UTC"),
+                       pd.Timestamp("2013-12-31 23:59:59", tz="UTC")).all()
+    if mode == "uniform":
+        assert out.nunique() > 400
+
+
+def test_naive_datetime_column_and_nulls():
+    s = _schema(unit="hour", min="2013-01-01", max="2013-01-03 23:00", nullable=True)
+    assert s["d"].bins == 72
+    df = pd.DataFrame({"d": ["2013-01-01 05:30", "", "2013-01-03T23:00:00", None]}).replace(
+        "", None)
+    codes = encode(df, s)[0]
+    assert codes.tolist() == [5, 72, 71, 72]
+    out = decode([codes], s)["d"]
+    assert str(out.dtype) == "datetime64[ns]" and out.isna().tolist() == [False, True] * 2
+    assert out[0] == pd.Timestamp("2013-01-01 05:00")
+
+
+def test_decode_on_the_backend_equals_numpy(backend):
+    from gpu_dpsyn import rng
+    s = _schema(bins=7, timezone=NY)
+    codes = [np.arange(7).repeat(30).astype(np.uint8)]
+    key = rng.split_key(9)
+    host = decode(codes, s, seed=9)
+    dev = decode(codes, s, seed=9, uniforms=lambda j, n: backend.to_numpy(
+        backend.uniforms(key, n, j, rng.DECODE, 0)))
+    pd.testing.assert_frame_equal(host, dev)
+
+
+@pytest.mark.parametrize("values,match", [
+    (["2014-01-02"], r"'d'.*1 value.*outside the schema range"),
+    (["2013-05-01", "01/02/2013"], r"'d'.*not ISO 8601.*'01/02/2013'"),
+    (["yesterday"], r"'d'.*not ISO 8601.*'yesterday'"),
+    (["2013-03-10 02:30"], r"'d'.*do not exist or are ambiguous in America/New_York"),
+    (["2013-05-01 10:00+02:00", "2013-05-01 10:00"], r"'d'.*mixes.*offset"),
+])
+def test_bad_datetime_values(values, match):
+    with pytest.raises(DataError, match=match):
+        encode(pd.DataFrame({"d": values}), _schema(unit="day", timezone=NY))
+
+
+def test_time_zone_in_the_data_but_not_in_the_schema():
+    with pytest.raises(DataError, match=r"'d'.*time zone.*schema has none.*\"timezone\""):
+        encode(pd.DataFrame({"d": _stamps(5)}), _schema(unit="day"))
+
+
+@pytest.mark.parametrize("spec,match", [
+    ({"unit": "fortnight"}, "unit"),
+    ({}, r"'unit'.*or.*'bins'"),
+    ({"unit": "day", "bins": 4}, r"'unit'.*or.*'bins'"),
+    ({"bins": 0}, "bins"),
+    ({"unit": "day", "timezone": "Mars/Olympus"}, "time zone"),
+    ({"unit": "day", "min": "soon"}, r"'min'"),
+    ({"unit": "day", "max": "2012-01-01"}, r"'max'.*after"),
+    ({"unit": "minute"}, "too large"),
+    ({"unit": "day", "min": "1500-01-01"}, r"1677"),
+    ({"unit": "day", "min": "2013-01-01T00:00+01:00"}, r"offset.*\"timezone\""),
+])
+def test_bad_datetime_schema(spec, match):
+    with pytest.raises(SchemaError, match=r"'d'.*" + match):
+        _schema(**spec)
+
+
+def test_datetime_schema_round_trips():
+    for spec in ({"unit": "month", "timezone": NY}, {"bins": 12, "nullable": True},
+                 {"unit": "year", "min": "2000-01-01", "max": "2020-12-31"}):
+        s = _schema(**spec)
+        again = load_schema(s.to_dict())
+        assert again.to_dict() == s.to_dict() and again["d"].edges == s["d"].edges
+
+
+def test_datetime_dtype_field():
+    s = load_schema({"columns": {"d": {"type": "datetime", "min": "2013-01-01",
+                                       "max": "2013-12-31", "unit": "day",
+                                       "dtype": "datetime64[s]"}}})
+    out = decode([np.array([0, 40], np.uint16)], s)["d"]
+    assert str(out.dtype) == "datetime64[s]" and out[1] == pd.Timestamp("2013-02-10")
+    with pytest.raises(SchemaError, match=r"'d'.*does not fit"):
+        load_schema({"columns": {"d": {"type": "datetime", "min": "2013-01-01",
+                                       "max": "2013-12-31", "unit": "day", "dtype": "int64"}}})
