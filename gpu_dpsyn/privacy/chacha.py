@@ -83,18 +83,11 @@ def blocks(key, counter, n0, n1, n2) -> np.ndarray:
     for _ in range(10):
         for a, b, c, d in _QROUNDS:  # in place on rows: 1-D ops stay in cache
             xa, xb, xc, xd = x[a], x[b], x[c], x[d]
-            np.add(xa, xb, out=xa)
-            np.bitwise_xor(xd, xa, out=xd)
-            _rotl(xd, 16, tmp)
-            np.add(xc, xd, out=xc)
-            np.bitwise_xor(xb, xc, out=xb)
-            _rotl(xb, 12, tmp)
-            np.add(xa, xb, out=xa)
-            np.bitwise_xor(xd, xa, out=xd)
-            _rotl(xd, 8, tmp)
-            np.add(xc, xd, out=xc)
-            np.bitwise_xor(xb, xc, out=xb)
-            _rotl(xb, 7, tmp)
+            for u, v, w, r in ((xa, xb, xd, 16), (xc, xd, xb, 12), (xa, xb, xd, 8),
+                               (xc, xd, xb, 7)):  # u += v; w ^= u; w <<<= r
+                np.add(u, v, out=u)
+                np.bitwise_xor(w, u, out=w)
+                _rotl(w, r, tmp)
     x += s
     return x
 

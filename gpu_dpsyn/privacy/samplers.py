@@ -50,10 +50,7 @@ class DiscreteGaussian:
     def at_least(cls, sigma2) -> "DiscreteGaussian":
         """The rational sigma^2 = p / 2^k >= sigma2 with p >= 2^32 (or k = 0): noise never
         below what the accountant asked for, and at most 2^-32 relatively above it."""
-        s2 = _positive_fraction(sigma2, "sigma^2")
-        k = max(0, PRECISION_BITS - math.floor(math.log2(s2)))
-        q = 1 << k
-        return cls(-((-s2.numerator * q) // s2.denominator), q)
+        return cls(*_round_up(sigma2, "sigma^2"))
 
     @property
     def sigma2(self) -> Fraction:
@@ -90,10 +87,7 @@ class DiscreteLaplace:
 
     @classmethod
     def at_least(cls, scale) -> "DiscreteLaplace":
-        b = _positive_fraction(scale, "scale")
-        k = max(0, PRECISION_BITS - math.floor(math.log2(b)))
-        s = 1 << k
-        return cls(-((-b.numerator * s) // b.denominator), s)
+        return cls(*_round_up(scale, "scale"))
 
     @property
     def scale(self) -> float:
@@ -111,6 +105,13 @@ class DiscreteLaplace:
     def describe(self) -> dict:
         return {"distribution": "discrete_laplace", "scale": f"{self.t}/{self.s}",
                 "sigma": self.sigma}
+
+
+def _round_up(x, what: str) -> tuple[int, int]:
+    """(a, 2^k) with a / 2^k >= x, a >= 2^32 unless k = 0: at most 2^-32 relatively above."""
+    f = _positive_fraction(x, what)
+    k = max(0, PRECISION_BITS - math.floor(math.log2(f)))
+    return -((-f.numerator << k) // f.denominator), 1 << k
 
 
 def _positive_fraction(x, what: str) -> Fraction:
