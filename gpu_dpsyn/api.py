@@ -13,7 +13,7 @@ from .checks import flag, integer
 from .consistency import make_consistent
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError, PrivacyParameterError
+from .errors import DataError, DPSynError, ParameterError, PrivacyParameterError
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   run_gum)
@@ -21,6 +21,7 @@ from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
+from .privacy.samplers import MAX_NOISE_CELLS
 from .progress import bar
 from .schema import load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
@@ -79,6 +80,8 @@ class Synthesizer:
         self.seeded = seed is not None
         self.backend = get_backend(backend)
         self.max_cells = integer("max_cells", max_cells, 1)
+        if self.max_cells > MAX_NOISE_CELLS:  # one draw's elements share a stream
+            raise ParameterError(f"max_cells must be at most 2^30, got {max_cells!r}")
         self.consistency_rounds = integer("consistency_rounds", consistency_rounds, 1)
         self.filter_low_counts = flag("filter_low_counts", filter_low_counts)
         self.append_attributes = flag("append_attributes", append_attributes)
@@ -108,10 +111,15 @@ class Synthesizer:
         t0 = time.perf_counter()
         self.schema = load_schema(schema)
         sens = _sensitivity(self.sensitivity, self.schema)
+        if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
+            raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in one "
+                            "Synthesizer")
         dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
+        self.backend.prepare()  # kernels compiled before the first charge, not after
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
-                                    conversion=self.conversion, mechanism=self.mechanism)
+                                    conversion=self.conversion, mechanism=self.mechanism,
+                                    schema=self.schema.to_dict(), workload=self.workload)
         unit = self.schema.unit_id
         if unit is not None:  # enforce the bound the noise is calibrated to
             keep = kept_rows(df, unit, sens, self._noise_key)
@@ -140,6 +148,7 @@ class Synthesizer:
         if pub is not None:
             self.public = [self.recodes[a].apply(np, c) if a in self.recodes else c
                            for a, c in enumerate(pub)]
+        self._noise_key = None  # spent: whoever holds the fitted object cannot redraw it
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self

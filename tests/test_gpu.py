@@ -1,6 +1,7 @@
 """The CUDA backend: sources compile without a GPU; with one, results equal the NumPy
 fallback's exactly for the same seed."""
 import shutil
+from pathlib import Path
 import subprocess
 
 import numpy as np
@@ -30,6 +31,41 @@ def test_cuda_source_compiles_with_nvcc(source, tmp_path):
     assert r.returncode == 0, r.stderr
     ptx = (tmp_path / "out.ptx").read_text()
     assert ".entry" in ptx
+
+
+def _libnvrtc():
+    """libnvrtc from the nvidia-cuda-nvrtc wheel (runs without a GPU), if installed."""
+    import ctypes
+    import importlib.util
+    spec = importlib.util.find_spec("nvidia.cuda_nvrtc")
+    if spec is None:
+        return None
+    libs = sorted(Path(list(spec.submodule_search_locations)[0], "lib").glob("libnvrtc.so*"))
+    return ctypes.CDLL(str(libs[0])) if libs else None
+
+
+@pytest.mark.parametrize("source", kops.SOURCES)
+def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
+    # CuPy compiles with NVRTC, which differs from nvcc (e.g. 128-bit integers need
+    # --device-int128): compile with exactly load_cuda_module's options
+    import ctypes
+    lib = _libnvrtc()
+    if lib is None:
+        pytest.skip("the nvidia-cuda-nvrtc wheel is not installed")
+    path = kops.KERNEL_DIR / source
+    code = f'#line 1 "{path.as_posix()}"\n' + path.read_text()
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), source.encode(), 0, None,
+                                  None) == 0
+    opts = [*kops.NVRTC_OPTIONS, f"-I{kops.KERNEL_DIR.as_posix()}", "-arch=compute_90"]
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    assert rc == 0, log.value.decode()
 
 
 def test_kernel_module_imports_without_a_device():

@@ -123,3 +123,33 @@ def test_several_id_columns_need_the_individual_named():
     assert load_schema({"columns": cols, "individual_id": "b"}).unit_id == "b"
     with pytest.raises(SchemaError, match="must name an id column"):
         load_schema({"columns": cols, "individual_id": "c"})
+
+
+def test_fit_forgets_the_noise_key():
+    df, schema = small_table(200)
+    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False).fit(df, schema)
+    assert syn._noise_key is None  # a pickled fitted object cannot redraw the noise
+
+
+def test_kernel_builds_and_table_size_fail_before_the_first_charge(monkeypatch):
+    from gpu_dpsyn import api
+    df, schema = small_table(200)
+    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
+
+    def broken():
+        raise DataError("no compiler")
+    monkeypatch.setattr(syn.backend, "prepare", broken)
+    with pytest.raises(DataError, match="no compiler"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
+    monkeypatch.setattr(api, "MAX_ROWS", 100)  # InDif's exact sums assume n < 2^31
+    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
+    with pytest.raises(DataError, match="rows"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
+
+
+def test_max_cells_stays_within_one_noise_stream():
+    from gpu_dpsyn.errors import ParameterError
+    with pytest.raises(ParameterError, match="2\\^30"):
+        Synthesizer(1.0, 1e-6, max_cells=2 ** 30 + 1)

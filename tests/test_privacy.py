@@ -160,3 +160,11 @@ def test_sensitivity_must_be_an_integer():
     for bad in (2.5, 0, -1, True, "2"):
         with pytest.raises(PrivacyParameterError, match="sensitivity"):
             Accountant(1, 1e-9, sensitivity=bad)
+
+
+def test_a_spent_budget_refuses_even_a_rounding_sized_charge():
+    acc = Accountant(1.0, 1e-9)
+    acc.choose_mechanism([1.0], [3], "gaussian")
+    acc.charge(1.0, "all", ["a"], 3)
+    with pytest.raises(BudgetExceededError):
+        acc.charge(1e-10, "more", ["a"], 3)

@@ -225,3 +225,23 @@ def test_the_numpy_samplers_serve_without_a_compiler(monkeypatch):
     with_lib = draw(CPU, spec, 2000, KEY, 1, 2)
     monkeypatch.setattr(host_kernels, "library", lambda: None)
     assert np.array_equal(draw(CPU, spec, 2000, KEY, 1, 2), with_lib)
+
+
+def test_unwritten_or_unknown_statuses_fail_closed():
+    from gpu_dpsyn.privacy.samplers import finish
+    with pytest.raises(SamplerError):
+        finish([5, 7], [OK, 3], SPECS[1], KEY, 1, 0)  # 3: garbage in an unwritten slot
+    assert finish([5, 7], [OK, OK], SPECS[1], KEY, 1, 0).tolist() == [5, 7]
+
+
+@pytest.mark.parametrize("bad", [0, 100, 2 ** 32 + 64, -64])
+def test_the_word_cap_must_fall_on_a_window_edge_within_32_bits(bad):
+    with pytest.raises(SamplerError, match="max_words"):
+        draw(CPU, SPECS[1], 10, KEY, 1, 0, max_words=bad)
+    with pytest.raises(SamplerError, match="max_words"):
+        N.sample(SPECS[1], 10, KEY, 1, 0, bad)
+
+
+def test_huge_parameters_round_up_without_float_overflow():
+    g = DiscreteGaussian.at_least(Fraction(10 ** 400 + 1, 3))
+    assert Fraction(g.p, g.q) >= Fraction(10 ** 400 + 1, 3) and not g.fits_fixed()

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..privacy.samplers import DiscreteGaussian
+from ..privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "kernels"
 SOURCES = (HERE / "host_noise.cpp", KERNEL_DIR / "noise.cu", KERNEL_DIR / "chacha.cuh",
-           KERNEL_DIR / "host.h")
+           KERNEL_DIR / "host.h", Path(__file__))  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
 _PTR = ctypes.c_void_p
 
@@ -44,7 +44,11 @@ def library():
     cxx = _compiler()
     if cxx is None:
         return None
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode())
+    try:
+        version = subprocess.run([cxx, "--version"], capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode() + version)
     cache = Path(os.environ.get("GPU_DPSYN_CACHE", Path.home() / ".cache" / "gpu_dpsyn"))
     so = cache / f"host_noise_{digest.hexdigest()[:16]}.so"
     try:
@@ -62,13 +66,26 @@ def library():
     lib.host_discrete_gaussian.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _U64,
                                            _U64, _U64, _PTR, _PTR]
     lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
-    return lib
+    return lib if _agrees_with_numpy(lib) else None
+
+
+def _agrees_with_numpy(lib) -> bool:
+    """A known-answer check at load: the build must draw what the NumPy samplers draw."""
+    from . import noise as numpy_noise
+    from ..privacy.samplers import MAX_WORDS, DiscreteLaplace
+    for spec in (DiscreteGaussian.at_least(30.25), DiscreteLaplace.at_least(2.5)):
+        got = sample(lib, spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        want = numpy_noise.sample(spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        if not all(np.array_equal(g, w) for g, w in zip(got, want)):
+            return False
+    return True
 
 
 def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
     """(values, status) as cpu_fallback.noise.sample computes them."""
+    check_max_words(max_words)
     out = np.empty(n, dtype=np.int64)
-    status = np.empty(n, dtype=np.uint8)
+    status = np.full(n, FAIL, dtype=np.uint8)  # an element never written fails closed
     k = np.ascontiguousarray(key, dtype=np.uint32)
     head = (n, k.ctypes.data, stream, call, max_words)
     if isinstance(spec, DiscreteGaussian):

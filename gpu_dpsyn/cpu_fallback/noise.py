@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.chacha import WINDOW, windows
-from ..privacy.samplers import FAIL, OK, WIDE, DiscreteGaussian, _word_layout
+from ..privacy.samplers import (FAIL, OK, WIDE, DiscreteGaussian, _word_layout,
+                                check_max_words)
 
 CHUNK = 1 << 16  # elements drawn together
 _U = np.uint64
@@ -287,6 +288,7 @@ def _gaussian(T, n: int, g: DiscreteGaussian):
 
 def sample(spec, n: int, key, stream: int, call: int, max_words: int):
     """(values, status) of elements 0 .. n-1; spec.fits_fixed() must hold."""
+    check_max_words(max_words)  # refills check the cap: it must fall on a window edge
     values = np.zeros(n, dtype=np.int64)
     status = np.zeros(n, dtype=np.uint8)
     for first in range(0, n, CHUNK):

@@ -67,6 +67,10 @@ class NumpyBackend:
         """u_i = uniform(philox(i, c1, c2, c3).w0) in (0, 1)."""
         return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[0])
 
+    def prepare(self) -> None:
+        """Build the host samplers now (fit() calls this before its first charge)."""
+        host_kernels.library()
+
     def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
         """(values, status) of exact noise for elements 0 .. n-1 (privacy.samplers.draw
         finishes WIDE elements and fails closed on FAIL): noise.cu built for the host

@@ -15,7 +15,7 @@ from .. import gum
 from ..cpu_fallback.ops import strides_of
 from ..encoding import code_dtype
 from ..errors import BackendError
-from ..privacy.samplers import DiscreteGaussian
+from ..privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 try:  # CuPy is optional: the module must import on machines without it
     import cupy as cp
@@ -26,6 +26,8 @@ KERNEL_DIR = Path(__file__).resolve().parent
 SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu")
 # no FMA contraction: the device must round like NumPy does
 NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
+# NVRTC (CuPy's compiler) takes 128-bit integers (noise.cu) only when asked; nvcc always
+NVRTC_OPTIONS = NVCC_OPTIONS + ("--device-int128",)
 THREADS = 256
 SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
 # one block plans an update (a multiple of 32, <= 1024; plan.cu); on an H100, 512
@@ -38,7 +40,7 @@ def load_cuda_module(name: str):
     """Compile a .cu file of this folder; a #line directive makes errors name the file."""
     path = KERNEL_DIR / name
     code = f'#line 1 "{path.as_posix()}"\n' + path.read_text()
-    return cp.RawModule(code=code, options=NVCC_OPTIONS + (f"-I{KERNEL_DIR.as_posix()}",))
+    return cp.RawModule(code=code, options=NVRTC_OPTIONS + (f"-I{KERNEL_DIR.as_posix()}",))
 
 
 @functools.lru_cache(maxsize=None)
@@ -139,11 +141,18 @@ class CupyBackend:
              *[np.uint32(x) for x in nonce], out))
         return out
 
+    def prepare(self) -> None:
+        """Compile every kernel now: fit() calls this before its first charge, so a
+        compiler failure never comes after budget is spent."""
+        for src in SOURCES:
+            load_cuda_module(src).compile()
+
     def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
         """(values, status) of exact noise for elements 0 .. n-1 (noise.cu); the caller
         (privacy.samplers.draw) finishes WIDE elements and fails closed on FAIL."""
+        check_max_words(max_words)
         out = cp.empty(n, dtype=cp.int64)
-        status = cp.empty(n, dtype=cp.uint8)
+        status = cp.full(n, FAIL, dtype=cp.uint8)  # an element never written fails closed
         head = (np.int64(n), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(stream),
                 np.uint32(call), np.uint64(max_words))
         if isinstance(spec, DiscreteGaussian):

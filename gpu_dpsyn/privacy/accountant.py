@@ -187,7 +187,7 @@ class Accountant:
             raise PrivacyParameterError(f"budget fraction must be > 0, got {fraction}")
         f, left = Fraction(fraction), 1 - self._spent
         if f > left:
-            if f - left > _TOL:
+            if f - left > _TOL or left == 0:
                 raise BudgetExceededError(
                     f"measurement {label!r} needs {fraction:.4g} of the budget but only "
                     f"{float(left):.4g} is left")

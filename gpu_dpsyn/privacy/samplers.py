@@ -37,6 +37,7 @@ OK, WIDE, FAIL = 0, 1, 2
 # sane parameters the chance is below 2^-(10^6); it bounds every loop of the kernels
 MAX_WORDS = 1 << 24
 PRECISION_BITS = 32  # sigma^2 and the Laplace scale are rounded up by < 2^-32 relative
+MAX_NOISE_CELLS = 1 << 30  # elements of one draw: counter 4e + j % 4 stays 32-bit
 _U64, _U128, _I63 = 1 << 64, 1 << 128, 1 << 63
 
 
@@ -110,7 +111,10 @@ class DiscreteLaplace:
 def _round_up(x, what: str) -> tuple[int, int]:
     """(a, 2^k) with a / 2^k >= x, a >= 2^32 unless k = 0: at most 2^-32 relatively above."""
     f = _positive_fraction(x, what)
-    k = max(0, PRECISION_BITS - math.floor(math.log2(f)))
+    e = f.numerator.bit_length() - f.denominator.bit_length()  # floor(log2 f), exactly
+    if (f.numerator << max(0, -e)) < (f.denominator << max(0, e)):
+        e -= 1
+    k = max(0, PRECISION_BITS - e)
     return -((-f.numerator << k) // f.denominator), 1 << k
 
 
@@ -267,12 +271,21 @@ def sample_ref(spec, key, element: int, stream: int, call: int,
     return y
 
 
+def check_max_words(max_words: int) -> None:
+    """The word cap every implementation enforces alike: a positive multiple of the
+    window (NumPy checks it at window refills) and at most 2^32 (K and window indices
+    then fit 32 bits everywhere)."""
+    if not (0 < max_words <= 1 << 32 and max_words % WINDOW == 0):
+        raise SamplerError(f"max_words must be a multiple of {WINDOW} in (0, 2^32], "
+                           f"got {max_words}")
+
+
 def finish(values, status, spec, key, stream: int, call: int,
            max_words: int = MAX_WORDS):
     """Complete a fixed-width draw: any FAIL raises (nothing is released); WIDE elements
     are drawn again here, on unbounded integers, from the same words."""
     status = np.asarray(status)
-    if (status == FAIL).any():
+    if not np.isin(status, (OK, WIDE)).all():  # FAIL, or anything a kernel did not write
         raise SamplerError(f"a noise sampler needed more than {max_words} random words; "
                            "nothing was released")
     values = np.array(values, dtype=np.int64)
@@ -285,10 +298,9 @@ def draw(backend, spec, n: int, key, stream: int, call: int,
          max_words: int = MAX_WORDS):
     """n exact draws of spec on a backend, as a NumPy int64 array: the backend's
     fixed-width sampler, then the reference for any element it handed back."""
-    if n > 1 << 30:
+    if n > MAX_NOISE_CELLS:
         raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
-    if max_words <= 0 or max_words % WINDOW:  # the vectorized samplers check it per window
-        raise SamplerError(f"max_words must be a positive multiple of {WINDOW}")
+    check_max_words(max_words)
     if spec.fits_fixed():
         values, status = backend.noise(spec, n, key, stream, call, max_words)
         values, status = backend.to_numpy(values), backend.to_numpy(status)
