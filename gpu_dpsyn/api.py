@@ -16,7 +16,7 @@ from .encoding import check_columns, code_dtype, decode, encode
 from .errors import DataError, DPSynError, PrivacyParameterError
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
-                  run_gum)
+                  project, run_gum)
 from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
@@ -244,8 +244,8 @@ class Synthesizer:
                             self.duplicate_scope)
         cols = self._init_records(n, key, call)
         with bar(self.progress, self.gum.iterations, "GUM iterations") as pb:
-            res = run_gum(self.backend, [targets[i] for i in st.gum_targets], cols, key, call,
-                          self.gum, pb, [st.groups[i] for i in st.gum_targets])
+            res = run_gum(self.backend, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
+                          cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets])
         for x, i in st.appended:
             append_attribute(self.backend, res.cols, x, *targets[i], key, call)
         self.backend.synchronize()
