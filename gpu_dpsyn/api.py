@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -9,11 +10,11 @@ import pandas as pd
 
 from . import rng
 from .backend import get_backend
-from .checks import flag, integer
+from .checks import column_labels, flag, integer
 from .consistency import make_consistent
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError, PrivacyParameterError
+from .errors import DataError, DPSynError, PrivacyParameterError, SchemaError
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
@@ -22,7 +23,7 @@ from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
 from .progress import bar
-from .schema import load_schema
+from .schema import Schema, load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
                         greedy_select, measure_indif)
 
@@ -30,6 +31,9 @@ METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
+# beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
+# overflows
+MAX_EPSILON = 1e6
 
 
 class Synthesizer:
@@ -64,14 +68,20 @@ class Synthesizer:
         if method == "privsyn" and mechanism == "laplace":
             raise DPSynError("method='privsyn' uses zCDP (Gaussian) accounting; "
                              "use method='dpsyn' for the Laplace mechanism")
-        self.epsilon, self.delta = epsilon, delta
+        self.epsilon, self.delta = _budget_number(epsilon), _budget_number(delta)
+        epsilon = self.epsilon
+        if isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) \
+                and epsilon > MAX_EPSILON:
+            shown = f"{epsilon:.3g}" if epsilon < 1e308 else "more than 1e308"
+            raise PrivacyParameterError(f"epsilon must be at most {MAX_EPSILON:g}, got {shown} "
+                                        "(that far above it the noise is nil anyway)")
         self.method = method
         if sensitivity is not None:  # 0 must not quietly become the default
             integer("sensitivity (max records per individual)", sensitivity, 1,
                     PrivacyParameterError)
         self.sensitivity = sensitivity
         self.conversion = conversion
-        Accountant(epsilon, delta, sensitivity or 1, conversion)  # validate now, not after I/O
+        Accountant(epsilon, self.delta, sensitivity or 1, conversion)  # validate now, not after I/O
         self.mechanism = mechanism
         self.workload = _check_workload_shape(workload)
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
@@ -106,8 +116,9 @@ class Synthesizer:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
-        self.schema = load_schema(schema)
+        self.schema = _load_schema(schema)
         sens = _sensitivity(self.sensitivity, self.schema)
+        column_labels(df, "the table")
         dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
@@ -120,6 +131,7 @@ class Synthesizer:
                 dev = [c[idx] for c in dev]
         pub = None
         if public is not None:
+            column_labels(public, "the public table")
             try:
                 check_columns(public, self.schema)
                 pub = encode(public, self.schema)
@@ -269,7 +281,7 @@ class Synthesizer:
             raise DPSynError("check_sample(n) before fit() needs the schema")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
             raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        self._check_memory(int(n), self.domain if schema is None else load_schema(schema).domain)
+        self._check_memory(int(n), self.domain if schema is None else _load_schema(schema).domain)
         return int(n)
 
     def _check_memory(self, n: int, domain) -> None:
@@ -304,6 +316,18 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _budget_number(v):
+    """epsilon or delta: NumPy scalars as Python floats (np.float32 is no float subclass)."""
+    return float(v) if isinstance(v, (np.integer, np.floating)) else v
+
+
+def _load_schema(schema) -> Schema:
+    if not isinstance(schema, (Schema, dict, str, os.PathLike)):
+        raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
+                          f"{type(schema).__name__}")
+    return load_schema(schema)
 
 
 def _sensitivity(given, schema) -> int:
