@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,10 +12,11 @@ import pandas as pd
 from . import rng
 from .backend import get_backend
 from .checks import column_labels, flag, integer
-from .consistency import make_consistent
+from .consistency import make_consistent, total_standard_error
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError, PrivacyParameterError, SchemaError
+from .errors import (DataError, DPSynError, PrivacyParameterError, RowCountWarning,
+                     SchemaError)
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
@@ -34,6 +36,8 @@ WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a G
 # beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
 # overflows
 MAX_EPSILON = 1e6
+# warn when the row count estimate's standard error passes this share of it
+COUNT_RELATIVE_SE = 0.1
 
 
 class Synthesizer:
@@ -147,6 +151,8 @@ class Synthesizer:
         else:
             self.marginals = self._fit_privsyn(dev, workload)
         t2 = time.perf_counter()
+        # from noise levels and domains alone: a warning may show it
+        self.n_standard_error = total_standard_error(self.marginals, self._measured_cells())
         total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
         self.n_estimate = max(1, int(round(total)))
         if pub is not None:
@@ -155,6 +161,12 @@ class Synthesizer:
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self
+
+    def _measured_cells(self) -> list:
+        """Noisy cells behind each marginal's total: a 1-way marginal whose low counts were
+        merged still sums every cell measured."""
+        return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
+                m.attrs[0] in self.recodes else m.cells for m in self.marginals]
 
     def _fit_dpsyn(self, dev, workload):
         domain, acc = self.domain, self.accountant
@@ -246,7 +258,7 @@ class Synthesizer:
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
-        n = self.check_sample(self.n_estimate if n is None else n)
+        n = self._estimated_rows() if n is None else self.check_sample(n)
         call = self._calls
         self._calls += 1
         key = rng.split_key(self.seed)
@@ -273,6 +285,22 @@ class Synthesizer:
                      lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
+
+    def _estimated_rows(self) -> int:
+        """The DP estimate of the row count, with a warning when the noise makes it
+        unreliable and an error naming it when it cannot be sampled."""
+        n, se = self.n_estimate, self.n_standard_error
+        if se > COUNT_RELATIVE_SE * n:
+            warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
+                          f"about {se:,.0f} from the privacy noise; choose the size with "
+                          "sample(n) (--rows N)",
+                          RowCountWarning, stacklevel=3)
+        try:
+            return self.check_sample(n)
+        except DataError as e:
+            raise DataError(f"the row count is estimated at {n:,} (standard error about "
+                            f"{se:,.0f}): {e}; choose the size with sample(n) (--rows N)") \
+                from None
 
     def check_sample(self, n, schema=None) -> int:
         """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:

@@ -1,4 +1,6 @@
 """Every bad parameter is refused before the first budget charge, with a DPSynError."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -169,3 +171,35 @@ def test_bad_column_labels_are_refused_before_spending(labels, match, where):
         syn.fit(bad, schema) if where == "data" else syn.fit(df, schema, public=bad)
     assert syn.ledger == []
 
+
+def test_a_noisy_row_count_warns_from_the_estimate_and_noise_levels():
+    from gpu_dpsyn.errors import RowCountWarning
+    df, schema = small_table(3000)
+    kw = dict(seed=0, iterations=1, progress=False, backend="cpu")
+    syn = Synthesizer(1e-4, 1e-9, **kw).fit(df, schema)
+    with pytest.warns(RowCountWarning, match=rf"estimated at {syn.n_estimate:,} with a "
+                                             r"standard error of about [\d,]+ .*--rows"):
+        syn.sample()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RowCountWarning)
+        syn.sample(500)  # the size was chosen: nothing to warn about
+        Synthesizer(1.0, 1e-9, **kw).fit(df, schema).sample()
+    # the standard error comes from noise levels and domains only, never the data
+    se = [Synthesizer(0.01, 1e-9, method="dpsyn", **kw).fit(d, schema).n_standard_error
+          for d in (df, small_table(1000, seed=1)[0])]
+    assert se[0] == se[1] > 0
+
+
+def test_an_estimated_row_count_beyond_memory_names_the_estimate(monkeypatch):
+    df, schema = small_table(300)
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 30)
+    syn = Synthesizer(1e-9, 1e-9, seed=0, iterations=1, progress=False,
+                      backend="cpu").fit(df, schema)
+    assert syn.n_estimate > 10 ** 8  # the noise made it absurd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=rf"^the row count is estimated at "
+                                            rf"{syn.n_estimate:,} .*needs about .*--rows N"):
+            syn.sample()
+    assert len(syn.sample(100)) == 100
