@@ -7,10 +7,31 @@ import os
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
+from .checks import integer
 from .errors import DPSynError
 from .ingest import choose_engine, read_table
+
+
+def _check_inputs(*paths) -> None:
+    """A directory given as a table is named as one (read_table would say 'no such file')."""
+    for path in paths:
+        if path and Path(path).is_dir():
+            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
+
+
+@contextmanager
+def _warnings_to_stderr():
+    """Each warning as one 'gpu-dpsyn: warning:' line, printed even when an error follows."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for w in caught:
+                print(f"gpu-dpsyn: warning: {w.message}", file=sys.stderr)
 
 
 def _check_outputs(outputs: dict, inputs) -> None:
@@ -41,6 +62,7 @@ def _synthesize(a) -> int:
     from .backend import gpu_available
     from .schema import load_schema
     # every check that can fail runs before the private table is read
+    _check_inputs(a.input, a.public)
     _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     schema = load_schema(a.schema)
     syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
@@ -81,8 +103,13 @@ def _parse_workload(items):
 def _evaluate(a) -> int:
     from .evaluate import mean_tvd
     from .schema import infer_schema, load_schema
+    _check_inputs(a.real, a.synthetic)
     _check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
+    if a.max_sets is not None:
+        integer("--max-sets", a.max_sets, 1)
+    if a.ledger and not a.report:
+        raise DPSynError("--ledger is read only for the HTML report: add --report FILE")
     run = None
     if a.report and a.ledger:
         try:
@@ -110,13 +137,14 @@ def _evaluate(a) -> int:
 
 def _infer(a) -> int:
     from .schema import infer_schema
+    _check_inputs(a.input)
     _check_outputs({"--out": a.out}, [a.input])
     df = read_table(a.input)
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        schema = infer_schema(df, bins=a.bins, id_columns=a.id or ())
-    for x in w:
-        print(f"WARNING: {x.message}", file=sys.stderr)
+    for c in a.id or ():
+        if c not in df.columns:
+            raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
+                             f"{list(df.columns)}")
+    schema = infer_schema(df, bins=a.bins, id_columns=a.id or ())
     schema.save(a.out)
     print(f"wrote schema for {len(schema.columns)} columns to {a.out}", file=sys.stderr)
     return 0
@@ -167,7 +195,8 @@ def main(argv=None) -> int:
     i.set_defaults(fn=_infer)
     a = p.parse_args(argv)
     try:
-        return a.fn(a)
+        with _warnings_to_stderr():
+            return a.fn(a)
     except DPSynError as err:
         print(f"gpu-dpsyn: error: {err}", file=sys.stderr)
         return 2
