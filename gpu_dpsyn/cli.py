@@ -24,14 +24,13 @@ def _check_inputs(*paths) -> None:
 
 @contextmanager
 def _warnings_to_stderr():
-    """Each warning as one 'gpu-dpsyn: warning:' line, printed even when an error follows."""
-    with warnings.catch_warnings(record=True) as caught:
+    """Each warning as one 'gpu-dpsyn: warning:' line when it is raised (Python's format
+    adds the source line, which says nothing to a command-line user)."""
+    with warnings.catch_warnings():
         warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            for w in caught:
-                print(f"gpu-dpsyn: warning: {w.message}", file=sys.stderr)
+        warnings.showwarning = lambda message, *_, **__: print(
+            f"gpu-dpsyn: warning: {message}", file=sys.stderr)
+        yield
 
 
 def _check_outputs(outputs: dict, inputs) -> None:
