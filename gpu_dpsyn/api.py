@@ -2,28 +2,31 @@
 from __future__ import annotations
 
 import math
+import os
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from . import rng
 from .backend import get_backend
-from .checks import flag, integer
-from .consistency import make_consistent
+from .checks import column_labels, flag, integer
+from .consistency import make_consistent, total_standard_error
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import DataError, DPSynError, ParameterError, PrivacyParameterError
+from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
+                     RowCountWarning, SchemaError)
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
-                  run_gum)
+                  project, run_gum)
 from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
 from .privacy.samplers import MAX_NOISE_CELLS
 from .progress import bar
-from .schema import load_schema
+from .schema import Schema, load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
                         greedy_select, measure_indif)
 
@@ -31,6 +34,11 @@ METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
+# beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
+# overflows
+MAX_EPSILON = 1e6
+# warn when the row count estimate's standard error passes this share of it
+COUNT_RELATIVE_SE = 0.1
 
 
 class Synthesizer:
@@ -65,14 +73,20 @@ class Synthesizer:
         if method == "privsyn" and mechanism == "laplace":
             raise DPSynError("method='privsyn' uses zCDP (Gaussian) accounting; "
                              "use method='dpsyn' for the Laplace mechanism")
-        self.epsilon, self.delta = epsilon, delta
+        self.epsilon, self.delta = _budget_number(epsilon), _budget_number(delta)
+        epsilon = self.epsilon
+        if isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) \
+                and epsilon > MAX_EPSILON:
+            shown = f"{epsilon:.3g}" if epsilon < 1e308 else "more than 1e308"
+            raise PrivacyParameterError(f"epsilon must be at most {MAX_EPSILON:g}, got {shown} "
+                                        "(that far above it the noise is nil anyway)")
         self.method = method
         if sensitivity is not None:  # 0 must not quietly become the default
             integer("sensitivity (max records per individual)", sensitivity, 1,
                     PrivacyParameterError)
         self.sensitivity = sensitivity
         self.conversion = conversion
-        Accountant(epsilon, delta, sensitivity or 1, conversion)  # validate now, not after I/O
+        Accountant(epsilon, self.delta, sensitivity or 1, conversion)  # validate now, not after I/O
         self.mechanism = mechanism
         self.workload = _check_workload_shape(workload)
         self.gum = GUMConfig(iterations, alpha, alpha_decay, alpha_step, update_mix)
@@ -109,8 +123,9 @@ class Synthesizer:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
-        self.schema = load_schema(schema)
+        self.schema = _load_schema(schema)
         sens = _sensitivity(self.sensitivity, self.schema)
+        column_labels(df, "the table")
         if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
             raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in one "
                             "Synthesizer")
@@ -128,6 +143,7 @@ class Synthesizer:
                 dev = [c[idx] for c in dev]
         pub = None
         if public is not None:
+            column_labels(public, "the public table")
             try:
                 check_columns(public, self.schema)
                 pub = encode(public, self.schema)
@@ -143,6 +159,8 @@ class Synthesizer:
         else:
             self.marginals = self._fit_privsyn(dev, workload)
         t2 = time.perf_counter()
+        # from noise levels and domains alone: a warning may show it
+        self.n_standard_error = total_standard_error(self.marginals, self._measured_cells())
         total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
         self.n_estimate = max(1, int(round(total)))
         if pub is not None:
@@ -152,6 +170,12 @@ class Synthesizer:
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self
+
+    def _measured_cells(self) -> list:
+        """Noisy cells behind each marginal's total: a 1-way marginal whose low counts were
+        merged still sums every cell measured."""
+        return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
+                m.attrs[0] in self.recodes else m.cells for m in self.marginals]
 
     def _fit_dpsyn(self, dev, workload):
         domain, acc = self.domain, self.accountant
@@ -243,7 +267,7 @@ class Synthesizer:
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
-        n = self.check_sample(self.n_estimate if n is None else n)
+        n = self._estimated_rows() if n is None else self.check_sample(n)
         call = self._calls
         self._calls += 1
         key = rng.split_key(self.seed)
@@ -253,8 +277,8 @@ class Synthesizer:
                             self.duplicate_scope)
         cols = self._init_records(n, key, call)
         with bar(self.progress, self.gum.iterations, "GUM iterations") as pb:
-            res = run_gum(self.backend, [targets[i] for i in st.gum_targets], cols, key, call,
-                          self.gum, pb, [st.groups[i] for i in st.gum_targets])
+            res = run_gum(self.backend, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
+                          cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets])
         for x, i in st.appended:
             append_attribute(self.backend, res.cols, x, *targets[i], key, call)
         self.backend.synchronize()
@@ -271,6 +295,22 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
+    def _estimated_rows(self) -> int:
+        """The DP estimate of the row count, with a warning when the noise makes it
+        unreliable and an error naming it when it cannot be sampled."""
+        n, se = self.n_estimate, self.n_standard_error
+        if se > COUNT_RELATIVE_SE * n:
+            warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
+                          f"about {se:,.0f} from the privacy noise; choose the size with "
+                          "sample(n) (--rows N)",
+                          RowCountWarning, stacklevel=3)
+        try:
+            return self.check_sample(n)
+        except DataError as e:
+            raise DataError(f"the row count is estimated at {n:,} (standard error about "
+                            f"{se:,.0f}): {e}; choose the size with sample(n) (--rows N)") \
+                from None
+
     def check_sample(self, n, schema=None) -> int:
         """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:
         the schema's domain bounds the fitted one (filtering only merges values)."""
@@ -278,7 +318,7 @@ class Synthesizer:
             raise DPSynError("check_sample(n) before fit() needs the schema")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
             raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        self._check_memory(int(n), self.domain if schema is None else load_schema(schema).domain)
+        self._check_memory(int(n), self.domain if schema is None else _load_schema(schema).domain)
         return int(n)
 
     def _check_memory(self, n: int, domain) -> None:
@@ -313,6 +353,18 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _budget_number(v):
+    """epsilon or delta: NumPy scalars as Python floats (np.float32 is no float subclass)."""
+    return float(v) if isinstance(v, (np.integer, np.floating)) else v
+
+
+def _load_schema(schema) -> Schema:
+    if not isinstance(schema, (Schema, dict, str, os.PathLike)):
+        raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
+                          f"{type(schema).__name__}")
+    return load_schema(schema)
 
 
 def _sensitivity(given, schema) -> int:

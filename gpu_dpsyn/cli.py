@@ -7,10 +7,30 @@ import os
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
+from .checks import integer
 from .errors import DPSynError
 from .ingest import check_writable, choose_engine, read_table, table_format, write_table
+
+
+def _check_inputs(*paths) -> None:
+    """A directory given as a table is named as one (read_table would say 'no such file')."""
+    for path in paths:
+        if path and Path(path).is_dir():
+            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
+
+
+@contextmanager
+def _warnings_to_stderr():
+    """Each warning as one 'gpu-dpsyn: warning:' line when it is raised (Python's format
+    adds the source line, which says nothing to a command-line user)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *_, **__: print(
+            f"gpu-dpsyn: warning: {message}", file=sys.stderr)
+        yield
 
 
 def _check_outputs(outputs: dict, inputs) -> None:
@@ -41,6 +61,7 @@ def _synthesize(a) -> int:
     from .backend import gpu_available
     from .schema import load_schema
     # every check that can fail runs before the private table is read
+    _check_inputs(a.input, a.public)
     _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
     schema = load_schema(a.schema)
@@ -54,11 +75,7 @@ def _synthesize(a) -> int:
     df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
     public = read_table(a.public, schema=schema) if a.public else None
     t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:  # SeededNoiseWarning among them
-        warnings.simplefilter("always")
-        syn.fit(df, schema, public=public)
-    for w in caught:
-        print(f"WARNING: {w.message}", file=sys.stderr)
+    syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     write_table(out, a.out)
@@ -88,8 +105,13 @@ def _evaluate(a) -> int:
     from .evaluate import mean_tvd
     from .inference import infer_schema
     from .schema import load_schema
+    _check_inputs(a.real, a.synthetic)
     _check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
+    if a.max_sets is not None:
+        integer("--max-sets", a.max_sets, 1)
+    if a.ledger and not a.report:
+        raise DPSynError("--ledger is read only for the HTML report: add --report FILE")
     run = None
     if a.report and a.ledger:
         try:
@@ -117,13 +139,14 @@ def _evaluate(a) -> int:
 
 def _infer(a) -> int:
     from .inference import infer_schema_with_summary
+    _check_inputs(a.input)
     _check_outputs({"--out": a.out}, [a.input])
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
-    for x in w:
-        print(f"WARNING: {x.message}", file=sys.stderr)
+    for c in a.id or ():
+        if c not in df.columns:
+            raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
+                             f"{list(df.columns)}")
+    schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
     schema.save(a.out)
     print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
           "(NOT private): review every line and replace what you can with public facts:",
@@ -177,7 +200,8 @@ def main(argv=None) -> int:
     i.set_defaults(fn=_infer)
     a = p.parse_args(argv)
     try:
-        return a.fn(a)
+        with _warnings_to_stderr():
+            return a.fn(a)
     except DPSynError as err:
         print(f"gpu-dpsyn: error: {err}", file=sys.stderr)
         return 2

@@ -96,6 +96,17 @@ def negative_share(m: Marginal) -> float:
     return float(-np.minimum(m.values, 0.0).sum()) / tot if tot > 0 else float("inf")
 
 
+def total_standard_error(marginals: list[Marginal], measured_cells=None) -> float:
+    """Standard error of the common total make_consistent returns: the mean of the
+    marginals' totals weighted 1/(cells sigma^2), a total of c noisy cells having variance
+    c sigma^2.  Noise levels and domains only: public.  measured_cells[i]: how many noisy
+    cells marginal i's total sums, when more than its cells (merged low counts)."""
+    cells = [m.cells for m in marginals] if measured_cells is None else measured_cells
+    w = np.array([m.weight / m.cells for m in marginals])
+    var = np.array([c * m.sigma ** 2 for c, m in zip(cells, marginals)])
+    return float(np.sqrt((w * w * var).sum()) / w.sum()) if w.sum() > 0 else 0.0
+
+
 def make_consistent(marginals: list[Marginal], total: float | None = None,
                     max_rounds: int = 500, tol: float = 1e-3, cut_after: float = 0.5) -> float:
     """Consistency + non-negativity until no marginal has more than `tol` of its mass

@@ -31,3 +31,7 @@ class SamplerError(DPSynError):
 
 class ParameterError(DPSynError):
     """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
+
+
+class RowCountWarning(UserWarning):
+    """The DP estimate of the row count is dominated by the privacy noise."""

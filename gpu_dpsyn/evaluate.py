@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from .checks import integer
 from .encoding import encode
 from .schema import Schema
 
@@ -20,6 +21,8 @@ def _joint(cols, attrs, domain) -> np.ndarray:
 def tvd_codes(real: list, syn: list, domain, k: int, max_sets: int | None = None,
               seed: int = 0) -> np.ndarray:
     """TVD of every (or max_sets random) k-way marginal between two coded tables."""
+    if max_sets is not None:  # 0 would average nothing into NaN
+        integer("max_sets", max_sets, 1)
     sets = list(itertools.combinations(range(len(domain)), k))
     if max_sets is not None and len(sets) > max_sets:
         pick = np.random.default_rng(seed).choice(len(sets), max_sets, replace=False)

@@ -98,11 +98,12 @@ class GUMResult:
 
 @dataclass
 class Structure:
-    """How the targets are used: which go through GUM, which attributes are appended
-    afterwards, and which columns a Duplicate copies (its connected component)."""
+    """How the targets are used: which go through GUM and over which attributes, which
+    attributes are appended afterwards, and which columns a Duplicate copies."""
     gum_targets: list  # indices into targets
     appended: list  # (attr, target index), in sampling order
-    groups: list  # per target: the columns of its component still in GUM
+    groups: list  # per target: the columns a Duplicate for it copies
+    attrs: list  # per target: its attributes in GUM (all but an appended one)
 
 
 DUPLICATE_SCOPES = ("neighbours", "component")
@@ -111,8 +112,10 @@ DUPLICATE_SCOPES = ("neighbours", "component")
 def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
                    scope: str = "neighbours") -> Structure:
     """Attribute appending: an attribute found in exactly one multi-way target, whose
-    other attributes stay in GUM, is sampled after GUM from that target given them.
-    Separate and join: a Duplicate copies only its own component's columns, so
+    other attributes stay in GUM, is sampled after GUM from that target given them.  The
+    target's projection onto those others stays in GUM when it holds two or more: a
+    3-way (x, y, z) appending x still fits (y, z), or y and z would keep independent
+    draws.  Separate and join: a Duplicate copies only its own component's columns, so
     independent components never disturb each other.  scope="neighbours" narrows that
     to the marginal's attributes and their neighbours in the marginal graph: copying
     far columns along drifts their joint with the marginal's (repeated resampling of
@@ -123,19 +126,21 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
     for attrs in target_attrs:
         if len(attrs) > 1:
             count[list(attrs)] += 1
-    appended, used, out_attrs = [], set(), set()
+    appended, out_attrs = [], set()
+    attrs_in_gum = [tuple(a) for a in target_attrs]
     if append:
         for i, attrs in enumerate(target_attrs):
-            if len(attrs) < 2 or i in used:
+            if len(attrs) < 2:
                 continue
             for x in attrs:
-                rest = [a for a in attrs if a != x]
+                rest = tuple(a for a in attrs if a != x)
                 if count[x] == 1 and not any(a in out_attrs for a in rest):
                     appended.append((x, i))
-                    used.add(i)
                     out_attrs.add(x)
+                    attrs_in_gum[i] = rest
                     break
-    gum_targets = [i for i in range(len(target_attrs)) if i not in used]
+    used = {i for _, i in appended}
+    gum_targets = [i for i, a in enumerate(attrs_in_gum) if i not in used or len(a) > 1]
     parent = list(range(n_attrs))
 
     def find(a):
@@ -144,22 +149,30 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
             a = parent[a]
         return a
     for i in gum_targets:
-        attrs = target_attrs[i]
+        attrs = attrs_in_gum[i]
         for a in attrs[1:]:
             parent[find(a)] = find(attrs[0])
     comp = {}
     for a in range(n_attrs):
         if a not in out_attrs:
             comp.setdefault(find(a), []).append(a)
-    groups = [comp.get(find(attrs[0]), []) for attrs in target_attrs]
+    groups = [comp.get(find(attrs[0]), []) for attrs in attrs_in_gum]
     if scope == "neighbours":
         near = {a: {a} for a in range(n_attrs)}
         for i in gum_targets:
-            for a in target_attrs[i]:
-                near[a].update(target_attrs[i])
+            for a in attrs_in_gum[i]:
+                near[a].update(attrs_in_gum[i])
         groups = [sorted(set().union(*(near[a] for a in attrs)) - out_attrs)
-                  for attrs in target_attrs]
-    return Structure(gum_targets, appended, groups)
+                  for attrs in attrs_in_gum]
+    return Structure(gum_targets, appended, groups, attrs_in_gum)
+
+
+def project(attrs, shape, t, keep) -> tuple:
+    """The target (attrs, shape, t) summed onto the attributes `keep` (in attrs' order);
+    on the host, so both backends fit the very same numbers."""
+    axes = tuple(k for k, a in enumerate(attrs) if a not in keep)
+    table = np.asarray(t, dtype=np.float64).reshape(shape).sum(axis=axes)
+    return tuple(keep), table.shape, table.reshape(-1)
 
 
 def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=None,

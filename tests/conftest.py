@@ -52,3 +52,10 @@ def small_table(n=500, seed=0):
         "score": {"type": "numeric", "min": 0, "max": 10, "bins": 5},
     }}
     return df, schema
+
+
+def xyz_table(n=20000, values=8, seed=0):
+    """x = y = z: every pair of columns is equal in every record."""
+    x = np.random.default_rng(seed).integers(0, values, n)
+    spec = {"type": "numeric", "integer": True, "min": 0, "max": values - 1}
+    return pd.DataFrame({"x": x, "y": x, "z": x}), {"columns": {c: spec for c in "xyz"}}

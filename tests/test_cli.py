@@ -159,3 +159,88 @@ def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
                         lambda self: 2 ** 30)  # 1 GiB free
     assert main(base + ["--rows", str(10 ** 8), "--backend", "cpu"]) == 2
     assert "needs about" in capsys.readouterr().err
+
+
+def _one_line_error(capsys, *parts):
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
+    assert all(p in err for p in parts), err
+
+
+@pytest.mark.parametrize("extra,parts", [
+    (["--iterations", "-1"], ["iterations must be an integer >= 0, got -1"]),
+    (["--seed", "-1"], ["seed must be an integer in [0, 2^64), got -1"]),
+    (["--epsilon", "1e300"], ["epsilon must be at most"]),
+])
+def test_bad_synthesize_parameters_are_one_line_errors(files, capsys, monkeypatch, extra, parts):
+    tmp, real, schema = files
+    _no_reading(monkeypatch)
+    args = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]
+    assert main(args + extra) == 2  # (a repeated --epsilon: argparse keeps the last)
+    _one_line_error(capsys, *parts)
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_evaluate_max_sets_must_be_positive(files, capsys, monkeypatch, value):
+    tmp, real, schema = files
+    _no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema),
+                 "--max-sets", value]) == 2
+    _one_line_error(capsys, f"--max-sets must be an integer >= 1, got {value}")
+
+
+def test_evaluate_ledger_without_report_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    _no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema),
+                 "--ledger", str(tmp / "run.json")]) == 2
+    _one_line_error(capsys, "--ledger", "--report")
+
+
+@pytest.mark.parametrize("cmd", ["synthesize", "public", "evaluate", "infer-schema"])
+def test_a_directory_as_input_is_named_as_one(files, capsys, monkeypatch, cmd):
+    tmp, real, schema = files
+    d = str(tmp)
+    args = {"synthesize": ["synthesize", d, "--schema", str(schema), "--epsilon", "1",
+                           "--delta", "1e-9", "--out", str(tmp / "o.csv")],
+            "public": ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                       "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--public", d],
+            "evaluate": ["evaluate", str(real), d, "--schema", str(schema)],
+            "infer-schema": ["infer-schema", d, "--out", str(tmp / "s2.json")]}[cmd]
+    _no_reading(monkeypatch)
+    assert main(args) == 2
+    _one_line_error(capsys, f"cannot read {d!r}: it is a directory")
+
+
+def test_infer_schema_id_must_name_a_column(files, capsys):
+    tmp, real, _ = files
+    out = tmp / "inferred.json"
+    assert main(["infer-schema", str(real), "--out", str(out), "--id", "carrier",
+                 "--id", "nosuch"]) == 2
+    _one_line_error(capsys, "--id 'nosuch'", "not a column", "'carrier'")
+    assert not out.exists()
+
+
+def test_warnings_are_printed_as_one_line_each(files, capsys):
+    tmp, real, schema = files
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "0.01",
+                 "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",
+                 "--seed", "0", "--quiet"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    warn = [x for x in lines if x.startswith("gpu-dpsyn: warning: ")]
+    assert any("row count is estimated at" in x and "--rows" in x for x in warn), lines
+    assert any("a seed was given" in x for x in warn), lines
+    assert len(lines) == len(warn) + 1  # and the summary line: no source lines echoed
+
+
+def test_an_unsampleable_row_estimate_is_a_clear_error(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 16)  # 64 KiB: 5,000 estimated rows do not fit
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",
+                 "--backend", "cpu", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: the row count is estimated at ") and \
+        "--rows N" in err and err.count("\n") == 1, err

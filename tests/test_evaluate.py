@@ -70,3 +70,10 @@ def test_report_opens_with_a_not_for_publication_notice(flights, flights_schema)
     first = body[:body.index("</div>")]  # the first element of the page
     assert "REAL" in first and "not for publication" in first.lower()
     assert "500 rows" in body  # ...because the page does show real statistics
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5])
+def test_max_sets_must_be_a_positive_integer(bad):
+    from gpu_dpsyn.errors import ParameterError
+    with pytest.raises(ParameterError, match="max_sets must be an integer >= 1"):
+        tvd_codes(_cols(0), _cols(1), (4,) * 4, 2, max_sets=bad)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import gpu
+from conftest import gpu, xyz_table
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.encoding import encode
@@ -229,12 +229,18 @@ def test_large_plans_fall_back_to_array_code(gb, monkeypatch):
     assert np.array_equal(gb.to_numpy(add), c_add) and np.array_equal(gb.to_numpy(rem), c_rem)
 
 
-def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, monkeypatch):
+@pytest.mark.parametrize("table", ["flights", "x=y=z"])
+def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, monkeypatch, table):
     cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
     df = flights[cols].iloc[:2000]
     schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
+    if table == "x=y=z":  # a 3-way target with an appended attribute, its rest in GUM
+        df, schema = xyz_table(2000)
     kw = dict(seed=5, iterations=3, progress=False)
-    a = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df, schema).sample()
+    cpu = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df, schema)
+    a = cpu.sample()
+    if table == "x=y=z":
+        assert cpu.structure.appended and cpu.structure.attrs[0] == (1, 2)
     import gpu_dpsyn.api as api
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df, schema).sample()

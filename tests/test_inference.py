@@ -132,7 +132,7 @@ def test_cli_lists_every_guess_for_review(tmp_path, capsys):
     lines = {ln.split()[0]: ln for ln in err.splitlines() if ln.startswith("  ")}
     assert set(lines) == set(df.columns)
     assert "categorical" in lines["zip"] and "leading zeros" in lines["zip"]
-    assert " id " in lines["pid"] and "WARNING" in err and "'pid'" in err
+    assert " id " in lines["pid"] and "warning:" in err and "'pid'" in err
     assert "datetime" in lines["day"] and "unit day" in lines["day"]
     assert "categorical" in lines["kids"] and "numeric" in lines["income"]
     assert "nullable" in lines["status"]

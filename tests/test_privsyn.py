@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from conftest import xyz_table
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.errors import DataError, DPSynError
@@ -35,6 +36,29 @@ def test_plan_structure_appends_leaves_and_splits_components():
     with pytest.raises(ValueError, match="scope"):
         plan_structure(cyc, 6, scope="all")
     assert plan_structure([(0, 1), (1, 2)], 3, append=False).appended == []
+
+
+def test_appending_from_a_3way_target_keeps_the_rest_in_gum():
+    # x only in (x, y, z): x is appended, and (y, z), the target without x, stays in GUM
+    # (else y and z keep independent 1-way draws and the 3-way marginal loses its pairs)
+    st = plan_structure([(0, 1, 2), (1, 3), (2, 3)], 4)
+    assert st.appended == [(0, 0)]
+    assert st.gum_targets == [0, 1, 2] and st.attrs[0] == (1, 2) and st.attrs[1] == (1, 3)
+    assert 0 not in st.groups[0] and st.groups[0] == [1, 2, 3]
+    st = plan_structure([(0, 1)], 2)  # a 2-way target leaves one attribute: no GUM target
+    assert st.appended == [(0, 0)] and st.gum_targets == []
+
+
+@pytest.mark.parametrize("method", ["privsyn", "dpsyn"])
+def test_a_3way_marginal_keeps_every_pair(method):
+    df, schema = xyz_table()
+    syn = Synthesizer(1.0, 1e-9, seed=0, method=method, iterations=20, progress=False,
+                      backend="cpu").fit(df, schema)
+    if method == "privsyn":
+        assert syn.selected == [("x", "y", "z")]  # the triangle became one 3-way marginal
+    out = syn.sample()
+    for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
+        assert (out[a] == out[b]).mean() >= 0.95, (a, b)
 
 
 def test_duplicate_copies_only_its_component():

@@ -1,4 +1,6 @@
 """Every bad parameter is refused before the first budget charge, with a DPSynError."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -115,3 +117,89 @@ def test_check_sample_before_fit_needs_the_schema():
     assert syn.check_sample(np.int64(10), schema) == 10
     with pytest.raises(DataError, match="number of rows"):
         syn.check_sample(0, schema)
+
+
+@pytest.mark.parametrize("eps,delta", [(np.float32(1.0), 1e-9), (1.0, np.float32(1e-9)),
+                                       (np.int64(3), np.float64(1e-9))])
+def test_numpy_scalars_are_accepted_for_the_budget_and_seed(eps, delta):
+    df, schema = small_table(300)
+    syn = Synthesizer(eps, delta, seed=np.int64(3), backend="cpu", progress=False,
+                      iterations=1).fit(df, schema)
+    assert type(syn.epsilon) is float and type(syn.delta) is float
+    assert syn.privacy_report()["epsilon"] == float(eps)
+
+
+@pytest.mark.parametrize("eps", [1e300, 10 ** 400, 1e25])
+def test_absurd_epsilon_is_refused_at_construction(eps):
+    with pytest.raises(PrivacyParameterError, match=r"^epsilon must be at most"):
+        Synthesizer(eps, 1e-9, backend="cpu")
+
+
+@pytest.mark.parametrize("schema", [None, 42, 1.5, ["a"]])
+def test_schema_of_the_wrong_type_is_a_schema_error(schema):
+    from gpu_dpsyn.errors import SchemaError
+    df, _ = small_table(100)
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)
+    with pytest.raises(SchemaError, match="schema must be"):
+        syn.fit(df, schema)
+    if schema is not None:  # (None: check_sample says it needs the schema)
+        with pytest.raises(SchemaError, match="schema must be"):
+            syn.check_sample(10, schema)
+    assert syn.ledger == []
+
+
+def _relabel(df, labels):
+    df = df.copy()
+    df.columns = labels
+    return df
+
+
+@pytest.mark.parametrize("labels,match", [
+    (["color", "color", "score"], r"duplicate column label\(s\) \['color'\]"),
+    (["color", "size", "score", "color"], r"duplicate column label\(s\) \['color'\]"),
+    (["color", "size", 7], r"column labels of the (public )?table must be strings, "
+                               r"got 7 \(int\)"),
+])
+@pytest.mark.parametrize("where", ["data", "public"])
+def test_bad_column_labels_are_refused_before_spending(labels, match, where):
+    df, schema = small_table(300)
+    bad = _relabel(df.assign(extra=df["color"]) if len(labels) == 4 else df, labels)
+    if where == "data":  # a schema column named "7" must not match the label 7 either
+        schema["columns"]["7"] = schema["columns"].pop("score")
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)
+    with pytest.raises(DataError, match=match):
+        syn.fit(bad, schema) if where == "data" else syn.fit(df, schema, public=bad)
+    assert syn.ledger == []
+
+
+def test_a_noisy_row_count_warns_from_the_estimate_and_noise_levels():
+    from gpu_dpsyn.errors import RowCountWarning
+    df, schema = small_table(3000)
+    kw = dict(seed=0, iterations=1, progress=False, backend="cpu")
+    syn = Synthesizer(1e-4, 1e-9, **kw).fit(df, schema)
+    with pytest.warns(RowCountWarning, match=rf"estimated at {syn.n_estimate:,} with a "
+                                             r"standard error of about [\d,]+ .*--rows"):
+        syn.sample()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RowCountWarning)
+        syn.sample(500)  # the size was chosen: nothing to warn about
+        Synthesizer(1.0, 1e-9, **kw).fit(df, schema).sample()
+    # the standard error comes from noise levels and domains only, never the data
+    se = [Synthesizer(0.01, 1e-9, method="dpsyn", **kw).fit(d, schema).n_standard_error
+          for d in (df, small_table(1000, seed=1)[0])]
+    assert se[0] == se[1] > 0
+
+
+def test_an_estimated_row_count_beyond_memory_names_the_estimate(monkeypatch):
+    df, schema = small_table(300)
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 30)
+    syn = Synthesizer(1e-9, 1e-9, seed=0, iterations=1, progress=False,
+                      backend="cpu").fit(df, schema)
+    assert syn.n_estimate > 10 ** 8  # the noise made it absurd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=rf"^the row count is estimated at "
+                                            rf"{syn.n_estimate:,} .*needs about .*--rows N"):
+            syn.sample()
+    assert len(syn.sample(100)) == 100
