@@ -37,7 +37,10 @@ def _libnvrtc():
     """libnvrtc from the nvidia-cuda-nvrtc wheel (runs without a GPU), if installed."""
     import ctypes
     import importlib.util
-    spec = importlib.util.find_spec("nvidia.cuda_nvrtc")
+    try:
+        spec = importlib.util.find_spec("nvidia.cuda_nvrtc")
+    except ModuleNotFoundError:  # no nvidia namespace at all
+        return None
     if spec is None:
         return None
     libs = sorted(Path(list(spec.submodule_search_locations)[0], "lib").glob("libnvrtc.so*"))
