@@ -97,6 +97,8 @@ def _evaluate(a) -> int:
         except (OSError, ValueError) as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
     schema = load_schema(a.schema) if a.schema else None
+    if schema is not None and run and isinstance(run.get("private_bins"), dict):
+        schema = _chosen_bins(schema, run["private_bins"])
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     if schema is None:  # evaluation is not a release; the real data's own domain is fine here
@@ -113,6 +115,13 @@ def _evaluate(a) -> int:
         Path(a.report).write_text(build_report(real, syn, schema, run))
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
+
+
+def _chosen_bins(schema, chosen: dict):
+    """The schema with the private quantile bins the run chose (the ledger's private_bins):
+    evaluate on the bins the synthesizer measured, not the placeholder."""
+    pending = {c.name for c in schema.columns if c.private is not None}
+    return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 
 
 def _infer(a) -> int:

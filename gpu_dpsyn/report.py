@@ -130,6 +130,11 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
                            f"{m['sigma']:.4g}") for m in run.get("measurements", [])],
                          ["what", "columns", "cells", "budget share", "rho", "epsilon",
                           "noise std"])]
+        if run.get("private_bins"):  # DP outputs of the "quantiles" measurements
+            parts += ["<h3>Private quantile bins (edges chosen by the run)</h3>",
+                      _table([(c, ", ".join(f"{e:g}" for e in edges))
+                              for c, edges in run["private_bins"].items()],
+                             ["column", "edges"])]
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
              "padding:2px 8px;font-size:13px}img{max-width:100%}"

@@ -274,3 +274,31 @@ def test_nullable_and_public_prior_use_the_chosen_bins():
     out = syn.sample()
     assert out["wage"].isna().mean() == pytest.approx(0.1, abs=0.03)
 
+
+def test_cli_ledger_lists_the_edges_and_evaluate_uses_them(tmp_path):
+    pytest.importorskip("matplotlib")
+    import json
+    from gpu_dpsyn.cli import main
+    from gpu_dpsyn.evaluate import mean_tvd
+    df, schema = wages(3000)
+    real, sch, out = tmp_path / "real.csv", tmp_path / "s.json", tmp_path / "syn.csv"
+    ledger, res, page = tmp_path / "l.json", tmp_path / "tvd.json", tmp_path / "r.html"
+    df.to_csv(real, index=False)
+    sch.write_text(json.dumps(schema))
+    assert main(["synthesize", str(real), "--schema", str(sch), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(out), "--seed", "2", "--iterations", "3", "--ledger",
+                 str(ledger), "--quiet"]) == 0
+    rep = json.loads(ledger.read_text())
+    edges = rep["private_bins"]["wage"]
+    assert rep["measurements"][0]["label"] == "quantiles" and edges[0] == 50
+    assert edges[-1] == 19001 and len(edges) - 1 <= K
+    assert main(["evaluate", str(real), str(out), "--schema", str(sch), "--json", str(res),
+                 "--report", str(page), "--ledger", str(ledger)]) == 0
+    chosen = load_schema(schema).with_edges({"wage": edges})
+    syn = pd.read_csv(out)
+    assert json.loads(res.read_text())["tvd_1way"] == pytest.approx(
+        mean_tvd(df, syn, chosen, ways=(1,))[1])
+    assert mean_tvd(df, syn, chosen, ways=(1,))[1] != mean_tvd(df, syn, load_schema(schema),
+                                                               ways=(1,))[1]
+    html = page.read_text()
+    assert "Private quantile bins" in html and ", ".join(f"{e:g}" for e in edges) in html
