@@ -15,6 +15,8 @@ equally, Synthesizer's parameter) and:
    violators), clipped at 0, and edge k goes to the grid boundary whose fitted cumulative
    count is nearest k/K of the fitted total; repeated edges are merged, so every bin holds
    at least one grid cell (and up to K bins remain), min and max stay the outer edges.
+   The fitted counts also shape decoding inside each bin (quantile_bins.Within): a top
+   bin that reaches a far public max is not filled uniformly up to it.
    The noise in C_j is a random walk with no bias.  Making the cells non-negative
    first would add bias instead: clipping or projecting (norm_sub) keeps the positive
    noise of the empty cells and drags the upper quantiles into an empty tail.  Simulated
@@ -47,6 +49,7 @@ from .encoding import code_dtype
 from .errors import ParameterError
 from .privacy.samplers import draw
 from .schema import Schema
+from .types.quantile_bins import Within
 
 DEFAULT_SHARE = 0.05  # of the whole budget, for all private-quantile columns together
 _SHARE_QUANTUM = 2.0 ** -30  # shares are multiples of this, so the rest is exact in floats
@@ -96,12 +99,21 @@ def isotonic(y) -> np.ndarray:
     return np.repeat(np.asarray(means), sizes)
 
 
+def cumulative(noisy) -> np.ndarray:
+    """cum[i], the fitted count left of grid boundary i (cum[0] = 0): non-decreasing,
+    non-negative, from a noisy histogram (post-processing only)."""
+    fit = np.maximum(isotonic(np.cumsum(np.asarray(noisy, dtype=np.float64))), 0.0)
+    return np.concatenate([[0.0], fit])
+
+
 def quantile_cuts(noisy, k: int) -> list[int]:
     """Grid indices 0 = i_0 < i_1 < ... < i_m = G (m <= k) of the bin edges read off a
     noisy histogram over G cells (post-processing only)."""
-    g = len(noisy)
-    fit = np.maximum(isotonic(np.cumsum(np.asarray(noisy, dtype=np.float64))), 0.0)
-    cum = np.concatenate([[0.0], fit])  # cum[i]: mass left of grid boundary i
+    return _cuts(cumulative(noisy), k)
+
+
+def _cuts(cum: np.ndarray, k: int) -> list[int]:
+    g = len(cum) - 1
     if cum[-1] <= 0:  # the noise hid everything: equal grid counts, data independent
         inner = [-((-j * g) // k) for j in range(1, k)]
     else:
@@ -131,16 +143,20 @@ def choose_bins(backend, codes: list, schema: Schema, fractions: list, accountan
                 key) -> Binning:
     """Charge, measure and choose every pending column's bins.  codes: the table encoded
     with grid_schema(schema) (bounded to D records per individual); key: the noise key."""
-    edges, luts = {}, {}
+    edges, luts, within = {}, {}, {}
     for (a, col), f in zip(private_columns(schema), fractions):
         pq = col.private
         g = pq.cells
         entry = accountant.charge(f, "quantiles", [col.name], g)  # before the data is read
         counts = backend.to_numpy(backend.histogram(codes, (a,), (g + col.nullable,)))[:g]
         noise = draw(backend, entry.noise, g, key, rng.QUANTILE, len(accountant.ledger) - 1)
-        cuts = quantile_cuts(counts.astype(np.float64) + noise, pq.k)
+        cum = cumulative(counts.astype(np.float64) + noise)
+        cuts = _cuts(cum, pq.k)
         edges[col.name] = [pq.grid[i] for i in cuts]
+        if col.support is None:  # support columns decode among their values, uniformly
+            within[col.name] = Within(np.asarray(pq.grid, dtype=np.float64), cum,
+                                      np.asarray(cuts, dtype=np.int64))
         bins = len(cuts) - 1
         lut = np.searchsorted(np.asarray(cuts[1:-1]), np.arange(g), side="right")
         luts[a] = np.append(lut, bins).astype(np.int64) if col.nullable else lut.astype(np.int64)
-    return Binning(schema.with_edges(edges), edges, luts)
+    return Binning(schema.with_edges(edges, within), edges, luts)

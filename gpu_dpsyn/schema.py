@@ -37,6 +37,8 @@ class Column:
     derive: object = None  # derived: source column and operation (types.derived)
     private: object = None  # numeric: private quantile bins to choose in fit()
     # (types.quantile_bins); None once chosen (Schema.with_edges)
+    within: object = None  # chosen private bins: the noisy mass inside each, for decoding
+    # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
 
     def __post_init__(self):
         if self.kind != "derived":  # checked once its source is known (Schema)
@@ -141,10 +143,13 @@ class Schema:
     def domain(self) -> tuple[int, ...]:
         return tuple(c.size for c in self.synth_columns)
 
-    def with_edges(self, edges: dict) -> "Schema":
+    def with_edges(self, edges: dict, within: dict | None = None) -> "Schema":
         """A copy in which the named numeric columns have these edges instead (private
-        quantile bins once chosen: nothing is left pending)."""
-        cols = [replace(c, edges=list(edges[c.name]), private=None) if c.name in edges else c
+        quantile bins once chosen: nothing is left pending), and optionally the mass inside
+        their bins (within: name -> quantile_bins.Within)."""
+        within = within or {}
+        cols = [replace(c, edges=list(edges[c.name]), private=None,
+                        within=within.get(c.name)) if c.name in edges else c
                 for c in self.columns]
         return Schema(cols, self.max_records_per_individual, self.individual_id)
 

@@ -160,6 +160,36 @@ def test_all_noise_falls_back_to_equal_grid_counts():
     assert quantile_cuts(np.zeros(7), 3) == [0, 3, 5, 7]
 
 
+# -- decoding inside the chosen bins --------------------------------------------------
+
+def test_within_draws_invert_the_piecewise_linear_cdf():
+    from gpu_dpsyn.types.quantile_bins import Within
+    w = Within(np.array([0.0, 10, 20, 30, 40]), np.array([0.0, 100, 100, 100, 200]),
+               np.array([0, 2, 4]))  # bins [0, 20) and [20, 40), mass in cells 0 and 3
+    codes, u = np.array([0, 0, 1, 1, 1, 2]), np.array([0.5, 0.99, 0.0, 0.5, 0.25, 0.5])
+    assert w.draw(codes, u, False)[:5] == pytest.approx([5, 9.9, 30, 35, 32.5])
+    empty = Within(np.array([0.0, 10, 20, 30, 40]), np.array([0.0, 0, 0, 50, 50]),
+                   np.array([0, 2, 4]))  # a bin the fit left empty decodes uniformly
+    # bin 1: all its mass in cell [20, 30)
+    assert empty.draw(np.array([0, 1]), np.array([0.25, 0.5]), False) == pytest.approx([5, 25])
+    ints = Within(np.array([0.0, 5, 10]), np.array([0.0, 0, 10]), np.array([0, 1, 2]))
+    assert ints.draw(np.array([0, 1, 1]), np.array([0.5, 0.5, 1.0]), True).tolist() == \
+        [2, 7, 9]  # u = 1 (rounding) stays inside the bin
+
+
+def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
+    df, schema = wages(20000)
+    syn = fit(df, schema)
+    w = syn.schema["wage"]
+    assert w.within is not None and w.edges[-2] > 1500  # a top bin reaching 19001
+    out = syn.sample()["wage"]
+    # uniform inside the top bin would put 1/32 of the rows near (1500 + 19000) / 2
+    assert out.mean() == pytest.approx(df["wage"].mean(), rel=0.1)
+    assert out.quantile(0.99) == pytest.approx(df["wage"].quantile(0.99), rel=0.25)
+    assert (out == out.round()).all() and out.min() >= 50 and out.max() <= 19000
+    assert load_schema(syn.schema.to_dict())["wage"].within is None  # not saved
+
+
 # -- the mechanism, recomputed independently --------------------------------------------
 
 def _reference_edges(codes, g, k, spec, key, call, grid):

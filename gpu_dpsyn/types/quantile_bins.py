@@ -113,3 +113,32 @@ def _float_grid(lo: float, hi: float, g: int, log: bool) -> list:
 
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+@dataclass(frozen=True, eq=False)
+class Within:
+    """Where the mass lies inside each chosen bin: the fitted noisy cumulative count at
+    every grid edge (a DP output).  Decoding draws from it, the inverse of the piecewise-
+    linear CDF through those points, instead of uniformly over the bin: a top bin that
+    runs from the 97th percentile to a public max far out would otherwise spread its
+    records over an empty tail."""
+    grid: np.ndarray  # float64 grid edges
+    cum: np.ndarray  # float64, non-decreasing, cum[0] = 0
+    cuts: np.ndarray  # int64 grid index of each chosen edge
+
+    def draw(self, codes, u, integer: bool) -> np.ndarray:
+        """A value inside each code's bin for uniforms u in [0, 1); the null code (one past
+        the last bin) gets a placeholder."""
+        b = np.minimum(codes.astype(np.int64), len(self.cuts) - 2)
+        lo, hi = self.cuts[b], self.cuts[b + 1]
+        c_lo, c_hi = self.cum[lo], self.cum[hi]
+        t = c_lo + u * (c_hi - c_lo)  # the target cumulative count
+        j = np.clip(np.searchsorted(self.cum, t, side="right") - 1, lo, hi - 1)
+        mass = self.cum[j + 1] - self.cum[j]
+        frac = np.where(mass > 0, (t - self.cum[j]) / np.where(mass > 0, mass, 1.0), u)
+        x = self.grid[j] + frac * (self.grid[j + 1] - self.grid[j])
+        # a bin the fit left empty: uniform over it, as without this
+        x = np.where(c_hi > c_lo, x, self.grid[lo] + u * (self.grid[hi] - self.grid[lo]))
+        if integer:  # integer grid edges, the last one past the maximum
+            x = np.minimum(np.floor(x), self.grid[hi] - 1)
+        return x
