@@ -15,14 +15,14 @@ equally, Synthesizer's parameter) and:
    violators), clipped at 0, and edge k goes to the grid boundary whose fitted cumulative
    count is nearest k/K of the fitted total; repeated edges are merged, so every bin holds
    at least one grid cell (and up to K bins remain), min and max stay the outer edges.
-   The fitted counts also shape decoding inside each bin (quantile_bins.Within): a top
-   bin that reaches a far public max is not filled uniformly up to it.
    The noise in C_j is a random walk with no bias.  Making the cells non-negative
    first would add bias instead: clipping or projecting (norm_sub) keeps the positive
    noise of the empty cells and drags the upper quantiles into an empty tail.  Simulated
    on log-normal wages (1024 log-spaced cells, sigma 25, K = 32), the bins' mass missed
    1/K by 0.28 in total (L1) with norm_sub and 0.14 with the isotonic fit at 20,000 rows;
    0.10 against 0.05 at 28,000 rows and sigma 12.
+   The fitted counts also shape decoding inside each bin (quantile_bins.Within): a top
+   bin that reaches a far public max is not filled uniformly up to it.
 
 Sensitivity: adding or removing one individual's D records changes the grid histogram by
 D in L1 and at most D in L2 (all D in one cell), the same as any marginal: the
