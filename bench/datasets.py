@@ -54,7 +54,24 @@ def diamonds():
     return df, schema
 
 
-DATASETS = {"fertility": fertility, "flights": flights, "diamonds": diamonds}
+def cps1988():
+    """AER::CPS1988: 28,155 men's weekly wages (March 1988 CPS).  Ranges from the
+    documentation (wages over USD 50, men aged 18-70: potential experience = age -
+    education - 6); wage in 32 equal-width bins, 61% of it in the first."""
+    df = _rdata("AER", "CPS1988")
+    schema = {"columns": {
+        "wage": {"type": "numeric", "min": 50, "max": 20000, "bins": 32},
+        "education": {"type": "numeric", "integer": True, "min": 0, "max": 18},
+        "experience": {"type": "numeric", "integer": True, "min": -6, "max": 64, "bins": 24},
+        "ethnicity": {"type": "categorical", "values": ["cauc", "afam"]},
+        "smsa": YN,
+        "region": {"type": "categorical", "values": ["northeast", "midwest", "south", "west"]},
+        "parttime": YN}}
+    return df, schema
+
+
+DATASETS = {"fertility": fertility, "flights": flights, "diamonds": diamonds,
+            "cps1988": cps1988}
 
 
 def flights20(rows: int | None = None, seed: int = 0):

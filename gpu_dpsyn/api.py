@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import rng
+from . import quantiles, rng
 from .backend import get_backend
 from .checks import column_labels, flag, integer
 from .consistency import make_consistent, total_standard_error
@@ -51,6 +51,9 @@ class Synthesizer:
     1-way + selected (<= 3-way) marginals; method="dpsyn" measures every 1-way and
     2-way marginal with equal shares.  workload={("a", "b"): w, ...} makes column
     sets count w times more: always measured, with w times the weight in the split.
+    Numeric columns with `"bins": {"private_quantiles": K}` get DP quantile edges first,
+    bought with quantile_share of the budget (default 5%, split equally among them; the
+    method's split scales to the rest): see quantiles.py.
     """
 
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
@@ -61,7 +64,7 @@ class Synthesizer:
                  consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.84,
                  alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
-                 numeric_decode: str = "uniform",
+                 numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  progress: bool = True):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -103,12 +106,14 @@ class Synthesizer:
             raise DPSynError(f"duplicate_scope must be one of {DUPLICATE_SCOPES}")
         self.duplicate_scope = duplicate_scope
         self.numeric_decode = numeric_decode
+        self.quantile_share = _share(quantile_share)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
         self.recodes: dict = {}
         self.selected = None  # privsyn: the measured column sets
         self.public = None
+        self.bins = None  # private quantile bins chosen in fit() (quantiles.Binning)
         self.timings: dict = {}  # seconds per stage, for benchmarks: NOT for release (they
         # grow with the true row count)
         self.history: list = []
@@ -129,7 +134,8 @@ class Synthesizer:
         if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
             raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in one "
                             "Synthesizer")
-        dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
+        grid = quantiles.grid_schema(self.schema)  # private-quantile columns on their grid
+        dev = encode(df, grid or self.schema, self.backend.xp)  # codes straight onto the device
         self.backend.prepare()  # kernels compiled before the first charge, not after
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
@@ -146,7 +152,7 @@ class Synthesizer:
             column_labels(public, "the public table")
             try:
                 check_columns(public, self.schema)
-                pub = encode(public, self.schema)
+                pub = encode(public, grid or self.schema)
             except DataError as e:
                 raise DataError(f"public table: {e}") from None
         self.names = [c.name for c in self.schema.synth_columns]
@@ -154,7 +160,6 @@ class Synthesizer:
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
         if self.method == "dpsyn":
-            self.domain = self.schema.domain
             self.marginals = self._fit_dpsyn(dev, workload)
         else:
             self.marginals = self._fit_privsyn(dev, workload)
@@ -164,6 +169,7 @@ class Synthesizer:
         total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
         self.n_estimate = max(1, int(round(total)))
         if pub is not None:
+            pub = self.bins.remap(np, pub) if self.bins is not None else pub
             self.public = [self.recodes[a].apply(np, c) if a in self.recodes else c
                            for a, c in enumerate(pub)]
         self._noise_key = None  # spent: whoever holds the fitted object cannot redraw it
@@ -177,8 +183,20 @@ class Synthesizer:
         return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
                 m.attrs[0] in self.recodes else m.cells for m in self.marginals]
 
+    def _choose_bins(self, dev, fractions) -> list:
+        """Buy the private-quantile columns' edges (charged first): the schema and domain
+        from here on carry them, and the grid codes become bin codes."""
+        if fractions:
+            self.bins = quantiles.choose_bins(self.backend, dev, self.schema, fractions,
+                                              self.accountant, self._noise_key)
+            self.schema = self.bins.schema
+            dev = self.bins.remap(self.backend.xp, dev)
+        self.domain = self.schema.domain
+        return dev
+
     def _fit_dpsyn(self, dev, workload):
-        domain, acc = self.domain, self.accountant
+        # until the private quantile bins are chosen their count K bounds the domain
+        domain, acc = self.schema.domain, self.accountant
         plan = dpsyn_plan(len(domain))
         weights = [1.0] * len(plan)
         for attrs, w in workload.items():
@@ -188,22 +206,28 @@ class Synthesizer:
                 plan.append(attrs)
                 weights.append(w)
         cells = check_domains(plan, domain, self.names, self.max_cells)
-        fractions = [w / sum(weights) for w in weights]
-        acc.choose_mechanism(fractions, cells, self.mechanism)
+        q_fractions, rest = quantiles.split(self.schema, self.quantile_share)
+        fractions = [rest * w / sum(weights) for w in weights]
+        q_cells = [c.private.cells for _, c in quantiles.private_columns(self.schema)]
+        acc.choose_mechanism(q_fractions + fractions, q_cells + cells, self.mechanism)
+        dev = self._choose_bins(dev, q_fractions)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            return measure(self.backend, dev, domain, plan, fractions, acc, self._noise_key,
-                           self.names, pb)
+            return measure(self.backend, dev, self.domain, plan, fractions, acc,
+                           self._noise_key, self.names, pb)
 
     def _fit_privsyn(self, dev, workload):
         acc, key, names = self.accountant, self._noise_key, self.names
-        domain = list(self.schema.domain)
+        domain = list(self.schema.domain)  # private quantile bins: K, an upper bound
         d = len(domain)
-        f_sel, f_one, f_marg = PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)
+        q_fractions, rest = quantiles.split(self.schema, self.quantile_share)
+        f_sel, f_one, f_marg = (rest * f for f in (PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)))
         # every pair is histogrammed for InDif and workload triples are measured: refuse
         # huge domains before spending anything (filtering only shrinks them)
         check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain, names,
                       self.max_cells)
         acc.choose_mechanism([1.0], [1], "gaussian")
+        dev = self._choose_bins(dev, q_fractions)
+        domain = list(self.domain)
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
         one = measure(self.backend, dev, domain, one_plan, c23_fractions(
@@ -350,6 +374,8 @@ class Synthesizer:
             f"an individual, who contributes at most {d} records (declared in the schema or "
             "by sensitivity; not enforced: the schema has no individual id column)")
         rep["seeded"] = self.seeded  # a seeded release's noise is reproducible
+        if self.bins is not None:  # DP outputs, like the noisy counts
+            rep["private_bins"] = {k: list(v) for k, v in self.bins.edges.items()}
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
@@ -365,6 +391,13 @@ def _load_schema(schema) -> Schema:
         raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
                           f"{type(schema).__name__}")
     return load_schema(schema)
+
+
+def _share(share) -> float:
+    """quantile_share: the budget fraction for all private-quantile columns together."""
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share < 1:
+        raise ParameterError(f"quantile_share must be a number in (0, 1), got {share!r}")
+    return float(share)
 
 
 def _sensitivity(given, schema) -> int:

@@ -102,7 +102,7 @@ def _parse_workload(items):
 
 
 def _evaluate(a) -> int:
-    from .evaluate import mean_tvd
+    from .evaluate import check_sklearn, check_target, mean_tvd, ml_rows, ml_utility
     from .inference import infer_schema
     from .schema import load_schema
     _check_inputs(a.real, a.synthetic)
@@ -119,6 +119,12 @@ def _evaluate(a) -> int:
         except (OSError, ValueError) as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
     schema = load_schema(a.schema) if a.schema else None
+    if a.target:  # refuse an unusable target before the tables are read
+        check_sklearn()
+        if schema is not None:
+            check_target(schema, a.target)
+    if schema is not None and run and isinstance(run.get("private_bins"), dict):
+        schema = _chosen_bins(schema, run["private_bins"])
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     if schema is None:  # evaluation is not a release; the real data's own domain is fine here
@@ -128,13 +134,29 @@ def _evaluate(a) -> int:
     res = mean_tvd(real, syn, schema, max_sets=a.max_sets)
     for k, v in res.items():
         print(f"mean {k}-way TVD: {v:.4f}")
+    ml = ml_utility(real, syn, schema, a.target) if a.target else None
+    if ml is not None:
+        print(f"ML utility, target {a.target!r} ({ml['task']}; both models tested on "
+              f"{ml['test_rows']:,} held-out real rows):")
+        for metric, r, s, gap in ml_rows(ml):
+            print(f"  {metric}: train on real {r}, train on synthetic {s}, gap {gap}")
     if a.json:
-        Path(a.json).write_text(json.dumps({f"tvd_{k}way": v for k, v in res.items()}) + "\n")
+        out = {f"tvd_{k}way": v for k, v in res.items()}
+        if ml is not None:
+            out["ml_utility"] = ml
+        Path(a.json).write_text(json.dumps(out) + "\n")
     if a.report:
         from .report import build_report
-        Path(a.report).write_text(build_report(real, syn, schema, run))
+        Path(a.report).write_text(build_report(real, syn, schema, run, target=a.target, ml=ml))
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
+
+
+def _chosen_bins(schema, chosen: dict):
+    """The schema with the private quantile bins the run chose (the ledger's private_bins):
+    evaluate on the bins the synthesizer measured, not the placeholder."""
+    pending = {c.name for c in schema.columns if c.private is not None}
+    return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 
 
 def _infer(a) -> int:
@@ -191,6 +213,9 @@ def main(argv=None) -> int:
     e.add_argument("--json", help="also write the numbers as JSON here")
     e.add_argument("--report", help="write an HTML report here (needs matplotlib)")
     e.add_argument("--ledger", help="the --ledger JSON of the run, for the report")
+    e.add_argument("--target", help="a column to predict: train on synthetic vs train on "
+                                    "real, both tested on held-out real rows (needs "
+                                    "scikit-learn, the 'ml' extra)")
     e.set_defaults(fn=_evaluate)
     i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
     i.add_argument("input")

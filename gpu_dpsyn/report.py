@@ -10,7 +10,8 @@ import pandas as pd
 
 from .encoding import encode
 from .errors import DPSynError
-from .evaluate import density_score, per_marginal_tvd, range_query_score, tvd_codes
+from .evaluate import (density_score, ml_rows, ml_utility, per_marginal_tvd, range_query_score,
+                       tvd_codes)
 from .schema import Schema
 from .types.datetime import from_epoch
 
@@ -94,8 +95,27 @@ def _table(rows, header) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _ml_section(res: dict) -> list:
+    kind = ("HistGradientBoostingClassifier" if res["task"] == "classification"
+            else "HistGradientBoostingRegressor")
+    rows = ml_rows(res)
+    if "majority_accuracy" in res:
+        rows.append(("accuracy of always the commonest class", f"{res['majority_accuracy']:.4f}",
+                     "", ""))
+    return [f"<h2>Machine-learning utility: predicting {html.escape(res['target'])}</h2>",
+            f"<p>{kind} (scikit-learn) trained on {res['train_rows']['real']:,} real rows "
+            f"and on the {res['train_rows']['synthetic']:,} synthetic rows, both tested on "
+            f"the {res['test_rows']:,} real rows held out from the first; "
+            "gap = real - synthetic.</p>",
+            _table(rows, ["metric", "train on real", "train on synthetic", "gap"])]
+
+
 def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dict | None = None,
-                 top: int = 25) -> str:
+                 top: int = 25, target: str | None = None, ml: dict | None = None) -> str:
+    """The page.  target: a column for the machine-learning utility section (ml: its
+    evaluate.ml_utility result, when already computed)."""
+    if target is not None and ml is None:
+        ml = ml_utility(real, syn, schema, target)
     r, s = encode(real, schema), encode(syn, schema)
     dom, names = schema.domain, [c.name for c in schema.synth_columns]
     parts = [NOTICE, "<h1>gpu_dpsyn evaluation</h1>",
@@ -110,6 +130,8 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
     summary.append(("range queries: mean |ln(p_real / p_syn)| (300 random)",
                     f"{range_query_score(r, s, dom):.4f}"))
     parts += ["<h2>Summary</h2>", _table(summary, ["metric", "value"])]
+    if ml is not None:
+        parts += _ml_section(ml)
     parts += ["<h2>1-way marginals</h2>", _table([(", ".join(c), f"{v:.4f}") for c, v in tv[1]],
                                                  ["column", "TVD"])]
     if 2 in tv:
@@ -130,6 +152,11 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
                            f"{m['sigma']:.4g}") for m in run.get("measurements", [])],
                          ["what", "columns", "cells", "budget share", "rho", "epsilon",
                           "noise std"])]
+        if run.get("private_bins"):  # DP outputs of the "quantiles" measurements
+            parts += ["<h3>Private quantile bins (edges chosen by the run)</h3>",
+                      _table([(c, ", ".join(f"{e:g}" for e in edges))
+                              for c, edges in run["private_bins"].items()],
+                             ["column", "edges"])]
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
              "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
              "padding:2px 8px;font-size:13px}img{max-width:100%}"

@@ -27,6 +27,7 @@ UNMERGE = 8
 APPEND = 9
 PRIOR = 10
 BOUND = 11  # contribution bounding (ChaCha20)
+QUANTILE = 12  # private quantile bins' grid histogram (ChaCha20)
 
 # Philox4x32-10 constants (Salmon et al. 2011, Random123)
 PHILOX_M0 = 0xD2511F53

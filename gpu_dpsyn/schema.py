@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,7 @@ from .dtypes import check_column
 from .errors import SchemaError
 from .types.datetime import DatetimeSpec
 from .types.derived import Derivation
+from .types import quantile_bins
 from .types.support import check_bins, default_edges, parse_support
 
 MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
@@ -34,6 +35,10 @@ class Column:
     support: object = None  # integer numeric: the values it can take (types.support)
     time: object = None  # datetime: range, unit or bins, time zone (types.datetime)
     derive: object = None  # derived: source column and operation (types.derived)
+    private: object = None  # numeric: private quantile bins to choose in fit()
+    # (types.quantile_bins); None once chosen (Schema.with_edges)
+    within: object = None  # chosen private bins: the noisy mass inside each, for decoding
+    # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
 
     def __post_init__(self):
         if self.kind != "derived":  # checked once its source is known (Schema)
@@ -79,7 +84,10 @@ class Column:
         elif self.kind == "categorical":
             d["values"] = list(self.values)
         elif self.kind == "numeric":
-            d["edges"] = list(self.edges)
+            if self.private is not None:  # still to be chosen: the request as written
+                d.update(min=self.private.lo, max=self.private.hi, bins=dict(self.private.spec))
+            else:
+                d["edges"] = list(self.edges)
             d["integer"] = self.integer
             if self.support is not None:
                 d["support"] = self.support.spec
@@ -135,6 +143,16 @@ class Schema:
     def domain(self) -> tuple[int, ...]:
         return tuple(c.size for c in self.synth_columns)
 
+    def with_edges(self, edges: dict, within: dict | None = None) -> "Schema":
+        """A copy in which the named numeric columns have these edges instead (private
+        quantile bins once chosen: nothing is left pending), and optionally the mass inside
+        their bins (within: name -> quantile_bins.Within)."""
+        within = within or {}
+        cols = [replace(c, edges=list(edges[c.name]), private=None,
+                        within=within.get(c.name)) if c.name in edges else c
+                for c in self.columns]
+        return Schema(cols, self.max_records_per_individual, self.individual_id)
+
     def __getitem__(self, name: str) -> Column:
         for c in self.columns:
             if c.name == name:
@@ -170,6 +188,17 @@ def _is_number(x) -> bool:
         and math.isfinite(float(x))
 
 
+def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
+    """The column's checked range; an integer column's rounded inwards to integers."""
+    lo, hi = spec.get("min"), spec.get("max")
+    if not (_is_number(lo) and _is_number(hi)):
+        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
+                          f"{alternative}, got min={lo!r} max={hi!r}")
+    if hi < lo or (hi == lo and not integer):
+        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
+    return (math.ceil(lo), math.floor(hi)) if integer else (lo, hi)
+
+
 def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
     if "edges" in spec:
         edges = spec["edges"]
@@ -184,14 +213,8 @@ def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
                         f"column {name!r}: bin [{a}, {b}) holds no integer; widen it")
         return [float(e) if not integer else (int(e) if float(e).is_integer() else float(e))
                 for e in edges]
-    lo, hi = spec.get("min"), spec.get("max")
-    if not (_is_number(lo) and _is_number(hi)):
-        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
-                          f"(or 'edges'), got min={lo!r} max={hi!r}")
-    if hi < lo or (hi == lo and not integer):
-        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
+    lo, hi = _min_max(name, spec, integer, "(or 'edges')")
     if integer:
-        lo, hi = math.ceil(lo), math.floor(hi)
         span = hi - lo + 1
         if support is not None and "bins" not in spec:  # bins of equal support counts
             return default_edges(parse_support(name, support, lo, hi), lo, hi, 32)
@@ -262,11 +285,18 @@ def column_from_spec(name: str, spec: dict) -> Column:
     if support is not None and not integer:
         raise SchemaError(f"column {name!r}: 'support' lists the values of an integer "
                           "column; set \"integer\": true")
-    edges = _numeric_edges(name, spec, integer, support)
+    private = None
+    if quantile_bins.is_private(spec):  # edges chosen in fit(); a placeholder bound until then
+        private = quantile_bins.parse(name, spec, *_min_max(
+            name, spec, integer, "for private_quantiles bins"), integer)
+        edges = private.placeholder()
+    else:
+        edges = _numeric_edges(name, spec, integer, support)
     if len(edges) - 1 > MAX_COLUMN_DOMAIN:
         raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
                           f"(max {MAX_COLUMN_DOMAIN})")
-    col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype)
+    col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype,
+                 private=private)
     if support is not None:
         col.support = parse_support(name, support, *col.value_range)
         check_bins(name, col.support, *col.integer_bins())
