@@ -57,12 +57,12 @@ class Synthesizer:
     """
 
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
-                 iterations: int = 50, seed: int | None = None, backend: str = "auto",
+                 iterations: int | str = "auto", seed: int | None = None, backend: str = "auto",
                  sensitivity: int | None = None, mechanism: str = "auto",
                  conversion: str = "cks",
                  workload=None, max_cells: int = DEFAULT_MAX_CELLS,
-                 consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.84,
-                 alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
+                 consistency_rounds: int = 500, alpha: float = 1.0, alpha_decay: float = 0.7,
+                 alpha_step: int = 10, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  progress: bool = True):
@@ -300,7 +300,7 @@ class Synthesizer:
         st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes,
                             self.duplicate_scope)
         cols = self._init_records(n, key, call)
-        with bar(self.progress, self.gum.iterations, "GUM iterations") as pb:
+        with bar(self.progress, self.gum.limit, "GUM iterations") as pb:
             res = run_gum(self.backend, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
                           cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets])
         for x, i in st.appended:

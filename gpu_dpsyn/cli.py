@@ -88,6 +88,17 @@ def _synthesize(a) -> int:
     return 0
 
 
+def _iterations(text: str):
+    """argparse type for --iterations: 'auto' or an integer (validated by GUMConfig)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer, got {text!r}") \
+            from None
+
+
 def _parse_workload(items):
     """["a,b:3", "c"] -> [(("a", "b"), 3.0), (("c",), 1.0)]"""
     out = []
@@ -188,7 +199,9 @@ def main(argv=None) -> int:
     s.add_argument("--out", required=True)
     s.add_argument("--rows", type=int, default=None, help="rows to write (default: DP estimate)")
     s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--iterations", type=int, default=50)
+    s.add_argument("--iterations", type=_iterations, default="auto",
+                   help="GUM iterations: a number, or auto (default: until the fit to the "
+                        "noisy marginals stops improving, at most 200)")
     s.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"],
                    help="privsyn: private marginal selection (default); dpsyn: all 2-way")
     s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",

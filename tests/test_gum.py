@@ -110,9 +110,39 @@ def test_gum_is_deterministic_and_seeded(flights, flights_schema):
 
 def test_alpha_schedule_and_config_errors():
     cfg = GUMConfig()
-    assert cfg.alpha_at(0) == 1.0 and cfg.alpha_at(19) == 1.0
-    assert cfg.alpha_at(20) == pytest.approx(0.84) and cfg.alpha_at(45) == pytest.approx(0.84 ** 2)
+    assert cfg.alpha_at(0) == 1.0 and cfg.alpha_at(9) == 1.0
+    assert cfg.alpha_at(10) == pytest.approx(0.7) and cfg.alpha_at(25) == pytest.approx(0.7 ** 2)
+    old = GUMConfig(50, alpha_decay=0.84, alpha_step=20)
+    assert old.alpha_at(19) == 1.0 and old.alpha_at(45) == pytest.approx(0.84 ** 2)
     with pytest.raises(ValueError, match="mix"):
         GUMConfig(mix="S9")
     with pytest.raises(ValueError, match="iterations"):
         GUMConfig(iterations=-1)
+
+
+def test_auto_iterations_stop_when_the_fit_stalls():
+    cfg = GUMConfig(patience=3, min_gain=0.01, max_iterations=50)
+    assert cfg.limit == 50 and GUMConfig(7).limit == 7
+    assert not cfg.converged([0.5, 0.3, 0.2, 0.15, 0.1])
+    assert not cfg.converged([0.5, 0.2, 0.2, 0.2, 0.197])  # 1.5% below the best before
+    assert cfg.converged([0.5, 0.2, 0.2, 0.2, 0.199])  # 0.5%: stalled for 3 iterations
+    assert not GUMConfig(20, patience=3).converged([0.5, 0.2, 0.2, 0.2, 0.2])  # fixed count
+    with pytest.raises(ValueError, match="iterations"):
+        GUMConfig(iterations="forever")
+
+
+def test_auto_iterations_fit_exact_targets_and_record_the_curve(flights, flights_schema):
+    from gpu_dpsyn.backend import get_backend
+    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.gum import run_gum
+    from gpu_dpsyn.marginals import exact_marginals
+    be = get_backend("cpu")
+    codes = encode(flights.iloc[:5000], flights_schema)
+    dom = flights_schema.domain
+    plan = [(0, 8), (8, 10), (1, 2), (2, 3)]
+    targets = [(m.attrs, m.shape, m.values) for m in exact_marginals(be, codes, dom, plan)]
+    init = be.init_records([np.bincount(c, minlength=d) for c, d in zip(codes, dom)], (1, 2), 0)
+    res = run_gum(be, targets, init, (1, 2), 0, GUMConfig(patience=5, max_iterations=300))
+    h = res.history
+    assert 5 < len(h) - 1 < 300  # stopped by itself, before the cap
+    assert h[-1] < 0.2 * h[0] and min(h[-6:]) > min(h[:-5]) * (1 - 0.005)  # the stall
