@@ -51,10 +51,12 @@ def test_html_report(tmp_path, flights, flights_schema):
     assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--report", str(rep),
                  "--ledger", str(ledger)]) == 0
     page = rep.read_text()
-    for part in ("NIST density score", "range queries", "1-way histograms", "GUM convergence",
-                 "Privacy ledger", "indif", "carrier, origin"):
+    for part in ("NIST density score", "NIST range-query score", "Single columns",
+                 "GUM convergence", "Privacy", "pair dependence scores (InDif)",
+                 "carrier, origin", "Cramér's V", "2-way marginals: all 6 column pairs"):
         assert part in page, part
-    assert page.count("data:image/png;base64,") == 2
+    # 4 histograms, one figure of association panels, 3 pairs and 3 triples drawn, GUM
+    assert page.count("data:image/png;base64,") == 12
     assert main(["evaluate", str(real), str(syn), "--report", str(rep), "--ledger",
                  str(tmp_path / "none.json")]) == 2
 
