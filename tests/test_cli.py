@@ -274,7 +274,7 @@ def test_synthesize_help_says_how_to_choose_epsilon_and_delta(capsys):
     assert "well below 1/n" in text and "1e-9 to 1e-6" in text and "0.3-1 is strong" in text
 
 
-def test_evaluate_terminal_json_and_report_agree(files, capsys):
+def test_evaluate_terminal_json_and_report_agree(files, capsys, no_raster):
     pytest.importorskip("matplotlib")
     import re
     tmp, real, schema = files
