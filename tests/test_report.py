@@ -45,6 +45,8 @@ def test_a_wide_categorical_shows_its_commonest_values_and_other():
     assert ax.sum(shares).sum() == shares.sum()  # nothing lost in the grouping
     long = _col({"type": "categorical", "values": ["x" * 60, "y"]})
     assert all(len(t) <= labels.LABEL_CHARS for t in labels.axis(long, np.ones(2)).labels)
+    # column names sharing a long prefix stay apart
+    assert labels.short_name("attribute_with_long_name_24", 20) == "attribute…ng_name_24"
 
 
 def test_many_bins_are_merged_with_few_ticks_at_their_edges():
@@ -80,6 +82,22 @@ def test_verdict_good_for_a_copy_poor_for_independent_columns():
     assert "do not publish" in text
     assert verdict.band(2, 0.05) == "good" and verdict.band(2, 0.0501) == "fair"
     assert verdict.band(3, 0.21) == "poor"
+
+
+def test_verdict_small_distances_but_the_one_link_lost_is_no_better_than_fair():
+    # 12 independent columns, save that b copies a; the synthetic table cuts that link:
+    # its mean 2-way TVD is in the good band, but it keeps none of the real structure
+    r = np.random.default_rng(0)
+    cols = "abcdefghijkl"
+    real = pd.DataFrame({c: r.integers(0, 4, 20000) for c in cols}).assign(b=lambda d: d.a)
+    syn = real.assign(b=r.permutation(real.b.to_numpy()))
+    spec = {"type": "numeric", "integer": True, "min": 0, "max": 3}
+    ev = _ev(real, syn, {"columns": {c: spec for c in cols}})
+    assert verdict.band(2, ev.ways[2].mean) == "good"
+    text = verdict.verdict(ev, ev.names)
+    assert "Overall fidelity: <span class='fair'>fair</span>" in text
+    assert "Most of the relationships between columns are lost" in text
+    assert "on the one column pair that clearly depends" in text and "keeps 0%" in text
 
 
 def test_verdict_warns_when_the_tables_are_too_small_to_judge():

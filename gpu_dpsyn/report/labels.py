@@ -22,6 +22,16 @@ def short(text: str, n: int = LABEL_CHARS) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+def short_name(name: str, n: int) -> str:
+    """A column name cut in the middle: columns often share a prefix and differ at the end
+    (income_2019, income_2020)."""
+    name = str(name)
+    if len(name) <= n:
+        return name
+    head = (n - 1) // 2
+    return name[:head] + "…" + name[len(name) - (n - 1 - head):]
+
+
 def number(x: float, col=None) -> str:
     """A bin edge or statistic as people write it: 12:30 for a clock time, 1,250 for a
     large integer, four significant digits otherwise."""

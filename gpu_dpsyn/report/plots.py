@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import DPSynError
 from ..evaluate import joint_counts
-from .labels import axis, code_texts, short
+from .labels import axis, code_texts, short, short_name
 
 REAL, SYN = "#1f77b4", "#ff7f0e"  # matplotlib's first two colours, real first everywhere
 DPI = 100
@@ -79,7 +79,7 @@ def histogram(col, real: np.ndarray, syn: np.ndarray) -> str:
         ax.set_ylim(ax_.size - 0.4, -0.6)  # commonest on top
         _percent(ax.xaxis)
         _clip_other(ax, ax_, pr, ps, len(ax_.labels) < col.size)
-    ax.set_title(short(col.name, 34), loc="left", fontsize=10)
+    ax.set_title(short_name(col.name, 34), loc="left", fontsize=10)
     ax.grid(axis="y" if ax_.ordered else "x", alpha=0.3)
     ax.set_axisbelow(True)
     _legend(ax)
@@ -117,7 +117,7 @@ def associations(names, sets, v_real, v_syn) -> list:
     lim = max(0.05, float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 0.05)
     panels = (("real", real, "viridis", 0, 1), ("synthetic", syn, "viridis", 0, 1),
               ("synthetic − real", diff, "RdBu_r", -lim, lim))
-    labels = [short(n, 16) for n in names]
+    labels = [short_name(n, 20) for n in names]
     font = float(np.clip(10 - d / 8, 5, 8))
     if d <= 16:
         side = float(np.clip(0.22 * d + 0.9, 3.0, 4.2))
@@ -170,12 +170,12 @@ def pair(cols, real: list, syn: list, tvd: float) -> str:
         im = ax.imshow(m, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         _ticks(ax, axes[1], "x", rotate=True)
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel(short(cols[1].name, 30), fontsize=9)
+        ax.set_xlabel(short_name(cols[1].name, 30), fontsize=9)
         bar_ = fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02)
         _percent(bar_.ax.yaxis)
         bar_.ax.tick_params(labelsize=7)
     _ticks(panels[0], axes[0], "y", rotate=False)
-    panels[0].set_ylabel(short(cols[0].name, 30), fontsize=9)
+    panels[0].set_ylabel(short_name(cols[0].name, 30), fontsize=9)
     fig.suptitle(f"{cols[0].name} × {cols[1].name}: TVD {tvd:.3f}", x=0.01, ha="left",
                  fontsize=10)
     return png(fig, f"2-way marginal {cols[0].name} × {cols[1].name}, real vs synthetic")
@@ -189,7 +189,7 @@ def triple(cols, real: list, syn: list, tvd: float, n: int = TRIPLE_CELLS) -> st
     top = np.argsort(-np.abs(p - q), kind="stable")[:n]
     codes = np.unravel_index(top if cells is None else cells[top], dims)
     texts = [code_texts(c) for c in cols]
-    labels = [", ".join(f"{short(c.name, 16)}={short(t[v], 18)}"
+    labels = [", ".join(f"{short_name(c.name, 16)}={short(t[v], 18)}"
                         for c, t, v in zip(cols, texts, vs)) for vs in zip(*codes)]
     fig, ax = plt().subplots(figsize=(7.0, 1.0 + 0.3 * len(top)))
     pos = np.arange(len(top))

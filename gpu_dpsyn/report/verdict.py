@@ -5,11 +5,14 @@ from __future__ import annotations
 import html
 import math
 
+import numpy as np
+
 from ..fidelity import DENSITY_SETS
 from .html import Markup, table
 
 BANDS = {1: (0.02, 0.05), 2: (0.05, 0.10), 3: (0.10, 0.20)}
 _ORDER = ("good", "fair", "poor")
+MIN_KEPT = 0.5  # of the pairwise structure: below, the headline is at best "fair"
 _WHAT = {1: "single columns", 2: "pairs of columns", 3: "triples of columns"}
 
 
@@ -23,33 +26,44 @@ def _rated(k: int, value: float) -> Markup:
     return Markup(f"<span class='{b}'>{b}</span>")
 
 
-def _kept(kw) -> float | None:
-    """Share of the real table's departure from independent columns that the synthetic
-    table keeps; None where the real columns are nearly independent (nothing to keep)."""
-    indep = float(kw.independent.mean())
-    if indep <= max(2 * float(kw.sampling.mean()), 0.01):
-        return None
-    return 1.0 - kw.mean / indep
+def _structure(kw) -> tuple:
+    """(text, share kept or None): how much of the real table's departure from independent
+    columns the synthetic table keeps, over the sets where the real columns clearly depend
+    on each other (an average over all sets would drown a few strong links among many
+    independent columns)."""
+    what = "pairwise" if kw.k == 2 else "three-way"
+    linked = kw.independent > np.maximum(2 * kw.sampling, 0.01)
+    if not linked.any():
+        return "; the real columns are nearly independent here, so there is little to keep", \
+            None
+    indep, tvd = float(kw.independent[linked].mean()), float(kw.tvd[linked].mean())
+    kept = max(0.0, 1 - tvd / indep)
+    n = int(linked.sum())
+    where = ("" if linked.all() else f" on the {n:,} {kw.noun} that clearly depend" if n > 1
+             else f" on the one {kw.noun[:-1]} that clearly depends")
+    return (f"; independent columns would score {indep:.3f}{where}, against {tvd:.3f} for the "
+            f"synthetic table, which keeps {kept:.0%} of the real {what} structure"), kept
 
 
 def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     """One paragraph: how close the tables are, against stated thresholds and yardsticks."""
     ways = ev.ways
     head = max((band(k, ways[k].mean) for k in (1, 2) if k in ways), key=_ORDER.index)
+    structure = {k: _structure(ways[k]) for k in ways if k > 1}
+    kept = structure.get(2, ("", None))[1]
+    lost = kept is not None and kept < MIN_KEPT
+    if lost:  # close on average, yet most real relationships gone: not good for analysis
+        head = max(head, "fair", key=_ORDER.index)
     out = [f"<strong>Overall fidelity: <span class='{head}'>{head}</span>.</strong>"]
+    if lost:
+        out.append(f"Most of the relationships between columns are lost (under {MIN_KEPT:.0%} "
+                   "kept, below), though the mean distances look small.")
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
         s = (f"{_WHAT[k].capitalize()}: {band(k, kw.mean)}, mean {k}-way TVD "
              f"{kw.mean:.3f} over {kw.describe()} (good ≤ {good}, fair ≤ {fair})")
-        kept = _kept(kw) if k > 1 else None
-        if kept is not None:
-            s += (f"; independent columns would score {kw.independent.mean():.3f}, so the "
-                  f"synthetic table keeps {max(kept, 0):.0%} of the real "
-                  f"{'pairwise' if k == 2 else 'three-way'} structure")
-        elif k > 1:
-            s += "; the real columns are nearly independent here, so there is little to keep"
-        out.append(s + ".")
+        out.append(s + (structure[k][0] if k > 1 else "") + ".")
     sampling = ways[2].sampling.mean() if 2 in ways else ways[1].sampling.mean()
     if sampling > 0.5 * BANDS[2 if 2 in ways else 1][0]:
         out.append(f"The tables are small for this domain: two random samples of these sizes "
@@ -118,7 +132,10 @@ spreads the same rows and noise over more cells. For scale, this package's bench
 and MST, a widely used DP synthesizer, 0.005–0.067 on the same tables.</p>
 <p><strong>Yardsticks from this data.</strong> <em>Independent columns</em>: the TVD of a
 table that keeps every column's own distribution but draws the columns independently, which
-is what keeping no relationship scores; the synthetic table should be far below it.
+is what keeping no relationship scores; the synthetic table should be far below it. The
+verdict compares the two over the column sets where the real columns clearly depend on each
+other (independent columns would score more than twice the sampling level there) and rates
+the fidelity at best fair when the synthetic table keeps under half of that structure.
 <em>Sampling level</em>: about the TVD that two independent random samples of these sizes from
 one population show by chance. A synthetic table near or below it is as close to the real one
 as a fresh sample of the same population would be (it can go below: it is fitted to the real
