@@ -10,6 +10,8 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import pandas as pd
+
 from .checks import integer
 from .errors import DPSynError
 from .ingest import check_writable, choose_engine, read_table, table_format, write_table
@@ -135,10 +137,10 @@ def _evaluate(a) -> int:
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     inferred = schema is None
-    if inferred:  # evaluation is not a release; the real data's own domain is fine here
-        with warnings.catch_warnings():
+    if inferred:  # evaluation is not a release; the data's own domain is fine here, both
+        with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
             warnings.simplefilter("ignore")
-            schema = infer_schema(real)
+            schema = infer_schema(pd.concat([real, syn], ignore_index=True))
     # the report shows these very numbers: one computation, one choice of sets
     ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
     for k, kw in ev.ways.items():
@@ -251,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "1/2/3-way marginals, optional HTML report")
     e.add_argument("real", help="the real (private) table")
     e.add_argument("synthetic", help="the synthetic table")
-    e.add_argument("--schema", help="schema JSON (default: inferred from the real table)")
+    e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
     e.add_argument("--max-sets", type=int, default=None,
                    help="evaluate at most this many random column sets per k (default: all); "
                         "the terminal and the report use the same ones")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .encoding import encode
+from .errors import DPSynError
 from .evaluate import joint_counts, pick_sets, range_query_score
 from .progress import bar
 
@@ -92,6 +93,9 @@ def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = No
                     seed: int = 0, progress: bool = False) -> Evaluation:
     """TVD of every (or max_sets random, per k > 1) k-way marginal, with its yardsticks.
     Every single column is evaluated: they are cheap, and the report draws them all."""
+    for name, df in (("real", real), ("synthetic", syn)):
+        if len(df) == 0:  # every share would be 0/0
+            raise DPSynError(f"the {name} table has no rows: nothing to compare")
     r, s = encode(real, schema), encode(syn, schema)
     ev = Evaluation(r, s, schema.domain, [c.name for c in schema.synth_columns])
     one_way = [np.bincount(c, minlength=d) / len(c) for c, d in zip(r, ev.domain)]

@@ -298,6 +298,14 @@ def test_evaluate_terminal_json_and_report_agree(files, capsys, no_raster):
     assert "2-way marginals" in err and "report figures" in err  # progress bars
 
 
+def test_evaluate_without_a_schema_reads_the_domain_of_both_tables(files, capsys):
+    tmp, real, _ = files
+    syn = tmp / "syn.csv"
+    pd.read_csv(real).assign(carrier="ZZ").to_csv(syn, index=False)  # not in the real table
+    assert main(["evaluate", str(real), str(syn), "--quiet"]) == 0
+    assert "mean 1-way TVD" in capsys.readouterr().out
+
+
 def test_evaluate_quiet_draws_no_progress_bars(files, capsys):
     tmp, real, schema = files
     assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--quiet"]) == 0

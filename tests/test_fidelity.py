@@ -57,6 +57,13 @@ def test_sparse_counting_gives_the_dense_results(monkeypatch):
     assert sparse.ways[2].v_syn.max() == pytest.approx(1)
 
 
+def test_an_empty_table_is_a_clear_error():
+    from gpu_dpsyn.errors import DPSynError
+    df, schema = _uniform(10, 0)
+    with pytest.raises(DPSynError, match="the synthetic table has no rows"):
+        evaluate_tables(df, df.iloc[:0], schema)
+
+
 def test_max_sets_labels_and_reuses_the_draw_for_the_density_score():
     df, schema = _uniform(400, 5, cols=6)
     syn, _ = _uniform(400, 6, cols=6)

@@ -125,7 +125,7 @@ def test_privacy_section_in_plain_language():
     assert "<details>" not in text  # few measurements: the table is open
     text = "".join(privacy.section({**run, "seeded": False}, schema_inferred=True))
     assert "Not seeded" in text and "do not publish" not in text
-    assert "inferred its schema from the real table" in text
+    assert "inferred its schema from the tables" in text
     assert "No privacy ledger was given" in "".join(privacy.section(None))
 
 
@@ -176,3 +176,10 @@ def test_a_wider_table_lists_the_worst_of_its_pairs(no_raster):
     assert "2-way marginals: worst 5 of the 10 evaluated, a random 10 of the 28 column pairs" \
         in html
     assert "No privacy ledger was given" in html
+
+
+def test_top_must_be_a_positive_integer():
+    from gpu_dpsyn.report import build_report
+    real, syn, schema, _ = case()
+    with pytest.raises(DPSynError, match="top must be an integer >= 1, got 0"):
+        build_report(real, syn, schema, top=0)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..checks import integer
 from ..evaluate import ml_utility
 from ..fidelity import Evaluation, evaluate_tables
 from ..progress import bar
@@ -37,6 +38,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
     of the run: file names ("real", "synthetic", "schema", "ledger"), "schema_inferred" and
     "seconds" (the evaluation's runtime)."""
     plots.plt()  # no matplotlib: say so before any work
+    integer("top", top, 1)
     if run is not None:
         privacy.check_ledger(run)
     if target is not None and ml is None:
@@ -81,7 +83,7 @@ def _run(real, syn, schema, run, meta) -> str:
     items = [("real table", f"{name('real', '(given as a DataFrame)')}: {len(real):,} rows"),
              ("synthetic table", f"{name('synthetic', '(given as a DataFrame)')}: "
                                  f"{len(syn):,} rows"),
-             ("schema", "inferred from the real table (not private)" if meta.get(
+             ("schema", "inferred from the tables (not private)" if meta.get(
                  "schema_inferred") else name("schema", "(given as an object)")),
              ("columns", ", ".join(
                  [f"{len(schema.synth_columns)} synthesized"]

@@ -86,7 +86,7 @@ def section(run: dict | None, schema_inferred: bool = False) -> list:
         "private table is <em>not</em> private (it shows which values occur and each column's "
         "range): replace what it read off the data with public facts before a release.</p>")
     if schema_inferred:
-        parts.append("<p class='warn'>This evaluation inferred its schema from the real table "
+        parts.append("<p class='warn'>This evaluation inferred its schema from the tables "
                      "(no <code>--schema</code>): fine for an evaluation, which is not "
                      "published, but that schema must not be used for a release.</p>")
     if run is None:
