@@ -10,6 +10,8 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import pandas as pd
+
 from .checks import integer
 from .errors import DPSynError
 from .ingest import check_writable, choose_engine, read_table, table_format, write_table
@@ -113,9 +115,11 @@ def _parse_workload(items):
 
 
 def _evaluate(a) -> int:
-    from .evaluate import check_sklearn, check_target, mean_tvd, ml_rows, ml_utility
+    from .evaluate import check_sklearn, check_target, ml_rows, ml_utility
+    from .fidelity import evaluate_tables
     from .inference import infer_schema
     from .schema import load_schema
+    t0 = time.perf_counter()
     _check_inputs(a.real, a.synthetic)
     _check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
@@ -124,11 +128,16 @@ def _evaluate(a) -> int:
     if a.ledger and not a.report:
         raise DPSynError("--ledger is read only for the HTML report: add --report FILE")
     run = None
-    if a.report and a.ledger:
-        try:
-            run = json.loads(Path(a.ledger).read_text())
-        except (OSError, ValueError) as e:
-            raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
+    if a.report:
+        from .report import check_ledger
+        from .report.plots import plt
+        plt()  # without matplotlib, say so before the tables are read
+        if a.ledger:
+            try:
+                run = json.loads(Path(a.ledger).read_text())
+            except (OSError, ValueError) as e:
+                raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
+            check_ledger(run, f"ledger {a.ledger!r}")
     schema = load_schema(a.schema) if a.schema else None
     if a.target:  # refuse an unusable target before the tables are read
         check_sklearn()
@@ -138,13 +147,15 @@ def _evaluate(a) -> int:
         schema = _chosen_bins(schema, run["private_bins"])
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
-    if schema is None:  # evaluation is not a release; the real data's own domain is fine here
-        with warnings.catch_warnings():
+    inferred = schema is None
+    if inferred:  # evaluation is not a release; the data's own domain is fine here, both
+        with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
             warnings.simplefilter("ignore")
-            schema = infer_schema(real)
-    res = mean_tvd(real, syn, schema, max_sets=a.max_sets)
-    for k, v in res.items():
-        print(f"mean {k}-way TVD: {v:.4f}")
+            schema = infer_schema(pd.concat([real, syn], ignore_index=True))
+    # the report shows these very numbers: one computation, one choice of sets
+    ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
+    for k, kw in ev.ways.items():
+        print(f"mean {k}-way TVD: {kw.mean:.4f} ({kw.describe()})")
     ml = ml_utility(real, syn, schema, a.target) if a.target else None
     if ml is not None:
         print(f"ML utility, target {a.target!r} ({ml['task']}; both models tested on "
@@ -152,13 +163,19 @@ def _evaluate(a) -> int:
         for metric, r, s, gap in ml_rows(ml):
             print(f"  {metric}: train on real {r}, train on synthetic {s}, gap {gap}")
     if a.json:
-        out = {f"tvd_{k}way": v for k, v in res.items()}
+        out = {f"tvd_{k}way": kw.mean for k, kw in ev.ways.items()}
+        out["sets"] = {f"{k}way": {"evaluated": len(kw.sets), "of": kw.total}
+                       for k, kw in ev.ways.items()}
         if ml is not None:
             out["ml_utility"] = ml
         Path(a.json).write_text(json.dumps(out) + "\n")
     if a.report:
         from .report import build_report
-        Path(a.report).write_text(build_report(real, syn, schema, run, target=a.target, ml=ml))
+        meta = {"real": a.real, "synthetic": a.synthetic, "schema": a.schema,
+                "ledger": a.ledger, "schema_inferred": inferred,
+                "seconds": time.perf_counter() - t0}
+        Path(a.report).write_text(build_report(real, syn, schema, run, ev=ev, target=a.target,
+                                               ml=ml, meta=meta, progress=not a.quiet))
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
 
@@ -188,20 +205,44 @@ def _infer(a) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+BUDGET_HELP = """choosing epsilon and delta:
+  epsilon bounds how much one individual can change the probability of any output: by at most
+  a factor e^epsilon. Smaller is stronger and noisier: 0.3-1 is strong, 1-3 moderate, up to 10
+  weak; epsilon = 1 is a common starting point.
+  delta is the probability that the epsilon bound may fail. Choose it well below 1/n for n
+  individuals, typically 1e-9 to 1e-6 (1e-9 costs little accuracy)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
     p = argparse.ArgumentParser(prog="gpu-dpsyn", description=__doc__)
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("synthesize", help="fit on a private CSV and write a synthetic CSV")
-    s.add_argument("input")
-    s.add_argument("--schema", required=True, help="public schema JSON (ours or NIST)")
-    s.add_argument("--epsilon", type=float, required=True)
-    s.add_argument("--delta", type=float, required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--rows", type=int, default=None, help="rows to write (default: DP estimate)")
-    s.add_argument("--seed", type=int, default=None)
+    s = sub.add_parser("synthesize", help="fit on a private table and write a synthetic one",
+                       epilog=BUDGET_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("input", help="the private table (.csv, .csv.gz/.bz2/.xz/.zip, .parquet)")
+    s.add_argument("--schema", required=True,
+                   help="public schema JSON (ours or NIST); draft one with infer-schema, then "
+                        "review it")
+    s.add_argument("--epsilon", type=float, required=True,
+                   help="privacy budget epsilon > 0: smaller is more private and noisier "
+                        "(0.3-1 strong, 1-3 moderate, up to 10 weak; see below)")
+    s.add_argument("--delta", type=float, required=True,
+                   help="privacy parameter delta in (0, 1): well below 1/n for n "
+                        "individuals, typically 1e-9 to 1e-6")
+    s.add_argument("--out", required=True,
+                   help="the synthetic table to write; its suffix picks the format")
+    s.add_argument("--rows", type=int, default=None,
+                   help="rows to write (default: the differentially private estimate of the "
+                        "real row count)")
+    s.add_argument("--seed", type=int, default=None,
+                   help="make the run reproducible, for tests only: a seeded release must "
+                        "not be published")
     s.add_argument("--iterations", type=_iterations, default="auto",
                    help="GUM iterations: a number, or auto (default: until the fit to the "
-                        "noisy marginals stops improving, at most 200)")
+                        "noisy marginals stops improving, at most 200; post-processing, "
+                        "costs no budget)")
     s.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"],
                    help="privsyn: private marginal selection (default); dpsyn: all 2-way")
     s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
@@ -209,34 +250,50 @@ def main(argv=None) -> int:
     s.add_argument("--public", help="a public table of the same schema to start GUM from")
     s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
                    help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
-    s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
+    s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
+                   help="cpu (NumPy), gpu (CuPy) or auto: the GPU when one is usable")
     s.add_argument("--reader", default="auto", choices=["auto", "pandas", "cudf"],
                    help="table reader: cudf parses .csv/.parquet on the GPU (auto: when "
                         "installed and the run is on the GPU)")
     s.add_argument("--sensitivity", type=int, default=None,
                    help="max records per individual (default: schema's, else 1)")
-    s.add_argument("--ledger", help="write the privacy ledger as JSON here")
+    s.add_argument("--ledger",
+                   help="write the privacy ledger as JSON here (released with the table; "
+                        "evaluate --ledger reads it for the report)")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(fn=_synthesize)
-    e = sub.add_parser("evaluate", help="mean TVD over all 1/2/3-way marginals")
-    e.add_argument("real")
-    e.add_argument("synthetic")
-    e.add_argument("--schema", help="schema JSON (default: inferred from the real table)")
-    e.add_argument("--max-sets", type=int, default=None, help="sample at most this many k-sets")
+    e = sub.add_parser("evaluate", help="compare a synthetic table with the real one: TVD of "
+                                        "1/2/3-way marginals, optional HTML report")
+    e.add_argument("real", help="the real (private) table")
+    e.add_argument("synthetic", help="the synthetic table")
+    e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
+    e.add_argument("--max-sets", type=int, default=None,
+                   help="evaluate at most this many random column sets per k (default: all); "
+                        "the terminal and the report use the same ones")
     e.add_argument("--json", help="also write the numbers as JSON here")
-    e.add_argument("--report", help="write an HTML report here (needs matplotlib)")
-    e.add_argument("--ledger", help="the --ledger JSON of the run, for the report")
+    e.add_argument("--report", help="write an HTML report here (needs matplotlib); it shows "
+                                    "real statistics: not for publication")
+    e.add_argument("--ledger", help="the --ledger JSON of the run, for the report's privacy "
+                                    "section and GUM curve")
     e.add_argument("--target", help="a column to predict: train on synthetic vs train on "
                                     "real, both tested on held-out real rows (needs "
                                     "scikit-learn, the 'ml' extra)")
+    e.add_argument("--quiet", action="store_true", help="no progress bars")
     e.set_defaults(fn=_evaluate)
     i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
-    i.add_argument("input")
-    i.add_argument("--out", required=True)
-    i.add_argument("--bins", type=int, default=32)
-    i.add_argument("--id", action="append", help="an id column (repeatable)")
+    i.add_argument("input", help="the table to read the draft from")
+    i.add_argument("--out", required=True, help="the schema JSON to write")
+    i.add_argument("--bins", type=int, default=32,
+                   help="bins for numeric columns that are not read as categories (default "
+                        "32)")
+    i.add_argument("--id", action="append",
+                   help="an id column (repeatable): never synthesized, identifies individuals")
     i.set_defaults(fn=_infer)
-    a = p.parse_args(argv)
+    return p
+
+
+def main(argv=None) -> int:
+    a = build_parser().parse_args(argv)
     try:
         with _warnings_to_stderr():
             return a.fn(a)

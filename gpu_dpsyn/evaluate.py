@@ -3,6 +3,7 @@ utility (train on synthetic, test on real) for a target column."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -17,25 +18,50 @@ ML_MIN_ROWS = 10  # real rows: enough for a split with rows on both sides
 _HGB_MAX_CATEGORIES = 255  # HistGradientBoosting's limit for a categorical feature
 
 
-def _joint(cols, attrs, domain) -> np.ndarray:
-    cell = np.zeros(len(cols[0]), dtype=np.int64)
-    for a in attrs:
-        cell = cell * domain[a] + cols[a].astype(np.int64)
-    return np.bincount(cell, minlength=int(np.prod([domain[a] for a in attrs])))
+# a k-way marginal with more cells than this (and than 2 per row) is counted over the cells
+# that occur rather than in a dense array: three 65,536-value columns would need 2^48
+_DENSE_CELLS = 1 << 20
+
+
+def pick_sets(n_attrs: int, k: int, max_sets: int | None = None, seed: int = 0) -> list:
+    """Every k-set of column indexes, or max_sets of them drawn at random (seeded): one rule
+    for the terminal, the report and the NIST density score, so that they agree."""
+    if max_sets is not None:  # 0 would average nothing into NaN
+        integer("max_sets", max_sets, 1)
+    sets = list(itertools.combinations(range(n_attrs), k))
+    if max_sets is not None and len(sets) > max_sets:
+        pick = np.random.default_rng(seed).choice(len(sets), max_sets, replace=False)
+        sets = [sets[i] for i in sorted(pick)]
+    return sets
+
+
+def joint_counts(real: list, syn: list, attrs, domain) -> tuple:
+    """(real counts, synthetic counts, cells) of one marginal: cells is None when the counts
+    cover the whole domain in order, else the cell indexes (row-major) they belong to."""
+    dims = [int(domain[a]) for a in attrs]
+    nr = len(real[attrs[0]])
+    cell = np.zeros(nr + len(syn[attrs[0]]), dtype=np.int64)
+    for a, d in zip(attrs, dims):
+        cell = cell * d + np.concatenate([real[a], syn[a]]).astype(np.int64)
+    size = math.prod(dims)
+    if size <= max(_DENSE_CELLS, 2 * len(cell)):
+        return (np.bincount(cell[:nr], minlength=size), np.bincount(cell[nr:], minlength=size),
+                None)
+    cells, inv = np.unique(cell, return_inverse=True)
+    return (np.bincount(inv[:nr], minlength=len(cells)),
+            np.bincount(inv[nr:], minlength=len(cells)), cells)
 
 
 def tvd_codes(real: list, syn: list, domain, k: int, max_sets: int | None = None,
               seed: int = 0) -> np.ndarray:
     """TVD of every (or max_sets random) k-way marginal between two coded tables."""
-    if max_sets is not None:  # 0 would average nothing into NaN
-        integer("max_sets", max_sets, 1)
-    sets = list(itertools.combinations(range(len(domain)), k))
-    if max_sets is not None and len(sets) > max_sets:
-        pick = np.random.default_rng(seed).choice(len(sets), max_sets, replace=False)
-        sets = [sets[i] for i in sorted(pick)]
+    sets = pick_sets(len(domain), k, max_sets, seed)
     nr, ns = len(real[0]), len(syn[0])
-    return np.array([0.5 * np.abs(_joint(real, s, domain) / nr - _joint(syn, s, domain) / ns).sum()
-                     for s in sets])
+    out = []
+    for s in sets:
+        cr, cs, _ = joint_counts(real, syn, s, domain)
+        out.append(0.5 * np.abs(cr / nr - cs / ns).sum())
+    return np.array(out)
 
 
 def mean_tvd(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, ways=(1, 2, 3),

@@ -59,3 +59,12 @@ def xyz_table(n=20000, values=8, seed=0):
     x = np.random.default_rng(seed).integers(0, values, n)
     spec = {"type": "numeric", "integer": True, "min": 0, "max": values - 1}
     return pd.DataFrame({"x": x, "y": x, "z": x}), {"columns": {c: spec for c in "xyz"}}
+
+
+@pytest.fixture
+def no_raster(monkeypatch):
+    """Report figures built but not drawn to PNG: for tests of the page's text (the PNGs take
+    most of a report's seconds; report_case.page() and test_html_report draw them)."""
+    plots = pytest.importorskip("gpu_dpsyn.report.plots")
+    monkeypatch.setattr(plots, "png",
+                        lambda fig, alt: plots.plt().close(fig) or f'<img alt="{alt}">')

@@ -244,3 +244,80 @@ def test_an_unsampleable_row_estimate_is_a_clear_error(files, capsys, monkeypatc
     err = capsys.readouterr().err
     assert err.startswith("gpu-dpsyn: error: the row count is estimated at ") and \
         "--rows N" in err and err.count("\n") == 1, err
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"gpu-dpsyn {version('gpu_dpsyn')}"
+
+
+def test_every_argument_of_every_subcommand_has_help():
+    import argparse
+    from gpu_dpsyn.cli import build_parser
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subs.choices) == {"synthesize", "evaluate", "infer-schema"}
+    for name, sub in [("gpu-dpsyn", parser), *subs.choices.items()]:
+        for action in sub._actions:
+            if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                assert action.help and action.help.strip(), (name, action.dest)
+
+
+def test_synthesize_help_says_how_to_choose_epsilon_and_delta(capsys):
+    with pytest.raises(SystemExit):
+        main(["synthesize", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "choosing epsilon and delta" in text
+    assert "well below 1/n" in text and "1e-9 to 1e-6" in text and "0.3-1 is strong" in text
+
+
+def test_evaluate_terminal_json_and_report_agree(files, capsys, no_raster):
+    pytest.importorskip("matplotlib")
+    import re
+    tmp, real, schema = files
+    syn, res, rep = tmp / "syn.csv", tmp / "res.json", tmp / "r.html"
+    pd.read_csv(real).sample(frac=1, random_state=1).iloc[:3000].to_csv(syn, index=False)
+    assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--max-sets", "3",
+                 "--json", str(res), "--report", str(rep)]) == 0
+    out, err = capsys.readouterr()
+    three = re.search(r"mean 3-way TVD: (\d\.\d{4}) \(3 random of 4 column triples\)", out)
+    assert three, out
+    assert "mean 2-way TVD" in out and "(3 random of 6 column pairs)" in out
+    got = json.loads(res.read_text())
+    assert f"{got['tvd_3way']:.4f}" == three.group(1)
+    assert got["sets"]["3way"] == {"evaluated": 3, "of": 4}
+    page = rep.read_text()
+    # the report's scores table: the same number over the same triples
+    assert f"<td>mean 3-way TVD</td><td>{three.group(1)}</td><td>3 random of 4 column " \
+           "triples</td>" in page
+    assert "3-way marginals: the 3 evaluated, a random 3 of the 4 column triples" in page
+    assert "inferred" not in page.split("<h2>Privacy")[0]  # the schema was given
+    assert "2-way marginals" in err and "report figures" in err  # progress bars
+
+
+def test_evaluate_without_a_schema_reads_the_domain_of_both_tables(files, capsys):
+    tmp, real, _ = files
+    syn = tmp / "syn.csv"
+    pd.read_csv(real).assign(carrier="ZZ").to_csv(syn, index=False)  # not in the real table
+    assert main(["evaluate", str(real), str(syn), "--quiet"]) == 0
+    assert "mean 1-way TVD" in capsys.readouterr().out
+
+
+def test_evaluate_quiet_draws_no_progress_bars(files, capsys):
+    tmp, real, schema = files
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_evaluate_refuses_a_file_that_is_no_ledger(files, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    tmp, real, schema = files
+    ledger = tmp / "l.json"
+    ledger.write_text("[1, 2]")
+    _no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--report",
+                 str(tmp / "r.html"), "--ledger", str(ledger)]) == 2
+    _one_line_error(capsys, f"ledger {str(ledger)!r} is not a gpu_dpsyn privacy ledger")

@@ -36,7 +36,7 @@ def test_per_marginal_tvd_is_sorted_and_named():
     assert rows[0][0] in {("a", "b"), ("b", "c"), ("b", "d")}
 
 
-def test_html_report(tmp_path, flights, flights_schema):
+def test_html_report(tmp_path, flights, flights_schema, no_raster):
     pytest.importorskip("matplotlib")
     from gpu_dpsyn.cli import main
     real = tmp_path / "real.csv"
@@ -51,15 +51,18 @@ def test_html_report(tmp_path, flights, flights_schema):
     assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--report", str(rep),
                  "--ledger", str(ledger)]) == 0
     page = rep.read_text()
-    for part in ("NIST density score", "range queries", "1-way histograms", "GUM convergence",
-                 "Privacy ledger", "indif", "carrier, origin"):
+    for part in ("NIST density score", "NIST range-query score", "Single columns",
+                 "GUM convergence", "Privacy", "pair dependence scores (InDif)",
+                 "carrier, origin", "Cramér's V", "2-way marginals: all 6 column pairs"):
         assert part in page, part
-    assert page.count("data:image/png;base64,") == 2
+    # 4 histograms, one figure of association panels, 3 pairs and 3 triples drawn, GUM
+    # (drawn to PNG in test_report and test_report_browser)
+    assert page.count("<img alt=") == 12
     assert main(["evaluate", str(real), str(syn), "--report", str(rep), "--ledger",
                  str(tmp_path / "none.json")]) == 2
 
 
-def test_report_opens_with_a_not_for_publication_notice(flights, flights_schema):
+def test_report_opens_with_a_not_for_publication_notice(flights, flights_schema, no_raster):
     pytest.importorskip("matplotlib")
     from gpu_dpsyn.report import build_report
     from gpu_dpsyn.schema import Schema

@@ -105,7 +105,7 @@ def test_too_few_rows():
     assert ml_utility(table(10), table(50), SCHEMA, "label")["test_rows"] == 3
 
 
-def test_cli_target_prints_writes_json_and_reports(tmp_path, capsys):
+def test_cli_target_prints_writes_json_and_reports(tmp_path, capsys, no_raster):
     pytest.importorskip("matplotlib")
     from gpu_dpsyn.cli import main
     real, syn, schema = tmp_path / "real.csv", tmp_path / "syn.csv", tmp_path / "s.json"
@@ -136,7 +136,7 @@ def test_cli_refuses_a_bad_target_before_reading_the_tables(tmp_path, capsys, mo
     assert "target 'colour' is not a column" in capsys.readouterr().err
 
 
-def test_report_without_target_has_no_ml_section(flights, flights_schema):
+def test_report_without_target_has_no_ml_section(flights, flights_schema, no_raster):
     pytest.importorskip("matplotlib")
     from gpu_dpsyn.report import build_report
     from gpu_dpsyn.schema import Schema

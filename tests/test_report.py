@@ -1,0 +1,185 @@
+"""The HTML report: labels at any domain size, verdict, privacy section, the page."""
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import small_table, xyz_table
+from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.fidelity import evaluate_tables
+from gpu_dpsyn.schema import load_schema
+
+pytest.importorskip("matplotlib")
+from gpu_dpsyn.report import check_ledger, labels, privacy, verdict  # noqa: E402
+from report_case import case, page  # noqa: E402
+
+
+def _col(spec):
+    return load_schema({"columns": {"c": spec}})["c"]
+
+
+def test_bin_labels_say_what_each_bin_holds():
+    clock = _col({"type": "numeric", "integer": True, "min": 0, "max": 2400, "support": "hhmm",
+                  "edges": [0, 600, 1200, 1800, 2401], "nullable": True})
+    assert labels.code_texts(clock) == ["00:00–05:59", "06:00–11:59", "12:00–17:59",
+                                        "18:00–24:00", "missing"]
+    assert labels.edge_texts(clock) == ["00:00", "06:00", "12:00", "18:00", "24:00"]
+    delay = _col({"type": "numeric", "integer": True, "edges": [-60, -15, 0, 15]})
+    assert labels.code_texts(delay) == ["-60 – -16", "-15 – -1", "0–14"]
+    month = _col({"type": "datetime", "min": "2013-01-01", "max": "2013-12-31", "unit": "month"})
+    assert labels.code_texts(month)[:2] == ["2013-01", "2013-02"]
+    wide = _col({"type": "numeric", "min": 0, "max": 2e6, "bins": 2})
+    assert labels.code_texts(wide) == ["[0, 1,000,000)", "[1,000,000, 2,000,000)"]
+
+
+def test_a_wide_categorical_shows_its_commonest_values_and_other():
+    col = _col({"type": "categorical", "values": [f"v{i}" for i in range(105)]})
+    counts = np.zeros(105)
+    counts[[7, 3, 50]] = [30, 20, 10]
+    ax = labels.axis(col, counts)
+    assert ax.size == labels.TOP_CATEGORIES + 1
+    assert ax.labels[:3] == ["v7", "v3", "v50"]
+    assert ax.labels[-1] == f"other ({105 - labels.TOP_CATEGORIES} values)"
+    shares = np.arange(105, dtype=float)
+    assert ax.sum(shares).sum() == shares.sum()  # nothing lost in the grouping
+    long = _col({"type": "categorical", "values": ["x" * 60, "y"]})
+    assert all(len(t) <= labels.LABEL_CHARS for t in labels.axis(long, np.ones(2)).labels)
+    # column names sharing a long prefix stay apart
+    assert labels.short_name("attribute_with_long_name_24", 20) == "attribute…ng_name_24"
+
+
+def test_many_bins_are_merged_with_few_ticks_at_their_edges():
+    col = _col({"type": "numeric", "min": 0, "max": 1, "bins": 100, "nullable": True})
+    ax = labels.axis(col, np.ones(101))
+    assert ax.size == 34 + 1  # 100 bins in groups of 3, and missing
+    assert 6 <= len(ax.ticks) <= labels.MAX_TICKS + 1
+    assert ax.ticks[0] == (-0.5, "0") and ax.ticks[-2] == (33.5, "1")
+    assert ax.ticks[-1] == (35.0, "missing")  # one place apart from the bins
+    grid = labels.axis(col, np.ones(101), gap=False)
+    assert grid.ticks[-1] == (34.0, "missing") and (33.5, "1") not in grid.ticks
+    unit = labels.axis(_col({"type": "numeric", "integer": True, "min": 1, "max": 12}),
+                       np.ones(12))
+    assert unit.ticks == [(g, str(g + 1)) for g in range(12)]  # values under the bars
+
+
+def _ev(real, syn, spec):
+    return evaluate_tables(real, syn, load_schema(spec))
+
+
+def test_verdict_good_for_a_copy_poor_for_independent_columns():
+    df, spec = xyz_table(n=4000, values=8)
+    ev = _ev(df, df.sample(frac=1, random_state=0), spec)
+    text = verdict.verdict(ev, ev.names)
+    assert "Overall fidelity: <span class='good'>good</span>" in text
+    assert "keeps 100% of the real pairwise structure" in text
+    r = np.random.default_rng(1)
+    shuffled = pd.DataFrame({c: r.permutation(df[c].to_numpy()) for c in df.columns})
+    ev = _ev(df, shuffled, spec)
+    text = verdict.verdict(ev, ev.names, seeded=True)
+    assert "Overall fidelity: <span class='poor'>poor</span>" in text
+    assert re.search(r"keeps [0-2]% of the real pairwise", text)
+    assert "do not publish" in text
+    assert verdict.band(2, 0.05) == "good" and verdict.band(2, 0.0501) == "fair"
+    assert verdict.band(3, 0.21) == "poor"
+
+
+def test_verdict_small_distances_but_the_one_link_lost_is_no_better_than_fair():
+    # 12 independent columns, save that b copies a; the synthetic table cuts that link:
+    # its mean 2-way TVD is in the good band, but it keeps none of the real structure
+    r = np.random.default_rng(0)
+    cols = "abcdefghijkl"
+    real = pd.DataFrame({c: r.integers(0, 4, 20000) for c in cols}).assign(b=lambda d: d.a)
+    syn = real.assign(b=r.permutation(real.b.to_numpy()))
+    spec = {"type": "numeric", "integer": True, "min": 0, "max": 3}
+    ev = _ev(real, syn, {"columns": {c: spec for c in cols}})
+    assert verdict.band(2, ev.ways[2].mean) == "good"
+    text = verdict.verdict(ev, ev.names)
+    assert "Overall fidelity: <span class='fair'>fair</span>" in text
+    assert "Most of the relationships between columns are lost" in text
+    assert "on the one column pair that clearly depends" in text and "keeps 0%" in text
+
+
+def test_verdict_warns_when_the_tables_are_too_small_to_judge():
+    df, spec = small_table(n=60)
+    ev = _ev(df, small_table(n=60, seed=1)[0], spec)
+    assert "The tables are small for this domain" in verdict.verdict(ev, ev.names)
+
+
+def test_ml_sentence_compares_with_the_commonest_class():
+    ml = {"target": "y", "task": "classification", "majority_accuracy": 0.5,
+          "real": {"accuracy": 0.9}, "synthetic": {"accuracy": 0.8}}
+    assert "keeps 75% of what the real rows teach" in verdict.ml_sentence(ml)
+
+
+def test_privacy_section_in_plain_language():
+    run = case()[3]
+    text = "".join(privacy.section(run))
+    assert run["unit_of_privacy"] in text and run["neighbouring"] in text
+    assert run["guarantee"] in text and "e<sup>ε</sup> = 7.39 (ε = 2)" in text
+    assert "The schema is public" in text and "<em>not</em> private" in text
+    assert "do not publish it" in text  # case() is seeded
+    m = run["measurements"][0]
+    assert m["noise"]["sigma2"] in text and "ρ (zCDP)" in text
+    assert f"{m['rho']:.4g}" in text
+    assert "<details>" not in text  # few measurements: the table is open
+    text = "".join(privacy.section({**run, "seeded": False}, schema_inferred=True))
+    assert "Not seeded" in text and "do not publish" not in text
+    assert "inferred its schema from the tables" in text
+    assert "No privacy ledger was given" in "".join(privacy.section(None))
+
+
+def test_privacy_section_of_a_laplace_run():
+    from gpu_dpsyn import Synthesizer
+    df, spec = small_table()
+    syn = Synthesizer(1.0, 1e-9, method="dpsyn", mechanism="laplace", iterations=1, seed=0,
+                      progress=False).fit(df, spec)
+    text = "".join(privacy.section(syn.privacy_report()))
+    assert "ε (pure DP)" in text and "discrete Laplace" in text and "δ = 0" in text
+
+
+@pytest.mark.parametrize("bad,match", [([], "expected a JSON object, got list"),
+                                       ({"epsilon": 1}, "it lacks"),
+                                       ({"epsilon": 1, "delta": 1e-9, "guarantee": "",
+                                         "measurements": [3]}, "list of objects")])
+def test_a_file_that_is_no_ledger_is_named(bad, match):
+    with pytest.raises(DPSynError, match=match):
+        check_ledger(bad)
+
+
+def test_the_page_opens_with_the_verdict_then_the_run_then_privacy():
+    html = page()
+    body = html[html.index("<body>"):]
+    order = [body.index(s) for s in ("class='notice'", "class='verdict'", "<h2>The run",
+                                     "<h2>Privacy", "<h2>Scores", "How to read",
+                                     "<h2>Single columns", "Associations", "2-way marginals",
+                                     "3-way marginals", "GUM convergence")]
+    assert order == sorted(order)
+    assert "real.csv: 1,500 rows" in body and "evaluation runtime</dt><dd>1.2 s" in body
+    assert "gpu_dpsyn 0.1.0" in body and "YES: do not publish" in body
+    # 6 columns: all 15 pairs and all 20 triples fit in one table; never "worst 25 of 15"
+    assert "2-way marginals: all 15 column pairs, worst first" in body
+    assert "3-way marginals: all 20 column triples, worst first" in body
+    assert "worst 25" not in body
+    images = re.findall(r"<img alt=\"([^\"]+)\" src=\"data:image/png;base64,", body)
+    # 6 histograms, the association panels, 3 pairs, 3 triples, GUM
+    assert len(images) == body.count("<img") == 14
+    assert "clock</td><td>real</td><td>" in body and re.search(r"\d\d:\d\d</td>", body)
+
+
+def test_a_wider_table_lists_the_worst_of_its_pairs(no_raster):
+    from gpu_dpsyn.report import page as page_module
+    df, spec = xyz_table(n=500, values=4)
+    spec = {"columns": {c: spec["columns"]["x"] for c in "abcdefgh"}}
+    df = pd.DataFrame({c: df["x"] for c in "abcdefgh"})
+    html = page_module.build_report(df, df, load_schema(spec), top=5, max_sets=10)
+    assert "2-way marginals: worst 5 of the 10 evaluated, a random 10 of the 28 column pairs" \
+        in html
+    assert "No privacy ledger was given" in html
+
+
+def test_top_must_be_a_positive_integer():
+    from gpu_dpsyn.report import build_report
+    real, syn, schema, _ = case()
+    with pytest.raises(DPSynError, match="top must be an integer >= 1, got 0"):
+        build_report(real, syn, schema, top=0)
