@@ -20,7 +20,7 @@ from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterErro
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
-from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
+from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
@@ -141,6 +141,7 @@ class Synthesizer:
             if keep is not None:
                 idx = self.backend.asarray(keep)
                 dev = [c[idx] for c in dev]
+        counts = LocalCounts(self.backend, dev)
         pub = None
         if public is not None:
             column_labels(public, "the public table")
@@ -155,9 +156,9 @@ class Synthesizer:
         t1 = time.perf_counter()
         if self.method == "dpsyn":
             self.domain = self.schema.domain
-            self.marginals = self._fit_dpsyn(dev, workload)
+            self.marginals = self._fit_dpsyn(counts, workload)
         else:
-            self.marginals = self._fit_privsyn(dev, workload)
+            self.marginals = self._fit_privsyn(counts, workload)
         t2 = time.perf_counter()
         # from noise levels and domains alone: a warning may show it
         self.n_standard_error = total_standard_error(self.marginals, self._measured_cells())
@@ -177,7 +178,7 @@ class Synthesizer:
         return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
                 m.attrs[0] in self.recodes else m.cells for m in self.marginals]
 
-    def _fit_dpsyn(self, dev, workload):
+    def _fit_dpsyn(self, counts, workload):
         domain, acc = self.domain, self.accountant
         plan = dpsyn_plan(len(domain))
         weights = [1.0] * len(plan)
@@ -191,10 +192,10 @@ class Synthesizer:
         fractions = [w / sum(weights) for w in weights]
         acc.choose_mechanism(fractions, cells, self.mechanism)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            return measure(self.backend, dev, domain, plan, fractions, acc, self._noise_key,
+            return measure(self.backend, counts, domain, plan, fractions, acc, self._noise_key,
                            self.names, pb)
 
-    def _fit_privsyn(self, dev, workload):
+    def _fit_privsyn(self, counts, workload):
         acc, key, names = self.accountant, self._noise_key, self.names
         domain = list(self.schema.domain)
         d = len(domain)
@@ -206,7 +207,7 @@ class Synthesizer:
         acc.choose_mechanism([1.0], [1], "gaussian")
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
-        one = measure(self.backend, dev, domain, one_plan, c23_fractions(
+        one = measure(self.backend, counts, domain, one_plan, c23_fractions(
             domain, f_one, [workload.get(m, 1.0) for m in one_plan]), acc, key, names)
         if self.filter_low_counts:
             for a, m in enumerate(one):
@@ -214,13 +215,13 @@ class Synthesizer:
                 if r is not None:
                     self.recodes[a] = r
                     one[a] = recoded_one_way(m, r)
-                    dev[a] = r.apply(self.backend.xp, dev[a])
+                    counts.recode(a, r)  # on every partition, for a distributed source
                     domain[a] = r.size
         self.domain = tuple(domain)
         if d == 1:
             return one
         # 2) noisy InDif of every pair, greedy selection (post-processing from here on)
-        pairs, scores = measure_indif(self.backend, dev, domain, names, acc, f_sel, key)
+        pairs, scores = measure_indif(self.backend, counts, domain, names, acc, f_sel, key)
         cells = [domain[a] * domain[b] for a, b in pairs]
         forced = [pairs.index(w) for w in workload if len(w) == 2]
         chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
@@ -233,7 +234,7 @@ class Synthesizer:
         self.selected = [tuple(names[a] for a in m) for m in plan]
         # 3) the selected marginals, budget ~ w c^(2/3)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            sel = measure(self.backend, dev, domain, plan, c23_fractions(mcells, f_marg, weights),
+            sel = measure(self.backend, counts, domain, plan, c23_fractions(mcells, f_marg, weights),
                           acc, key, names, pb)
         return one + sel
 
