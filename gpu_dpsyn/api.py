@@ -51,6 +51,9 @@ class Synthesizer:
     1-way + selected (<= 3-way) marginals; method="dpsyn" measures every 1-way and
     2-way marginal with equal shares.  workload={("a", "b"): w, ...} makes column
     sets count w times more: always measured, with w times the weight in the split.
+
+    client=dask.distributed.Client(...) scales out: fit() then reads a dask DataFrame or
+    a path (file, directory or glob) on the client's workers (gpu_dpsyn.distributed).
     """
 
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
@@ -62,7 +65,7 @@ class Synthesizer:
                  alpha_step: int = 20, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform",
-                 progress: bool = True):
+                 progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -93,6 +96,8 @@ class Synthesizer:
         self.seed = rng.make_seed(seed)  # post-processing (GUM, decoding) randomness
         self.seeded = seed is not None
         self.backend = get_backend(backend)
+        self.backend_name = backend  # what Dask workers resolve for themselves
+        self.client = client
         self.max_cells = integer("max_cells", max_cells, 1)
         if self.max_cells > MAX_NOISE_CELLS:  # one draw's elements share a stream
             raise ParameterError(f"max_cells must be at most 2^30, got {max_cells!r}")
@@ -116,32 +121,41 @@ class Synthesizer:
         self._calls = 0
 
     # -- fit: the only access to private data ------------------------------------------
-    def fit(self, df: pd.DataFrame, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
-        """Measure df (private) under the schema (public).  `public`: a public table of the
-        same schema whose records seed GUM instead of independent 1-way draws."""
+    def fit(self, df, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
+        """Measure df (private) under the schema (public).  df: a pandas (or cuDF)
+        DataFrame; with client=, also a dask DataFrame or the path of a table, a directory
+        of tables or a glob, encoded and counted on the workers.  `public`: a public table
+        of the same schema whose records seed GUM instead of independent 1-way draws."""
         if self.accountant is not None and self.accountant.ledger:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = _load_schema(schema)
         sens = _sensitivity(self.sensitivity, self.schema)
-        column_labels(df, "the table")
-        if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
-            raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in one "
-                            "Synthesizer")
-        dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
+        counts = None
+        if _is_distributed_input(df):
+            from .distributed.counting import dask_counts
+            # every partition is read, checked and encoded before the first charge
+            counts = dask_counts(self.client, df, self.schema, self.backend_name)
+        else:
+            column_labels(df, "the table")
+            if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
+                raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
+                                "one Synthesizer")
+            dev = encode(df, self.schema, self.backend.xp)  # codes straight onto the device
         self.backend.prepare()  # kernels compiled before the first charge, not after
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
                                     conversion=self.conversion, mechanism=self.mechanism,
                                     schema=self.schema.to_dict(), workload=self.workload)
         unit = self.schema.unit_id
-        if unit is not None:  # enforce the bound the noise is calibrated to
-            keep = kept_rows(df, unit, sens, self._noise_key)
+        if unit is not None and counts is None:  # enforce the bound the noise is calibrated
+            keep = kept_rows(df, unit, sens, self._noise_key)  # to (dask_counts refuses ids)
             if keep is not None:
                 idx = self.backend.asarray(keep)
                 dev = [c[idx] for c in dev]
-        counts = LocalCounts(self.backend, dev)
+        if counts is None:
+            counts = LocalCounts(self.backend, dev)
         pub = None
         if public is not None:
             column_labels(public, "the public table")
@@ -354,6 +368,13 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _is_distributed_input(df) -> bool:
+    """A path or a dask collection: read through Dask (by module name, so pandas input
+    never imports dask)."""
+    return isinstance(df, (str, os.PathLike)) or \
+        type(df).__module__.split(".")[0] in ("dask", "dask_expr", "dask_cudf")
 
 
 def _budget_number(v):
