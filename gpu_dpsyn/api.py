@@ -53,7 +53,8 @@ class Synthesizer:
     sets count w times more: always measured, with w times the weight in the split.
 
     client=dask.distributed.Client(...) scales out: fit() then reads a dask DataFrame or
-    a path (file, directory or glob) on the client's workers (gpu_dpsyn.distributed).
+    a path (file, directory or glob) on the workers, and sample_to(path, n) writes
+    Parquet parts, one batch per task (gpu_dpsyn.distributed).
     """
 
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
@@ -283,11 +284,36 @@ class Synthesizer:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
         n = self._estimated_rows() if n is None else self.check_sample(n)
+        return self._generate(n, self._targets(n), self._reserve_calls(1))
+
+    def sample_to(self, path, n: int | None = None, *, batch_rows: int | None = None) -> dict:
+        """Write n synthetic rows (default: the DP estimate) as Parquet parts under the
+        directory `path`: independent batches, one Dask task each on the client's workers
+        (in this process without a client), every batch fitted to its exact integer share
+        of the targets.  batch_rows: rows per batch (default: from the workers' memory
+        limits and thread count; give it for output independent of the cluster).
+        Returns {"path", "rows", "batches", "batch_rows", "parts", "gum_tvd" (each batch's
+        final mean TVD to its targets), "gum_history" (the first batch's GUM curve)}."""
+        if self.marginals is None:
+            raise DPSynError("call fit(df, schema) before sample_to()")
+        from .distributed.sampling import sample_to
+        n = self._estimated_rows(_row_count) if n is None else _row_count(n)
+        return sample_to(self, path, n, batch_rows)
+
+    def _reserve_calls(self, k: int) -> int:
+        """The first of k fresh values of the post-processing RNG's call word: sample()
+        takes one, sample_to() one per batch, so no two draws of a seed share a stream."""
         call = self._calls
-        self._calls += 1
+        if call + k > 1 << 32:  # a 32-bit counter word
+            raise DPSynError("this Synthesizer has drawn 2^32 samples or batches; fit anew")
+        self._calls += k
+        return call
+
+    def _generate(self, n: int, targets, call: int) -> pd.DataFrame:
+        """n records fitted to targets ((attrs, shape, counts summing to n)) by GUM, then
+        decoded; the RNG streams are keyed by the seed and `call`."""
         key = rng.split_key(self.seed)
         t0 = time.perf_counter()
-        targets = self._targets(n)
         st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes,
                             self.duplicate_scope)
         cols = self._init_records(n, key, call)
@@ -310,7 +336,7 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _estimated_rows(self) -> int:
+    def _estimated_rows(self, check=None) -> int:
         """The DP estimate of the row count, with a warning when the noise makes it
         unreliable and an error naming it when it cannot be sampled."""
         n, se = self.n_estimate, self.n_standard_error
@@ -320,7 +346,7 @@ class Synthesizer:
                           "sample(n) (--rows N)",
                           RowCountWarning, stacklevel=3)
         try:
-            return self.check_sample(n)
+            return (check or self.check_sample)(n)
         except DataError as e:
             raise DataError(f"the row count is estimated at {n:,} (standard error about "
                             f"{se:,.0f}): {e}; choose the size with sample(n) (--rows N)") \
@@ -331,10 +357,9 @@ class Synthesizer:
         the schema's domain bounds the fitted one (filtering only merges values)."""
         if schema is None and self.marginals is None:
             raise DPSynError("check_sample(n) before fit() needs the schema")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
-            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        self._check_memory(int(n), self.domain if schema is None else _load_schema(schema).domain)
-        return int(n)
+        n = _row_count(n)
+        self._check_memory(n, self.domain if schema is None else _load_schema(schema).domain)
+        return n
 
     def _check_memory(self, n: int, domain) -> None:
         """Refuse a sample that cannot fit, before allocating it."""
@@ -368,6 +393,12 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _row_count(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
+        raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
+    return int(n)
 
 
 def _is_distributed_input(df) -> bool:
