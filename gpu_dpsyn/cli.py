@@ -57,7 +57,10 @@ def _check_outputs(outputs: dict, inputs) -> None:
 
 
 def _synthesize(a) -> int:
-    from .api import Synthesizer
+    if a.workers is not None or a.scheduler is not None:
+        return _synthesize_on_dask(a)
+    if a.batch_rows is not None:
+        raise DPSynError("--batch-rows is for --workers / --scheduler runs")
     from .backend import gpu_available
     from .schema import load_schema
     # every check that can fail runs before the private table is read
@@ -66,9 +69,7 @@ def _synthesize(a) -> int:
     table_format(a.out, "--out")
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
-    syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
-                      backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
-                      workload=_parse_workload(a.workload), conversion=a.conversion)
+    syn = _synthesizer(a)
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
@@ -79,12 +80,68 @@ def _synthesize(a) -> int:
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     write_table(out, a.out)
-    rep = syn.privacy_report()
-    if a.ledger:  # the ledger, plus the GUM curve for the report (noisy data only:
-        rep["gum_history"] = syn.history  # no timings, they grow with the true row count)
-        Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
+    rep = _write_ledger(a, syn, syn.history)
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
+    return 0
+
+
+def _synthesizer(a, client=None):
+    from .api import Synthesizer
+    return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
+                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
+                       workload=_parse_workload(a.workload), conversion=a.conversion,
+                       client=client)
+
+
+def _write_ledger(a, syn, history) -> dict:
+    """The privacy report, written to --ledger with the GUM curve for the report (noisy
+    data only: no timings, they grow with the true row count)."""
+    rep = syn.privacy_report()
+    if a.ledger:
+        rep["gum_history"] = history
+        Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
+    return rep
+
+
+def _synthesize_on_dask(a) -> int:
+    """INPUT (a file, directory or glob) read and counted on Dask workers; --out a
+    directory of Parquet parts, one per batch."""
+    from .backend import gpu_available
+    from .distributed.cluster import dask_client
+    from .distributed.sampling import check_output_dir
+    from .schema import load_schema
+    if a.workers is not None and a.scheduler is not None:
+        raise DPSynError("give --workers (a local cluster) or --scheduler, not both")
+    if a.workers is not None:
+        integer("--workers", a.workers, 1)
+    if a.batch_rows is not None:
+        integer("--batch-rows", a.batch_rows, 1)
+    if a.reader == "cudf":
+        raise DPSynError("--reader cudf is for single-process runs; Dask workers read with "
+                         "pandas")
+    # every check that can fail runs before the private table is read
+    _check_inputs(a.public)
+    check_output_dir(a.out)
+    _check_outputs({"--ledger": a.ledger}, [a.schema, a.public])
+    schema = load_schema(a.schema)
+    check_writable(schema, Path(a.out) / "part.parquet")
+    syn = _synthesizer(a)  # parameters checked before a cluster starts
+    if a.rows is not None:
+        from .api import _row_count
+        _row_count(a.rows)
+    public = read_table(a.public, schema=schema) if a.public else None
+    gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
+    with dask_client(a.workers, a.scheduler, gpu) as client:
+        syn.client = client
+        t0 = time.perf_counter()
+        syn.fit(a.input, schema, public=public)
+        res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
+        elapsed = time.perf_counter() - t0
+    rep = _write_ledger(a, syn, res["gum_history"])  # the first batch's
+    parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
+    print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}) in {elapsed:.1f} s; "
+          f"privacy: {rep['guarantee']}", file=sys.stderr)
     return 0
 
 
@@ -182,6 +239,13 @@ def main(argv=None) -> int:
                    help="max records per individual (default: schema's, else 1)")
     s.add_argument("--ledger", help="write the privacy ledger as JSON here")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run on a local Dask cluster of N workers: INPUT may be a directory "
+                        "or a glob ('in/*.parquet'), --out is a directory of Parquet parts")
+    s.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
+    s.add_argument("--batch-rows", type=int, default=None, metavar="N",
+                   help="rows per sampling batch on Dask (default: from worker memory)")
     s.set_defaults(fn=_synthesize)
     e = sub.add_parser("evaluate", help="mean TVD over all 1/2/3-way marginals")
     e.add_argument("real")

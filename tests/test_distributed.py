@@ -1,5 +1,6 @@
 """Scale-out on Dask (LocalCluster, 2 in-process workers, NumPy backend): the same noisy
 marginals and ledger as in memory, exact row counts, batch quality, retried tasks."""
+import json
 import os
 import sys
 
@@ -12,6 +13,7 @@ dask_distributed = pytest.importorskip("dask.distributed")
 from conftest import _flights, FLIGHTS_SCHEMA  # noqa: E402
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.backend import get_backend  # noqa: E402
+from gpu_dpsyn.cli import main  # noqa: E402
 from gpu_dpsyn.distributed.splitting import batch_sizes, integer_target, split_targets  # noqa: E402
 from gpu_dpsyn.encoding import encode  # noqa: E402
 from gpu_dpsyn.errors import DataError, DPSynError  # noqa: E402
@@ -213,6 +215,47 @@ def test_refusals_come_before_the_first_charge(client, table, parts, tmp_path):
     assert os.listdir(tmp_path / "full") == ["x"]
     with pytest.raises(DataError, match="number of rows"):
         syn.sample_to(tmp_path / "new", 0)
+
+
+def test_cli_on_a_local_cluster(table, parts, tmp_path, capsys):
+    df, schema = table
+    s = tmp_path / "s.json"
+    load_schema(schema).save(s)
+    args = ["synthesize", str(parts / "pq" / "*.parquet"), "--schema", str(s), "--epsilon",
+            "1", "--delta", "1e-9", "--seed", "3", "--iterations", "4", "--quiet"]
+    rc = main(args + ["--out", str(tmp_path / "out"), "--workers", "2", "--rows", "5000",
+                      "--batch-rows", "2000", "--ledger", str(tmp_path / "l.json")])
+    assert rc == 0, capsys.readouterr().err
+    assert "wrote 5,000 synthetic rows" in capsys.readouterr().err
+    assert len(os.listdir(tmp_path / "out")) == 3
+    assert len(pd.read_parquet(tmp_path / "out")) == 5000
+    led = json.loads((tmp_path / "l.json").read_text())
+    ref = Synthesizer(1.0, 1e-9, seed=3, progress=False).fit(df, schema).privacy_report()
+    assert {k: v for k, v in led.items() if k != "gum_history"} == json.loads(json.dumps(ref))
+    for extra, msg in [(["--workers", "0"], "--workers must be an integer >= 1"),
+                       (["--workers", "2", "--scheduler", "tcp://x:1"], "not both"),
+                       (["--workers", "2", "--reader", "cudf"], "--reader cudf"),
+                       (["--batch-rows", "10"], "--batch-rows is for")]:
+        rc = main(args + ["--out", str(tmp_path / "o2")] + extra)
+        err = capsys.readouterr().err
+        assert rc == 2 and msg in err and err.count("\n") == 1, err
+    rc = main(args + ["--out", str(tmp_path / "out"), "--workers", "2"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "is not empty" in err
+
+
+def test_cli_names_an_unreachable_scheduler(parts, tmp_path, capsys, monkeypatch):
+    from gpu_dpsyn.distributed import cluster
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
+    s = tmp_path / "s.json"
+    load_schema({"columns": {"month": {"type": "numeric", "integer": True, "min": 1,
+                                       "max": 12}}}).save(s)
+    rc = main(["synthesize", str(parts / "pq"), "--schema", str(s), "--epsilon", "1",
+               "--delta", "1e-9", "--out", str(tmp_path / "out"), "--scheduler",
+               "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("gpu-dpsyn: error: cannot connect to the Dask "
+                                      "scheduler 'tcp://127.0.0.1:9'") and err.count("\n") == 1
 
 
 class _DieOnce(dask_distributed.WorkerPlugin):
