@@ -123,6 +123,9 @@ def _synthesize_on_dask(a) -> int:
     # every check that can fail runs before the private table is read
     _check_inputs(a.public)
     check_output_dir(a.out)
+    if a.ledger and Path(a.ledger).resolve().parent == Path(a.out).resolve():
+        raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
+                         "only parts")
     _check_outputs({"--ledger": a.ledger}, [a.schema, a.public])
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")

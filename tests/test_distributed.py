@@ -235,7 +235,9 @@ def test_cli_on_a_local_cluster(table, parts, tmp_path, capsys):
     for extra, msg in [(["--workers", "0"], "--workers must be an integer >= 1"),
                        (["--workers", "2", "--scheduler", "tcp://x:1"], "not both"),
                        (["--workers", "2", "--reader", "cudf"], "--reader cudf"),
-                       (["--batch-rows", "10"], "--batch-rows is for")]:
+                       (["--batch-rows", "10"], "--batch-rows is for"),
+                       (["--workers", "1", "--ledger", str(tmp_path / "o2" / "l.json")],
+                        "is inside --out")]:
         rc = main(args + ["--out", str(tmp_path / "o2")] + extra)
         err = capsys.readouterr().err
         assert rc == 2 and msg in err and err.count("\n") == 1, err
