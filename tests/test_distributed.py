@@ -164,6 +164,20 @@ def test_a_task_that_fails_once_is_retried_and_the_output_is_exact(client, table
                                   pd.read_parquet(tmp_path / "ref"))
 
 
+def test_default_batches_keep_every_worker_busy_within_its_memory(client, table):
+    from gpu_dpsyn.distributed import sampling
+    df, schema = table
+    syn = Synthesizer(1.0, 1e-9, client=client, **KW).fit(df, schema)
+    assert sampling.default_batch_rows(syn, 10 ** 6) == 500_000  # 2 threads, a batch each
+    assert sampling.default_batch_rows(syn, 100_000) == 100_000  # too small to split
+    limit = min(w["host"] for w in client.run(sampling.worker_memory, "cpu").values())
+    rows = sampling.default_batch_rows(syn, 2 * 10 ** 9)
+    per_row = 64 + 48 * len(syn.schema.columns) + sum(1 for _ in syn.domain)  # uint8 codes
+    assert len(batch_sizes(2 * 10 ** 9, rows)) % 2 == 0  # as many batches per worker
+    assert rows * per_row <= sampling.MEMORY_SHARE * limit
+    assert rows <= sampling.MAX_BATCH_ROWS
+
+
 def test_split_is_exact_per_batch_and_per_cell():
     r = np.random.default_rng(5)
     for cells, n, rows in [(1, 7, 3), (50, 1000, 300), (997, 123_457, 10_000), (6, 5, 1)]:

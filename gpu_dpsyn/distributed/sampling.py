@@ -153,9 +153,10 @@ def write_batch(syn, backend: str, out: str, arrow, part: str, n: int, targets, 
 
 def default_batch_rows(syn, n: int) -> int:
     """Rows per batch from the workers' configured memory (never from what is free now,
-    which would change the output from run to run): MEMORY_SHARE of the smallest worker's
-    limit (and GPU memory) per thread, rounded down to a power of two and at most
-    MAX_BATCH_ROWS; smaller, down to MIN_BATCH_ROWS, when that keeps every thread busy."""
+    which would change the output from run to run): the fewest batches of at most
+    MEMORY_SHARE of the smallest worker's limit (and GPU memory) per thread, rounded down
+    to a power of two and to MAX_BATCH_ROWS; then, while batches stay above
+    MIN_BATCH_ROWS, a multiple of the cluster's threads, so that each gets as many."""
     code_bytes = sum(code_dtype(d).itemsize for d in syn.domain)
     host_row = code_bytes + WORK_BYTES_PER_ROW + OUTPUT_BYTES_PER_CELL * len(syn.schema.columns)
     if syn.client is None:
@@ -170,6 +171,10 @@ def default_batch_rows(syn, n: int) -> int:
         if w["device"]:
             fits.append(MEMORY_SHARE * w["device"] / w["threads"] /
                         (code_bytes + WORK_BYTES_PER_ROW))
-    rows = min(MAX_BATCH_ROWS, 1 << max(0, int(math.log2(max(min(fits), 1)))))
+    most = min(MAX_BATCH_ROWS, 1 << max(0, int(math.log2(max(min(fits), 1)))))
     threads = sum(w["threads"] for w in infos)
-    return max(1, min(rows, max(MIN_BATCH_ROWS, -(-n // threads))))
+    batches = -(-n // most)
+    even = -(-batches // threads) * threads
+    if n // even >= MIN_BATCH_ROWS:
+        batches = even
+    return -(-n // batches)
