@@ -109,6 +109,7 @@ def _synthesize_on_dask(a) -> int:
     directory of Parquet parts, one per batch."""
     from .backend import gpu_available
     from .distributed.cluster import dask_client
+    from .distributed.reading import table_files
     from .distributed.sampling import check_output_dir
     from .schema import load_schema
     if a.workers is not None and a.scheduler is not None:
@@ -121,6 +122,7 @@ def _synthesize_on_dask(a) -> int:
         raise DPSynError("--reader cudf is for single-process runs; Dask workers read with "
                          "pandas")
     # every check that can fail runs before the private table is read
+    table_files(a.input)  # files there, one format (before a cluster starts)
     _check_inputs(a.public)
     check_output_dir(a.out)
     if a.ledger and Path(a.ledger).resolve().parent == Path(a.out).resolve():

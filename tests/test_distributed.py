@@ -258,6 +258,10 @@ def test_cli_on_a_local_cluster(table, parts, tmp_path, capsys):
     rc = main(args + ["--out", str(tmp_path / "out"), "--workers", "2"])
     err = capsys.readouterr().err
     assert rc == 2 and "is not empty" in err
+    rc = main(args[:1] + [str(tmp_path / "no*.csv")] + args[2:] + ["--out", str(tmp_path / "o3"),
+                                                                  "--workers", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no table file there" in err and not (tmp_path / "o3").exists()
 
 
 def test_cli_names_an_unreachable_scheduler(parts, tmp_path, capsys, monkeypatch):

@@ -12,6 +12,7 @@ only ever holds one batch's targets per task in flight, never rows.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import os
 import uuid
@@ -69,9 +70,10 @@ def sample_to(syn, path, n: int, batch_rows: int | None = None) -> dict:
     width = max(5, len(str(len(sizes) - 1)))
     arrow = arrow_schema(syn)
     detached = detach(syn)
+    starts = itertools.accumulate(sizes, initial=1)  # the first id of each batch
     batches = (dict(part=f"part-{b:0{width}d}.parquet", n=size, targets=targets,
-                    call=first_call + b, first_id=1 + sum(sizes[:b]))
-               for b, (size, targets) in enumerate(zip(sizes, split_targets(
+                    call=first_call + b, first_id=first)
+               for b, (size, first, targets) in enumerate(zip(sizes, starts, split_targets(
                    syn._targets(n), sizes))))
     if syn.client is None:
         done = [write_batch(detached, syn.backend_name, str(out), arrow, **b) for b in batches]
