@@ -20,7 +20,7 @@ from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterErro
 from .filtering import low_count_recode, recoded_one_way, undo
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
-from .marginals import DEFAULT_MAX_CELLS, check_domains, dpsyn_plan, measure
+from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
@@ -54,6 +54,10 @@ class Synthesizer:
     Numeric columns with `"bins": {"private_quantiles": K}` get DP quantile edges first,
     bought with quantile_share of the budget (default 5%, split equally among them; the
     method's split scales to the rest): see quantiles.py.
+
+    client=dask.distributed.Client(...) scales out: fit() then reads a dask DataFrame or
+    a path (file, directory or glob) on the workers, and sample_to(path, n) writes
+    Parquet parts, one batch per task (gpu_dpsyn.distributed).
     """
 
     def __init__(self, epsilon: float, delta: float, *, method: str = "privsyn",
@@ -65,7 +69,7 @@ class Synthesizer:
                  alpha_step: int = 10, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
-                 progress: bool = True):
+                 progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -96,6 +100,8 @@ class Synthesizer:
         self.seed = rng.make_seed(seed)  # post-processing (GUM, decoding) randomness
         self.seeded = seed is not None
         self.backend = get_backend(backend)
+        self.backend_name = backend  # what Dask workers resolve for themselves
+        self.client = client
         self.max_cells = integer("max_cells", max_cells, 1)
         if self.max_cells > MAX_NOISE_CELLS:  # one draw's elements share a stream
             raise ParameterError(f"max_cells must be at most 2^30, got {max_cells!r}")
@@ -121,32 +127,42 @@ class Synthesizer:
         self._calls = 0
 
     # -- fit: the only access to private data ------------------------------------------
-    def fit(self, df: pd.DataFrame, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
-        """Measure df (private) under the schema (public).  `public`: a public table of the
-        same schema whose records seed GUM instead of independent 1-way draws."""
+    def fit(self, df, schema, public: pd.DataFrame | None = None) -> "Synthesizer":
+        """Measure df (private) under the schema (public).  df: a pandas (or cuDF)
+        DataFrame; with client=, also a dask DataFrame or the path of a table, a directory
+        of tables or a glob, encoded and counted on the workers.  `public`: a public table
+        of the same schema whose records seed GUM instead of independent 1-way draws."""
         if self.accountant is not None and self.accountant.ledger:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
         self.schema = _load_schema(schema)
         sens = _sensitivity(self.sensitivity, self.schema)
-        column_labels(df, "the table")
-        if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
-            raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in one "
-                            "Synthesizer")
         grid = quantiles.grid_schema(self.schema)  # private-quantile columns on their grid
-        dev = encode(df, grid or self.schema, self.backend.xp)  # codes straight onto the device
+        counts = None
+        if _is_distributed_input(df):
+            from .distributed.counting import dask_counts
+            # every partition is read, checked and encoded before the first charge
+            counts = dask_counts(self.client, df, grid or self.schema, self.backend_name)
+        else:
+            column_labels(df, "the table")
+            if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
+                raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
+                                "one Synthesizer")
+            dev = encode(df, grid or self.schema, self.backend.xp)  # straight onto the device
         self.backend.prepare()  # kernels compiled before the first charge, not after
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
                                     conversion=self.conversion, mechanism=self.mechanism,
                                     schema=self.schema.to_dict(), workload=self.workload)
         unit = self.schema.unit_id
-        if unit is not None:  # enforce the bound the noise is calibrated to
-            keep = kept_rows(df, unit, sens, self._noise_key)
+        if unit is not None and counts is None:  # enforce the bound the noise is calibrated
+            keep = kept_rows(df, unit, sens, self._noise_key)  # to (dask_counts refuses ids)
             if keep is not None:
                 idx = self.backend.asarray(keep)
                 dev = [c[idx] for c in dev]
+        if counts is None:
+            counts = LocalCounts(self.backend, dev)
         pub = None
         if public is not None:
             column_labels(public, "the public table")
@@ -160,9 +176,9 @@ class Synthesizer:
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
         if self.method == "dpsyn":
-            self.marginals = self._fit_dpsyn(dev, workload)
+            self.marginals = self._fit_dpsyn(counts, workload)
         else:
-            self.marginals = self._fit_privsyn(dev, workload)
+            self.marginals = self._fit_privsyn(counts, workload)
         t2 = time.perf_counter()
         # from noise levels and domains alone: a warning may show it
         self.n_standard_error = total_standard_error(self.marginals, self._measured_cells())
@@ -183,18 +199,18 @@ class Synthesizer:
         return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
                 m.attrs[0] in self.recodes else m.cells for m in self.marginals]
 
-    def _choose_bins(self, dev, fractions) -> list:
+    def _choose_bins(self, counts, fractions) -> None:
         """Buy the private-quantile columns' edges (charged first): the schema and domain
-        from here on carry them, and the grid codes become bin codes."""
+        from here on carry them, and the counts source recodes grid codes to bin codes."""
         if fractions:
-            self.bins = quantiles.choose_bins(self.backend, dev, self.schema, fractions,
+            self.bins = quantiles.choose_bins(self.backend, counts, self.schema, fractions,
                                               self.accountant, self._noise_key)
             self.schema = self.bins.schema
-            dev = self.bins.remap(self.backend.xp, dev)
+            for a, recode in self.bins.recodes().items():
+                counts.recode(a, recode)
         self.domain = self.schema.domain
-        return dev
 
-    def _fit_dpsyn(self, dev, workload):
+    def _fit_dpsyn(self, counts, workload):
         # until the private quantile bins are chosen their count K bounds the domain
         domain, acc = self.schema.domain, self.accountant
         plan = dpsyn_plan(len(domain))
@@ -210,12 +226,12 @@ class Synthesizer:
         fractions = [rest * w / sum(weights) for w in weights]
         q_cells = [c.private.cells for _, c in quantiles.private_columns(self.schema)]
         acc.choose_mechanism(q_fractions + fractions, q_cells + cells, self.mechanism)
-        dev = self._choose_bins(dev, q_fractions)
+        self._choose_bins(counts, q_fractions)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            return measure(self.backend, dev, self.domain, plan, fractions, acc,
+            return measure(self.backend, counts, self.domain, plan, fractions, acc,
                            self._noise_key, self.names, pb)
 
-    def _fit_privsyn(self, dev, workload):
+    def _fit_privsyn(self, counts, workload):
         acc, key, names = self.accountant, self._noise_key, self.names
         domain = list(self.schema.domain)  # private quantile bins: K, an upper bound
         d = len(domain)
@@ -226,11 +242,11 @@ class Synthesizer:
         check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain, names,
                       self.max_cells)
         acc.choose_mechanism([1.0], [1], "gaussian")
-        dev = self._choose_bins(dev, q_fractions)
+        self._choose_bins(counts, q_fractions)
         domain = list(self.domain)
         # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
         one_plan = [(a,) for a in range(d)]
-        one = measure(self.backend, dev, domain, one_plan, c23_fractions(
+        one = measure(self.backend, counts, domain, one_plan, c23_fractions(
             domain, f_one, [workload.get(m, 1.0) for m in one_plan]), acc, key, names)
         if self.filter_low_counts:
             for a, m in enumerate(one):
@@ -238,13 +254,13 @@ class Synthesizer:
                 if r is not None:
                     self.recodes[a] = r
                     one[a] = recoded_one_way(m, r)
-                    dev[a] = r.apply(self.backend.xp, dev[a])
+                    counts.recode(a, r)  # on every partition, for a distributed source
                     domain[a] = r.size
         self.domain = tuple(domain)
         if d == 1:
             return one
         # 2) noisy InDif of every pair, greedy selection (post-processing from here on)
-        pairs, scores = measure_indif(self.backend, dev, domain, names, acc, f_sel, key)
+        pairs, scores = measure_indif(self.backend, counts, domain, names, acc, f_sel, key)
         cells = [domain[a] * domain[b] for a, b in pairs]
         forced = [pairs.index(w) for w in workload if len(w) == 2]
         chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
@@ -257,7 +273,7 @@ class Synthesizer:
         self.selected = [tuple(names[a] for a in m) for m in plan]
         # 3) the selected marginals, budget ~ w c^(2/3)
         with bar(self.progress, len(plan), "measure marginals") as pb:
-            sel = measure(self.backend, dev, domain, plan, c23_fractions(mcells, f_marg, weights),
+            sel = measure(self.backend, counts, domain, plan, c23_fractions(mcells, f_marg, weights),
                           acc, key, names, pb)
         return one + sel
 
@@ -292,11 +308,36 @@ class Synthesizer:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
         n = self._estimated_rows() if n is None else self.check_sample(n)
+        return self._generate(n, self._targets(n), self._reserve_calls(1))
+
+    def sample_to(self, path, n: int | None = None, *, batch_rows: int | None = None) -> dict:
+        """Write n synthetic rows (default: the DP estimate) as Parquet parts under the
+        directory `path`: independent batches, one Dask task each on the client's workers
+        (in this process without a client), every batch fitted to its exact integer share
+        of the targets.  batch_rows: rows per batch (default: from the workers' memory
+        limits and thread count; give it for output independent of the cluster).
+        Returns {"path", "rows", "batches", "batch_rows", "parts", "gum_tvd" (each batch's
+        final mean TVD to its targets), "gum_history" (the first batch's GUM curve)}."""
+        if self.marginals is None:
+            raise DPSynError("call fit(df, schema) before sample_to()")
+        from .distributed.sampling import sample_to
+        n = self._estimated_rows(_row_count) if n is None else _row_count(n)
+        return sample_to(self, path, n, batch_rows)
+
+    def _reserve_calls(self, k: int) -> int:
+        """The first of k fresh values of the post-processing RNG's call word: sample()
+        takes one, sample_to() one per batch, so no two draws of a seed share a stream."""
         call = self._calls
-        self._calls += 1
+        if call + k > 1 << 32:  # a 32-bit counter word
+            raise DPSynError("this Synthesizer has drawn 2^32 samples or batches; fit anew")
+        self._calls += k
+        return call
+
+    def _generate(self, n: int, targets, call: int) -> pd.DataFrame:
+        """n records fitted to targets ((attrs, shape, counts summing to n)) by GUM, then
+        decoded; the RNG streams are keyed by the seed and `call`."""
         key = rng.split_key(self.seed)
         t0 = time.perf_counter()
-        targets = self._targets(n)
         st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes,
                             self.duplicate_scope)
         cols = self._init_records(n, key, call)
@@ -319,7 +360,7 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _estimated_rows(self) -> int:
+    def _estimated_rows(self, check=None) -> int:
         """The DP estimate of the row count, with a warning when the noise makes it
         unreliable and an error naming it when it cannot be sampled."""
         n, se = self.n_estimate, self.n_standard_error
@@ -329,7 +370,7 @@ class Synthesizer:
                           "sample(n) (--rows N)",
                           RowCountWarning, stacklevel=3)
         try:
-            return self.check_sample(n)
+            return (check or self.check_sample)(n)
         except DataError as e:
             raise DataError(f"the row count is estimated at {n:,} (standard error about "
                             f"{se:,.0f}): {e}; choose the size with sample(n) (--rows N)") \
@@ -340,10 +381,9 @@ class Synthesizer:
         the schema's domain bounds the fitted one (filtering only merges values)."""
         if schema is None and self.marginals is None:
             raise DPSynError("check_sample(n) before fit() needs the schema")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
-            raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
-        self._check_memory(int(n), self.domain if schema is None else _load_schema(schema).domain)
-        return int(n)
+        n = _row_count(n)
+        self._check_memory(n, self.domain if schema is None else _load_schema(schema).domain)
+        return n
 
     def _check_memory(self, n: int, domain) -> None:
         """Refuse a sample that cannot fit, before allocating it."""
@@ -379,6 +419,19 @@ class Synthesizer:
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
         return rep
+
+
+def _row_count(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
+        raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
+    return int(n)
+
+
+def _is_distributed_input(df) -> bool:
+    """A path or a dask collection: read through Dask (by module name, so pandas input
+    never imports dask)."""
+    return isinstance(df, (str, os.PathLike)) or \
+        type(df).__module__.split(".")[0] in ("dask", "dask_expr", "dask_cudf")
 
 
 def _budget_number(v):

@@ -59,7 +59,10 @@ def _check_outputs(outputs: dict, inputs) -> None:
 
 
 def _synthesize(a) -> int:
-    from .api import Synthesizer
+    if a.workers is not None or a.scheduler is not None:
+        return _synthesize_on_dask(a)
+    if a.batch_rows is not None:
+        raise DPSynError("--batch-rows is for --workers / --scheduler runs")
     from .backend import gpu_available
     from .schema import load_schema
     # every check that can fail runs before the private table is read
@@ -68,9 +71,7 @@ def _synthesize(a) -> int:
     table_format(a.out, "--out")
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
-    syn = Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
-                      backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
-                      workload=_parse_workload(a.workload), conversion=a.conversion)
+    syn = _synthesizer(a)
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
@@ -81,10 +82,7 @@ def _synthesize(a) -> int:
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     write_table(out, a.out)
-    rep = syn.privacy_report()
-    if a.ledger:  # the ledger, plus the GUM curve for the report (noisy data only:
-        rep["gum_history"] = syn.history  # no timings, they grow with the true row count)
-        Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
+    rep = _write_ledger(a, syn, syn.history)
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
     return 0
@@ -99,6 +97,70 @@ def _iterations(text: str):
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be 'auto' or an integer, got {text!r}") \
             from None
+
+
+def _synthesizer(a, client=None):
+    from .api import Synthesizer
+    return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
+                       backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
+                       workload=_parse_workload(a.workload), conversion=a.conversion,
+                       client=client)
+
+
+def _write_ledger(a, syn, history) -> dict:
+    """The privacy report, written to --ledger with the GUM curve for the report (noisy
+    data only: no timings, they grow with the true row count)."""
+    rep = syn.privacy_report()
+    if a.ledger:
+        rep["gum_history"] = history
+        Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
+    return rep
+
+
+def _synthesize_on_dask(a) -> int:
+    """INPUT (a file, directory or glob) read and counted on Dask workers; --out a
+    directory of Parquet parts, one per batch."""
+    from .backend import gpu_available
+    from .distributed.cluster import dask_client
+    from .distributed.reading import table_files
+    from .distributed.sampling import check_output_dir
+    from .schema import load_schema
+    if a.workers is not None and a.scheduler is not None:
+        raise DPSynError("give --workers (a local cluster) or --scheduler, not both")
+    if a.workers is not None:
+        integer("--workers", a.workers, 1)
+    if a.batch_rows is not None:
+        integer("--batch-rows", a.batch_rows, 1)
+    if a.reader == "cudf":
+        raise DPSynError("--reader cudf is for single-process runs; Dask workers read with "
+                         "pandas")
+    # every check that can fail runs before the private table is read
+    table_files(a.input)  # files there, one format (before a cluster starts)
+    _check_inputs(a.public)
+    check_output_dir(a.out)
+    if a.ledger and Path(a.ledger).resolve().parent == Path(a.out).resolve():
+        raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
+                         "only parts")
+    _check_outputs({"--ledger": a.ledger}, [a.schema, a.public])
+    schema = load_schema(a.schema)
+    check_writable(schema, Path(a.out) / "part.parquet")
+    syn = _synthesizer(a)  # parameters checked before a cluster starts
+    if a.rows is not None:
+        from .api import _row_count
+        _row_count(a.rows)
+    public = read_table(a.public, schema=schema) if a.public else None
+    gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
+    with dask_client(a.workers, a.scheduler, gpu) as client:
+        syn.client = client
+        t0 = time.perf_counter()
+        syn.fit(a.input, schema, public=public)
+        res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
+        elapsed = time.perf_counter() - t0
+    rep = _write_ledger(a, syn, res["gum_history"])  # the first batch's
+    parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
+    print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}) in {elapsed:.1f} s; "
+          f"privacy: {rep['guarantee']}", file=sys.stderr)
+    return 0
 
 
 def _parse_workload(items):
@@ -261,6 +323,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the privacy ledger as JSON here (released with the table; "
                         "evaluate --ledger reads it for the report)")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run on a local Dask cluster of N workers: INPUT may be a directory "
+                        "or a glob ('in/*.parquet'), --out is a directory of Parquet parts")
+    s.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
+    s.add_argument("--batch-rows", type=int, default=None, metavar="N",
+                   help="rows per sampling batch on Dask (default: from worker memory)")
     s.set_defaults(fn=_synthesize)
     e = sub.add_parser("evaluate", help="compare a synthetic table with the real one: TVD of "
                                         "1/2/3-way marginals, optional HTML report")

@@ -29,7 +29,8 @@ def is_cudf(obj) -> bool:
     return type(obj).__module__.split(".")[0] == "cudf"
 
 
-def check_columns(df, schema: Schema) -> None:
+def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
+    """The table's columns are the schema's; allow_empty: one partition of a larger table."""
     if not (isinstance(df, pd.DataFrame) or is_cudf(df)):
         raise DataError(f"expected a pandas (or cuDF) DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
@@ -42,7 +43,7 @@ def check_columns(df, schema: Schema) -> None:
         if extra:
             parts.append(f"not in the schema: {extra}")
         raise DataError("data columns do not match the schema; " + "; ".join(parts))
-    if len(df) == 0:
+    if len(df) == 0 and not allow_empty:
         raise DataError("the table is empty: nothing to synthesize")
 
 
@@ -134,10 +135,11 @@ def _encode_column(s, col: Column, xp=np):
     return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))
 
 
-def encode(df, schema: Schema, xp=np) -> list:
+def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
     """Validate the table against the schema and return one code array per synth column
-    (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF)."""
-    check_columns(df, schema)
+    (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF).  allow_empty: df is one
+    partition of a larger table."""
+    check_columns(df, schema, allow_empty)
     codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule

@@ -130,27 +130,42 @@ class Binning:
     edges: dict  # column name -> chosen edges (DP outputs, fine to publish)
     luts: dict  # synthesized column index -> int64 table indexed by grid code
 
+    def recodes(self) -> dict:
+        """Per column, grid code -> bin code as a recode a counts source applies (on every
+        partition of a distributed one); exact: every chosen edge is a grid edge."""
+        return {a: GridRecode(lut, code_dtype(self.schema.synth_columns[a].size))
+                for a, lut in self.luts.items()}
+
     def remap(self, xp, codes: list) -> list:
-        """Grid codes to bin codes (exact: every chosen edge is a grid edge)."""
+        """Grid codes to bin codes, for code arrays held here (the public table)."""
         out = list(codes)
-        for a, lut in self.luts.items():
-            dt = code_dtype(self.schema.synth_columns[a].size)
-            out[a] = xp.ascontiguousarray(xp.asarray(lut)[codes[a]].astype(dt))
+        for a, r in self.recodes().items():
+            out[a] = r.apply(xp, codes[a])
         return out
 
 
-def choose_bins(backend, codes: list, schema: Schema, fractions: list, accountant,
+@dataclass
+class GridRecode:
+    lut: np.ndarray
+    dtype: np.dtype
+
+    def apply(self, xp, codes):
+        return xp.ascontiguousarray(xp.asarray(self.lut)[codes].astype(self.dtype))
+
+
+def choose_bins(backend, counts, schema: Schema, fractions: list, accountant,
                 key) -> Binning:
-    """Charge, measure and choose every pending column's bins.  codes: the table encoded
-    with grid_schema(schema) (bounded to D records per individual); key: the noise key."""
+    """Charge, measure and choose every pending column's bins.  counts: a counts source
+    (marginals.LocalCounts, or a distributed one) of the table encoded with
+    grid_schema(schema) (bounded to D records per individual); key: the noise key."""
     edges, luts, within = {}, {}, {}
     for (a, col), f in zip(private_columns(schema), fractions):
         pq = col.private
         g = pq.cells
         entry = accountant.charge(f, "quantiles", [col.name], g)  # before the data is read
-        counts = backend.to_numpy(backend.histogram(codes, (a,), (g + col.nullable,)))[:g]
+        exact = next(iter(counts.histograms([((a,), (g + col.nullable,))])))[:g]
         noise = draw(backend, entry.noise, g, key, rng.QUANTILE, len(accountant.ledger) - 1)
-        cum = cumulative(counts.astype(np.float64) + noise)
+        cum = cumulative(exact.astype(np.float64) + noise)
         cuts = _cuts(cum, pq.k)
         edges[col.name] = [pq.grid[i] for i in cuts]
         if col.support is None:  # support columns decode among their values, uniformly

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from . import rng
+from .marginals import counts_source
 from .privacy.samplers import draw
 
 COMBINE_MAX_CELLS = 5000
@@ -24,12 +25,13 @@ COMBINE_MAX_CELLS = 5000
 def indif(backend, cols, domain, pairs) -> np.ndarray:
     """floor(InDif) of each pair, exactly: sum |n M_ab - M_a M_b| // n in integers (each
     term and the sum stay below 2 n^2 <= 2^63 for n < 2^31 rows).  Reads the private
-    data: charge before calling."""
+    data: charge before calling.  cols: the encoded columns or a counts source."""
     n = None
     one = {}
     out = np.empty(len(pairs), dtype=np.int64)
-    for k, (a, b) in enumerate(pairs):
-        ab = backend.to_numpy(backend.histogram(cols, (a, b), (domain[a], domain[b])))
+    counted = counts_source(backend, cols).histograms(
+        ((a, b), (domain[a], domain[b])) for a, b in pairs)
+    for k, ((a, b), ab) in enumerate(zip(pairs, counted)):
         ab = ab.reshape(domain[a], domain[b]).astype(np.int64)
         n = int(ab.sum()) if n is None else n
         for x, axis in ((a, 1), (b, 0)):
@@ -42,7 +44,8 @@ def indif(backend, cols, domain, pairs) -> np.ndarray:
 
 def measure_indif(backend, cols, domain, names, accountant, fraction, key):
     """Noisy InDif scores for all pairs, charged as one measurement: floor(InDif) plus
-    exact discrete Gaussian noise (key: the 256-bit noise key)."""
+    exact discrete Gaussian noise (cols: the encoded columns or a counts source; key: the
+    256-bit noise key)."""
     pairs = list(itertools.combinations(range(len(domain)), 2))
     m = len(pairs)
     entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4 * m, l2_sq=16 * m)

@@ -1,0 +1,150 @@
+"""Exact counts of a partitioned private table, on Dask workers.
+
+Each partition is read, checked and encoded (encoding.encode) by the worker that reads
+it, and its codes stay there.  A histogram request is answered by the backend's own
+histogram of every partition, summed exactly in int64 in a tree; only the sums reach
+the client, where marginals.measure and selection.measure_indif charge the accountant
+and draw the noise as they do in memory.  The counts are the in-memory counts, so the
+noisy marginals and the ledger are too.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..checks import column_labels
+from ..dtypes import MAX_ROWS
+from ..encoding import check_columns, encode
+from ..errors import DataError, DPSynError
+from .reading import read_partitioned
+from .workers import worker_backend
+
+CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds task memory
+FAN_IN = 8  # partial sums added per reduction task
+
+
+def dask_counts(client, data, schema, backend: str) -> "DaskCounts":
+    """Read (a path) or take (a dask DataFrame) the table, encode every partition on the
+    workers and check it all: every refusal comes before the caller's first charge."""
+    if client is None:
+        raise DPSynError("fitting a dask DataFrame or a path reads it on Dask workers: give "
+                         "Synthesizer(..., client=dask.distributed.Client(...)), or fit a "
+                         "pandas DataFrame")
+    if schema.unit_id is not None:
+        # bounding keeps a random subset of each individual's records, which needs all of
+        # them in one place: not done across partitions
+        raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
+                         "contribution bounding is not done on Dask; fit the table in memory "
+                         "(a pandas DataFrame)")
+    import dask
+    # dtypes as pandas reads them; Dask reads a sample on the client to infer them
+    with dask.config.set({"dataframe.convert-string": False}), reading_errors():
+        ddf = read_partitioned(data, schema) if isinstance(data, (str, os.PathLike)) else data
+        column_labels(ddf, "the table")
+        check_columns(ddf._meta, schema, allow_empty=True)  # the declared columns
+        parts = client.compute([dask.delayed(encode_partition)(p, schema, backend, i)
+                                for i, p in enumerate(ddf.to_delayed())])
+    rows = sum(gather(client, client.map(partition_rows, parts)))
+    if rows == 0:
+        raise DataError("the table is empty: nothing to synthesize")
+    if rows > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
+        raise DataError(f"the table has {rows:,} rows; at most {MAX_ROWS:,} fit in one "
+                        "Synthesizer")
+    return DaskCounts(client, parts, backend)
+
+
+@contextmanager
+def reading_errors():
+    """A failure to read the table as one line (DPSynErrors as they are: they name the
+    partition)."""
+    try:
+        yield
+    except DPSynError:
+        raise
+    except (OSError, ValueError) as e:  # pandas / pyarrow parse and I/O errors
+        while e.__cause__ is not None:  # Dask wraps the reader's own error
+            e = e.__cause__
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise DataError(f"cannot read the table: {first}") from None
+
+
+def gather(client, futures):
+    with reading_errors():
+        return client.gather(futures)
+
+
+class DaskCounts:
+    """A counts source (see marginals.LocalCounts) over encoded partitions on workers."""
+
+    def __init__(self, client, parts: list, backend: str):
+        self.client, self.parts, self.backend = client, parts, backend
+
+    def histograms(self, requests):
+        """Counts per request, summed over partitions; requests are counted together, up
+        to CHUNK_CELLS cells per pass over the partitions."""
+        chunk, cells = [], 0
+        for attrs, shape in requests:
+            size = math.prod(shape)
+            if chunk and cells + size > CHUNK_CELLS:
+                yield from self._count(chunk)
+                chunk, cells = [], 0
+            chunk.append((tuple(attrs), tuple(shape)))
+            cells += size
+        if chunk:
+            yield from self._count(chunk)
+
+    def _count(self, requests):
+        parts = self.client.map(partition_histograms, self.parts, requests=requests,
+                                backend=self.backend)
+        total = gather(self.client, tree_sum(self.client, parts))
+        ends = np.cumsum([math.prod(shape) for _, shape in requests])
+        return np.split(total, ends[:-1])
+
+    def recode(self, attr: int, recode) -> None:
+        """Merge low-count values of one column on every partition (filtering.Recode)."""
+        self.parts = self.client.map(recode_partition, self.parts, attr=attr, recode=recode,
+                                     backend=self.backend)
+
+
+def tree_sum(client, futures):
+    """One future holding the sum of `futures` (arrays), FAN_IN at a time."""
+    while len(futures) > 1:
+        futures = [client.submit(_add, *futures[i:i + FAN_IN])
+                   for i in range(0, len(futures), FAN_IN)]
+    return futures[0]
+
+
+def _add(*arrays):
+    return functools.reduce(np.add, arrays)
+
+
+# -- tasks (run on workers) --------------------------------------------------------------
+def encode_partition(df, schema, backend: str, index: int) -> list:
+    """One partition's codes (a partition may be empty); errors name the partition."""
+    try:
+        return encode(df, schema, worker_backend(backend).xp, allow_empty=True)
+    except DPSynError as e:
+        raise type(e)(f"partition {index}: {e}") from None
+
+
+def partition_rows(codes) -> int:
+    return len(codes[0]) if codes else 0
+
+
+def partition_histograms(codes, requests, backend: str) -> np.ndarray:
+    """The backend's exact histogram of each request, concatenated (int64, on the host)."""
+    be = worker_backend(backend)
+    if partition_rows(codes) == 0:
+        return np.zeros(sum(math.prod(shape) for _, shape in requests), dtype=np.int64)
+    return np.concatenate([be.to_numpy(be.histogram(codes, attrs, shape)).astype(np.int64)
+                           for attrs, shape in requests])
+
+
+def recode_partition(codes, attr: int, recode, backend: str) -> list:
+    out = list(codes)  # a new list: the stored partition stays as it was
+    out[attr] = recode.apply(worker_backend(backend).xp, out[attr])
+    return out

@@ -1,0 +1,51 @@
+"""A partitioned table as a dask DataFrame: one file, a directory of tables or a glob,
+CSV or Parquet, read as ingest.read_table reads one file."""
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+from ..errors import DPSynError
+from ..ingest import CSV_SUFFIXES, csv_options, table_format
+
+# binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
+# from the first block and failing on a later block's missing value
+_NUMBER_KINDS = ("numeric", "derived")
+
+
+def table_files(path) -> list[str]:
+    """The files `path` names: itself, a directory's tables (names starting with '.' or
+    '_', such as _SUCCESS, left out) or a glob's matches; one format for all."""
+    p = str(path)
+    if "://" in p:  # a remote (fsspec) URL: Dask lists it
+        table_format(p)
+        return [p]
+    if os.path.isdir(p):
+        files = [f for f in sorted(glob.glob(os.path.join(glob.escape(p), "*")))
+                 if os.path.isfile(f) and not os.path.basename(f).startswith((".", "_"))]
+    elif glob.has_magic(p):
+        files = [f for f in sorted(glob.glob(p)) if os.path.isfile(f)]
+    else:
+        files = [p] if os.path.isfile(p) else []
+    if not files:
+        raise DPSynError(f"cannot read {p!r}: no table file there")
+    formats = {table_format(f) for f in files}  # an unknown suffix is refused here
+    if len(formats) > 1:
+        raise DPSynError(f"{p!r} mixes CSV and Parquet files; give one format")
+    return files
+
+
+def read_partitioned(path, schema):
+    """A dask DataFrame of the files `path` names.  CSV is read as read_table reads it
+    (text columns as written, only empty cells missing; numbers as float64); compressed
+    CSV files are one partition each (they cannot be split)."""
+    import dask.dataframe as dd
+    files = table_files(path)
+    if table_format(files[0]) == "parquet":
+        return dd.read_parquet(files)
+    opts = csv_options(schema)
+    opts["dtype"].update({c.name: "float64" for c in schema.columns
+                          if c.kind in _NUMBER_KINDS})
+    plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
+    return dd.read_csv(files, blocksize="64MB" if plain else None, **opts)
