@@ -17,7 +17,9 @@ from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
 from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                      RowCountWarning, SchemaError)
-from .filtering import low_count_recode, recoded_one_way, undo
+from .filtering import low_count_recode, one_way_of, recoded, undo
+from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_size,
+                       parse_group_by, resolve_levels, split_group)
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
 from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
@@ -25,6 +27,7 @@ from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
 from .privacy.samplers import MAX_NOISE_CELLS
+from .prior import SELECTIONS, private_row_estimate, public_scores
 from .progress import bar
 from .schema import Schema, load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
@@ -39,6 +42,9 @@ WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a G
 MAX_EPSILON = 1e6
 # warn when the row count estimate's standard error passes this share of it
 COUNT_RELATIVE_SE = 0.1
+# GUM from a prior leaves cells within this many noise standard deviations of their target
+# (prior_tolerance's default there; bench/prior.py)
+PRIOR_TOLERANCE = 1.0
 
 
 class Synthesizer:
@@ -55,6 +61,14 @@ class Synthesizer:
     bought with quantile_share of the budget (default 5%, split equally among them; the
     method's split scales to the rest): see quantiles.py.
 
+    fit(df, schema, public=pub) starts GUM from a public table of the same schema and, with
+    selection="auto" (or "public"), chooses the marginals from it at no cost (prior.py);
+    selection="private" keeps the noisy private InDif.  prior_tolerance=k: GUM leaves a cell
+    whose count is within k noise standard deviations of its target as the prior has it
+    (default: PRIOR_TOLERANCE when GUM starts from a prior, else 0).  group_by=["state"] or
+    levels [["state"], ["puma", "year"]]: every group gets its own noisy count and
+    marginals, each level's records the prior of the next (grouping.py).
+
     client=dask.distributed.Client(...) scales out: fit() then reads a dask DataFrame or
     a path (file, directory or glob) on the workers, and sample_to(path, n) writes
     Parquet parts, one batch per task (gpu_dpsyn.distributed).
@@ -69,6 +83,7 @@ class Synthesizer:
                  alpha_step: int = 10, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
+                 selection: str = "auto", group_by=None, prior_tolerance: float | None = None,
                  progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -113,12 +128,27 @@ class Synthesizer:
         self.duplicate_scope = duplicate_scope
         self.numeric_decode = numeric_decode
         self.quantile_share = _share(quantile_share)
+        if selection not in SELECTIONS:
+            raise ParameterError(f"unknown selection {selection!r}; choose one of {SELECTIONS}")
+        if method == "dpsyn" and selection != "auto":
+            raise ParameterError("selection chooses PrivSyn's marginals: method='dpsyn' "
+                                 "measures every pair")
+        self.selection = selection
+        self.group_by = parse_group_by(group_by)
+        if self.group_by and method == "dpsyn":
+            raise ParameterError("group_by needs method='privsyn'")
+        if prior_tolerance is not None and (isinstance(prior_tolerance, bool) or not isinstance(
+                prior_tolerance, (int, float)) or not 0 <= prior_tolerance < math.inf):
+            raise ParameterError(f"prior_tolerance must be a number >= 0, got {prior_tolerance!r}")
+        self.prior_tolerance = prior_tolerance
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
         self.recodes: dict = {}
         self.selected = None  # privsyn: the measured column sets
-        self.public = None
+        self.levels: list = []  # grouping.Level per level (one, ungrouped)
+        self.public = None  # the public table's codes in the fitted domain
+        self._public_raw = None  # ... as encoded, until the domain is known
         self.bins = None  # private quantile bins chosen in fit() (quantiles.Binning)
         self.timings: dict = {}  # seconds per stage, for benchmarks: NOT for release (they
         # grow with the true row count)
@@ -136,10 +166,19 @@ class Synthesizer:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
         t0 = time.perf_counter()
+        if self.selection == "public" and public is None:
+            raise ParameterError("selection='public' needs a public table: fit(df, schema, "
+                                 "public=...)")
         self.schema = _load_schema(schema)
+        self.names = [c.name for c in self.schema.synth_columns]
+        workload = _resolve_workload(self.workload, self.names)
+        groups = resolve_levels(self.group_by, self.schema, workload, self.max_cells) \
+            if self.group_by else [()]
         sens = _sensitivity(self.sensitivity, self.schema)
         grid = quantiles.grid_schema(self.schema)  # private-quantile columns on their grid
         counts = None
+        if self.group_by and _is_distributed_input(df):
+            raise DPSynError("group_by runs in memory: fit a pandas DataFrame, without Dask")
         if _is_distributed_input(df):
             from .distributed.counting import dask_counts
             # every partition is read, checked and encoded before the first charge
@@ -171,33 +210,38 @@ class Synthesizer:
                 pub = encode(public, grid or self.schema)
             except DataError as e:
                 raise DataError(f"public table: {e}") from None
-        self.names = [c.name for c in self.schema.synth_columns]
-        workload = _resolve_workload(self.workload, self.names)
+        self._public_raw = pub
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
         if self.method == "dpsyn":
-            self.marginals = self._fit_dpsyn(counts, workload)
+            marginals = self._fit_dpsyn(counts, workload)
+            self.levels = [Level((), marginals, measured_cells=[m.cells for m in marginals])]
         else:
-            self.marginals = self._fit_privsyn(counts, workload)
+            self.levels = self._fit_privsyn(counts, workload, groups)
         t2 = time.perf_counter()
-        # from noise levels and domains alone: a warning may show it
-        self.n_standard_error = total_standard_error(self.marginals, self._measured_cells())
-        total = make_consistent(self.marginals, max_rounds=self.consistency_rounds)
+        for lv in self.levels:
+            # from noise levels and domains alone: a warning may show it
+            lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
+            lv.total = make_consistent(lv.marginals, max_rounds=self.consistency_rounds)
+        self.marginals = [m for lv in self.levels for m in lv.marginals]
+        total, self.n_standard_error = _pooled_total(self.levels)
         self.n_estimate = max(1, int(round(total)))
-        if pub is not None:
-            pub = self.bins.remap(np, pub) if self.bins is not None else pub
-            self.public = [self.recodes[a].apply(np, c) if a in self.recodes else c
-                           for a, c in enumerate(pub)]
+        if pub is not None and self.public is None:
+            self.public = self._public_codes()
         self._noise_key = None  # spent: whoever holds the fitted object cannot redraw it
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self
 
-    def _measured_cells(self) -> list:
-        """Noisy cells behind each marginal's total: a 1-way marginal whose low counts were
-        merged still sums every cell measured."""
-        return [self.recodes[m.attrs[0]].lut.size if len(m.attrs) == 1 and
-                m.attrs[0] in self.recodes else m.cells for m in self.marginals]
+    def _public_codes(self) -> list:
+        """The public table's codes in the fitted domain (chosen bins, merged values)."""
+        pub = self._public_raw
+        pub = self.bins.remap(np, pub) if self.bins is not None else pub
+        return [self.recodes[a].apply(np, c) if a in self.recodes else c
+                for a, c in enumerate(pub)]
+
+    def _public_selection(self) -> bool:
+        return self._public_raw is not None and self.selection != "private"
 
     def _choose_bins(self, counts, fractions) -> None:
         """Buy the private-quantile columns' edges (charged first): the schema and domain
@@ -231,59 +275,124 @@ class Synthesizer:
             return measure(self.backend, counts, self.domain, plan, fractions, acc,
                            self._noise_key, self.names, pb)
 
-    def _fit_privsyn(self, counts, workload):
+    def _fit_privsyn(self, counts, workload, groups) -> list:
+        """PrivSyn, level by level (one level, group (), without group_by): the noisy
+        1-way marginals (with the group), then the selected pairs (with the group).  The
+        selection is scored once (private InDif or the public table) and chosen per level
+        by its own budget and cells."""
         acc, key, names = self.accountant, self._noise_key, self.names
         domain = list(self.schema.domain)  # private quantile bins: K, an upper bound
         d = len(domain)
+        # the candidate pairs, from the schema (public): filtering only shrinks domains
+        pairs0 = candidate_pairs(groups[0], domain, self.max_cells)
         q_fractions, rest = quantiles.split(self.schema, self.quantile_share)
-        f_sel, f_one, f_marg = (rest * f for f in (PRIVSYN_SPLIT if d > 1 else (0.0, 1.0, 0.0)))
-        # every pair is histogrammed for InDif and workload triples are measured: refuse
-        # huge domains before spending anything (filtering only shrinks them)
-        check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain, names,
-                      self.max_cells)
+        split = PRIVSYN_SPLIT if pairs0 else (0.0, 1.0, 0.0)
+        if pairs0 and self._public_selection():  # selection is free: measure with its share
+            split = (0.0, split[1] / (1 - split[0]), split[2] / (1 - split[0]))
+        f_sel, f_one, f_marg = (rest * f for f in split)
+        f_one, f_marg = f_one / len(groups), f_marg / len(groups)  # levels: sequential
+        if groups == [()]:
+            # every pair is histogrammed for InDif and workload triples are measured:
+            # refuse huge domains before spending anything (grouped: resolve_levels did)
+            check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain,
+                          names, self.max_cells)
         acc.choose_mechanism([1.0], [1], "gaussian")
         self._choose_bins(counts, q_fractions)
         domain = list(self.domain)
-        # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
-        one_plan = [(a,) for a in range(d)]
-        one = measure(self.backend, counts, domain, one_plan, c23_fractions(
-            domain, f_one, [workload.get(m, 1.0) for m in one_plan]), acc, key, names)
-        if self.filter_low_counts:
-            for a, m in enumerate(one):
-                r = low_count_recode(m)
-                if r is not None:
-                    self.recodes[a] = r
-                    one[a] = recoded_one_way(m, r)
-                    counts.recode(a, r)  # on every partition, for a distributed source
-                    domain[a] = r.size
-        self.domain = tuple(domain)
-        if d == 1:
-            return one
-        # 2) noisy InDif of every pair, greedy selection (post-processing from here on)
-        pairs, scores = measure_indif(self.backend, counts, domain, names, acc, f_sel, key)
-        cells = [domain[a] * domain[b] for a, b in pairs]
-        forced = [pairs.index(w) for w in workload if len(w) == 2]
-        chosen = greedy_select(scores, cells, f_marg * acc.rho, acc.sensitivity, forced)
-        chosen = connect_isolated(chosen, pairs, scores, d)
-        plan = combine_cliques([pairs[i] for i in chosen], domain,
-                               min(COMBINE_MAX_CELLS, self.max_cells))
-        plan += [w for w in workload if len(w) == 3 and w not in plan]
-        weights = [workload.get(m, 1.0) for m in plan]
-        mcells = check_domains(plan, domain, names, self.max_cells)
-        self.selected = [tuple(names[a] for a in m) for m in plan]
-        # 3) the selected marginals, budget ~ w c^(2/3)
-        with bar(self.progress, len(plan), "measure marginals") as pb:
-            sel = measure(self.backend, counts, domain, plan, c23_fractions(mcells, f_marg, weights),
-                          acc, key, names, pb)
-        return one + sel
+        grouped = {a for g in groups for a in g}  # never merged: groups are public
+        levels, scores, selected = [], {}, []
+        for lv, group in enumerate(groups):
+            g = (d,) if group else ()  # the group code: column d of the counts source
+            if group:
+                counts.cols[d:] = [group_code(self.backend.xp, counts.cols, group, domain)]
+            dom = domain + [group_size(group, domain)] if group else domain
+            label = names + [" x ".join(names[a] for a in group)] if group else names
+            free = [a for a in range(d) if a not in group]
+            plan = self._choose(scores, pairs0, group, domain, workload, f_marg, lv) \
+                if lv else []
+            # 1) noisy 1-way marginals, then merge values whose counts are lost in the noise
+            one_plan = [(a,) + g for a in free]
+            one = measure(self.backend, counts, dom, one_plan, c23_fractions(
+                [dom[a] * (dom[d] if group else 1) for a in free],
+                f_one if plan or not lv else f_one + f_marg,
+                [workload.get((a,), 1.0) for a in free]), acc, key, label)
+            measured = [m.cells for m in one]
+            if lv == 0:
+                self._merge_low_counts(one, free, grouped, counts, domain)
+                self.domain = tuple(domain)
+                dom = domain + [group_size(group, domain)] if group else domain
+                if self._public_raw is not None:
+                    self.public = self._public_codes()
+                if pairs0:
+                    scores = self._scores(counts, pairs0, one, f_sel)
+                    plan = self._choose(scores, pairs0, group, domain, workload, f_marg, lv)
+            # 2) the selected marginals, budget ~ w c^(2/3)
+            ext = [tuple(sorted(m + g)) for m in plan]
+            mcells = check_domains(ext, dom, label, self.max_cells)
+            selected += [tuple(label[a] for a in m) for m in ext]
+            with bar(self.progress, len(ext), "measure marginals") as pb:
+                sel = measure(self.backend, counts, dom, ext, c23_fractions(
+                    mcells, f_marg, [workload.get(m, 1.0) for m in plan]), acc, key, label,
+                    pb) if ext else []
+            levels.append(Level(group, one + sel, measured + mcells))
+        if pairs0:
+            self.selected = selected
+        return levels
+
+    def _merge_low_counts(self, one, free, grouped, counts, domain) -> None:
+        """Filtering (first level): values of a column whose noisy count (summed over the
+        groups) is below 3 sigma are merged; group columns are kept whole."""
+        if not self.filter_low_counts:
+            return
+        for i, a in enumerate(free):
+            if a in grouped:
+                continue
+            m = one[i]
+            r = low_count_recode(m if len(m.attrs) == 1 else one_way_of(m, a))
+            if r is not None:
+                self.recodes[a] = r
+                one[i] = recoded(m, r)
+                counts.recode(a, r)  # on every partition, for a distributed source
+                domain[a] = r.size
+
+    def _scores(self, counts, pairs, one, f_sel) -> dict:
+        """Each candidate pair's InDif: from the public table (free), or noisy (charged)."""
+        if self._public_selection():
+            s = public_scores(self.public, self.domain, pairs, private_row_estimate(one))
+        else:
+            pairs, s = measure_indif(self.backend, counts, self.domain, self.names,
+                                     self.accountant, f_sel, self._noise_key, pairs)
+        return dict(zip(pairs, s))
+
+    def _choose(self, scores, pairs0, group, domain, workload, f_marg, lv) -> list:
+        """A level's marginals: PrivSyn's greedy choice over the pairs without a group
+        column, at this level's budget and cells (the group multiplies them); the first
+        level also connects isolated attributes (later ones start from its records) and,
+        ungrouped, combines triangles (grouped targets stay within the kernels' 3
+        columns)."""
+        pairs = [p for p in pairs0 if not set(p) & set(group)]
+        if not pairs:
+            return []
+        size = group_size(group, domain)
+        sc = np.array([scores[p] for p in pairs])
+        cells = [domain[a] * domain[b] * size for a, b in pairs]
+        forced = [pairs.index(w) for w in workload if w in pairs]
+        chosen = greedy_select(sc, cells, f_marg * self.accountant.rho,
+                               self.accountant.sensitivity, forced)
+        if lv == 0:
+            chosen = connect_isolated(chosen, pairs, sc, len(domain))
+        plan = [pairs[i] for i in chosen]
+        if group:
+            return plan
+        plan = combine_cliques(plan, domain, min(COMBINE_MAX_CELLS, self.max_cells))
+        return plan + [w for w in workload if len(w) == 3 and w not in plan]
 
     # -- sample: post-processing ----------------------------------------------------
-    def _targets(self, n: int):
-        """The most detailed marginals (those inside no other), scaled to n records."""
-        sets = [set(m.attrs) for m in self.marginals]
-        top = [m for m, s in zip(self.marginals, sets) if not any(s < o for o in sets)]
+    def _targets(self, n: int, level=None):
+        """The most detailed marginals (those inside no other) of a level (default: the
+        only one), scaled to n records."""
         out = []
-        for m in top:
+        for m in _top((level or self.levels[-1]).marginals):
             tot = m.values.sum()
             t = m.values * (n / tot) if tot > 0 else np.full(m.cells, n / m.cells)
             out.append((m.attrs, m.shape, t))
@@ -296,19 +405,37 @@ class Synthesizer:
             u = be.uniforms(key, n, 0, rng.PRIOR, call)
             idx = xp.minimum(xp.floor(u * n_pub).astype(xp.int64), n_pub - 1)
             return [xp.ascontiguousarray(be.asarray(c)[idx]) for c in self.public]
-        one = {m.attrs[0]: m for m in self.marginals if len(m.attrs) == 1}
+        # independent columns from the first level's 1-way marginals; a grouped level
+        # draws its group code (a column after the table's) and splits it
+        lv, sizes = self.levels[0], list(self.domain)
+        if lv.group:
+            sizes.append(group_size(lv.group, self.domain))
+            one = {a: one_way_of(m, a).values for m in lv.marginals for a in m.attrs
+                   if a not in lv.group}
+            one.update({a: np.eye(sizes[a])[0] for a in lv.group})  # written from the code
+        else:
+            one = {m.attrs[0]: m.values for m in lv.marginals if len(m.attrs) == 1}
         counts = []
-        for a, size in enumerate(self.domain):
-            v = one[a].values if a in one else np.ones(size)
+        for a, size in enumerate(sizes):
+            v = one[a] if a in one else np.ones(size)
             v = v if v.sum() > 0 else np.ones(size)
             counts.append(apportion(np, v.astype(np.float64), float(n)).astype(np.int64))
-        return be.init_records(counts, key, call)
+        cols = be.init_records(counts, key, call)
+        if lv.group:
+            split_group(xp, cols[-1], lv.group, self.domain, cols)
+        return cols[:len(self.domain)]
 
     def sample(self, n: int | None = None) -> pd.DataFrame:
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample()")
         n = self._estimated_rows() if n is None else self.check_sample(n)
+        if self._grouped:
+            return self._generate(n, None, self._reserve_calls(len(self.levels)))
         return self._generate(n, self._targets(n), self._reserve_calls(1))
+
+    @property
+    def _grouped(self) -> bool:
+        return bool(self.levels[0].group) or len(self.levels) > 1
 
     def sample_to(self, path, n: int | None = None, *, batch_rows: int | None = None) -> dict:
         """Write n synthetic rows (default: the DP estimate) as Parquet parts under the
@@ -320,6 +447,8 @@ class Synthesizer:
         final mean TVD to its targets), "gum_history" (the first batch's GUM curve)}."""
         if self.marginals is None:
             raise DPSynError("call fit(df, schema) before sample_to()")
+        if self._grouped:  # its batches would each need every level
+            raise DPSynError("a group_by fit samples in memory: use sample(n)")
         from .distributed.sampling import sample_to
         n = self._estimated_rows(_row_count) if n is None else _row_count(n)
         return sample_to(self, path, n, batch_rows)
@@ -335,29 +464,64 @@ class Synthesizer:
 
     def _generate(self, n: int, targets, call: int) -> pd.DataFrame:
         """n records fitted to targets ((attrs, shape, counts summing to n)) by GUM, then
-        decoded; the RNG streams are keyed by the seed and `call`."""
+        decoded; the RNG streams are keyed by the seed and `call`.  targets=None: every
+        level's, at n, level l's GUM with call + l (a grouped fit reserves one per level)."""
         key = rng.split_key(self.seed)
         t0 = time.perf_counter()
-        st = plan_structure([t[0] for t in targets], len(self.domain), self.append_attributes,
-                            self.duplicate_scope)
         cols = self._init_records(n, key, call)
-        with bar(self.progress, self.gum.limit, "GUM iterations") as pb:
-            res = run_gum(self.backend, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
-                          cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets])
-        for x, i in st.appended:
-            append_attribute(self.backend, res.cols, x, *targets[i], key, call)
+        steps = [(self.levels[0], targets)] if targets is not None else \
+            [(lv, self._targets(n, lv)) for lv in self.levels]
+        self.history, self.gum_seconds = [], []
+        for i, (lv, tg) in enumerate(steps):
+            cols = self._fit_level(cols, lv, tg, key, call + i,
+                                   prior=self.public is not None or i > 0)
         self.backend.synchronize()
         t1 = time.perf_counter()
-        self.history = res.history
-        self.gum_seconds = res.seconds
-        self.structure = st
-        codes = [self.backend.to_numpy(c) for c in res.cols]
+        codes = [self.backend.to_numpy(c) for c in cols]
         for a, r in self.recodes.items():
             codes[a] = undo(codes[a], r, key, call)
         be = self.backend
         out = decode(codes, self.schema, self.seed, call, self.numeric_decode,
                      lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
+        return out
+
+    def _fit_level(self, cols, lv, targets, key, call: int, prior: bool) -> list:
+        """One level's GUM (and attribute appending) on the records cols; a grouped level
+        fits its group code as one more column, then writes the group columns from it."""
+        be, d = self.backend, len(self.domain)
+        if lv.group:
+            cols = cols + [group_code(be.xp, cols, lv.group, self.domain)]
+        st = plan_structure([t[0] for t in targets], len(cols), self.append_attributes,
+                            self.duplicate_scope)
+        with bar(self.progress, self.gum.limit, "GUM iterations") as pb:
+            res = run_gum(be, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
+                          cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets],
+                          self._slack(lv, targets, st, prior))
+        for x, i in st.appended:
+            append_attribute(be, res.cols, x, *targets[i], key, call)
+        start = self.gum_seconds[-1] if self.gum_seconds else 0.0
+        self.history += res.history
+        self.gum_seconds += [start + t for t in res.seconds]
+        self.structure = st
+        if lv.group:
+            split_group(be.xp, res.cols[d], lv.group, self.domain, res.cols)
+        return res.cols[:d]
+
+    def _slack(self, lv, targets, st, prior: bool):
+        """Per GUM target: prior_tolerance noise standard deviations, in counts at this
+        sample's size (a projected target sums cells: its noise adds up)."""
+        k = self.prior_tolerance if self.prior_tolerance is not None else \
+            PRIOR_TOLERANCE if prior else 0.0
+        if k == 0:
+            return None
+        share = {m.attrs: m.sigma / m.values.sum() if m.values.sum() > 0 else 0.0
+                 for m in lv.marginals}
+        out = []
+        for i in st.gum_targets:
+            attrs, shape, t = targets[i]
+            summed = math.prod(shape) / math.prod(project(attrs, shape, t, st.attrs[i])[1])
+            out.append(k * share[attrs] * float(np.sum(t)) * math.sqrt(summed))
         return out
 
     def _estimated_rows(self, check=None) -> int:
@@ -418,7 +582,34 @@ class Synthesizer:
             rep["private_bins"] = {k: list(v) for k, v in self.bins.edges.items()}
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
+        if self.method == "privsyn":
+            rep["selection"] = (
+                "public: chosen from the public table's pair dependences (no budget spent)"
+                if self._public_selection() else
+                "private: noisy InDif scores of the private table (charged in the ledger)")
+        if self._public_raw is not None:
+            rep["prior"] = ("GUM started from the public table's records: public input, "
+                            "not covered by the guarantee and costing none of it")
+        if self.group_by:
+            rep["group_by"] = [list(lv) for lv in self.group_by]
+            rep["grouping"] = PARALLEL_NOTE
         return rep
+
+
+def _top(marginals) -> list:
+    """The marginals inside no other one."""
+    sets = [set(m.attrs) for m in marginals]
+    return [m for m, s in zip(marginals, sets) if not any(s < o for o in sets)]
+
+
+def _pooled_total(levels) -> tuple:
+    """(row count estimate, its standard error): the levels' common totals pooled by
+    inverse variance (one level: its own)."""
+    if len(levels) == 1:
+        return levels[0].total, levels[0].standard_error
+    w = np.array([1.0 / max(lv.standard_error, 1e-12) ** 2 for lv in levels])
+    t = np.array([lv.total for lv in levels])
+    return float((w * t).sum() / w.sum()), float(1.0 / np.sqrt(w.sum()))
 
 
 def _row_count(n) -> int:

@@ -74,3 +74,26 @@ def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
                           r.merged.size - 1)
         out[idx] = r.merged[pick]
     return out
+
+
+def one_way_of(m: Marginal, attr: int) -> Marginal:
+    """m summed onto one attribute: the noisy 1-way marginal a grouped run measures as
+    (attr, group); its cells each sum cells/size noisy counts."""
+    k = m.attrs.index(attr)
+    axes = tuple(i for i in range(len(m.attrs)) if i != k)
+    size = m.shape[k]
+    return Marginal((attr,), (size,), m.table().sum(axis=axes),
+                    m.sigma * float(np.sqrt(m.cells // size)))
+
+
+def recoded(m: Marginal, r: Recode) -> Marginal:
+    """m on the new domain of r's attribute (merged values' cells summed); a 1-way
+    marginal as recoded_one_way has it."""
+    if len(m.attrs) == 1:
+        return recoded_one_way(m, r)
+    k = m.attrs.index(r.attr)
+    table = np.moveaxis(m.table(), k, -1)
+    merge = np.zeros((r.lut.size, r.size))
+    merge[np.arange(r.lut.size), r.lut] = 1.0
+    out = np.moveaxis(table @ merge, -1, k)
+    return Marginal(m.attrs, out.shape, out.reshape(-1), m.sigma)

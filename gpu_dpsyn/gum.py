@@ -128,7 +128,7 @@ class Structure:
     attrs: list  # per target: its attributes in GUM (all but an appended one)
 
 
-DUPLICATE_SCOPES = ("neighbours", "component")
+DUPLICATE_SCOPES = ("neighbours", "component", "all")
 
 
 def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
@@ -141,7 +141,8 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
     independent components never disturb each other.  scope="neighbours" narrows that
     to the marginal's attributes and their neighbours in the marginal graph: copying
     far columns along drifts their joint with the marginal's (repeated resampling of
-    the same donors) while no target holds it in place."""
+    the same donors) while no target holds it in place.  scope="all" copies whole records
+    (every attribute left in GUM)."""
     if scope not in DUPLICATE_SCOPES:
         raise ValueError(f"duplicate scope must be one of {DUPLICATE_SCOPES}, got {scope!r}")
     count = np.zeros(n_attrs, dtype=int)
@@ -179,7 +180,9 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
         if a not in out_attrs:
             comp.setdefault(find(a), []).append(a)
     groups = [comp.get(find(attrs[0]), []) for attrs in attrs_in_gum]
-    if scope == "neighbours":
+    if scope == "all":
+        groups = [sorted(set(range(n_attrs)) - out_attrs)] * len(attrs_in_gum)
+    elif scope == "neighbours":
         near = {a: {a} for a in range(n_attrs)}
         for i in gum_targets:
             for a in attrs_in_gum[i]:
@@ -198,13 +201,16 @@ def project(attrs, shape, t, keep) -> tuple:
 
 
 def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=None,
-            groups=None) -> GUMResult:
+            groups=None, slack=None) -> GUMResult:
     """Fit the records `cols` (edited in place) to targets: (attrs, shape, t) with t the
     target counts (numpy, summing to n).  groups[i]: columns a Duplicate for target i
-    copies (default: all)."""
+    copies (default: all).  slack[i] (counts): a cell of target i whose count is within it
+    of its target is left as it is (hold_close), so records started from a prior keep
+    what the noisy marginals do not contradict."""
     xp = backend.xp
     n = int(len(cols[0]))
     dev_t = [xp.asarray(t, dtype=xp.float64) for _, _, t in targets]
+    slack = [0.0] * len(targets) if slack is None else [float(x) for x in slack]
     hist, seconds, t0 = [], [], time.perf_counter()
 
     def errors():
@@ -228,7 +234,8 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
             attrs, shape, _ = targets[i]
             cell, s = backend.cell_histogram(cols, attrs, shape)
-            add, rem = backend.plan_update(s, dev_t[i], alpha)
+            t = hold_close(xp, s, dev_t[i], slack[i]) if slack[i] > 0 else dev_t[i]
+            add, rem = backend.plan_update(s, t, alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
                               it * len(targets) + pos, call,
                               None if groups is None else groups[i])
@@ -239,6 +246,14 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         hist.append(float(err.mean()) if err.size else 0.0)
         seconds.append(time.perf_counter() - t0)
     return GUMResult(cols, hist, seconds)
+
+
+def hold_close(xp, s, t, slack: float):
+    """The target with every cell that is within `slack` of its current count s replaced
+    by s: those cells get no update.  Elementwise and exact in float64 (counts are
+    integers), so both backends plan the same update."""
+    s = s.astype(xp.float64)
+    return xp.where(xp.abs(t - s) <= slack, s, t)
 
 
 def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> None:

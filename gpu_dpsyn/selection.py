@@ -42,11 +42,11 @@ def indif(backend, cols, domain, pairs) -> np.ndarray:
     return out
 
 
-def measure_indif(backend, cols, domain, names, accountant, fraction, key):
-    """Noisy InDif scores for all pairs, charged as one measurement: floor(InDif) plus
-    exact discrete Gaussian noise (cols: the encoded columns or a counts source; key: the
-    256-bit noise key)."""
-    pairs = list(itertools.combinations(range(len(domain)), 2))
+def measure_indif(backend, cols, domain, names, accountant, fraction, key, pairs=None):
+    """Noisy InDif scores for `pairs` (default: all), charged as one measurement:
+    floor(InDif) plus exact discrete Gaussian noise (cols: the encoded columns or a counts
+    source; key: the 256-bit noise key)."""
+    pairs = list(itertools.combinations(range(len(domain)), 2)) if pairs is None else pairs
     m = len(pairs)
     entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4 * m, l2_sq=16 * m)
     scores = indif(backend, cols, domain, pairs)
@@ -83,13 +83,14 @@ def greedy_select(scores, cells, rho: float, sensitivity: float = 1.0, forced=()
 
 
 def connect_isolated(selected: list, pairs, scores, n_attrs: int) -> list:
-    """Give every attribute left out of all selected pairs its highest-scoring pair."""
+    """Give every attribute left out of all selected pairs its highest-scoring pair (an
+    attribute in no candidate pair, such as a group column, keeps none)."""
     sel = list(selected)
     covered = {a for i in sel for a in pairs[i]}
     for a in range(n_attrs):
-        if a in covered or n_attrs < 2:
-            continue
         mine = [i for i, p in enumerate(pairs) if a in p]
+        if a in covered or not mine:
+            continue
         best = max(mine, key=lambda i: scores[i])
         sel.append(best)
         covered.update(pairs[best])
