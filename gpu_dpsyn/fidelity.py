@@ -154,3 +154,36 @@ def _cramers_v(counts, codes) -> float:
     # phi^2 = sum p_ij^2 / (p_i p_j) - 1: over occupied cells only, so sparse tables work
     phi2 = (counts[occ] ** 2 / (ra[a[occ]] * rb[b[occ]])).sum() - 1.0
     return float(math.sqrt(max(0.0, phi2) / m))
+
+
+def group_tvd(real: list, syn: list, domain, group, max_pairs: int | None = 50,
+              seed: int = 0) -> list:
+    """Per group of the columns `group` (indexes) that occurs in the real table, largest
+    first: {"group": codes, "real_rows", "synthetic_rows", "tvd_2way"}, the mean TVD of the
+    pairs of other columns (max_pairs random ones) within the group; a group missing from
+    the synthetic table scores 1."""
+    group = list(group)
+    gsize = math.prod(int(domain[a]) for a in group)
+    gr, gs = ([np.zeros(len(t[0]), np.int64)] for t in (real, syn))
+    for a in group:
+        gr[0] = gr[0] * int(domain[a]) + real[a].astype(np.int64)
+        gs[0] = gs[0] * int(domain[a]) + syn[a].astype(np.int64)
+    nr, ns = np.bincount(gr[0], minlength=gsize), np.bincount(gs[0], minlength=gsize)
+    rest = [a for a in range(len(domain)) if a not in group]
+    pairs = [tuple(rest[i] for i in p) for p in pick_sets(len(rest), 2, max_pairs, seed)]
+    tvd = np.zeros(gsize)
+    for a, b in pairs:
+        cells = int(domain[a]) * int(domain[b])
+        counts = []
+        for t, g in ((real, gr[0]), (syn, gs[0])):
+            c = (g * cells + t[a].astype(np.int64) * int(domain[b]) + t[b].astype(np.int64))
+            counts.append(np.bincount(c, minlength=gsize * cells).reshape(gsize, cells))
+        p = counts[0] / np.maximum(nr, 1)[:, None]
+        q = counts[1] / np.maximum(ns, 1)[:, None]
+        tvd += np.where(ns > 0, 0.5 * np.abs(p - q).sum(axis=1), 1.0)
+    tvd /= max(len(pairs), 1)
+    present = np.nonzero(nr)[0]
+    present = present[np.argsort(-nr[present], kind="stable")]
+    return [{"group": tuple(int(x) for x in np.unravel_index(g, [domain[a] for a in group])),
+             "real_rows": int(nr[g]), "synthetic_rows": int(ns[g]), "tvd_2way": float(tvd[g])}
+            for g in present]

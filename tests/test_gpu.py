@@ -250,6 +250,24 @@ def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, mo
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_grouped_levels_from_a_public_prior_identical_on_cpu_and_gpu(gb, flights,
+                                                                    flights_schema,
+                                                                    monkeypatch):
+    # group codes, the stop rule's where() and two GUM levels on the device's kernels
+    cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
+    df = flights[cols].iloc[:3000]
+    schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
+    kw = dict(seed=5, iterations=3, progress=False, group_by=[["origin"], ["carrier"]])
+    cpu = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df.iloc[1000:], schema,
+                                                          public=df.iloc[:1000])
+    a = cpu.sample()
+    import gpu_dpsyn.api as api
+    monkeypatch.setattr(api, "get_backend", lambda name: gb)
+    b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df.iloc[1000:], schema,
+                                                        public=df.iloc[:1000]).sample()
+    pd.testing.assert_frame_equal(a, b)
+
+
 def test_auto_backend_falls_back_to_numpy_without_a_device():
     from gpu_dpsyn.backend import gpu_available
     be = get_backend("auto")
