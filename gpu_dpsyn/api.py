@@ -171,9 +171,7 @@ class Synthesizer:
                                  "public=...)")
         self.schema = _load_schema(schema)
         self.names = [c.name for c in self.schema.synth_columns]
-        workload = _resolve_workload(self.workload, self.names)
-        groups = resolve_levels(self.group_by, self.schema, workload, self.max_cells) \
-            if self.group_by else [()]
+        workload, groups = self.check_plan(self.schema)
         sens = _sensitivity(self.sensitivity, self.schema)
         grid = quantiles.grid_schema(self.schema)  # private-quantile columns on their grid
         counts = None
@@ -232,6 +230,15 @@ class Synthesizer:
         self.timings.update(encode=t1 - t0, measure=t2 - t1,
                             consistency=time.perf_counter() - t2)
         return self
+
+    def check_plan(self, schema) -> tuple:
+        """(workload as column indices, each level's group columns) for this schema: the
+        checks of fit() that need no data, callable before the table is read."""
+        schema = _load_schema(schema)
+        workload = _resolve_workload(self.workload, [c.name for c in schema.synth_columns])
+        groups = resolve_levels(self.group_by, schema, workload, self.max_cells) \
+            if self.group_by else [()]
+        return workload, groups
 
     def _public_codes(self) -> list:
         """The public table's codes in the fitted domain (chosen bins, merged values)."""

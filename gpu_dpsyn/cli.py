@@ -72,6 +72,9 @@ def _synthesize(a) -> int:
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
     syn = _synthesizer(a)
+    if a.selection == "public" and not a.public:
+        raise DPSynError("--selection public needs a --public table")
+    syn.check_plan(schema)  # workload and --group-by columns
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
@@ -104,7 +107,19 @@ def _synthesizer(a, client=None):
     return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                        backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                        workload=_parse_workload(a.workload), conversion=a.conversion,
-                       client=client)
+                       selection=a.selection, group_by=_parse_group_by(a.group_by),
+                       prior_tolerance=a.prior_tolerance, client=client)
+
+
+def _parse_group_by(items):
+    """["state", "puma,year"] -> [["state"], ["puma", "year"]]: a level per flag."""
+    levels = []
+    for item in items or []:
+        cols = [c.strip() for c in item.split(",") if c.strip()]
+        if not cols:
+            raise DPSynError(f"--group-by {item!r} names no column")
+        levels.append(cols)
+    return levels or None
 
 
 def _write_ledger(a, syn, history) -> dict:
@@ -134,6 +149,8 @@ def _synthesize_on_dask(a) -> int:
     if a.reader == "cudf":
         raise DPSynError("--reader cudf is for single-process runs; Dask workers read with "
                          "pandas")
+    if a.group_by:
+        raise DPSynError("--group-by runs in memory: leave out --workers / --scheduler")
     # every check that can fail runs before the private table is read
     table_files(a.input)  # files there, one format (before a cluster starts)
     _check_inputs(a.public)
@@ -309,7 +326,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="privsyn: private marginal selection (default); dpsyn: all 2-way")
     s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
                    help="column set that matters more, e.g. carrier,dest:3 (repeatable)")
-    s.add_argument("--public", help="a public table of the same schema to start GUM from")
+    s.add_argument("--public", help="a public table of the same schema: GUM starts from its "
+                                    "records and (with --selection auto) the marginals are "
+                                    "chosen from it at no privacy cost")
+    s.add_argument("--selection", default="auto", choices=["auto", "public", "private"],
+                   help="how the marginals are chosen: from the --public table (free), from "
+                        "noisy private scores (10%% of the budget; better when the public "
+                        "table differs much), or auto: public when --public is given")
+    s.add_argument("--prior-tolerance", type=float, default=None, metavar="K",
+                   help="GUM leaves a cell within K noise standard deviations of its target "
+                        "as the prior has it (default: 0, which measured best)")
+    s.add_argument("--group-by", action="append", metavar="COLS",
+                   help="synthesize per group of these categorical columns (comma-separated); "
+                        "each flag adds a level, e.g. --group-by state --group-by puma,year; "
+                        "every group gets its own noisy count and marginals")
     s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
                    help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],

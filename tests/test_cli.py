@@ -100,7 +100,7 @@ def test_ledger_releases_only_the_privacy_report_and_gum_history(files):
     assert set(rep) == {"epsilon", "delta", "rho", "conversion", "sensitivity", "mechanism",
                         "spent_fraction", "guarantee", "measurements", "method",
                         "selected_marginals", "gum_history", "neighbouring", "unit_of_privacy",
-                        "seeded"}
+                        "seeded", "selection"}
 
 
 @pytest.mark.parametrize("value", ["0", "-2"])
@@ -171,6 +171,12 @@ def _one_line_error(capsys, *parts):
     (["--iterations", "-1"], ["iterations must be an integer >= 0, got -1"]),
     (["--seed", "-1"], ["seed must be an integer in [0, 2^64), got -1"]),
     (["--epsilon", "1e300"], ["epsilon must be at most"]),
+    (["--selection", "public"], ["--selection public needs a --public table"]),
+    (["--prior-tolerance", "-1"], ["prior_tolerance must be a number >= 0"]),
+    (["--group-by", " , "], ["--group-by ' , ' names no column"]),
+    (["--group-by", "origin,nope"], ["group_by column 'nope' is not a synthesized column"]),
+    (["--group-by", "distance"], ["'distance' must be categorical"]),
+    (["--group-by", "origin", "--method", "dpsyn"], ["group_by needs method='privsyn'"]),
 ])
 def test_bad_synthesize_parameters_are_one_line_errors(files, capsys, monkeypatch, extra, parts):
     tmp, real, schema = files
@@ -321,3 +327,20 @@ def test_evaluate_refuses_a_file_that_is_no_ledger(files, capsys, monkeypatch):
     assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--report",
                  str(tmp / "r.html"), "--ledger", str(ledger)]) == 2
     _one_line_error(capsys, f"ledger {str(ledger)!r} is not a gpu_dpsyn privacy ledger")
+
+
+def test_public_selection_and_group_by_levels(files, tmp_path):
+    tmp, real, schema = files
+    public = tmp / "public.csv"
+    pd.read_csv(real).iloc[:1500].to_csv(public, index=False)
+    ledger = tmp / "ledger.json"
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp / "o.csv"), "--seed", "1", "--iterations", "3",
+                 "--public", str(public), "--group-by", "origin", "--group-by", "carrier",
+                 "--ledger", str(ledger), "--quiet"]) == 0
+    rep = json.loads(ledger.read_text())
+    assert "indif" not in [m["label"] for m in rep["measurements"]]
+    assert rep["group_by"] == [["origin"], ["carrier"]] and rep["selection"].startswith("public")
+    assert {m["columns"][-1] for m in rep["measurements"]} == {"origin", "carrier x origin"}
+    out = pd.read_csv(tmp / "o.csv")
+    assert set(out.origin) <= {"EWR", "JFK", "LGA"} and len(out) > 4000
