@@ -183,3 +183,22 @@ def test_top_must_be_a_positive_integer():
     real, syn, schema, _ = case()
     with pytest.raises(DPSynError, match="top must be an integer >= 1, got 0"):
         build_report(real, syn, schema, top=0)
+
+
+def test_a_grouped_run_shows_each_levels_groups(no_raster):
+    from conftest import small_table
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.report import build_report
+    real, spec = small_table(1500)
+    syn = Synthesizer(2.0, 1e-9, iterations=3, seed=0, progress=False, group_by=["color"])
+    out = syn.fit(real, spec).sample()
+    run = syn.privacy_report()
+    html = build_report(real, out, load_schema(spec), run)
+    assert "<h2>Per group</h2>" in html and "Groups of color: 3 in the real table" in html
+    for c in ("red", "green", "blue"):
+        assert f"color={c}" in html
+    assert "<strong>Groups:</strong> group_by: each level" in html
+    assert "in all groups together" in html  # the assumption parallel composition needs
+    # a ledger without groups shows no such section
+    run.pop("group_by")
+    assert "Per group" not in build_report(real, out, load_schema(spec), run)

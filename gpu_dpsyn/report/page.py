@@ -15,7 +15,7 @@ from ..evaluate import ml_utility
 from ..fidelity import Evaluation, evaluate_tables
 from ..progress import bar
 from ..schema import Schema
-from . import plots, privacy, summaries, verdict
+from . import groups, plots, privacy, summaries, verdict
 from .html import esc, page, table
 from .html import figures
 
@@ -64,6 +64,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
             parts += summaries.ml_section(ml)
         parts += _columns(ev, cols, tick)
         parts.append(summaries.numeric_summary(real, syn, schema))
+        parts += groups.section(ev, schema, groups.levels_of(run))
         if 2 in ev.ways:
             parts += _associations(ev, tick)
         for k in (2, 3):

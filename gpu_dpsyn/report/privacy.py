@@ -79,6 +79,10 @@ def section(run: dict | None, schema_inferred: bool = False) -> list:
                   f"{esc(run.get('neighbouring', 'not recorded in this ledger'))}.</p>",
                   f"<p><strong>The guarantee:</strong> {esc(run['guarantee'])}. In words: "
                   f"{_words(run)}</p>"]
+        for key, what in (("selection", "How the marginals were chosen"),
+                          ("prior", "Public prior"), ("grouping", "Groups")):
+            if isinstance(run.get(key), str):
+                parts.append(f"<p><strong>{what}:</strong> {esc(run[key])}</p>")
     parts.append(
         "<p><strong>The schema is public.</strong> Column names, the values each column may "
         "take, numeric ranges and bin edges are inputs taken as public knowledge: the "
