@@ -42,9 +42,6 @@ WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a G
 MAX_EPSILON = 1e6
 # warn when the row count estimate's standard error passes this share of it
 COUNT_RELATIVE_SE = 0.1
-# GUM from a prior leaves cells within this many noise standard deviations of their target
-# (prior_tolerance's default there; bench/prior.py)
-PRIOR_TOLERANCE = 1.0
 
 
 class Synthesizer:
@@ -64,8 +61,9 @@ class Synthesizer:
     fit(df, schema, public=pub) starts GUM from a public table of the same schema and, with
     selection="auto" (or "public"), chooses the marginals from it at no cost (prior.py);
     selection="private" keeps the noisy private InDif.  prior_tolerance=k: GUM leaves a cell
-    whose count is within k noise standard deviations of its target as the prior has it
-    (default: PRIOR_TOLERANCE when GUM starts from a prior, else 0).  group_by=["state"] or
+    whose count is within k noise standard deviations of its target as it is (default 0:
+    on bench/prior.py it helped a close public table by a little and hurt a distant one
+    much).  group_by=["state"] or
     levels [["state"], ["puma", "year"]]: every group gets its own noisy count and
     marginals, each level's records the prior of the next (grouping.py).
 
@@ -83,7 +81,7 @@ class Synthesizer:
                  alpha_step: int = 10, update_mix: str = "S5", filter_low_counts: bool = True,
                  append_attributes: bool = True, duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
-                 selection: str = "auto", group_by=None, prior_tolerance: float | None = None,
+                 selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
                  progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -137,10 +135,10 @@ class Synthesizer:
         self.group_by = parse_group_by(group_by)
         if self.group_by and method == "dpsyn":
             raise ParameterError("group_by needs method='privsyn'")
-        if prior_tolerance is not None and (isinstance(prior_tolerance, bool) or not isinstance(
-                prior_tolerance, (int, float)) or not 0 <= prior_tolerance < math.inf):
+        if isinstance(prior_tolerance, bool) or not isinstance(prior_tolerance, (int, float)) \
+                or not 0 <= prior_tolerance < math.inf:
             raise ParameterError(f"prior_tolerance must be a number >= 0, got {prior_tolerance!r}")
-        self.prior_tolerance = prior_tolerance
+        self.prior_tolerance = float(prior_tolerance)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
@@ -480,8 +478,7 @@ class Synthesizer:
             [(lv, self._targets(n, lv)) for lv in self.levels]
         self.history, self.gum_seconds = [], []
         for i, (lv, tg) in enumerate(steps):
-            cols = self._fit_level(cols, lv, tg, key, call + i,
-                                   prior=self.public is not None or i > 0)
+            cols = self._fit_level(cols, lv, tg, key, call + i)
         self.backend.synchronize()
         t1 = time.perf_counter()
         codes = [self.backend.to_numpy(c) for c in cols]
@@ -493,7 +490,7 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _fit_level(self, cols, lv, targets, key, call: int, prior: bool) -> list:
+    def _fit_level(self, cols, lv, targets, key, call: int) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
         fits its group code as one more column, then writes the group columns from it."""
         be, d = self.backend, len(self.domain)
@@ -504,7 +501,7 @@ class Synthesizer:
         with bar(self.progress, self.gum.limit, "GUM iterations") as pb:
             res = run_gum(be, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
                           cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets],
-                          self._slack(lv, targets, st, prior))
+                          self._slack(lv, targets, st))
         for x, i in st.appended:
             append_attribute(be, res.cols, x, *targets[i], key, call)
         start = self.gum_seconds[-1] if self.gum_seconds else 0.0
@@ -515,11 +512,10 @@ class Synthesizer:
             split_group(be.xp, res.cols[d], lv.group, self.domain, res.cols)
         return res.cols[:d]
 
-    def _slack(self, lv, targets, st, prior: bool):
+    def _slack(self, lv, targets, st):
         """Per GUM target: prior_tolerance noise standard deviations, in counts at this
         sample's size (a projected target sums cells: its noise adds up)."""
-        k = self.prior_tolerance if self.prior_tolerance is not None else \
-            PRIOR_TOLERANCE if prior else 0.0
+        k = self.prior_tolerance
         if k == 0:
             return None
         share = {m.attrs: m.sigma / m.values.sum() if m.values.sum() > 0 else 0.0

@@ -333,9 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the marginals are chosen: from the --public table (free), from "
                         "noisy private scores (10%% of the budget; better when the public "
                         "table differs much), or auto: public when --public is given")
-    s.add_argument("--prior-tolerance", type=float, default=None, metavar="K",
+    s.add_argument("--prior-tolerance", type=float, default=0.0, metavar="K",
                    help="GUM leaves a cell within K noise standard deviations of its target "
-                        "as the prior has it (default: 0, which measured best)")
+                        "as the prior has it (default 0: K = 1 helped a close --public table "
+                        "a little and hurt a distant one much)")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

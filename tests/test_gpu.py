@@ -257,7 +257,8 @@ def test_grouped_levels_from_a_public_prior_identical_on_cpu_and_gpu(gb, flights
     cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
     df = flights[cols].iloc[:3000]
     schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
-    kw = dict(seed=5, iterations=3, progress=False, group_by=[["origin"], ["carrier"]])
+    kw = dict(seed=5, iterations=3, progress=False, group_by=[["origin"], ["carrier"]],
+              prior_tolerance=1.0)
     cpu = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df.iloc[1000:], schema,
                                                           public=df.iloc[:1000])
     a = cpu.sample()

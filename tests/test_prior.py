@@ -61,7 +61,7 @@ def test_selection_is_checked_before_anything_is_charged():
     with pytest.raises(ParameterError, match="needs a public table"):
         syn.fit(_table(100, "wx", 0), SCHEMA)
     assert syn.ledger == []
-    for bad in (-1, float("nan"), "1", True):
+    for bad in (-1, float("nan"), "1", True, None):
         with pytest.raises(ParameterError, match="prior_tolerance"):
             Synthesizer(1, 1e-9, prior_tolerance=bad)
 
