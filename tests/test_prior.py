@@ -96,3 +96,20 @@ def test_stop_rule_keeps_more_of_a_matching_prior():
         out = _fit(private, public, prior_tolerance=k, iterations=10).sample(3000)
         changed.append(1 - (out == start).all(axis=1).mean())
     assert changed[1] < 0.8 * changed[0], changed
+
+
+def test_gum_from_a_prior_appends_nothing_by_default():
+    # appending redraws a column from one marginal, dropping what the prior holds
+    from conftest import xyz_table
+    df, schema = xyz_table(3000)
+    kw = dict(seed=0, iterations=2, progress=False, backend="cpu")
+    alone = Synthesizer(1.0, 1e-9, **kw).fit(df, schema)
+    alone.sample(500)
+    assert alone.structure.appended  # x is appended from (x, y, z)
+    prior = Synthesizer(1.0, 1e-9, **kw).fit(df, schema, public=df.iloc[:1000])
+    prior.sample(500)
+    assert prior.structure.appended == []
+    forced = Synthesizer(1.0, 1e-9, append_attributes=True, **kw).fit(df, schema,
+                                                                     public=df.iloc[:1000])
+    forced.sample(500)
+    assert forced.structure.appended

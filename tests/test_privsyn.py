@@ -33,6 +33,7 @@ def test_plan_structure_appends_leaves_and_splits_components():
     st = plan_structure(cyc, 6, scope="neighbours")
     assert st.groups[0] == [0, 1, 2, 4]
     assert plan_structure(cyc, 6, scope="component").groups[0] == [0, 1, 2, 3, 4]
+    assert plan_structure(cyc, 6, scope="all").groups[0] == [0, 1, 2, 3, 4, 5]  # whole records
     with pytest.raises(ValueError, match="scope"):
         plan_structure(cyc, 6, scope="nope")
     assert plan_structure([(0, 1), (1, 2)], 3, append=False).appended == []
