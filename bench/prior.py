@@ -38,20 +38,23 @@ from gpu_dpsyn.schema import load_schema  # noqa: E402
 FLIGHT_COLS = ["month", "sched_dep_time", "dep_delay", "sched_arr_time", "arr_delay",
                "carrier", "dest", "air_time", "distance", "flight"]
 EPSILONS = (0.3, 1.0, 8.0)
-# name: (use the public table, Synthesizer keywords)
+# name: (use the public table, Synthesizer keywords).  The first runs appended attributes
+# from a prior too (append_attributes=True, the default then); "auto" no longer does.
+_OLD = dict(append_attributes=True)
 VARIANTS = {
     "no prior": (False, {}),
-    "prior as init only": (True, dict(selection="private", prior_tolerance=0)),
-    "public selection + prior": (True, dict(selection="public", prior_tolerance=0)),
-    "+ stop rule k=0.5": (True, dict(selection="public", prior_tolerance=0.5)),
-    "+ stop rule k=1": (True, dict(selection="public", prior_tolerance=1.0)),
-    "+ stop rule k=2": (True, dict(selection="public", prior_tolerance=2.0)),
+    "prior as init only": (True, dict(selection="private", prior_tolerance=0, **_OLD)),
+    "public selection + prior": (True, dict(selection="public", prior_tolerance=0, **_OLD)),
+    "+ stop rule k=0.5": (True, dict(selection="public", prior_tolerance=0.5, **_OLD)),
+    "+ stop rule k=1": (True, dict(selection="public", prior_tolerance=1.0, **_OLD)),
+    "+ stop rule k=2": (True, dict(selection="public", prior_tolerance=2.0, **_OLD)),
     "k=1, whole-record duplicates": (True, dict(selection="public", prior_tolerance=1.0,
-                                                duplicate_scope="all")),
+                                                duplicate_scope="all", **_OLD)),
     "k=1, no appending": (True, dict(selection="public", prior_tolerance=1.0,
                                      append_attributes=False)),
     "init only, no appending": (True, dict(selection="private", prior_tolerance=0,
                                            append_attributes=False)),
+    # the defaults with a public table (selection auto, no stop rule, no appending)
     "public selection, no appending": (True, dict(selection="public", prior_tolerance=0,
                                                   append_attributes=False)),
 }

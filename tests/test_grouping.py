@@ -130,3 +130,15 @@ def test_group_tvd_scores_a_missing_group_one():
     per = group_tvd(real, encode(df[df.g != "a"], sch), sch.domain, [0])
     assert {p["group"]: p["tvd_2way"] for p in per}[(0,)] == 1.0
     assert all(p["tvd_2way"] == pytest.approx(0.0) for p in per if p["group"] != (0,))
+
+
+def test_group_columns_are_never_merged_as_low_counts():
+    df = _table(3000)
+    df.loc[3:, "g"] = df.loc[3:, "g"].replace({"a": "b", "c": "d"})
+    df.loc[:2, "g"] = ["a", "c", "c"]  # "a" and "c": 3 rows, far below 3 sigma
+    df["z"] = np.where(np.arange(3000) < 3, df["z"] % 2, 2 + df["z"] % 2)  # z 0, 1: rare
+    # g groups the second level: at the first it is an ordinary column, yet kept whole
+    syn = Synthesizer(0.5, 1e-9, seed=0, iterations=2, progress=False,
+                      group_by=[["h"], ["g"]]).fit(df, SCHEMA)
+    assert 0 not in syn.recodes and syn.domain[0] == 4  # g: public groups stay whole
+    assert 4 in syn.recodes and syn.domain[4] == 3  # z's rare values are merged as usual
