@@ -381,10 +381,13 @@ class Synthesizer:
         level also connects isolated attributes (later ones start from its records) and,
         ungrouped, combines triangles (grouped targets stay within the kernels' 3
         columns)."""
-        pairs = [p for p in pairs0 if not set(p) & set(group)]
+        size = group_size(group, domain)
+        # a finer level's group may make a pair too large: leave it out (not refuse it
+        # after the levels above were charged)
+        pairs = [(a, b) for a, b in pairs0 if a not in group and b not in group
+                 and size * domain[a] * domain[b] <= self.max_cells]
         if not pairs:
             return []
-        size = group_size(group, domain)
         sc = np.array([scores[p] for p in pairs])
         cells = [domain[a] * domain[b] * size for a, b in pairs]
         forced = [pairs.index(w) for w in workload if w in pairs]

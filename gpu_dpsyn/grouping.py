@@ -81,7 +81,7 @@ def parse_group_by(group_by) -> list:
 def resolve_levels(levels, schema, workload, max_cells: int) -> list:
     """The cumulative group columns of each level as attribute indices, after every check
     that can fail (columns, their type, what is left to synthesize, cells of G_l x every
-    other column): all before the first charge."""
+    other column and workload set): all before the first charge."""
     names = [c.name for c in schema.synth_columns]
     domain = schema.domain
     for c in (c for lv in levels for c in lv):
@@ -102,9 +102,11 @@ def resolve_levels(levels, schema, workload, max_cells: int) -> list:
     if big:
         raise DPSynError("in a grouped run workload column sets have at most 2 columns (the "
                          f"group makes a third), got {[tuple(names[a] for a in w) for w in big]}")
-    for group in out:  # pairs that would not fit are left out of the selection instead
-        check_domains([tuple(sorted(group + (a,))) for a in range(len(names)) if a not in group],
-                      domain, names, max_cells)
+    for group in out:  # pairs that would not fit are left out of the selection instead;
+        # every other column and every workload set is measured with the group
+        sets = [(a,) for a in range(len(names)) if a not in group] + list(workload)
+        check_domains(sorted({tuple(sorted(set(group) | set(s))) for s in sets}), domain,
+                      names, max_cells)
     return out
 
 

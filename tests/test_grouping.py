@@ -59,6 +59,8 @@ def test_group_code_round_trip():
     (dict(group_by=["x"]), SchemaError, "categorical with its values listed"),
     (dict(group_by=["g"], workload={("x", "y", "z"): 2}), DPSynError, "at most 2 columns"),
     (dict(group_by=[["g"], ["h"]], max_cells=20), DataError, "max_cells"),
+    (dict(group_by=[["g"], ["h"]], max_cells=100, workload={("x", "y"): 2}), DataError,
+     "g \\(4 values\\), h \\(2 values\\), x \\(4 values\\), y \\(4 values\\) has 128"),
 ])
 def test_bad_groups_are_refused_before_any_charge(kw, err, match):
     syn = Synthesizer(1, 1e-9, progress=False, **kw)
@@ -142,3 +144,11 @@ def test_group_columns_are_never_merged_as_low_counts():
                       group_by=[["h"], ["g"]]).fit(df, SCHEMA)
     assert 0 not in syn.recodes and syn.domain[0] == 4  # g: public groups stay whole
     assert 4 in syn.recodes and syn.domain[4] == 3  # z's rare values are merged as usual
+
+
+def test_a_pair_too_large_at_a_finer_level_is_left_out_not_refused_after_charges():
+    # g x (x, y) fits max_cells (64 <= 100), g x h x (x, y) does not (128): the second
+    # level must choose without it instead of failing with the first level spent
+    syn = _fit(_table(3000), group_by=[["g"], ["h"]], max_cells=100)
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+    assert max(e.cells for e in syn.ledger) <= 100
