@@ -71,6 +71,7 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         max_iters: int = 1000, rounds: int | None = None) -> dict:
     """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells."""
     mbi, jt, MirrorDescent = _mbi()
+    import jax
     rng = np.random.default_rng(seed)
     names = list(codes)
     dom = mbi.Domain(names, [sizes[c] for c in names])
@@ -95,10 +96,14 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                  if cl in free or jt.hypothetical_model_size(dom, list(model.cliques) + [cl])
                  <= limit}
         errors = {}
-        for cl, w in small.items():
-            bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
-            xest = np.asarray(model.project(cl).datavector())
-            errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
+        # Op by op: jitted, each candidate's projection compiles anew for every round's
+        # model (0.2-0.5 s apiece on a 2-core CPU, most of a round); eager ops reuse their
+        # compilations across rounds, 5-10x faster, the same marginals to ~1e-10.
+        with jax.disable_jit():
+            for cl, w in small.items():
+                bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
+                xest = np.asarray(model.project(cl).datavector())
+                errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
         cl = _exponential(errors, eps, max(small.values()), rng)
         x = answers[cl]
         log.append(mbi.LinearMeasurement(x + rng.normal(0, sigma, x.size), cl, stddev=sigma))

@@ -70,8 +70,77 @@ def cps1988():
     return df, schema
 
 
+def mplsstops():
+    """carData::MplsStops: 51,920 Minneapolis Police Department stops of 2017 (public data
+    from opendata.minneapolismn.gov).  Levels are the documented ones, spelled as the
+    CSV's factor labels spell them ("NO"/"YES", "White", "MDC"); the fields that only the
+    in-vehicle computer records are missing for MDC = "other" stops, hence nullable.
+    idNum (an id) and neighborhood (84-87 names the documentation does not list) are
+    dropped; the stop's date and time (UTC) becomes month, weekday and hour in
+    Minneapolis time (America/Chicago), all in 2017.  lat/long: a box a little wider than
+    the city's boundary (about 44.89-45.05 N, 93.33-93.19 W), in 0.01-degree bins."""
+    df = _rdata("carData", "MplsStops")
+    t = pd.to_datetime(df["date"], utc=True).dt.tz_convert("America/Chicago")
+    df = df.drop(columns=["idNum", "neighborhood", "date"])
+    df["month"], df["weekday"], df["hour"] = t.dt.month, t.dt.dayofweek, t.dt.hour
+    yn = {"type": "categorical", "values": ["NO", "YES"], "nullable": True}
+    race = {"type": "categorical", "nullable": True,
+            "values": ["White", "Black", "East African", "Latino", "Native American", "Asian",
+                       "Other", "Unknown"]}
+    schema = {"columns": {
+        "problem": {"type": "categorical", "values": ["suspicious", "traffic"]},
+        "MDC": {"type": "categorical", "values": ["MDC", "other"]},
+        "citationIssued": yn, "personSearch": yn, "vehicleSearch": yn,
+        "preRace": race, "race": race,
+        "gender": {"type": "categorical", "values": ["Female", "Male", "Unknown"],
+                   "nullable": True},
+        "lat": {"type": "numeric", "min": 44.88, "max": 45.06, "bins": 18},
+        "long": {"type": "numeric", "min": -93.34, "max": -93.19, "bins": 15},
+        "policePrecinct": {"type": "numeric", "integer": True, "min": 1, "max": 5},
+        "month": {"type": "numeric", "integer": True, "min": 1, "max": 12},
+        "weekday": {"type": "numeric", "integer": True, "min": 0, "max": 6},
+        "hour": {"type": "numeric", "integer": True, "min": 0, "max": 23}}}
+    return df, schema
+
+
+# General Social Survey years 1974-2018: annual to 1993 except 1979, 1981 and 1992,
+# biennial from 1994 (NORC's GSS documentation)
+GSS_YEARS = [y for y in range(1974, 1994) if y not in (1979, 1981, 1992)] + \
+    list(range(1994, 2019, 2))
+
+
+def gss_wages():
+    """stevedata::gss_wages: 61,697 General Social Survey respondents, 1974-2018.  occ10
+    (hundreds of census occupation codes) and occrecode (11 groups the documentation
+    does not name) are dropped; the occupation stays as its prestige score.  Ranges from
+    the GSS codebook: age 18-89 (89 = 89 or older), prestg10 16-80 (Hout, Smith and
+    Marsden's 2010 scores), childs 0-8 (8 = eight or more); realrinc (constant 1986 USD,
+    missing for those without earnings) in 15 hand-chosen bins, widening with income.
+    Levels as documented, spelled as the CSV spells them."""
+    df = _rdata("stevedata", "gss_wages").drop(columns=["occ10", "occrecode"])
+    cat = lambda *v: {"type": "categorical", "values": list(v), "nullable": True}  # noqa: E731
+    schema = {"columns": {
+        "year": {"type": "numeric", "integer": True, "min": 1974, "max": 2018,
+                 "support": GSS_YEARS},
+        "realrinc": {"type": "numeric", "nullable": True,
+                     "edges": [0, 1000, 2500, 5000, 7500, 10000, 12500, 15000, 20000, 25000,
+                               30000, 40000, 50000, 75000, 100000, 1000000]},
+        "age": {"type": "numeric", "integer": True, "min": 18, "max": 89, "bins": 18,
+                "nullable": True},
+        "prestg10": {"type": "numeric", "integer": True, "min": 16, "max": 80, "bins": 16,
+                     "nullable": True},
+        "childs": {"type": "numeric", "integer": True, "min": 0, "max": 8, "nullable": True},
+        "wrkstat": cat("Full-Time", "Part-Time", "Temporarily Not Working",
+                       "Unemployed, Laid Off", "Retired", "School", "Housekeeper", "Other"),
+        "gender": {"type": "categorical", "values": ["Male", "Female"]},
+        "educcat": cat("Less Than High School", "High School", "Junior College", "Bachelor",
+                       "Graduate"),
+        "maritalcat": cat("Married", "Widowed", "Divorced", "Separated", "Never Married")}}
+    return df, schema
+
+
 DATASETS = {"fertility": fertility, "flights": flights, "diamonds": diamonds,
-            "cps1988": cps1988}
+            "cps1988": cps1988, "mplsstops": mplsstops, "gss_wages": gss_wages}
 
 
 def flights20(rows: int | None = None, seed: int = 0):

