@@ -22,7 +22,7 @@ GUM_SORT = 3
 GUM_SLOT = 4
 DECODE = 5
 SELECT = 6
-GUM_PAIR = 7
+# 7: retired (GUM's random slot pairing; slots now pair in cell order)
 UNMERGE = 8
 APPEND = 9
 PRIOR = 10

@@ -1,9 +1,8 @@
 """Random bijections without sorting: a 4-round Feistel network on 2h bits with cycle
 walking.  Integer-only, so the CUDA kernels compute the same permutations.
 
-Two uses in a GUM update: which rem[c] of the s[c] records of an over cell are removed
-(a bijection of [0, s[c]) salted by the cell), and which removed record fills which
-slot (a bijection of [0, A))."""
+Its use in a GUM update: which rem[c] of the s[c] records of an over cell are removed
+(a bijection of [0, s[c]) salted by the cell)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +14,7 @@ ROUNDS = 4
 _M32 = np.uint64(0xFFFFFFFF)
 
 
-def round_keys(key, update_id: int, call: int, stream: int = rng.GUM_PAIR) -> list[int]:
+def round_keys(key, update_id: int, call: int, stream: int = rng.GUM_SORT) -> list[int]:
     w = philox4x32(key, np.arange(ROUNDS, dtype=np.uint64), update_id, stream, call)[0]
     return [int(x) for x in w]
 
@@ -57,27 +56,3 @@ def feistel_ranks(r, size, salt, keys) -> np.ndarray:
         y[bad] = _feistel(y[bad], h[bad], keys, salt[bad])
         bad = bad[y[bad] >= size[bad]]
     return y.astype(np.int64)
-
-
-def feistel_permutation(total: int, keys) -> np.ndarray:
-    """perm[j] for j in [0, total): a bijection onto [0, total); the same values as
-    feistel_ranks with salt 0, with each round function tabulated over its 2^h inputs
-    (one gather a round instead of a hash: cycle walking repeats it many times)."""
-    if total <= 0:
-        return np.zeros(0, dtype=np.int64)
-    h = int(half_bits(total))
-    mask = np.uint64((1 << h) - 1)
-    dom = np.arange(1 << h, dtype=np.uint64)
-    tables = [(_hash32(dom ^ _hash32(np.uint64(k))) & mask).astype(np.int64) for k in keys]
-
-    def rounds(x):
-        left, right = x >> h, x & int(mask)
-        for t in tables:
-            left, right = right, left ^ t[right]
-        return (left << h) | right
-    y = rounds(np.arange(total, dtype=np.int64))
-    bad = np.nonzero(y >= total)[0]
-    while bad.size:
-        y[bad] = rounds(y[bad])
-        bad = bad[y[bad] >= total]
-    return y

@@ -11,7 +11,6 @@
 #define STREAM_INIT 2u
 #define STREAM_GUM_SORT 3u
 #define STREAM_GUM_SLOT 4u
-#define STREAM_GUM_PAIR 7u
 
 struct u32x4 { unsigned int x, y, z, w; };
 

@@ -64,8 +64,7 @@ __device__ __forceinline__ void pick_removed_t(
                           idx_bits);
 }
 
-// slot j fills under cell c = upper_bound(cumadd, j); its record is removed[pi(j)], pi a
-// Feistel bijection of [0, total)
+// slot j fills under cell c = upper_bound(cumadd, j) with the record removed[j]
 template <typename K>
 __device__ __forceinline__ void fill_slots_t(
     long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
@@ -79,9 +78,7 @@ __device__ __forceinline__ void fill_slots_t(
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
     long long c = upper_bound(cumadd, ncells, j);  // the under cell of slot j
-    unsigned int rk[4];
-    round_keys(rk, STREAM_GUM_PAIR, update, call, k0, k1);
-    long long dst = removed[feistel_perm(j, total, rk, 0u)];
+    long long dst = removed[j];  // both in cell order: a Replace keeps agreeing columns
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
     if (sc > 0 && u01(w.y) < dup_frac) {
