@@ -33,6 +33,7 @@ class GUMConfig:
     max_iterations: int = 200
     patience: int = 10
     min_gain: float = 0.005
+    rotate: bool = True  # the j-th iteration with Replaces leads with column j mod k
 
     def __post_init__(self):
         if self.iterations != "auto":
@@ -209,7 +210,13 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     what the noisy marginals do not contradict."""
     xp = backend.xp
     n = int(len(cols[0]))
-    dev_t = [xp.asarray(t, dtype=xp.float64) for _, _, t in targets]
+    rotations = {}  # (target, r): the target led by its column r, on the device
+
+    def rotated(i, r):
+        if (i, r) not in rotations:
+            attrs, shape, t = rotate_target(*targets[i], r)
+            rotations[i, r] = (attrs, shape, xp.asarray(t, dtype=xp.float64))
+        return rotations[i, r]
     slack = [0.0] * len(targets) if slack is None else [float(x) for x in slack]
     hist, seconds, t0 = [], [], time.perf_counter()
 
@@ -231,10 +238,12 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         if cfg.converged(hist):  # decided from host numbers: the same on every backend
             break
         alpha, dup = cfg.alpha_at(it), MIXES[cfg.mix](it)
+        lead = sum(MIXES[cfg.mix](j) < 1.0 for j in range(it))  # Replace iterations so far
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
-            attrs, shape, _ = targets[i]
+            r = lead % len(targets[i][0]) if cfg.rotate else 0
+            attrs, shape, ti = rotated(i, r)
             cell, s = backend.cell_histogram(cols, attrs, shape)
-            t = hold_close(xp, s, dev_t[i], slack[i]) if slack[i] > 0 else dev_t[i]
+            t = hold_close(xp, s, ti, slack[i]) if slack[i] > 0 else ti
             add, rem = backend.plan_update(s, t, alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
                               it * len(targets) + pos, call,
@@ -246,6 +255,15 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         hist.append(float(err.mean()) if err.size else 0.0)
         seconds.append(time.perf_counter() - t0)
     return GUMResult(cols, hist, seconds)
+
+
+def rotate_target(attrs, shape, t, r: int) -> tuple:
+    """The target (attrs, shape, t) with its columns rotated left by r: cells then run in
+    the order of column r first, and a Replace (which pairs slots in cell order) keeps
+    that column wherever its counts agree.  On the host, for both backends alike."""
+    perm = [(k + r) % len(attrs) for k in range(len(attrs))]
+    table = np.asarray(t, dtype=np.float64).reshape(shape).transpose(perm)
+    return tuple(attrs[k] for k in perm), table.shape, table.reshape(-1)
 
 
 def hold_close(xp, s, t, slack: float):

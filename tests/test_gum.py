@@ -172,3 +172,46 @@ def test_replace_keeps_the_leading_column_when_its_counts_agree(backend, seed):
     # the plan rounds each row separately: a row may differ by a few records
     assert (backend.to_numpy(cols[0]) != a).sum() <= 8, (backend.to_numpy(cols[0]) != a).sum()
     assert np.array_equal(backend.to_numpy(cols[2]), b)  # not in the marginal: untouched
+
+
+def test_rotate_target_matches_the_histogram_of_the_rotated_columns():
+    from gpu_dpsyn.gum import rotate_target
+    be = get_backend("cpu")
+    r = np.random.default_rng(3)
+    cols = [r.integers(0, d, 500) for d in (3, 4, 5)]
+    attrs, shape = (0, 1, 2), (3, 4, 5)
+    t = be.histogram(cols, attrs, shape).astype(float)
+    for k in (0, 1, 2):
+        a2, s2, t2 = rotate_target(attrs, shape, t, k)
+        assert a2 == attrs[k:] + attrs[:k] and s2 == shape[k:] + shape[:k]
+        assert np.array_equal(t2, be.histogram(cols, a2, s2))
+
+
+class _Spy:
+    """A CPU backend that records the column order of every update's cell histogram."""
+    def __init__(self):
+        self.be, self.leads = get_backend("cpu"), []
+
+    def __getattr__(self, name):
+        return getattr(self.be, name)
+
+    def cell_histogram(self, cols, attrs, shape):
+        self.leads.append(tuple(attrs))
+        return self.be.cell_histogram(cols, attrs, shape)
+
+
+@pytest.mark.parametrize("mix,rotate,expected", [
+    ("half", True, [(0, 1), (1, 0), (0, 1), (1, 0)]),  # Replaces every iteration
+    ("S5", True, [(0, 1), (1, 0), (1, 0), (0, 1)]),  # Replaces on even iterations only
+    ("half", False, [(0, 1)] * 4),
+])
+def test_gum_leads_each_replace_iteration_with_the_next_column(mix, rotate, expected):
+    """Each column of a marginal leads (keeps its value in a Replace) in turn."""
+    r = np.random.default_rng(0)
+    a = r.integers(0, 3, 400)
+    cols = [a, (a + r.integers(0, 2, 400)) % 4]
+    t = np.random.default_rng(1).dirichlet(np.ones(12)) * 400
+    spy = _Spy()
+    run_gum(spy, [((0, 1), (3, 4), t)], cols, (7, 7), 0,
+            GUMConfig(iterations=4, mix=mix, rotate=rotate))
+    assert spy.leads == expected
