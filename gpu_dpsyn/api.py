@@ -195,7 +195,9 @@ class Synthesizer:
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
                                     conversion=self.conversion, mechanism=self.mechanism,
-                                    schema=self.schema.to_dict(), workload=self.workload)
+                                    schema=self.schema.to_dict(), workload=self.workload,
+                                    group_by=self.group_by, selection=self.selection,
+                                    public=public is not None)
         unit = self.schema.unit_id
         if unit is not None and counts is None:  # enforce the bound the noise is calibrated
             keep = kept_rows(df, unit, sens, self._noise_key)  # to (dask_counts refuses ids)
@@ -384,8 +386,8 @@ class Synthesizer:
         size = group_size(group, domain)
         # a finer level's group may make a pair too large: leave it out (not refuse it
         # after the levels above were charged)
-        pairs = [(a, b) for a, b in pairs0 if a not in group and b not in group
-                 and size * domain[a] * domain[b] <= self.max_cells]
+        fits = set(candidate_pairs(group, domain, self.max_cells))
+        pairs = [p for p in pairs0 if p in fits]
         if not pairs:
             return []
         sc = np.array([scores[p] for p in pairs])
@@ -599,7 +601,9 @@ class Synthesizer:
             rep["selection"] = (
                 "public: chosen from the public table's pair dependences (no budget spent)"
                 if self._public_selection() else
-                "private: noisy InDif scores of the private table (charged in the ledger)")
+                "private: noisy InDif scores of the private table (charged in the ledger)"
+                if any(e.label == "indif" for e in self.accountant.ledger) else
+                "none needed: no pair of columns to choose from")
         if self._public_raw is not None:
             rep["prior"] = ("GUM started from the public table's records: public input, "
                             "not covered by the guarantee and costing none of it")

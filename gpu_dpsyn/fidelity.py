@@ -16,6 +16,7 @@ import numpy as np
 from .encoding import encode
 from .errors import DPSynError
 from .evaluate import joint_counts, pick_sets, range_query_score
+from .grouping import group_code, group_size
 from .progress import bar
 
 DENSITY_SETS = 300  # NIST 2018: the density score averages 300 random 3-way marginals
@@ -163,11 +164,8 @@ def group_tvd(real: list, syn: list, domain, group, max_pairs: int | None = 50,
     pairs of other columns (max_pairs random ones) within the group; a group missing from
     the synthetic table scores 1."""
     group = list(group)
-    gsize = math.prod(int(domain[a]) for a in group)
-    gr, gs = ([np.zeros(len(t[0]), np.int64)] for t in (real, syn))
-    for a in group:
-        gr[0] = gr[0] * int(domain[a]) + real[a].astype(np.int64)
-        gs[0] = gs[0] * int(domain[a]) + syn[a].astype(np.int64)
+    gsize = group_size(group, domain)
+    gr, gs = ([group_code(np, t, group, domain).astype(np.int64)] for t in (real, syn))
     nr, ns = np.bincount(gr[0], minlength=gsize), np.bincount(gs[0], minlength=gsize)
     rest = [a for a in range(len(domain)) if a not in group]
     pairs = [tuple(rest[i] for i in p) for p in pick_sets(len(rest), 2, max_pairs, seed)]

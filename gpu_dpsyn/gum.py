@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import rng
-from .checks import integer, positive
+from .checks import flag, integer, positive
 from .errors import ParameterError
 
 BISECT_STEPS = 48  # beta to ~4e-15
@@ -33,7 +33,9 @@ class GUMConfig:
     max_iterations: int = 200
     patience: int = 10
     min_gain: float = 0.005
-    rotate: bool = True  # the j-th iteration with Replaces leads with column j mod k
+    # the j-th iteration whose mix has Replaces (beyond those into empty cells, which
+    # every mix makes) leads each marginal with its column j mod k; internal, not exposed
+    rotate: bool = True
 
     def __post_init__(self):
         if self.iterations != "auto":
@@ -44,6 +46,7 @@ class GUMConfig:
         self.alpha = positive("alpha", self.alpha)
         self.alpha_decay = positive("alpha_decay", self.alpha_decay)
         self.alpha_step = integer("alpha_step", self.alpha_step, 1)
+        self.rotate = flag("rotate", self.rotate)
         if self.mix not in MIXES:
             raise ParameterError(f"unknown update mix {self.mix!r}; choose one of {sorted(MIXES)}")
 
@@ -210,13 +213,13 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     what the noisy marginals do not contradict."""
     xp = backend.xp
     n = int(len(cols[0]))
-    rotations = {}  # (target, r): the target led by its column r, on the device
+    current = {}  # target -> (r, the target led by its column r, on the device): one copy
 
     def rotated(i, r):
-        if (i, r) not in rotations:
+        if current.get(i, (None,))[0] != r:
             attrs, shape, t = rotate_target(*targets[i], r)
-            rotations[i, r] = (attrs, shape, xp.asarray(t, dtype=xp.float64))
-        return rotations[i, r]
+            current[i] = (r, (attrs, shape, xp.asarray(t, dtype=xp.float64)))
+        return current[i][1]
     slack = [0.0] * len(targets) if slack is None else [float(x) for x in slack]
     hist, seconds, t0 = [], [], time.perf_counter()
 
@@ -238,7 +241,7 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         if cfg.converged(hist):  # decided from host numbers: the same on every backend
             break
         alpha, dup = cfg.alpha_at(it), MIXES[cfg.mix](it)
-        lead = sum(MIXES[cfg.mix](j) < 1.0 for j in range(it))  # Replace iterations so far
+        lead = sum(MIXES[cfg.mix](j) < 1.0 for j in range(it))  # such iterations so far
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
             r = lead % len(targets[i][0]) if cfg.rotate else 0
             attrs, shape, ti = rotated(i, r)

@@ -48,7 +48,8 @@ def measure_indif(backend, cols, domain, names, accountant, fraction, key, pairs
     source; key: the 256-bit noise key)."""
     pairs = list(itertools.combinations(range(len(domain)), 2)) if pairs is None else pairs
     m = len(pairs)
-    entry = accountant.charge(fraction, "indif", ["all pairs"], m, l1=4 * m, l2_sq=16 * m)
+    entry = accountant.charge(fraction, "indif", ["candidate pairs"], m, l1=4 * m,
+                             l2_sq=16 * m)
     scores = indif(backend, cols, domain, pairs)
     noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
     return pairs, (scores + noise).astype(np.float64)

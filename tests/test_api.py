@@ -131,3 +131,17 @@ def test_small_mixed_table_round_trip():
     # size is determined by color in the data (size // 3 == color index): mostly kept
     idx = out["color"].map({"red": 0, "green": 1, "blue": 2})
     assert (out["size"] // 3 == idx).mean() > 0.9
+
+
+def test_report_says_how_marginals_were_chosen():
+    from conftest import small_table
+    df, schema = small_table(400)
+    kw = dict(seed=1, backend="cpu", progress=False, iterations=2)
+    rep = Synthesizer(1.0, 1e-6, **kw).fit(df, schema).privacy_report()
+    assert rep["selection"].startswith("private") and "indif" in {e.label for e in
+                                                                   Synthesizer(1.0, 1e-6, **kw)
+                                                                   .fit(df, schema).ledger}
+    one = {"columns": {"color": schema["columns"]["color"]}}
+    syn = Synthesizer(1.0, 1e-6, **kw).fit(df[["color"]], one)
+    assert "indif" not in {e.label for e in syn.ledger}
+    assert syn.privacy_report()["selection"].startswith("none needed")  # not "charged"

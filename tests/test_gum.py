@@ -215,3 +215,9 @@ def test_gum_leads_each_replace_iteration_with_the_next_column(mix, rotate, expe
     run_gum(spy, [((0, 1), (3, 4), t)], cols, (7, 7), 0,
             GUMConfig(iterations=4, mix=mix, rotate=rotate))
     assert spy.leads == expected
+
+
+def test_rotate_must_be_a_flag():
+    from gpu_dpsyn.errors import ParameterError
+    with pytest.raises(ParameterError, match="rotate must be True or False"):
+        GUMConfig(rotate="yes")

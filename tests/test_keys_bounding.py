@@ -153,3 +153,23 @@ def test_max_cells_stays_within_one_noise_stream():
     from gpu_dpsyn.errors import ParameterError
     with pytest.raises(ParameterError, match="2\\^30"):
         Synthesizer(1.0, 1e-6, max_cells=2 ** 30 + 1)
+
+
+def test_seeded_keys_differ_with_grouping_selection_and_a_public_table(monkeypatch):
+    """What is measured depends on group_by, the selection and a public table: one seed
+    must not give related noise across them."""
+    import gpu_dpsyn.api as api
+    keys = []
+    real = api.noise_key
+    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    df, schema = small_table(600)
+    kw = dict(seed=5, backend="cpu", progress=False, iterations=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededNoiseWarning)
+        Synthesizer(1.0, 1e-6, **kw).fit(df, schema)
+        Synthesizer(1.0, 1e-6, group_by=["color"], **kw).fit(df, schema)
+        Synthesizer(1.0, 1e-6, selection="private", **kw).fit(df, schema)
+        Synthesizer(1.0, 1e-6, **kw).fit(df, schema, public=df.iloc[:200])
+        Synthesizer(1.0, 1e-6, **kw).fit(df, schema)
+    assert keys[0] == keys[4]  # still reproducible
+    assert len(set(keys[:4])) == 4, "a seed's key must depend on each of these"
