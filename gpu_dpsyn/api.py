@@ -535,7 +535,7 @@ class Synthesizer:
         out = []
         for i in st.gum_targets:
             attrs, shape, t = targets[i]
-            summed = math.prod(shape) / math.prod(project(attrs, shape, t, st.attrs[i])[1])
+            summed = math.prod(n for a, n in zip(attrs, shape) if a not in st.attrs[i])
             out.append(k * share[attrs] * float(np.sum(t)) * math.sqrt(summed))
         return out
 

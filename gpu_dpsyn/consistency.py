@@ -60,7 +60,7 @@ def _subsets(marginals) -> list[tuple]:
     return sorted((tuple(sorted(s)) for s in found), key=lambda s: (len(s), s))
 
 
-def _project(m: Marginal, sub: tuple) -> np.ndarray:
+def project_table(m: Marginal, sub: tuple) -> np.ndarray:
     axes = tuple(i for i, a in enumerate(m.attrs) if a not in sub)
     return m.table().sum(axis=axes) if axes else m.table()
 
@@ -76,7 +76,7 @@ def consist(marginals: list[Marginal], subsets, total: float | None = None) -> N
         proj, wts, spread = [], [], []
         for m in views:
             collapsed = m.cells // int(np.prod([m.shape[m.attrs.index(a)] for a in sub] or [1]))
-            proj.append(_project(m, sub))
+            proj.append(project_table(m, sub))
             wts.append(m.weight / collapsed)
             spread.append(collapsed)
         if not sub and total is not None:

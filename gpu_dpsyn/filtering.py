@@ -10,6 +10,7 @@ import numpy as np
 
 from . import rng
 from .cpu_fallback.philox import philox4x32, uniform
+from .consistency import project_table
 from .encoding import code_dtype
 from .marginals import Marginal
 
@@ -79,10 +80,8 @@ def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
 def one_way_of(m: Marginal, attr: int) -> Marginal:
     """m summed onto one attribute: the noisy 1-way marginal a grouped run measures as
     (attr, group); its cells each sum cells/size noisy counts."""
-    k = m.attrs.index(attr)
-    axes = tuple(i for i in range(len(m.attrs)) if i != k)
-    size = m.shape[k]
-    return Marginal((attr,), (size,), m.table().sum(axis=axes),
+    size = m.shape[m.attrs.index(attr)]
+    return Marginal((attr,), (size,), project_table(m, (attr,)),
                     m.sigma * float(np.sqrt(m.cells // size)))
 
 
