@@ -178,15 +178,28 @@ def test_within_draws_invert_the_piecewise_linear_cdf():
 
 
 def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
+    """Over 8 noise draws (not one): decoding inside the bins from the noisy shape beats
+    uniform decoding on every draw, and is unbiased on average.  One draw alone is not
+    held to 10%: over the top bin's few hundred grid cells the noise of the empty tail is
+    a random walk of about the bin's own mass at this budget, and one draw in eight put
+    the mean 17% high."""
     df, schema = wages(20000)
-    syn = fit(df, schema)
-    w = syn.schema["wage"]
-    assert w.within is not None and w.edges[-2] > 1500  # a top bin reaching 19001
-    out = syn.sample()["wage"]
-    # uniform inside the top bin would put 1/32 of the rows near (1500 + 19000) / 2
-    assert out.mean() == pytest.approx(df["wage"].mean(), rel=0.1)
-    assert out.quantile(0.99) == pytest.approx(df["wage"].quantile(0.99), rel=0.25)
-    assert (out == out.round()).all() and out.min() >= 50 and out.max() <= 19000
+    real = df["wage"]
+    means = []
+    for seed in range(8):
+        syn = fit(df, schema, seed=seed)
+        w = syn.schema["wage"]
+        assert w.within is not None and w.edges[-2] > 1500  # a top bin reaching 19001
+        out = syn.sample()["wage"]
+        assert (out == out.round()).all() and out.min() >= 50 and out.max() <= 19000
+        syn.schema = syn.schema.with_edges(syn.bins.edges)  # the same bins, no shape
+        flat = syn.sample()["wage"]
+        # uniform inside the top bin puts 1/32 of the rows near (1500 + 19000) / 2
+        assert abs(out.mean() - real.mean()) < abs(flat.mean() - real.mean()), seed
+        assert abs(out.quantile(0.99) - real.quantile(0.99)) < \
+            abs(flat.quantile(0.99) - real.quantile(0.99)), seed
+        means.append(out.mean())
+    assert np.mean(means) == pytest.approx(real.mean(), rel=0.1)
     assert load_schema(syn.schema.to_dict())["wage"].within is None  # not saved
 
 
