@@ -58,7 +58,15 @@ def summary(rows: list) -> str:
     def mean(ds, eps, peer, field, batch=None):
         rs = [r for (d, e, p, b), v in g.items() for r in v
               if d == ds and e == eps and p == peer and (batch is None or b == batch)]
+        if peer == "aim" and rs:  # AIM at the most iterations run: runs at fewer stop short
+            most = max(r.get("aim_iters", 0) for r in rs)
+            rs = [r for r in rs if r.get("aim_iters", 0) == most]
         return (float(np.mean([r[field] for r in rs])), len(rs)) if rs else (None, 0)
+
+    def aim_iters(ds, eps):
+        its = [r.get("aim_iters", 0) for (d, e, p, _), v in g.items() for r in v
+               if d == ds and e == eps and p == "aim"]
+        return max(its) if its else None
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     epss = sorted({r["epsilon"] for r in rows})
     out, checks = [], {"a": [], "b": [], "c": [], "d": []}
@@ -83,7 +91,8 @@ def summary(rows: list) -> str:
             out.append(f"| {eps:g} | " + " | ".join(fmt(x, ".1f") for x, _ in t) + " | "
                        + " | ".join(fmt(x, ".4f") for x, _ in v2) + " | "
                        + " | ".join(fmt(x, ".4f") for x, _ in v3)
-                       + (" (1 seed)" if aim_n == 1 else "") + " |")
+                       + (" (1 seed)" if aim_n == 1 else "")
+                       + (f" ({aim_iters(ds, eps):,} it.)" if aim_n else "") + " |")
             cell = f"{ds} ε={eps:g}"
             if v3[1][0] is not None:
                 checks["a"].append((cell, v3[0][0] <= v3[1][0], f"{v3[0][0]:.4f} vs {v3[1][0]:.4f}"))

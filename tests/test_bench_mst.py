@@ -70,3 +70,23 @@ def test_aim_schedule_spends_exactly_rho_whatever_the_annealing(seed):
         if r.random() < 0.3:
             s.anneal()
     assert spent == pytest.approx(rho, rel=1e-12) and s.used == pytest.approx(spent)
+
+
+def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
+    """A short AIM run (fewer mirror-descent iterations a round) stops short of AIM's
+    quality: where a run at more iterations exists, the checks use it alone."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("peers_under_test", BENCH / "peers.py")
+    peers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peers)
+
+    def row(peer, tvd3, secs, batch, iters=None, eps=8.0):
+        r = {"dataset": "t", "epsilon": eps, "peer": peer, "seed": 0, "batch": batch,
+             "seconds": secs, "tvd_2way": 0.01, "tvd_3way": tvd3}
+        return r if iters is None else {**r, "aim_iters": iters}
+    rows = [row("gpu_dpsyn", 0.035, 5.0, "gpu_dpsyn+mst"), row("mst", 0.07, 50, "gpu_dpsyn+mst"),
+            row("gpu_dpsyn", 0.035, 5.0, "gpu_dpsyn+aim"),
+            row("aim", 0.070, 300, "gpu_dpsyn+aim", 300), row("aim", 0.023, 2900, "x", 1000)]
+    out = peers.summary(rows)
+    assert "0.0230 (1 seed) (1,000 it.)" in out
+    assert "(b) gpu_dpsyn 3-way TVD <= 1.2 x AIM's: 0 of 1" in out  # not passed on 0.070
