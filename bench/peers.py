@@ -55,18 +55,17 @@ def summary(rows: list) -> str:
     for r in rows:
         g[r["dataset"], r["epsilon"], r["peer"], r.get("batch")].append(r)
 
-    def mean(ds, eps, peer, field, batch=None):
-        rs = [r for (d, e, p, b), v in g.items() for r in v
-              if d == ds and e == eps and p == peer and (batch is None or b == batch)]
-        if peer == "aim" and rs:  # AIM at the most iterations run: runs at fewer stop short
-            most = max(r.get("aim_iters", 0) for r in rs)
-            rs = [r for r in rs if r.get("aim_iters", 0) == most]
-        return (float(np.mean([r[field] for r in rs])), len(rs)) if rs else (None, 0)
-
     def aim_iters(ds, eps):
         its = [r.get("aim_iters", 0) for (d, e, p, _), v in g.items() for r in v
                if d == ds and e == eps and p == "aim"]
         return max(its) if its else None
+
+    def mean(ds, eps, peer, field, batch=None):
+        rs = [r for (d, e, p, b), v in g.items() for r in v
+              if d == ds and e == eps and p == peer and (batch is None or b == batch)]
+        if peer == "aim":  # AIM at the most iterations run: runs at fewer stop short
+            rs = [r for r in rs if r.get("aim_iters", 0) == aim_iters(ds, eps)]
+        return (float(np.mean([r[field] for r in rs])), len(rs)) if rs else (None, 0)
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     epss = sorted({r["epsilon"] for r in rows})
     out, checks = [], {"a": [], "b": [], "c": [], "d": []}
