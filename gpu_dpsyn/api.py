@@ -1,6 +1,7 @@
 """The public API: Synthesizer(epsilon, delta).fit(df, schema).sample(n)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -9,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import quantiles, rng
+from . import adaptive, quantiles, rng
 from .backend import get_backend
 from .checks import column_labels, flag, integer
 from .consistency import make_consistent, total_standard_error
@@ -83,7 +84,7 @@ class Synthesizer:
                  append_attributes: bool | str = "auto", duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
-                 progress: bool = True, client=None):
+                 adaptive_rounds: int = adaptive.ROUNDS, progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -145,6 +146,7 @@ class Synthesizer:
                 or not 0 <= prior_tolerance < math.inf:
             raise ParameterError(f"prior_tolerance must be a number >= 0, got {prior_tolerance!r}")
         self.prior_tolerance = float(prior_tolerance)
+        self.adaptive_rounds = integer("adaptive_rounds", adaptive_rounds, 0)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
@@ -197,7 +199,8 @@ class Synthesizer:
                                     conversion=self.conversion, mechanism=self.mechanism,
                                     schema=self.schema.to_dict(), workload=self.workload,
                                     group_by=self.group_by, selection=self.selection,
-                                    public=public is not None)
+                                    public=public is not None,
+                                    adaptive_rounds=self.adaptive_rounds)
         unit = self.schema.unit_id
         if unit is not None and counts is None:  # enforce the bound the noise is calibrated
             keep = kept_rows(df, unit, sens, self._noise_key)  # to (dask_counts refuses ids)
@@ -304,6 +307,11 @@ class Synthesizer:
             split = (0.0, split[1] / (1 - split[0]), split[2] / (1 - split[0]))
         f_sel, f_one, f_marg = (rest * f for f in split)
         f_one, f_marg = f_one / len(groups), f_marg / len(groups)  # levels: sequential
+        # ungrouped: a share of the marginals' budget goes to an adaptive 3-way round
+        # (adaptive.py; grouped targets stay within the kernels' 3 columns with the group)
+        f_round = f_marg * adaptive.ROUND_SHARE if groups == [()] and d >= 3 and pairs0 \
+            and self.adaptive_rounds else 0.0
+        f_marg -= f_round
         if groups == [()]:
             # every pair is histogrammed for InDif and workload triples are measured:
             # refuse huge domains before spending anything (grouped: resolve_levels did)
@@ -338,7 +346,9 @@ class Synthesizer:
                     self.public = self._public_codes()
                 if pairs0:
                     scores = self._scores(counts, pairs0, one, f_sel)
-                    plan = self._choose(scores, pairs0, group, domain, workload, f_marg, lv)
+                    # chosen at the whole budget: what the rounds do not take comes back
+                    plan = self._choose(scores, pairs0, group, domain, workload,
+                                        f_marg + f_round, lv)
             # 2) the selected marginals, budget ~ w c^(2/3)
             ext = [tuple(sorted(m + g)) for m in plan]
             mcells = check_domains(ext, dom, label, self.max_cells)
@@ -347,10 +357,92 @@ class Synthesizer:
                 sel = measure(self.backend, counts, dom, ext, c23_fractions(
                     mcells, f_marg, [workload.get(m, 1.0) for m in plan]), acc, key, label,
                     pb) if ext else []
-            levels.append(Level(group, one + sel, measured + mcells))
+            level = Level(group, one + sel, measured + mcells)
+            if f_round:
+                self._adaptive_round(counts, level, len(one), ext, workload, f_round,
+                                     selected, label)
+            levels.append(level)
         if pairs0:
             self.selected = selected
         return levels
+
+    def _adaptive_round(self, counts, level, n_one, plan, workload, f_round, selected,
+                        label) -> None:
+        """adaptive.py, in up to adaptive_rounds rounds: fit GUM's records S to the level's
+        marginals so far (warm from the last round's), measure the noisy errors against S
+        of the candidate triples that could be worth measuring, measure those that are;
+        after a round that measures none (or the last), what is left measures the level's
+        multi-way marginals again, pooled."""
+        acc, key, dom = self.accountant, self._noise_key, self.domain
+        cap = min(adaptive.TRIPLE_MAX_CELLS, self.max_cells)
+        measured, left, synth = list(plan), f_round, None
+        f_multi = sum(e.fraction for e in acc.ledger if e.label == "marginal" and
+                      len(e.columns) > 1)  # what the chosen marginals had so far
+        for r in range(self.adaptive_rounds):
+            f_r = left / (self.adaptive_rounds - r)
+            f_err, f_tri = f_r * adaptive.ERROR_SHARE, f_r * (1 - adaptive.ERROR_SHARE)
+            trial = [dataclasses.replace(m, values=m.values.copy()) for m in level.marginals]
+            n_hat = max(1, int(round(make_consistent(trial,
+                                                     max_rounds=self.consistency_rounds))))
+            top = [m.cells for m in _top(level.marginals) if len(m.attrs) > 1]
+            forgone = adaptive.pooling_gain(top, f_multi * acc.rho, f_tri * acc.rho,
+                                            acc.sensitivity)
+            cands = adaptive.candidate_triples(dom, range(len(dom)), measured, cap)
+            cells = [math.prod(dom[a] for a in t) for t in cands]
+            keep = adaptive.could_gain(cells, n_hat, f_tri * acc.rho, acc.sensitivity,
+                                       forgone)
+            cands, cells = [t for t, k in zip(cands, keep) if k], \
+                [c for c, k in zip(cells, keep) if k]
+            if not cands:
+                break
+            synth = self._records(Level((), trial, level.measured_cells),
+                                  min(n_hat, adaptive.FIT_ROWS, self._rows_that_fit()), synth)
+            noisy = adaptive.measure_errors(self.backend, counts, synth, dom, cands, n_hat,
+                                            acc, f_err, key)
+            left -= f_err
+            chosen = [cands[i] for i in adaptive.choose(noisy, cands, cells, f_tri * acc.rho,
+                                                        acc.sensitivity, forgone)]
+            if not chosen:
+                break
+            self._measure_more(counts, level, chosen, f_tri, workload, label)
+            left -= f_tri
+            f_multi += f_tri
+            measured += chosen
+            selected += [tuple(label[a] for a in m) for m in chosen]
+        if left > 1e-12 * f_round:  # measure again, pooled: nothing is left unspent
+            again = [m.attrs for m in _top(level.marginals) if len(m.attrs) > 1]
+            self._measure_more(counts, level, again, left, workload, label, pool=True)
+
+    def _measure_more(self, counts, level, sets, fraction, workload, label,
+                      pool=False) -> None:
+        """Measure the column sets (budget ~ w c^(2/3)) into the level: as new marginals, or
+        pooled with the level's measurements of the same sets."""
+        mcells = check_domains(sets, self.domain, label, self.max_cells)
+        with bar(self.progress, len(sets), "measure marginals") as pb:
+            new = measure(self.backend, counts, self.domain, sets, c23_fractions(
+                mcells, fraction, [workload.get(m, 1.0) for m in sets]), self.accountant,
+                self._noise_key, label, pb)
+        if not pool:
+            level.marginals += new
+            level.measured_cells += mcells
+            return
+        at = {m.attrs: i for i, m in enumerate(level.marginals)}
+        for m in new:
+            level.marginals[at[m.attrs]] = adaptive.pool(level.marginals[at[m.attrs]], m)
+
+    def _records(self, level, n: int, start=None) -> list:
+        """n records fitted by GUM to the level's (consistent) marginals, as codes on the
+        device, from `start` (records of an earlier fit) or independent draws: S for the
+        adaptive rounds (their GUM curves are not kept)."""
+        key, call = rng.split_key(self.seed), self._reserve_calls(1)
+        cols = self._init_records(n, key, call, level) if start is None or \
+            len(start[0]) != n else start
+        cfg = dataclasses.replace(self.gum, iterations="auto",
+                                  max_iterations=adaptive.FIT_ITERATIONS)
+        cols = self._fit_level(cols, level, self._targets(n, level), key, call,
+                               self.public is not None or cols is start, cfg)
+        self.history, self.gum_seconds = [], []
+        return cols
 
     def _merge_low_counts(self, one, free, grouped, counts, domain) -> None:
         """Filtering (first level): values of a column whose noisy count (summed over the
@@ -414,7 +506,7 @@ class Synthesizer:
             out.append((m.attrs, m.shape, t))
         return out
 
-    def _init_records(self, n: int, key, call: int) -> list:
+    def _init_records(self, n: int, key, call: int, level=None) -> list:
         xp, be = self.backend.xp, self.backend
         if self.public is not None:  # a public prior: resample its records to n
             n_pub = len(self.public[0])
@@ -423,7 +515,7 @@ class Synthesizer:
             return [xp.ascontiguousarray(be.asarray(c)[idx]) for c in self.public]
         # independent columns from the first level's 1-way marginals; a grouped level
         # draws its group code (a column after the table's) and splits it
-        lv, sizes = self.levels[0], list(self.domain)
+        lv, sizes = level or self.levels[0], list(self.domain)
         if lv.group:
             sizes.append(group_size(lv.group, self.domain))
             one = {a: one_way_of(m, a).values for m in lv.marginals for a in m.attrs
@@ -502,7 +594,7 @@ class Synthesizer:
         self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
         return out
 
-    def _fit_level(self, cols, lv, targets, key, call: int, prior: bool) -> list:
+    def _fit_level(self, cols, lv, targets, key, call: int, prior: bool, cfg=None) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
         fits its group code as one more column, then writes the group columns from it."""
         be, d = self.backend, len(self.domain)
@@ -510,9 +602,10 @@ class Synthesizer:
             cols = cols + [group_code(be.xp, cols, lv.group, self.domain)]
         append = not prior if self.append_attributes == "auto" else self.append_attributes
         st = plan_structure([t[0] for t in targets], len(cols), append, self.duplicate_scope)
-        with bar(self.progress, self.gum.limit, "GUM iterations") as pb:
+        cfg = cfg or self.gum
+        with bar(self.progress, cfg.limit, "GUM iterations") as pb:
             res = run_gum(be, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
-                          cols, key, call, self.gum, pb, [st.groups[i] for i in st.gum_targets],
+                          cols, key, call, cfg, pb, [st.groups[i] for i in st.gum_targets],
                           self._slack(lv, targets, st))
         for x, i in st.appended:
             append_attribute(be, res.cols, x, *targets[i], key, call)
@@ -564,9 +657,19 @@ class Synthesizer:
         self._check_memory(n, self.domain if schema is None else _load_schema(schema).domain)
         return n
 
+    def _row_bytes(self, domain) -> int:
+        return sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
+
+    def _rows_that_fit(self) -> int:
+        """Records of the fitted domain that fit in free memory (at least 1): the adaptive
+        rounds' S shrinks to fit rather than fail after the budget is spent."""
+        free = self.backend.free_memory()
+        return adaptive.FIT_ROWS if free is None else max(1, free // self._row_bytes(
+            self.domain))
+
     def _check_memory(self, n: int, domain) -> None:
         """Refuse a sample that cannot fit, before allocating it."""
-        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW)
+        need = n * self._row_bytes(domain)
         free = self.backend.free_memory()
         if free is not None and need > free:
             raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "
@@ -604,6 +707,10 @@ class Synthesizer:
                 "private: noisy InDif scores of the private table (charged in the ledger)"
                 if any(e.label == "indif" for e in self.accountant.ledger) else
                 "none needed: no pair of columns to choose from")
+            if any(e.label == "3-way errors" for e in self.accountant.ledger):
+                rep["selection"] += (
+                    "; then the column triples where records fitted to those measurements "
+                    "missed the private table most (noisy errors, charged in the ledger)")
         if self._public_raw is not None:
             rep["prior"] = ("GUM started from the public table's records: public input, "
                             "not covered by the guarantee and costing none of it")

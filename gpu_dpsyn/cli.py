@@ -108,7 +108,8 @@ def _synthesizer(a, client=None):
                        backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                        workload=_parse_workload(a.workload), conversion=a.conversion,
                        selection=a.selection, group_by=_parse_group_by(a.group_by),
-                       prior_tolerance=a.prior_tolerance, client=client)
+                       prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
+                       client=client)
 
 
 def _parse_group_by(items):
@@ -337,6 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GUM leaves a cell within K noise standard deviations of its target "
                         "as the prior has it (default 0: K = 1 helped a close --public table "
                         "a little and hurt a distant one much)")
+    s.add_argument("--adaptive-rounds", type=int, default=3, metavar="N",
+                   help="privsyn: rounds that add the 3-way marginals a first fit misses "
+                        "most (35%% of the marginals' budget; what they do not use measures "
+                        "the chosen marginals again); 0: pairs and their triangles only")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

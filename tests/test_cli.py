@@ -173,6 +173,7 @@ def _one_line_error(capsys, *parts):
     (["--epsilon", "1e300"], ["epsilon must be at most"]),
     (["--selection", "public"], ["--selection public needs a --public table"]),
     (["--prior-tolerance", "-1"], ["prior_tolerance must be a number >= 0"]),
+    (["--adaptive-rounds", "-1"], ["adaptive_rounds must be an integer >= 0, got -1"]),
     (["--group-by", " , "], ["--group-by ' , ' names no column"]),
     (["--group-by", "origin,nope"], ["group_by column 'nope' is not a synthesized column"]),
     (["--group-by", "distance"], ["'distance' must be categorical"]),

@@ -155,9 +155,9 @@ def test_max_cells_stays_within_one_noise_stream():
         Synthesizer(1.0, 1e-6, max_cells=2 ** 30 + 1)
 
 
-def test_seeded_keys_differ_with_grouping_selection_and_a_public_table(monkeypatch):
-    """What is measured depends on group_by, the selection and a public table: one seed
-    must not give related noise across them."""
+def test_seeded_keys_differ_with_grouping_selection_rounds_and_a_public_table(monkeypatch):
+    """What is measured depends on group_by, the selection, the adaptive rounds and a
+    public table: one seed must not give related noise across them."""
     import gpu_dpsyn.api as api
     keys = []
     real = api.noise_key
@@ -170,6 +170,7 @@ def test_seeded_keys_differ_with_grouping_selection_and_a_public_table(monkeypat
         Synthesizer(1.0, 1e-6, group_by=["color"], **kw).fit(df, schema)
         Synthesizer(1.0, 1e-6, selection="private", **kw).fit(df, schema)
         Synthesizer(1.0, 1e-6, **kw).fit(df, schema, public=df.iloc[:200])
+        Synthesizer(1.0, 1e-6, adaptive_rounds=1, **kw).fit(df, schema)
         Synthesizer(1.0, 1e-6, **kw).fit(df, schema)
-    assert keys[0] == keys[4]  # still reproducible
-    assert len(set(keys[:4])) == 4, "a seed's key must depend on each of these"
+    assert keys[0] == keys[5]  # still reproducible
+    assert len(set(keys[:5])) == 5, "a seed's key must depend on each of these"

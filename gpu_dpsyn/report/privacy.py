@@ -9,7 +9,8 @@ from ..errors import DPSynError
 from .html import Markup, esc, table
 
 _KINDS = {"indif": "pair dependence scores (InDif), to choose the marginals",
-          "quantiles": "histogram for private quantile bins"}
+          "quantiles": "histogram for private quantile bins",
+          "3-way errors": "errors of a first fit on column triples, to choose which to measure"}
 OPEN_ROWS = 20  # a longer measurement table starts folded
 
 

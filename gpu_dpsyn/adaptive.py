@@ -1,0 +1,135 @@
+"""An adaptive round of 3-way marginals, with GUM as the estimator (AIM's idea, one round).
+
+PrivSyn measures pairs and keeps a triangle of them as one 3-way marginal only when all
+three pairs were selected; AIM instead asks, of every 3-way marginal, how far the current
+model is from the data there.  Here the model is GUM's records S fitted to the noisy
+1-way and pair marginals (post-processing), and the question is asked once for all
+candidate triples r together:
+
+    err_r = floor( || M_r(D) - (n_hat / N) M_r(S) ||_1 )
+
+with n_hat the noisy row count and N = len(S), both fixed by earlier releases.  Adding or
+removing one record of D moves one cell of M_r(D) by 1, so the real sum by at most 1,
+and its floor by at most 1 (floor is monotone and floor(x + 1) = floor(x) + 1): the m
+scores have L1 sensitivity m and squared L2 sensitivity m, and exact discrete Gaussian
+noise on them is a Gaussian mechanism like every other measurement.  err_r is computed in
+integers: sum |N M_r(D) - n_hat M_r(S)| // N.
+
+The noisy errors then go through PrivSyn's greedy trade (selection.greedy_select): a
+triple is measured while the error it would explain exceeds the noise its share of the
+round's budget brings, and the triples together must gain more than the same budget
+would by measuring the marginals already chosen again (pooling_gain): at small epsilon
+their noise is what matters, at large epsilon the triples' errors.  When no triple is
+worth it, no further round is run and what is left measures those marginals again,
+pooled with the first measurement (inverse-variance), which is what measuring them once
+with both shares would give.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from . import rng
+from .marginals import Marginal, counts_source
+from .privacy.samplers import draw
+from .selection import noise_cost
+
+FIT_ROWS = 1 << 20  # records of S: enough to score a triple, bounded at any table size
+FIT_ITERATIONS = 50  # GUM's for S (auto, at most this): it ranks errors, it is not released
+TRIPLE_MAX_CELLS = 100_000  # candidates: AIM's model cap keeps marginals this small too
+ROUND_SHARE = 0.35  # of the selected marginals' budget, for all rounds
+ROUNDS = 3
+ERROR_SHARE = 0.15  # of a round's budget: the triples' noisy errors
+
+
+def candidate_triples(domain, free, exclude, max_cells: int) -> list:
+    """3-way column sets over `free` whose marginal fits max_cells, minus `exclude` and
+    those with a column of one value (merged by filtering): a lower marginal in disguise."""
+    skip = {tuple(sorted(m)) for m in exclude}
+    free = [a for a in sorted(free) if domain[a] > 1]
+    return [t for t in itertools.combinations(free, 3)
+            if t not in skip and math.prod(int(domain[a]) for a in t) <= max_cells]
+
+
+def could_gain(cells, n_hat: int, rho: float, sensitivity: float = 1.0,
+               forgone: float = 0.0) -> np.ndarray:
+    """Which candidates could be chosen at all: a triple's error is at most n + n_hat
+    (about 2 n_hat), so one whose noise alone, plus what the budget gains otherwise,
+    exceeds that is never worth measuring, and scoring it would only spend budget and
+    add to every score's noise.  Public: cells, rho and the noisy n_hat."""
+    noise = sensitivity * np.asarray(cells, dtype=np.float64) / math.sqrt(math.pi * rho)
+    return noise + forgone < 2.0 * n_hat
+
+
+def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
+    """floor(|| M_r(D) - (n_hat / N) M_r(S) ||_1) of each column set r, exactly in
+    integers (each term stays below N (n + n_hat) < 2^63).  Reads the private data:
+    charge before calling.  counts: a counts source of D; synth: S's code columns."""
+    n_syn = int(len(synth[0]))
+    shapes = [tuple(int(domain[a]) for a in r) for r in sets]
+    real = counts_source(backend, counts).histograms(zip(sets, shapes))
+    fake = counts_source(backend, synth).histograms(zip(sets, shapes))
+    out = np.empty(len(sets), dtype=np.int64)
+    for k, (d, s) in enumerate(zip(real, fake)):
+        dev = np.abs(n_syn * d.astype(np.int64) - int(n_hat) * s.astype(np.int64))
+        out[k] = int(dev.sum(dtype=np.uint64)) // max(n_syn, 1)
+    return out
+
+
+def measure_errors(backend, counts, synth, domain, sets, n_hat: int, accountant, fraction,
+                   key) -> np.ndarray:
+    """Noisy errors of the column sets, charged as one measurement (see the module), less
+    sigma sqrt(2 ln m), about the largest of m noise draws: a lower bound on each error
+    that the luckiest draw does not beat, so that no triple is measured for its noise."""
+    m = len(sets)
+    entry = accountant.charge(fraction, "3-way errors", ["candidate triples"], m, l1=m,
+                              l2_sq=m)
+    exact = errors(backend, counts, synth, domain, sets, n_hat)
+    noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
+    return (exact + noise).astype(np.float64) - entry.sigma * math.sqrt(2 * math.log(max(m, 2)))
+
+
+def choose(scores, sets, cells, rho: float, sensitivity: float = 1.0,
+           forgone: float = 0.0) -> list:
+    """PrivSyn's greedy trade (selection.greedy_select) over the candidate sets, except
+    that a set sharing a pair with one already chosen waits for the next round: measuring
+    one triple also fixes much of the error of those that share a pair with it, so their
+    errors, measured against the old records, overstate what they would add.  `forgone`:
+    what the budget would gain spent otherwise (on the marginals already measured, see
+    pooling_gain); the chosen sets must gain more."""
+    scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    free = np.ones(len(sets), dtype=bool)
+    pairs = [set(itertools.combinations(r, 2)) for r in sets]
+    wsum, left = 0.0, float(scores.sum())
+    err, out = left - forgone, []
+    while free.any():
+        cand = np.nonzero(free)[0]
+        new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
+            + (left - scores[cand])
+        k = int(np.argmin(new))
+        if new[k] >= err:
+            break
+        j = int(cand[k])
+        out.append(j)
+        wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
+        free[[i for i in cand if pairs[i] & pairs[j]]] = False
+    return sorted(out)
+
+
+def pooling_gain(cells, rho: float, more: float, sensitivity: float = 1.0) -> float:
+    """How much lower the expected L1 noise of marginals of these cells (sharing rho as
+    c^(2/3)) is with `more` rho measured again and pooled: the round's alternative."""
+    w = float(np.sum(np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)))
+    return noise_cost(w, rho, sensitivity) - noise_cost(w, rho + more, sensitivity)
+
+
+def pool(first: Marginal, second: Marginal) -> Marginal:
+    """Two independent noisy measurements of one marginal as one: inverse-variance
+    weights, sigma^-2 = sigma_1^-2 + sigma_2^-2 (Gaussian: what one measurement with
+    both budgets gives)."""
+    w1, w2 = first.sigma ** -2, second.sigma ** -2
+    values = (w1 * first.values + w2 * second.values) / (w1 + w2)
+    return Marginal(first.attrs, first.shape, values, (w1 + w2) ** -0.5)

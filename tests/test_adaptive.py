@@ -1,0 +1,225 @@
+"""The adaptive 3-way round (adaptive.py): exact errors, their sensitivity, the charge
+before the read, pooling, and the round inside fit()."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer, adaptive
+from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.marginals import Marginal
+from gpu_dpsyn.privacy import Accountant
+
+cpu = get_backend("cpu")
+
+
+def _cols(r, n, domain):
+    return [r.integers(0, k, n).astype(np.uint8) for k in domain]
+
+
+def test_errors_match_an_independent_float_computation():
+    r = np.random.default_rng(1)
+    domain = (3, 4, 2, 5)
+    real, syn = _cols(r, 500, domain), _cols(r, 173, domain)
+    sets = adaptive.candidate_triples(domain, range(4), [], 10**6)
+    assert sets == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    for n_hat in (480, 500, 531):
+        got = adaptive.errors(cpu, real, syn, domain, sets, n_hat)
+        for k, t in enumerate(sets):
+            shape = tuple(domain[a] for a in t)
+            d = np.zeros(shape)
+            np.add.at(d, tuple(real[a] for a in t), 1)
+            s = np.zeros(shape)
+            np.add.at(s, tuple(syn[a] for a in t), 1)
+            want = np.abs(d - s * n_hat / 173).sum()
+            assert got[k] == math.floor(want + 1e-9)  # float rounding at exact integers
+
+
+def test_identical_tables_have_zero_error_and_a_copy_of_half_the_rows_too():
+    r = np.random.default_rng(2)
+    domain = (3, 3, 3)
+    real = _cols(r, 400, domain)
+    assert adaptive.errors(cpu, real, real, domain, [(0, 1, 2)], 400)[0] == 0
+    half = [c[:200] for c in real]
+    doubled = [np.concatenate([c, c]) for c in half]
+    assert adaptive.errors(cpu, doubled, half, domain, [(0, 1, 2)], 400)[0] == 0
+
+
+def test_error_sensitivity_is_at_most_1():
+    # the charge's l1 = l2_sq = m rests on this: one record moves each score by <= 1
+    r = np.random.default_rng(3)
+    domain = (2, 3, 4)
+    worst = 0
+    for _ in range(300):
+        n = int(r.integers(1, 30))
+        real, syn = _cols(r, n, domain), _cols(r, int(r.integers(1, 30)), domain)
+        n_hat = int(r.integers(1, 40))
+        extra = [np.append(c, r.integers(0, k)).astype(np.uint8) for c, k in zip(real, domain)]
+        a = adaptive.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0]
+        b = adaptive.errors(cpu, extra, syn, domain, [(0, 1, 2)], n_hat)[0]
+        worst = max(worst, abs(int(a) - int(b)))
+    assert worst == 1
+
+
+def test_errors_are_charged_before_the_data_is_read():
+    acc = Accountant(1.0, 1e-9, sensitivity=2)
+    acc.choose_mechanism([1.0], [1], "gaussian")
+    seen = []
+
+    class Source:
+        def histograms(self, requests):
+            seen.append(len(acc.ledger))  # entries charged when the first count is asked
+            for attrs, shape in requests:
+                yield np.zeros(math.prod(shape), dtype=np.int64)
+
+    sets = [(0, 1, 2), (0, 1, 3)]
+    syn = [np.zeros(5, np.uint8)] * 4
+    noisy = adaptive.measure_errors(cpu, Source(), syn, (2, 2, 2, 2), sets, 5, acc, 0.05,
+                                    (1,) * 8)
+    assert seen == [1] and noisy.shape == (2,)
+    e = acc.ledger[0]
+    assert e.label == "3-way errors" and e.rho == pytest.approx(0.05 * acc.rho)
+    # D = 2 records per individual, m = 2 scores of sensitivity 1: sigma = D sqrt(m / 2 rho)
+    assert e.sigma == pytest.approx(2 * math.sqrt(2 / (2 * 0.05 * acc.rho)))
+
+
+def test_pool_is_inverse_variance_weighting():
+    a = Marginal((0, 1), (1, 2), np.array([10.0, 20.0]), 2.0)
+    b = Marginal((0, 1), (1, 2), np.array([16.0, 26.0]), 4.0)
+    p = adaptive.pool(a, b)
+    # weights 1/4 and 1/16: (4 * a + 1 * b) / 5
+    assert p.values == pytest.approx([(40 + 16) / 5, (80 + 26) / 5])
+    assert p.sigma == pytest.approx((1 / 4 + 1 / 16) ** -0.5)
+    assert p.attrs == (0, 1) and p.shape == (1, 2)
+
+
+def test_candidates_skip_measured_triples_and_large_ones():
+    domain = (10, 10, 10, 2)
+    got = adaptive.candidate_triples(domain, range(4), [(0, 1, 3), (1, 2)], 500)
+    assert got == [(0, 2, 3), (1, 2, 3)]  # (0,1,2) has 1,000 cells; (0,1,3) was measured
+    assert adaptive.candidate_triples((3, 1, 3, 3), range(4), [], 500) == [(0, 2, 3)]
+
+
+def _triple_table(n=20000, seed=0):
+    # c = a xor b: every pair is independent, the triple is all dependence, so PrivSyn's
+    # pairs alone cannot show it and only the adaptive round can
+    r = np.random.default_rng(seed)
+    a, b = r.integers(0, 2, n), r.integers(0, 2, n)
+    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, n)})
+    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
+                          for k in "abc"] +
+              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
+    return df, schema
+
+
+def test_the_round_finds_a_triple_that_no_pair_shows():
+    df, schema = _triple_table()
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
+    labels = [e.label for e in syn.ledger]
+    assert "3-way errors" in labels
+    assert ("a", "b", "c") in syn.selected
+    out = syn.sample(len(df))
+    assert ((out["a"] ^ out["b"]) == out["c"]).mean() > 0.97
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+    rep = syn.privacy_report()
+    assert "column triples" in rep["selection"]
+
+
+def test_without_the_round_the_xor_is_lost():
+    # the baseline the test above improves on (so that test can fail)
+    df, schema = _triple_table()
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu", adaptive_rounds=0)
+    syn.fit(df, schema)
+    assert "3-way errors" not in [e.label for e in syn.ledger]
+    out = syn.sample(len(df))
+    assert ((out["a"] ^ out["b"]) == out["c"]).mean() < 0.7
+
+
+def test_no_triple_worth_it_pools_the_pairs(monkeypatch):
+    df, schema = _triple_table(seed=1)
+    rounds = []
+    monkeypatch.setattr("gpu_dpsyn.api.greedy_select",  # pairs (a, d) and (b, c)
+                        lambda scores, cells, rho, *a, **k: [2, 3])
+    monkeypatch.setattr("gpu_dpsyn.adaptive.choose",
+                        lambda scores, sets, *a, **k: rounds.append(len(sets)) or [])
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
+    assert rounds == [4]  # the first round scores the 4 triples, takes none: no second
+    pairs = [m for m in syn.levels[0].marginals if len(m.attrs) == 2]
+    assert sorted(m.attrs for m in pairs) == [(0, 3), (1, 2)]
+    twice = {}
+    for e in syn.ledger:
+        if e.label == "marginal" and len(e.columns) == 2:
+            twice.setdefault(e.columns, []).append(e.sigma)
+    assert len(twice) == 2 and all(len(v) == 2 for v in twice.values())
+    for m in pairs:
+        s1, s2 = twice[tuple(syn.names[a] for a in m.attrs)]
+        assert m.sigma == pytest.approx((s1 ** -2 + s2 ** -2) ** -0.5)
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+
+
+def test_choose_trades_noise_for_error_and_defers_triples_sharing_a_pair():
+    sets = [(0, 1, 2), (0, 1, 3), (2, 3, 4), (0, 3, 4)]
+    cells = [8, 8, 8, 8]
+    # (0,1,3) shares (0,1) with the best, (0,1,2): it waits; (2,3,4) shares no pair with it
+    assert adaptive.choose([900.0, 800.0, 700.0, 0.0], sets, cells, rho=1.0) == [0, 2]
+    assert adaptive.choose([900.0, 800.0, 700.0, 0.0], sets, cells, rho=1e-9) == []
+    # greedy_select, with no shared pair, takes the same as choose
+    from gpu_dpsyn.selection import greedy_select
+    apart = [(0, 1, 2), (3, 4, 5)]
+    assert adaptive.choose([900.0, 700.0], apart, [8, 8], 1.0) == \
+        greedy_select([900.0, 700.0], [8, 8], 1.0) == [0, 1]
+
+
+def test_choose_must_beat_spending_the_budget_on_the_pairs():
+    sets, cells = [(0, 1, 2)], [8]
+    cost = 8 / math.sqrt(math.pi * 1.0)  # its expected L1 noise at rho = 1
+    assert adaptive.choose([cost + 10], sets, cells, 1.0) == [0]
+    assert adaptive.choose([cost + 10], sets, cells, 1.0, forgone=9.0) == [0]
+    assert adaptive.choose([cost + 10], sets, cells, 1.0, forgone=11.0) == []
+
+
+def test_could_gain_drops_triples_whose_noise_exceeds_any_error():
+    rho = 1.0 / math.pi  # noise of c cells: c
+    assert list(adaptive.could_gain([10, 150, 250], 100, rho)) == [True, True, False]
+    assert list(adaptive.could_gain([10, 150, 250], 100, rho, forgone=60)) == \
+        [True, False, False]
+    assert list(adaptive.could_gain([10, 150, 250], 100, rho, 2.0)) == [True, False, False]
+
+
+def test_a_table_too_small_for_any_triple_spends_nothing_on_errors():
+    # 300 rows at eps 0.1: a triple's noise exceeds any error it could have
+    df, schema = _triple_table(300)
+    syn = Synthesizer(0.1, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
+    assert "3-way errors" not in [e.label for e in syn.ledger]
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+
+
+def test_pooling_gain_closed_form():
+    # two marginals of 8 and 27 cells (weights 4 + 9): noise sqrt(13 / (pi rho)) * 13
+    def noise(rho):
+        return math.sqrt(13 / (math.pi * rho)) * 13
+    assert adaptive.pooling_gain([8, 27], 0.5, 0.25) == pytest.approx(noise(0.5) - noise(0.75))
+    assert adaptive.pooling_gain([8, 27], 0.5, 0.25, 2.0) == \
+        pytest.approx(2 * (noise(0.5) - noise(0.75)))
+
+
+def test_noisy_errors_are_shifted_down_by_the_largest_noise_draw():
+    acc = Accountant(1.0, 1e-9)
+    acc.choose_mechanism([1.0], [1], "gaussian")
+    r = np.random.default_rng(4)
+    domain = (2,) * 6
+    real = _cols(r, 300, domain)
+    sets = adaptive.candidate_triples(domain, range(6), [], 100)
+    noisy = adaptive.measure_errors(cpu, real, real, domain, sets, 300, acc, 1e-4, (2,) * 8)
+    sigma = acc.ledger[0].sigma  # every exact error is 0; the mean of 20 draws has sd
+    shift = sigma * math.sqrt(2 * math.log(20))  # sigma / 4.5, the shift is 2.4 sigma
+    assert len(sets) == 20 and abs(np.mean(noisy) + shift) < 0.9 * sigma  # 4 sd
+    assert np.mean(noisy) < -sigma  # without the shift the mean would be near 0 (6 sd off)
+
+
+def test_grouped_fits_have_no_round():
+    df, schema = _triple_table()
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu", group_by="d")
+    syn.fit(df, schema)
+    assert "3-way errors" not in [e.label for e in syn.ledger]
