@@ -37,7 +37,7 @@ from .privacy.samplers import draw
 from .selection import noise_cost
 
 FIT_ROWS = 1 << 20  # records of S: enough to score a triple, bounded at any table size
-FIT_ITERATIONS = 50  # GUM's for S (auto, at most this): it ranks errors, it is not released
+FIT_ITERATIONS = 25  # GUM's for S (auto, at most this): it ranks errors, it is not released
 TRIPLE_MAX_CELLS = 100_000  # candidates: AIM's model cap keeps marginals this small too
 ROUND_SHARE = 0.35  # of the selected marginals' budget, for all rounds
 ROUNDS = 3
