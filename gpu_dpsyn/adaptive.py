@@ -98,13 +98,13 @@ def choose(scores, sets, cells, rho: float, sensitivity: float = 1.0,
     one triple also fixes much of the error of those that share a pair with it, so their
     errors, measured against the old records, overstate what they would add.  `forgone`:
     what the budget would gain spent otherwise (on the marginals already measured, see
-    pooling_gain); the chosen sets must gain more."""
+    pooling_gain); the chosen sets together must gain more, or none is chosen."""
     scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
     w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
     free = np.ones(len(sets), dtype=bool)
     pairs = [set(itertools.combinations(r, 2)) for r in sets]
     wsum, left = 0.0, float(scores.sum())
-    err, out = left - forgone, []
+    err, out = left, []
     while free.any():
         cand = np.nonzero(free)[0]
         new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
@@ -116,7 +116,7 @@ def choose(scores, sets, cells, rho: float, sensitivity: float = 1.0,
         out.append(j)
         wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
         free[[i for i in cand if pairs[i] & pairs[j]]] = False
-    return sorted(out)
+    return sorted(out) if float(scores.sum()) - err > forgone else []
 
 
 def pooling_gain(cells, rho: float, more: float, sensitivity: float = 1.0) -> float:

@@ -177,6 +177,13 @@ def test_choose_must_beat_spending_the_budget_on_the_pairs():
     assert adaptive.choose([cost + 10], sets, cells, 1.0) == [0]
     assert adaptive.choose([cost + 10], sets, cells, 1.0, forgone=9.0) == [0]
     assert adaptive.choose([cost + 10], sets, cells, 1.0, forgone=11.0) == []
+    # two triples gain more together than the forgone budget, neither alone does
+    two = [(0, 1, 2), (3, 4, 5)]
+    both = 8 * math.sqrt(8 / math.pi)  # 2 x 8 cells sharing rho = 1: weights 4 + 4
+    gain = 2 * (cost + 30) - both
+    assert adaptive.choose([cost + 30] * 2, two, [8, 8], 1.0, forgone=gain - 1) == [0, 1]
+    assert adaptive.choose([cost + 30] * 2, two, [8, 8], 1.0, forgone=gain + 1) == []
+    assert gain - 1 > 30  # more than either one alone gains
 
 
 def test_could_gain_drops_triples_whose_noise_exceeds_any_error():
