@@ -317,6 +317,9 @@ class Synthesizer:
             # refuse huge domains before spending anything (grouped: resolve_levels did)
             check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain,
                           names, self.max_cells)
+        if f_round:  # the rounds' records S: at most FIT_ROWS, whatever the table
+            self._check_memory(adaptive.FIT_ROWS, domain, "adaptive_rounds=0 (--adaptive"
+                               "-rounds 0) needs none")
         acc.choose_mechanism([1.0], [1], "gaussian")
         self._choose_bins(counts, q_fractions)
         domain = list(self.domain)
@@ -359,14 +362,14 @@ class Synthesizer:
                     pb) if ext else []
             level = Level(group, one + sel, measured + mcells)
             if f_round:
-                self._adaptive_round(counts, level, len(one), ext, workload, f_round,
+                self._adaptive_round(counts, level, ext, workload, f_round,
                                      selected, label)
             levels.append(level)
         if pairs0:
             self.selected = selected
         return levels
 
-    def _adaptive_round(self, counts, level, n_one, plan, workload, f_round, selected,
+    def _adaptive_round(self, counts, level, plan, workload, f_round, selected,
                         label) -> None:
         """adaptive.py, in up to adaptive_rounds rounds: fit GUM's records S to the level's
         marginals so far (warm from the last round's), measure the noisy errors against S
@@ -375,7 +378,7 @@ class Synthesizer:
         multi-way marginals again, pooled."""
         acc, key, dom = self.accountant, self._noise_key, self.domain
         cap = min(adaptive.TRIPLE_MAX_CELLS, self.max_cells)
-        measured, left, synth = list(plan), f_round, None
+        measured, left, synth, n_syn = list(plan), f_round, None, None
         f_multi = sum(e.fraction for e in acc.ledger if e.label == "marginal" and
                       len(e.columns) > 1)  # what the chosen marginals had so far
         for r in range(self.adaptive_rounds):
@@ -395,8 +398,10 @@ class Synthesizer:
                 [c for c, k in zip(cells, keep) if k]
             if not cands:
                 break
-            synth = self._records(Level((), trial, level.measured_cells),
-                                  min(n_hat, adaptive.FIT_ROWS, self._rows_that_fit()), synth)
+            # N is fixed by the first round (noisy n_hat, public cap), so later rounds
+            # start from the last round's records
+            n_syn = n_syn or min(n_hat, adaptive.FIT_ROWS)
+            synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
             noisy = adaptive.measure_errors(self.backend, counts, synth, dom, cands, n_hat,
                                             acc, f_err, key)
             left -= f_err
@@ -409,8 +414,8 @@ class Synthesizer:
             f_multi += f_tri
             measured += chosen
             selected += [tuple(label[a] for a in m) for m in chosen]
-        if left > 1e-12 * f_round:  # measure again, pooled: nothing is left unspent
-            again = [m.attrs for m in _top(level.marginals) if len(m.attrs) > 1]
+        again = [m.attrs for m in _top(level.marginals) if len(m.attrs) > 1]
+        if left > 1e-12 * f_round and again:  # measure again, pooled: none left unspent
             self._measure_more(counts, level, again, left, workload, label, pool=True)
 
     def _measure_more(self, counts, level, sets, fraction, workload, label,
@@ -660,21 +665,14 @@ class Synthesizer:
     def _row_bytes(self, domain) -> int:
         return sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
 
-    def _rows_that_fit(self) -> int:
-        """Records of the fitted domain that fit in free memory (at least 1): the adaptive
-        rounds' S shrinks to fit rather than fail after the budget is spent."""
-        free = self.backend.free_memory()
-        return adaptive.FIT_ROWS if free is None else max(1, free // self._row_bytes(
-            self.domain))
-
-    def _check_memory(self, n: int, domain) -> None:
+    def _check_memory(self, n: int, domain, instead: str = "ask for fewer rows") -> None:
         """Refuse a sample that cannot fit, before allocating it."""
         need = n * self._row_bytes(domain)
         free = self.backend.free_memory()
         if free is not None and need > free:
             raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "
                             f"{self.backend.name.upper()} memory, only {free / 2**30:.1f} GiB "
-                            "is free; ask for fewer rows")
+                            f"is free; {instead}")
 
     # -- reporting --------------------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .adaptive import ROUNDS
 from .checks import integer
 from .errors import DPSynError
 from .ingest import check_writable, choose_engine, read_table, table_format, write_table
@@ -338,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GUM leaves a cell within K noise standard deviations of its target "
                         "as the prior has it (default 0: K = 1 helped a close --public table "
                         "a little and hurt a distant one much)")
-    s.add_argument("--adaptive-rounds", type=int, default=3, metavar="N",
+    s.add_argument("--adaptive-rounds", type=int, default=ROUNDS, metavar="N",
                    help="privsyn: rounds that add the 3-way marginals a first fit misses "
                         "most (35%% of the marginals' budget; what they do not use measures "
                         "the chosen marginals again); 0: pairs and their triangles only")

@@ -230,3 +230,75 @@ def test_grouped_fits_have_no_round():
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu", group_by="d")
     syn.fit(df, schema)
     assert "3-way errors" not in [e.label for e in syn.ledger]
+
+
+def _fit(df, schema, eps=1.0, **kw):
+    kw = {"seed": 0, "progress": False, "backend": "cpu", **kw}
+    return Synthesizer(eps, 1e-9, **kw).fit(df, schema)
+
+
+def test_the_budget_is_spent_exactly():
+    df, schema = _triple_table()
+    for eps in (0.1, 1.0, 8.0):
+        syn = _fit(df, schema, eps)
+        assert float(syn.accountant._spent) == pytest.approx(1.0, abs=1e-12), eps
+
+
+def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
+    from gpu_dpsyn.errors import DataError
+    df, schema = _triple_table()
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 20)  # 1 MiB: 2^20 records of S do not fit
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu")
+    with pytest.raises(DataError, match=r"^sample\(1,048,576\) needs .*adaptive_rounds=0"):
+        syn.fit(df, schema)
+    assert syn.accountant.ledger == []
+    _fit(df, schema, adaptive_rounds=0)  # without the rounds it fits
+
+
+def test_candidates_are_capped_smallest_first(monkeypatch):
+    monkeypatch.setattr(adaptive, "MAX_CANDIDATES", 2)
+    domain = (2, 5, 3, 4)  # triples: 30, 40, 24, 60 cells
+    assert adaptive.candidate_triples(domain, range(4), [], 10**6) == [(0, 1, 2), (0, 2, 3)]
+
+
+def test_scores_of_d_records_per_individual_are_charged_for_d():
+    df, schema = _triple_table()
+    syn = _fit(df, schema, sensitivity=3)
+    e = next(e for e in syn.ledger if e.label == "3-way errors")
+    m = e.cells
+    assert e.sigma == pytest.approx(3 * math.sqrt(m / (2 * e.rho)), rel=1e-6)
+
+
+def test_workload_triples_are_measured_not_scored(monkeypatch):
+    df, schema = _triple_table()
+    scored = []
+    orig = adaptive.choose
+    monkeypatch.setattr(adaptive, "choose",
+                        lambda scores, sets, *a, **k: scored.extend(sets) or orig(scores, sets,
+                                                                                   *a, **k))
+    syn = _fit(df, schema, workload={("a", "b", "d"): 1.0})
+    assert scored and (0, 1, 3) not in scored
+    assert ("a", "b", "d") in syn.selected
+
+
+def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
+    df, schema = _triple_table()
+    monkeypatch.setattr(adaptive, "FIT_ROWS", 5000)
+    seen = []
+    orig = adaptive.errors
+    monkeypatch.setattr(adaptive, "errors", lambda be, c, synth, dom, sets, n_hat:
+                        seen.append((len(synth[0]), n_hat)) or orig(be, c, synth, dom, sets,
+                                                                    n_hat))
+    syn = _fit(df, schema)
+    assert seen and all(n == 5000 for n, _ in seen)  # the same N every round
+    assert all(abs(n_hat - len(df)) < 0.02 * len(df) for _, n_hat in seen)
+    assert ("a", "b", "c") in syn.selected  # scaled by n_hat / N the xor still shows
+
+
+def test_same_seed_same_output_with_the_rounds():
+    df, schema = _triple_table()
+    a, b = _fit(df, schema, 8.0), _fit(df, schema, 8.0)
+    assert [e.label for e in a.ledger].count("3-way errors") >= 1
+    pd.testing.assert_frame_equal(a.sample(), b.sample())
+    assert a.selected == b.selected

@@ -180,7 +180,8 @@ def test_within_draws_invert_the_piecewise_linear_cdf():
 def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
     """Over 8 noise draws (not one): decoding inside the bins from the noisy shape beats
     uniform decoding in the mean on every draw, in the 99th percentile over the draws
-    (median error), and is unbiased on average.  One draw alone is not held to 10%: over
+    (median error), and has less than half its bias on average.  One draw alone is not
+    held to 10%: over
     the top bin's few hundred grid cells the noise of the empty tail is a random walk of
     about the bin's own mass at this budget, and one draw in eight put the mean 17% high;
     for the same reason 2 draws in 8 put the 99th percentile further out than uniform
