@@ -1,9 +1,10 @@
-"""An adaptive round of 3-way marginals, with GUM as the estimator (AIM's idea, one round).
+"""Adaptive rounds of 3-way marginals, with GUM as the estimator (AIM's idea, in a few
+rounds).
 
 PrivSyn measures pairs and keeps a triangle of them as one 3-way marginal only when all
 three pairs were selected; AIM instead asks, of every 3-way marginal, how far the current
 model is from the data there.  Here the model is GUM's records S fitted to the noisy
-1-way and pair marginals (post-processing), and the question is asked once for all
+marginals measured so far (post-processing), and each round asks the question of all
 candidate triples r together:
 
     err_r = floor( || M_r(D) - (n_hat / N) M_r(S) ||_1 )

@@ -307,7 +307,7 @@ class Synthesizer:
             split = (0.0, split[1] / (1 - split[0]), split[2] / (1 - split[0]))
         f_sel, f_one, f_marg = (rest * f for f in split)
         f_one, f_marg = f_one / len(groups), f_marg / len(groups)  # levels: sequential
-        # ungrouped: a share of the marginals' budget goes to an adaptive 3-way round
+        # ungrouped: a share of the marginals' budget goes to adaptive 3-way rounds
         # (adaptive.py; grouped targets stay within the kernels' 3 columns with the group)
         f_round = f_marg * adaptive.ROUND_SHARE if groups == [()] and d >= 3 and pairs0 \
             and self.adaptive_rounds else 0.0
@@ -318,8 +318,9 @@ class Synthesizer:
             check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain,
                           names, self.max_cells)
         if f_round:  # the rounds' records S: at most FIT_ROWS, whatever the table
-            self._check_memory(adaptive.FIT_ROWS, domain, "adaptive_rounds=0 (--adaptive"
-                               "-rounds 0) needs none")
+            self._check_memory(adaptive.FIT_ROWS, domain,
+                               f"fitting the adaptive rounds' {adaptive.FIT_ROWS:,} records",
+                               "adaptive_rounds=0 (--adaptive-rounds 0) needs none")
         acc.choose_mechanism([1.0], [1], "gaussian")
         self._choose_bins(counts, q_fractions)
         domain = list(self.domain)
@@ -362,15 +363,15 @@ class Synthesizer:
                     pb) if ext else []
             level = Level(group, one + sel, measured + mcells)
             if f_round:
-                self._adaptive_round(counts, level, ext, workload, f_round,
-                                     selected, label)
+                self._adaptive_rounds(counts, level, ext, workload, f_round,
+                                      selected, label)
             levels.append(level)
         if pairs0:
             self.selected = selected
         return levels
 
-    def _adaptive_round(self, counts, level, plan, workload, f_round, selected,
-                        label) -> None:
+    def _adaptive_rounds(self, counts, level, plan, workload, f_round, selected,
+                         label) -> None:
         """adaptive.py, in up to adaptive_rounds rounds: fit GUM's records S to the level's
         marginals so far (warm from the last round's), measure the noisy errors against S
         of the candidate triples that could be worth measuring, measure those that are;
@@ -662,17 +663,15 @@ class Synthesizer:
         self._check_memory(n, self.domain if schema is None else _load_schema(schema).domain)
         return n
 
-    def _row_bytes(self, domain) -> int:
-        return sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
-
-    def _check_memory(self, n: int, domain, instead: str = "ask for fewer rows") -> None:
+    def _check_memory(self, n: int, domain, what: str | None = None,
+                      instead: str = "ask for fewer rows") -> None:
         """Refuse a sample that cannot fit, before allocating it."""
-        need = n * self._row_bytes(domain)
+        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW)
         free = self.backend.free_memory()
         if free is not None and need > free:
-            raise DataError(f"sample({n:,}) needs about {need / 2**30:.1f} GiB of "
-                            f"{self.backend.name.upper()} memory, only {free / 2**30:.1f} GiB "
-                            f"is free; {instead}")
+            raise DataError(f"{what or f'sample({n:,})'} needs about {need / 2**30:.1f} GiB "
+                            f"of {self.backend.name.upper()} memory, only "
+                            f"{free / 2**30:.1f} GiB is free; {instead}")
 
     # -- reporting --------------------------------------------------------------------
     @property

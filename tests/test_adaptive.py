@@ -250,7 +250,8 @@ def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 20)  # 1 MiB: 2^20 records of S do not fit
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu")
-    with pytest.raises(DataError, match=r"^sample\(1,048,576\) needs .*adaptive_rounds=0"):
+    with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 1,048,576 records "
+                                        r"needs about .*adaptive_rounds=0 \(--adaptive-round"):
         syn.fit(df, schema)
     assert syn.accountant.ledger == []
     _fit(df, schema, adaptive_rounds=0)  # without the rounds it fits
