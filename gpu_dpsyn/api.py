@@ -38,6 +38,7 @@ METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
+GROUP_BYTES_PER_ROW = 16  # a grouped level's group code column and its int64 build
 # beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
 # overflows
 MAX_EPSILON = 1e6
@@ -666,7 +667,8 @@ class Synthesizer:
     def _check_memory(self, n: int, domain, what: str | None = None,
                       instead: str = "ask for fewer rows") -> None:
         """Refuse a sample that cannot fit, before allocating it."""
-        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW)
+        need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
+                    + (GROUP_BYTES_PER_ROW if self.group_by else 0))
         free = self.backend.free_memory()
         if free is not None and need > free:
             raise DataError(f"{what or f'sample({n:,})'} needs about {need / 2**30:.1f} GiB "

@@ -154,3 +154,19 @@ def test_a_pair_too_large_at_a_finer_level_is_left_out_not_refused_after_charges
     syn = _fit(_table(3000), group_by=[["g"], ["h"]], max_cells=100)
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
     assert max(e.cells for e in syn.ledger) <= 100
+
+
+def test_a_grouped_sample_counts_its_group_code_in_memory(monkeypatch):
+    """A grouped level's GUM holds one more column (the group code, built in int64): the
+    memory check before sampling counts it, so a size that fits ungrouped may not."""
+    import gpu_dpsyn.api as api
+    from gpu_dpsyn.errors import DataError
+    sch = load_schema(SCHEMA)
+    n = 10 ** 6
+    per_row = sum(api.code_dtype(d).itemsize for d in sch.domain) + api.WORK_BYTES_PER_ROW
+    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+                        lambda self: n * (per_row + 1))
+    kw = {"progress": False, "backend": "cpu"}
+    assert Synthesizer(2.0, 1e-9, **kw).check_sample(n, SCHEMA) == n
+    with pytest.raises(DataError, match=r"^sample\(1,000,000\) needs about"):
+        Synthesizer(2.0, 1e-9, group_by=["g"], **kw).check_sample(n, SCHEMA)
