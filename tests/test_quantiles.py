@@ -187,7 +187,7 @@ def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
     for the same reason 2 draws in 8 put the 99th percentile further out than uniform
     decoding (in 16 draws measured, its median error was 1,600 and 300 against 8,600 and
     11,700 for uniform).  Nor is it unbiased: on 8 draws under each of three noise keys
-    the mean came out 7-11% high on average (uniform decoding: 30-33% high)."""
+    the mean came out 7-11% high on average (uniform decoding: 29-32% high)."""
     df, schema = wages(20000)
     real = df["wage"]
     means, flat_means, q99, q99_flat = [], [], [], []
