@@ -35,7 +35,7 @@ import numpy as np
 from . import rng
 from .marginals import Marginal, counts_source
 from .privacy.samplers import draw
-from .selection import noise_cost
+from .selection import greedy_select, noise_cost
 
 FIT_ROWS = 1 << 20  # records of S: enough to score a triple, bounded at any table size
 FIT_ITERATIONS = 25  # GUM's for S (auto, at most this): it ranks errors, it is not released
@@ -105,24 +105,11 @@ def choose(scores, sets, cells, rho: float, sensitivity: float = 1.0,
     errors, measured against the old records, overstate what they would add.  `forgone`:
     what the budget would gain spent otherwise (on the marginals already measured, see
     pooling_gain); the chosen sets together must gain more, or none is chosen."""
-    scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
-    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
-    free = np.ones(len(sets), dtype=bool)
-    pairs = [set(itertools.combinations(r, 2)) for r in sets]
-    wsum, left = 0.0, float(scores.sum())
-    err, out = left, []
-    while free.any():
-        cand = np.nonzero(free)[0]
-        new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
-            + (left - scores[cand])
-        k = int(np.argmin(new))
-        if new[k] >= err:
-            break
-        j = int(cand[k])
-        out.append(j)
-        wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
-        free[[i for i in cand if pairs[i] & pairs[j]]] = False
-    return sorted(out) if float(scores.sum()) - err > forgone else []
+    chosen = greedy_select(scores, cells, rho, sensitivity, apart=sets)
+    explained = float(np.maximum(np.asarray(scores, dtype=np.float64)[chosen], 0.0).sum())
+    w = float(np.sum(np.asarray(cells, dtype=np.float64)[chosen] ** (2.0 / 3.0)))
+    gain = explained - noise_cost(w, rho, sensitivity) if chosen else 0.0
+    return chosen if gain > forgone else []
 
 
 def pooling_gain(cells, rho: float, more: float, sensitivity: float = 1.0) -> float:

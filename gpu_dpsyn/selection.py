@@ -61,25 +61,31 @@ def noise_cost(weight_sum: float, rho: float, sensitivity: float) -> float:
     return sensitivity * math.sqrt(weight_sum / (math.pi * rho)) * weight_sum
 
 
-def greedy_select(scores, cells, rho: float, sensitivity: float = 1.0, forced=()) -> list[int]:
+def greedy_select(scores, cells, rho: float, sensitivity: float = 1.0, forced=(),
+                  apart=None) -> list[int]:
     """Indices of the chosen pairs: add the pair that lowers noise + unexplained InDif
-    the most, while any does."""
+    the most, while any does.  apart: the candidates' column sets; one sharing a pair of
+    columns with a chosen one is no longer a candidate (adaptive.choose)."""
     scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
     w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
     chosen = np.zeros(len(scores), dtype=bool)
     chosen[list(forced)] = True
+    open_ = ~chosen
+    pairs = None if apart is None else [set(itertools.combinations(r, 2)) for r in apart]
     wsum, left = float(w[chosen].sum()), float(scores[~chosen].sum())
     err = noise_cost(wsum, rho, sensitivity) + left if wsum else left
-    while not chosen.all():
-        cand = np.nonzero(~chosen)[0]
+    while open_.any():
+        cand = np.nonzero(open_)[0]
         new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
             + (left - scores[cand])
         k = int(np.argmin(new))
         if new[k] >= err:
             break
         j = cand[k]
-        chosen[j] = True
+        chosen[j], open_[j] = True, False
         wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
+        if pairs is not None:
+            open_[[i for i in cand if pairs[i] & pairs[j]]] = False
     return [int(i) for i in np.nonzero(chosen)[0]]
 
 
