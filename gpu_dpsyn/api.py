@@ -33,6 +33,7 @@ from .progress import bar
 from .schema import Schema, load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
                         greedy_select, measure_indif)
+from .shuffle import neighbour_shuffle
 
 METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
@@ -85,7 +86,8 @@ class Synthesizer:
                  append_attributes: bool | str = "auto", duplicate_scope: str = "neighbours",
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
-                 adaptive_rounds: int = adaptive.ROUNDS, progress: bool = True, client=None):
+                 adaptive_rounds: int = adaptive.ROUNDS, neighbour_shuffle: bool = True,
+                 progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -148,6 +150,7 @@ class Synthesizer:
             raise ParameterError(f"prior_tolerance must be a number >= 0, got {prior_tolerance!r}")
         self.prior_tolerance = float(prior_tolerance)
         self.adaptive_rounds = integer("adaptive_rounds", adaptive_rounds, 0)
+        self.neighbour_shuffle = flag("neighbour_shuffle", neighbour_shuffle)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
@@ -201,7 +204,20 @@ class Synthesizer:
                                     schema=self.schema.to_dict(), workload=self.workload,
                                     group_by=self.group_by, selection=self.selection,
                                     public=public is not None,
-                                    adaptive_rounds=self.adaptive_rounds)
+                                    adaptive_rounds=self.adaptive_rounds,
+                                    # what the rounds' records and the plan depend on
+                                    # (the rounds fix GUM's iterations themselves)
+                                    gum=[self.gum.alpha, self.gum.alpha_decay,
+                                         self.gum.alpha_step, self.gum.mix],
+                                    duplicate_scope=self.duplicate_scope,
+                                    append_attributes=self.append_attributes,
+                                    neighbour_shuffle=self.neighbour_shuffle,
+                                    prior_tolerance=self.prior_tolerance,
+                                    consistency_rounds=self.consistency_rounds,
+                                    filter_low_counts=self.filter_low_counts,
+                                    max_cells=self.max_cells,
+                                    quantile_share=self.quantile_share if
+                                    quantiles.private_columns(self.schema) else None)
         unit = self.schema.unit_id
         if unit is not None and counts is None:  # enforce the bound the noise is calibrated
             keep = kept_rows(df, unit, sens, self._noise_key)  # to (dask_counts refuses ids)
@@ -616,6 +632,10 @@ class Synthesizer:
                           self._slack(lv, targets, st))
         for x, i in st.appended:
             append_attribute(be, res.cols, x, *targets[i], key, call)
+        if self.neighbour_shuffle and not lv.group and self.public is None:
+            # GUM's Duplicates leave copies of a few donors (shuffle.py); a public prior's
+            # structure is kept
+            neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key, call)
         start = self.gum_seconds[-1] if self.gum_seconds else 0.0
         self.history += res.history
         self.gum_seconds += [start + t for t in res.seconds]

@@ -110,7 +110,7 @@ def _synthesizer(a, client=None):
                        workload=_parse_workload(a.workload), conversion=a.conversion,
                        selection=a.selection, group_by=_parse_group_by(a.group_by),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
-                       client=client)
+                       neighbour_shuffle=not a.no_neighbour_shuffle, client=client)
 
 
 def _parse_group_by(items):
@@ -343,6 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="privsyn: rounds that add the 3-way marginals a first fit misses "
                         "most (35%% of the marginals' budget; what they do not use measures "
                         "the chosen marginals again); 0: pairs and their triangles only")
+    s.add_argument("--no-neighbour-shuffle", action="store_true",
+                   help="keep GUM's records as they are: by default each column is permuted "
+                        "among the records that agree on the columns it shares a marginal "
+                        "with, which keeps every marginal and undoes GUM's copies")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

@@ -28,6 +28,7 @@ APPEND = 9
 PRIOR = 10
 BOUND = 11  # contribution bounding (ChaCha20)
 QUANTILE = 12  # private quantile bins' grid histogram (ChaCha20)
+SHUFFLE = 13  # the neighbour shuffle after GUM (shuffle.py)
 
 # Philox4x32-10 constants (Salmon et al. 2011, Random123)
 PHILOX_M0 = 0xD2511F53

@@ -127,11 +127,18 @@ def test_the_round_finds_a_triple_that_no_pair_shows():
 
 
 def test_without_the_round_the_xor_is_lost():
-    # the baseline the test above improves on (so that test can fail)
+    # the baseline the test above improves on (so that test can fail).  Now and then the
+    # noisy InDif selects all three independent pairs, and their triangle is measured as
+    # one 3-way marginal (1 seed in 6): the first seed whose pairs leave it out shows the
+    # loss
     df, schema = _triple_table()
-    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu", adaptive_rounds=0)
-    syn.fit(df, schema)
-    assert "3-way errors" not in [e.label for e in syn.ledger]
+    for seed in range(10):
+        syn = Synthesizer(1.0, 1e-9, seed=seed, progress=False, backend="cpu",
+                          adaptive_rounds=0).fit(df, schema)
+        assert "3-way errors" not in [e.label for e in syn.ledger]
+        if ("a", "b", "c") not in syn.selected:
+            break
+    assert ("a", "b", "c") not in syn.selected
     out = syn.sample(len(df))
     assert ((out["a"] ^ out["b"]) == out["c"]).mean() < 0.7
 

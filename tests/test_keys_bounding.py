@@ -174,3 +174,30 @@ def test_seeded_keys_differ_with_grouping_selection_rounds_and_a_public_table(mo
         Synthesizer(1.0, 1e-6, **kw).fit(df, schema)
     assert keys[0] == keys[5]  # still reproducible
     assert len(set(keys[:5])) == 5, "a seed's key must depend on each of these"
+
+
+def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch):
+    """The adaptive rounds choose triples from GUM's records: every setting that changes
+    those records (or the domain, or the plan) changes what is measured, so one seed must
+    not give the same noise across them."""
+    import gpu_dpsyn.api as api
+    keys = []
+    real = api.noise_key
+    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    df, schema = small_table(600)
+    kw = dict(seed=5, backend="cpu", progress=False, adaptive_rounds=0)
+    variants = [{}, dict(update_mix="half"), dict(alpha=0.5),
+                dict(alpha_decay=0.5), dict(alpha_step=3), dict(duplicate_scope="all"),
+                dict(append_attributes=False), dict(neighbour_shuffle=False),
+                dict(consistency_rounds=3), dict(filter_low_counts=False),
+                dict(max_cells=5000), dict(prior_tolerance=1.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededNoiseWarning)
+        for v in variants:
+            Synthesizer(1.0, 1e-6, **kw, **v).fit(df, schema)
+        Synthesizer(1.0, 1e-6, iterations=7, **kw).fit(df, schema)
+        Synthesizer(1.0, 1e-6, quantile_share=0.1, **kw).fit(df, schema)
+    n = len(variants)
+    assert len(set(keys[:n])) == n, "a seed's key must depend on each setting"
+    # the rounds fix their own GUM iterations; no column asks for private quantiles
+    assert keys[n] == keys[n + 1] == keys[0]
