@@ -24,7 +24,8 @@ Post-processing of the synthetic records only (no private data is read).  One
 operation for both backends (xp): stratum ids by mixed radix, rank-compressed with
 unique() before they could overflow; random order from the counter RNG (stream
 SHUFFLE, counter (row, column, call)), then stable sorts, so the CPU and GPU draw the
-same permutation.  Work per column: about 40 bytes a row (within GUM's, which is freed).
+same permutation.  Memory per column: the stratum ids and int64 orders, at most three
+at a time (24 bytes a row) besides the sorts' own buffers, after GUM's are freed.
 """
 from __future__ import annotations
 
@@ -61,11 +62,10 @@ def shuffle_within(backend, cols, stratum, column: int, key, call: int) -> None:
     records of a stratum in index order take the values of the same records in a random
     order (random keys, then a stable sort by stratum keeps that order inside each)."""
     xp = backend.xp
-    u = backend.uniforms(key, len(stratum), column, rng.SHUFFLE, call)
-    by_u = argsort_stable(xp, u)
-    del u
-    shuffled = by_u[argsort_stable(xp, stratum[by_u])]
-    del by_u
+    by_u = argsort_stable(xp, backend.uniforms(key, len(stratum), column, rng.SHUFFLE, call))
+    inner = argsort_stable(xp, stratum[by_u])
+    shuffled = by_u[inner]
+    del by_u, inner  # freed before the next sort: a GPU holds 1e8 rows of each
     plain = argsort_stable(xp, stratum)
     col = cols[column]
     col[plain] = col[shuffled]
