@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import os
 import time
@@ -198,12 +199,21 @@ class Synthesizer:
                                 "one Synthesizer")
             dev = encode(df, grid or self.schema, self.backend.xp)  # straight onto the device
         self.backend.prepare()  # kernels compiled before the first charge, not after
+        pub = None
+        if public is not None:
+            column_labels(public, "the public table")
+            try:
+                check_columns(public, self.schema)
+                pub = encode(public, grid or self.schema)
+            except DataError as e:
+                raise DataError(f"public table: {e}") from None
         self._noise_key = noise_key(self.seed if self.seeded else None, epsilon=self.epsilon,
                                     delta=self.delta, method=self.method, sensitivity=sens,
                                     conversion=self.conversion, mechanism=self.mechanism,
                                     schema=self.schema.to_dict(), workload=self.workload,
                                     group_by=self.group_by, selection=self.selection,
-                                    public=public is not None,
+                                    # its records choose and start what is measured
+                                    public=None if pub is None else _digest(pub),
                                     adaptive_rounds=self.adaptive_rounds,
                                     # what the rounds' records and the plan depend on
                                     # (the rounds fix GUM's iterations themselves)
@@ -226,14 +236,6 @@ class Synthesizer:
                 dev = [c[idx] for c in dev]
         if counts is None:
             counts = LocalCounts(self.backend, dev)
-        pub = None
-        if public is not None:
-            column_labels(public, "the public table")
-            try:
-                check_columns(public, self.schema)
-                pub = encode(public, grid or self.schema)
-            except DataError as e:
-                raise DataError(f"public table: {e}") from None
         self._public_raw = pub
         self.accountant = Accountant(self.epsilon, self.delta, sens, self.conversion)
         t1 = time.perf_counter()
@@ -766,6 +768,15 @@ def _is_distributed_input(df) -> bool:
     never imports dask)."""
     return isinstance(df, (str, os.PathLike)) or \
         type(df).__module__.split(".")[0] in ("dask", "dask_expr", "dask_cudf")
+
+
+def _digest(codes) -> str:
+    """SHA-256 of code columns (host arrays): a public table's part of a seeded key."""
+    h = hashlib.sha256()
+    for c in codes:
+        c = np.ascontiguousarray(np.asarray(c), dtype=np.int64)
+        h.update(len(c).to_bytes(8, "little") + c.tobytes())
+    return h.hexdigest()
 
 
 def _budget_number(v):

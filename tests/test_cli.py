@@ -345,3 +345,21 @@ def test_public_selection_and_group_by_levels(files, tmp_path):
     assert {m["columns"][-1] for m in rep["measurements"]} == {"origin", "carrier x origin"}
     out = pd.read_csv(tmp / "o.csv")
     assert set(out.origin) <= {"EWR", "JFK", "LGA"} and len(out) > 4000
+
+
+@pytest.mark.parametrize("flag,want", [([], True), (["--no-neighbour-shuffle"], False)])
+def test_no_neighbour_shuffle_flag_reaches_the_synthesizer(files, monkeypatch, flag, want):
+    tmp, real, schema = files
+    import gpu_dpsyn.api as api
+    seen = []
+    real_init = api.Synthesizer.__init__
+
+    def spy(self, *a, **k):
+        real_init(self, *a, **k)
+        seen.append(self.neighbour_shuffle)
+    monkeypatch.setattr(api.Synthesizer, "__init__", spy)
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",
+                 "--backend", "cpu", "--quiet", "--adaptive-rounds", "0", "--rows", "200",
+                 *flag]) == 0
+    assert seen == [want]

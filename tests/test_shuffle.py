@@ -6,6 +6,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import small_table
 from stats_util import CHI2_1E6
@@ -14,7 +15,7 @@ import gpu_dpsyn.api as api
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning
-from gpu_dpsyn.shuffle import neighbour_shuffle, neighbours, strata
+from gpu_dpsyn.shuffle import neighbour_shuffle, neighbours, shuffle_within, strata
 
 BE = get_backend("cpu")
 KEY = (12345, 678)
@@ -123,7 +124,7 @@ def run_fit(monkeypatch, **kw):
         neighbour_shuffle(backend, cols, targets, sizes, key, call)
         seen.append((targets, list(sizes), before, [c.copy() for c in cols]))
     monkeypatch.setattr(api, "neighbour_shuffle", spy)
-    df, schema = small_table(800)
+    df, schema = kw.pop("table", None) or small_table(800)
     public = kw.pop("public", None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededNoiseWarning)
@@ -141,6 +142,35 @@ def test_the_synthesizer_shuffles_after_gum_and_keeps_its_targets(monkeypatch):
     for t in targets:
         assert np.array_equal(hist(after, t, sizes), hist(before, t, sizes))
     assert any(not np.array_equal(a, b) for a, b in zip(after, before))
+
+
+def test_the_adaptive_rounds_records_are_shuffled_too(monkeypatch):
+    r = np.random.default_rng(0)
+    a, b = r.integers(0, 2, 6000), r.integers(0, 2, 6000)
+    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, 6000)})
+    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
+                          for k in "abc"] +
+              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
+    seen = run_fit(monkeypatch, table=(df, schema))  # the rounds' records, then the sample
+    assert len(seen) >= 2
+    for targets, sizes, before, after in seen:
+        for t in targets:
+            assert np.array_equal(hist(after, t, sizes), hist(before, t, sizes))
+
+
+def test_each_of_two_strata_is_permuted_uniformly_and_apart():
+    counts = [{}, {}]
+    stratum = np.array([0, 0, 0, 1, 1, 1], dtype=np.int64)
+    for call in range(6000):
+        cols = [np.array([0, 1, 2, 3, 4, 5], dtype=np.int32)]
+        shuffle_within(BE, cols, stratum, 0, KEY, call)
+        for g in range(2):
+            counts[g][tuple(cols[0][3 * g:3 * g + 3])] = \
+                counts[g].get(tuple(cols[0][3 * g:3 * g + 3]), 0) + 1
+    for g, c in enumerate(counts):
+        assert sorted(c) == sorted(itertools.permutations(range(3 * g, 3 * g + 3)))
+        obs = np.array(list(c.values()), dtype=float)
+        assert ((obs - 1000) ** 2 / 1000).sum() < CHI2_1E6[5]
 
 
 @pytest.mark.parametrize("kw", [dict(neighbour_shuffle=False), dict(public=300),
