@@ -201,3 +201,19 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
     assert len(set(keys[:n])) == n, "a seed's key must depend on each setting"
     # the rounds fix their own GUM iterations; no column asks for private quantiles
     assert keys[n] == keys[n + 1] == keys[0]
+
+
+def test_seeded_keys_differ_with_the_public_tables_contents(monkeypatch):
+    """A public table chooses the marginals and starts the rounds' records: two public
+    tables, one seed, unrelated noise."""
+    import gpu_dpsyn.api as api
+    keys = []
+    real = api.noise_key
+    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    df, schema = small_table(600)
+    kw = dict(seed=5, backend="cpu", progress=False, iterations=0, adaptive_rounds=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededNoiseWarning)
+        for pub in (df.iloc[:200], df.iloc[200:400], df.iloc[:200].copy()):
+            Synthesizer(1.0, 1e-6, **kw).fit(df, schema, public=pub)
+    assert keys[0] != keys[1] and keys[0] == keys[2]
