@@ -135,6 +135,16 @@ class Structure:
 DUPLICATE_SCOPES = ("neighbours", "component", "all")
 
 
+def neighbours(target_attrs, n_cols: int) -> list:
+    """For each column, the sorted other columns it shares a target with (its
+    neighbours in the marginal graph)."""
+    near = [set() for _ in range(n_cols)]
+    for attrs in target_attrs:
+        for a in attrs:
+            near[a].update(b for b in attrs if b != a)
+    return [sorted(x) for x in near]
+
+
 def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
                    scope: str = "neighbours") -> Structure:
     """Attribute appending: an attribute found in exactly one multi-way target, whose
@@ -187,11 +197,8 @@ def plan_structure(target_attrs: list, n_attrs: int, append: bool = True,
     if scope == "all":
         groups = [sorted(set(range(n_attrs)) - out_attrs)] * len(attrs_in_gum)
     elif scope == "neighbours":
-        near = {a: {a} for a in range(n_attrs)}
-        for i in gum_targets:
-            for a in attrs_in_gum[i]:
-                near[a].update(attrs_in_gum[i])
-        groups = [sorted(set().union(*(near[a] for a in attrs)) - out_attrs)
+        near = neighbours([attrs_in_gum[i] for i in gum_targets], n_attrs)
+        groups = [sorted(set(attrs).union(*(near[a] for a in attrs)) - out_attrs)
                   for attrs in attrs_in_gum]
     return Structure(gum_targets, appended, groups, attrs_in_gum)
 

@@ -34,18 +34,9 @@ at a time (32 bytes a row) besides the sorts' own buffers, after GUM's are freed
 from __future__ import annotations
 
 from . import rng
-from .gum import argsort_stable
+from .gum import argsort_stable, neighbours
 
 RADIX_LIMIT = 1 << 62  # a stratum id stays below this before it is rank-compressed
-
-
-def neighbours(target_attrs, n_cols: int) -> list:
-    """For each column, the sorted other columns it shares a target with."""
-    near = [set() for _ in range(n_cols)]
-    for attrs in target_attrs:
-        for a in attrs:
-            near[a].update(b for b in attrs if b != a)
-    return [sorted(s) for s in near]
 
 
 def strata(xp, cols, attrs, sizes):
