@@ -20,6 +20,7 @@ from .encoding import check_columns, code_dtype, decode, encode
 from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                      RowCountWarning, SchemaError)
 from .filtering import low_count_recode, one_way_of, recoded, undo
+from .gibbs import REPAIR, gibbs_sweep
 from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_size,
                        parse_group_by, resolve_levels, split_group)
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
@@ -88,7 +89,7 @@ class Synthesizer:
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
                  adaptive_rounds: int = adaptive.ROUNDS, neighbour_shuffle: bool = True,
-                 progress: bool = True, client=None):
+                 gibbs_sweep: bool = True, progress: bool = True, client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -152,6 +153,7 @@ class Synthesizer:
         self.prior_tolerance = float(prior_tolerance)
         self.adaptive_rounds = integer("adaptive_rounds", adaptive_rounds, 0)
         self.neighbour_shuffle = flag("neighbour_shuffle", neighbour_shuffle)
+        self.gibbs_sweep = flag("gibbs_sweep", gibbs_sweep)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
@@ -621,23 +623,38 @@ class Synthesizer:
 
     def _fit_level(self, cols, lv, targets, key, call: int, prior: bool, cfg=None) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
-        fits its group code as one more column, then writes the group columns from it."""
+        fits its group code as one more column, then writes the group columns from it.
+        cfg: the adaptive rounds' (their records S get no Gibbs sweep: it is for release
+        and S only ranks errors).  No sweep without GUM iterations either: it fits the
+        targets, and iterations=0 asks for the independent draws."""
         be, d = self.backend, len(self.domain)
         if lv.group:
             cols = cols + [group_code(be.xp, cols, lv.group, self.domain)]
         append = not prior if self.append_attributes == "auto" else self.append_attributes
         st = plan_structure([t[0] for t in targets], len(cols), append, self.duplicate_scope)
-        cfg = cfg or self.gum
+        final, cfg = cfg is None, cfg or self.gum
+        gum_targets = [project(*targets[i], st.attrs[i]) for i in st.gum_targets]
+        groups, slack = [st.groups[i] for i in st.gum_targets], self._slack(lv, targets, st)
         with bar(self.progress, cfg.limit, "GUM iterations") as pb:
-            res = run_gum(be, [project(*targets[i], st.attrs[i]) for i in st.gum_targets],
-                          cols, key, call, cfg, pb, [st.groups[i] for i in st.gum_targets],
-                          self._slack(lv, targets, st))
+            res = run_gum(be, gum_targets, cols, key, call, cfg, pb, groups, slack)
         for x, i in st.appended:
             append_attribute(be, res.cols, x, *targets[i], key, call)
-        if self.neighbour_shuffle and not lv.group and self.public is None:
-            # GUM's Duplicates leave copies of a few donors (shuffle.py); a public prior's
-            # structure is kept
+        # a public prior's structure is kept; grouped levels fit a group code
+        free = not lv.group and self.public is None
+        if self.neighbour_shuffle and free:
+            # GUM's Duplicates leave copies of a few donors (shuffle.py)
             neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key, call)
+        if self.gibbs_sweep and free and final and cfg.limit > 0:
+            # GUM's 3-way structure where no target holds it (gibbs.py): redraw, repair
+            with bar(self.progress, len(res.cols), "Gibbs sweep") as pb:
+                gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)
+            rep = run_gum(be, gum_targets, res.cols, key, call, REPAIR, None, groups, slack,
+                          step0=cfg.limit)
+            res.history += rep.history[1:]
+            res.seconds += [res.seconds[-1] + t for t in rep.seconds[1:]]
+            if self.neighbour_shuffle:
+                neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key,
+                                  call, sweep=1)
         start = self.gum_seconds[-1] if self.gum_seconds else 0.0
         self.history += res.history
         self.gum_seconds += [start + t for t in res.seconds]

@@ -110,7 +110,8 @@ def _synthesizer(a, client=None):
                        workload=_parse_workload(a.workload), conversion=a.conversion,
                        selection=a.selection, group_by=_parse_group_by(a.group_by),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
-                       neighbour_shuffle=not a.no_neighbour_shuffle, client=client)
+                       neighbour_shuffle=not a.no_neighbour_shuffle,
+                       gibbs_sweep=not a.no_gibbs_sweep, client=client)
 
 
 def _parse_group_by(items):
@@ -347,6 +348,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep GUM's records as they are: by default each column is permuted "
                         "among the records that agree on the columns it shares a marginal "
                         "with, which keeps every marginal and undoes GUM's copies")
+    s.add_argument("--no-gibbs-sweep", action="store_true",
+                   help="skip the Gibbs sweep after GUM: by default each column is redrawn "
+                        "from the maximum-entropy model given the columns it shares a "
+                        "marginal with, then GUM repairs the marginals for 3 iterations")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

@@ -212,12 +212,13 @@ def project(attrs, shape, t, keep) -> tuple:
 
 
 def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=None,
-            groups=None, slack=None) -> GUMResult:
+            groups=None, slack=None, step0: int = 0) -> GUMResult:
     """Fit the records `cols` (edited in place) to targets: (attrs, shape, t) with t the
     target counts (numpy, summing to n).  groups[i]: columns a Duplicate for target i
     copies (default: all).  slack[i] (counts): a cell of target i whose count is within it
     of its target is left as it is (hold_close), so records started from a prior keep
-    what the noisy marginals do not contradict."""
+    what the noisy marginals do not contradict.  step0: where the updates' RNG counters
+    start (a later run on the same records and call draws fresh streams)."""
     xp = backend.xp
     n = int(len(cols[0]))
     current = {}  # target -> (r, the target led by its column r, on the device): one copy
@@ -256,7 +257,7 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
             t = hold_close(xp, s, ti, slack[i]) if slack[i] > 0 else ti
             add, rem = backend.plan_update(s, t, alpha)
             backend.gum_apply(cols, attrs, shape, cell, s, add, rem, dup, key,
-                              it * len(targets) + pos, call,
+                              (step0 + it) * len(targets) + pos, call,
                               None if groups is None else groups[i])
         if progress is not None:
             progress.update(1)
@@ -296,13 +297,21 @@ def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> 
     margin = margin / margin.sum() if margin.sum() > 0 else np.full(size, 1.0 / size)
     rows = table.sum(axis=1, keepdims=True)
     cond = np.where(rows > 0, table / np.where(rows > 0, rows, 1.0), margin)
-    cdf = np.cumsum(cond, axis=1)
-    cdf[:, -1] = 1.0
-    flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
     anchors = tuple(a for a in attrs if a != x)
     ashape = tuple(d for a, d in zip(attrs, shape) if a != x)
     row = backend.cell_index(cols, anchors, ashape).astype(xp.int64)
     u = backend.uniforms(key, len(row), x, rng.APPEND, call)
+    cols[x][...] = draw_rows(backend, cond, row, u).astype(cols[x].dtype)
+
+
+def draw_rows(backend, cond, row, u):
+    """For each record, the value drawn with uniform u from its row of cond (host
+    float64, R x size, rows summing to 1): one sorted lookup in the rows' CDFs laid end
+    to end (row r's run from r to r + 1), the same on every backend."""
+    xp = backend.xp
+    size = cond.shape[1]
+    cdf = np.cumsum(cond, axis=1)
+    cdf[:, -1] = 1.0
+    flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
     pos = xp.searchsorted(xp.asarray(flat), row.astype(xp.float64) + u, side="right")
-    val = xp.clip(pos - row * size, 0, size - 1)
-    cols[x][...] = val.astype(cols[x].dtype)
+    return xp.clip(pos - row * size, 0, size - 1)

@@ -53,23 +53,26 @@ def strata(xp, cols, attrs, sizes):
     return key
 
 
-def random_keys(backend, n: int, column: int, key, call: int):
+def random_keys(backend, n: int, column: int, key, call: int, stream: int = rng.SHUFFLE):
     """n uint64 sort keys, two Philox words each (counter (row, column or column + 2^31,
-    SHUFFLE, call)): 32-bit keys would tie about n^2 / 2^33 pairs (12,000 at 10^7 rows),
+    stream, call)): 32-bit keys would tie about n^2 / 2^33 pairs (12,000 at 10^7 rows),
     and a stable sort keeps a tie in index order.  From backend.uniforms, whose
     (w + 0.5) / 2^32 gives the word back exactly."""
     xp = backend.xp
-    hi, lo = (xp.floor(backend.uniforms(key, n, c, rng.SHUFFLE, call) * 4294967296.0)
+    hi, lo = (xp.floor(backend.uniforms(key, n, c, stream, call) * 4294967296.0)
               .astype(xp.uint64) for c in (column, column + (1 << 31)))
     return (hi << xp.uint64(32)) | lo
 
 
-def shuffle_within(backend, cols, stratum, column: int, key, call: int) -> None:
+def shuffle_within(backend, cols, stratum, column: int, key, call: int,
+                   counter: int | None = None) -> None:
     """Permute cols[column] uniformly at random within each stratum, in place: the
     records of a stratum in index order take the values of the same records in a random
-    order (random keys, then a stable sort by stratum keeps that order inside each)."""
+    order (random keys, then a stable sort by stratum keeps that order inside each).
+    counter: the keys' counter word (default: column)."""
     xp = backend.xp
-    by_u = argsort_stable(xp, random_keys(backend, len(stratum), column, key, call))
+    by_u = argsort_stable(xp, random_keys(backend, len(stratum), column if counter is None
+                                          else counter, key, call))
     inner = argsort_stable(xp, stratum[by_u])
     shuffled = by_u[inner]
     del by_u, inner  # freed before the next sort: a GPU holds 1e8 rows of each
@@ -78,11 +81,12 @@ def shuffle_within(backend, cols, stratum, column: int, key, call: int) -> None:
     col[plain] = col[shuffled]
 
 
-def neighbour_shuffle(backend, cols, target_attrs, sizes, key, call: int) -> None:
+def neighbour_shuffle(backend, cols, target_attrs, sizes, key, call: int,
+                      sweep: int = 0) -> None:
     """One sweep over the columns in order (see the module): every target's histogram is
     unchanged; each column is left independent of its non-neighbours given its
-    neighbours at its turn."""
+    neighbours at its turn.  sweep: a later sweep of the same call draws other keys."""
     near = neighbours(target_attrs, len(cols))
     for c in range(len(cols)):
         stratum = strata(backend.xp, cols, near[c], sizes)
-        shuffle_within(backend, cols, stratum, c, key, call)
+        shuffle_within(backend, cols, stratum, c, key, call, c + sweep * len(cols))

@@ -5,6 +5,7 @@ import pytest
 
 from conftest import FLIGHTS_SCHEMA
 from gpu_dpsyn.cli import main
+from gpu_dpsyn.gibbs import REPAIR
 
 COLS = ["month", "carrier", "origin", "distance"]
 
@@ -31,7 +32,7 @@ def test_synthesize_then_evaluate(files, capsys):
     labels = [m["label"] for m in rep["measurements"]]
     assert labels[:4] == ["marginal"] * 4 and labels[4] == "indif"
     assert rep["method"] == "privsyn" and rep["spent_fraction"] == pytest.approx(1)
-    assert len(rep["gum_history"]) == 6
+    assert len(rep["gum_history"]) == 6 + REPAIR.iterations  # the Gibbs sweep's repair
     assert "wrote 3,000 synthetic rows" in capsys.readouterr().err
     res = tmp / "tvd.json"
     assert main(["evaluate", str(real), str(out), "--schema", str(schema), "--json", str(res)]) == 0
@@ -347,8 +348,11 @@ def test_public_selection_and_group_by_levels(files, tmp_path):
     assert set(out.origin) <= {"EWR", "JFK", "LGA"} and len(out) > 4000
 
 
-@pytest.mark.parametrize("flag,want", [([], True), (["--no-neighbour-shuffle"], False)])
-def test_no_neighbour_shuffle_flag_reaches_the_synthesizer(files, monkeypatch, flag, want):
+@pytest.mark.parametrize("attr,flag,want", [("neighbour_shuffle", [], True),
+                                             ("neighbour_shuffle", ["--no-neighbour-shuffle"], False),
+                                             ("gibbs_sweep", [], True),
+                                             ("gibbs_sweep", ["--no-gibbs-sweep"], False)])
+def test_post_processing_flags_reach_the_synthesizer(files, monkeypatch, attr, flag, want):
     tmp, real, schema = files
     import gpu_dpsyn.api as api
     seen = []
@@ -356,7 +360,7 @@ def test_no_neighbour_shuffle_flag_reaches_the_synthesizer(files, monkeypatch, f
 
     def spy(self, *a, **k):
         real_init(self, *a, **k)
-        seen.append(self.neighbour_shuffle)
+        seen.append(getattr(self, attr))
     monkeypatch.setattr(api.Synthesizer, "__init__", spy)
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",

@@ -111,6 +111,17 @@ def test_strata_ids_are_equal_iff_the_values_are_past_the_int64_radix():
     assert len(pairs) == len(set(want.reshape(-1).tolist())) == len(set(got.tolist()))
 
 
+def test_a_later_sweep_of_the_same_call_draws_other_keys():
+    sizes = [3, 4, 2]
+    runs = []
+    for sweep in (0, 0, 1):
+        cols = clumped(3000, sizes, seed=4)
+        neighbour_shuffle(BE, cols, [(0, 1)], sizes, KEY, 7, sweep=sweep)
+        runs.append(cols)
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[1]))
+    assert any(not np.array_equal(a, b) for a, b in zip(runs[0], runs[2]))
+
+
 def test_neighbours_are_the_columns_sharing_a_target():
     assert neighbours([(0, 1), (1, 2, 3), (4,)], 5) == [[1], [0, 2, 3], [1, 3], [1, 2], []]
 
@@ -119,16 +130,17 @@ def run_fit(monkeypatch, **kw):
     """Fit and sample with the shuffle wrapped: what it was given and what it returned."""
     seen = []
 
-    def spy(backend, cols, targets, sizes, key, call):
+    def spy(backend, cols, targets, sizes, key, call, **more):
         before = [c.copy() for c in cols]
-        neighbour_shuffle(backend, cols, targets, sizes, key, call)
+        neighbour_shuffle(backend, cols, targets, sizes, key, call, **more)
         seen.append((targets, list(sizes), before, [c.copy() for c in cols]))
     monkeypatch.setattr(api, "neighbour_shuffle", spy)
     df, schema = kw.pop("table", None) or small_table(800)
     public = kw.pop("public", None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededNoiseWarning)
-        syn = Synthesizer(8.0, 1e-6, seed=2, backend="cpu", progress=False, **kw)
+        syn = Synthesizer(8.0, 1e-6, seed=2, backend="cpu", progress=False,
+                          **{"gibbs_sweep": False, **kw})  # its second shuffle: test_gibbs
         syn.fit(df, schema, public=None if public is None else df.iloc[:public])
         syn.sample()
     return seen

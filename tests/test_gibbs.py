@@ -1,0 +1,211 @@
+"""The Gibbs sweep after GUM (gpu_dpsyn/gibbs.py): the conditional fit against a closed
+form and an independent full-table IPF, zero cells never drawn, a 3-way interaction no
+target holds removed while the targets stay within sampling noise, the size bound, and
+its place in the pipeline (final sample only, post-processing only)."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import small_table
+
+from stats_util import CHI2_1E6
+
+import gpu_dpsyn.api as api
+import gpu_dpsyn.gibbs as gibbs
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.privacy.keys import SeededNoiseWarning
+
+BE = get_backend("cpu")
+KEY = (2024, 11)
+
+
+def hist(cols, attrs, sizes):
+    idx = np.ravel_multi_index([cols[a] for a in attrs], [sizes[a] for a in attrs])
+    return np.bincount(idx, minlength=math.prod(sizes[a] for a in attrs))
+
+
+def test_one_target_gives_the_targets_own_conditional():
+    # a single target (a, b): p(a | b) = t(a, b) / t(., b), whatever the contexts' counts
+    r = np.random.default_rng(0)
+    t = r.random((4, 5)) * 100
+    ctx = np.arange(5)[:, None]
+    p = gibbs.fit_conditional(ctx, r.random(5) * 50 + 1, [t], 4)
+    assert np.allclose(p, (t / t.sum(axis=0)).T, atol=1e-12)
+
+
+def full_ipf(margins, shape, iterations=3000):
+    """The maximum-entropy table with the given 2-way margins (axes pairs), by plain IPF
+    on the whole table from uniform: an independent computation."""
+    q = np.full(shape, 1.0)
+    for _ in range(iterations):
+        for axes, m in margins.items():
+            drop = tuple(k for k in range(len(shape)) if k not in axes)
+            cur = q.sum(axis=drop, keepdims=True)
+            q = q * np.where(cur > 0, m.reshape(cur.shape) / np.where(cur > 0, cur, 1), 0)
+    return q
+
+
+def test_two_targets_give_the_maximum_entropy_tables_conditional():
+    # targets (a, b) and (a, c) with the contexts (b, c) at counts w: the fit is the
+    # conditional a | (b, c) of the maximum-entropy table with margins (a, b), (a, c)
+    # and (b, c) = w (the same log-linear model), computed here by IPF on the table
+    r = np.random.default_rng(1)
+    joint = r.random((3, 4, 2)) ** 3 * 100  # a 3-way interaction the margins lose
+    ab, ac, bc = joint.sum(axis=2), joint.sum(axis=1), joint.sum(axis=0)
+    ctx = np.array([(b, c) for b in range(4) for c in range(2)])
+    w = np.array([bc[b, c] for b, c in ctx])
+    p = gibbs.fit_conditional(ctx, w, [ab, ac], 3, iterations=500, tolerance=1e-13)
+    q = full_ipf({(0, 1): ab, (0, 2): ac, (1, 2): bc}, (3, 4, 2))
+    want = np.array([q[:, b, c] / q[:, b, c].sum() for b, c in ctx])
+    assert np.allclose(p, want, atol=1e-8)
+    # and not the true table's conditional: the interaction is not kept
+    truth = np.array([joint[:, b, c] / joint[:, b, c].sum() for b, c in ctx])
+    assert np.abs(p - truth).max() > 0.01
+
+
+def test_a_value_with_target_zero_is_never_drawn():
+    sizes = [3, 2]
+    r = np.random.default_rng(2)
+    cols = [r.integers(0, 3, 4000).astype(np.int32), r.integers(0, 2, 4000).astype(np.int32)]
+    t = np.array([[500.0, 900.0], [0.0, 1100.0], [1500.0, 0.0]])  # (a, b)
+    for call in range(3):
+        c = [x.copy() for x in cols]
+        assert gibbs.resample_column(BE, c, 0, [1], [((0, 1), (3, 2), t.ravel())], sizes,
+                                     KEY, call)
+        h = hist(c, (0, 1), sizes).reshape(3, 2)
+        assert h[1, 0] == 0 and h[2, 1] == 0
+        assert h[1, 1] > 0 and h[2, 0] > 0
+
+
+def test_systematic_draws_hit_every_contexts_expected_counts_within_one():
+    # 3 contexts of 1000, 7 and 1 records: each value's count in a context is within one
+    # of w p(a | u), and each record alone draws from p(a | u) (positions uniform)
+    p = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8], [0.6, 0.0, 0.4]])
+    inv = np.repeat(np.arange(3), [1000, 7, 1])
+    w = np.array([1000, 7, 1])
+    first = np.zeros(3)
+    for call in range(4000):
+        x = gibbs.systematic_positions(BE, inv, w, 0, KEY, call)
+        assert ((x > 0) & (x < 1)).all()
+        drawn = gibbs.draw_rows(BE, p, inv, x)
+        for u in range(3):
+            got = np.bincount(drawn[inv == u], minlength=3)
+            assert (np.abs(got - w[u] * p[u]) < 1 + 1e-9).all(), (call, u, got)
+        first[drawn[1000]] += 1  # the first record of context 1, alone
+    e = 4000 * p[1]
+    assert ((first - e) ** 2 / e).sum() < CHI2_1E6[2]
+
+
+def xor_records(n, seed=0):
+    r = np.random.default_rng(seed)
+    a, b = (r.random(n) < 0.3).astype(int), (r.random(n) < 0.6).astype(int)
+    return [x.astype(np.int32) for x in (a, b, a ^ b)]
+
+
+def tvd(h, q):
+    return 0.5 * np.abs(h / h.sum() - q / q.sum()).sum()
+
+
+def test_a_sweep_removes_a_3way_interaction_no_target_holds():
+    # c = a xor b: the records hold 4 of the 8 cells, a 3-way interaction that the three
+    # pair targets do not ask for; the sweep leaves the maximum-entropy table with those
+    # pairs (an independent IPF on the whole table), up to sampling noise
+    n, sizes = 40000, [2, 2, 2]
+    cols = xor_records(n)
+    pairs = [((0, 1), (2, 2), hist(cols, (0, 1), sizes).astype(float)),
+             ((1, 2), (2, 2), hist(cols, (1, 2), sizes).astype(float)),
+             ((0, 2), (2, 2), hist(cols, (0, 2), sizes).astype(float))]
+    q = full_ipf({(0, 1): pairs[0][2], (1, 2): pairs[1][2], (0, 2): pairs[2][2]},
+                 (2, 2, 2)).ravel()
+    assert tvd(hist(cols, (0, 1, 2), sizes), q) > 0.2
+    assert gibbs.gibbs_sweep(BE, cols, pairs, sizes, KEY, 0) == []
+    assert tvd(hist(cols, (0, 1, 2), sizes), q) < 0.02  # noise: about 0.005
+    for attrs, shape, t in pairs:  # systematic draws: the pairs barely move
+        assert tvd(hist(cols, attrs, sizes), t) < 0.005
+
+
+def test_the_sweep_is_a_function_of_key_and_call():
+    sizes = [2, 2, 2]
+    base = xor_records(3000, seed=5)
+    pairs = [((0, 1), (2, 2), hist(base, (0, 1), sizes).astype(float)),
+             ((1, 2), (2, 2), hist(base, (1, 2), sizes).astype(float))]
+    runs = []
+    for call in (0, 0, 1):
+        cols = [c.copy() for c in base]
+        gibbs.gibbs_sweep(BE, cols, pairs, sizes, KEY, call)
+        runs.append(cols)
+    assert all(np.array_equal(x, y) for x, y in zip(runs[0], runs[1]))
+    assert any(not np.array_equal(x, y) for x, y in zip(runs[0], runs[2]))
+
+
+def test_a_column_past_the_size_bound_keeps_its_values(monkeypatch):
+    sizes = [2, 2, 2]
+    cols = xor_records(2000)
+    before = [c.copy() for c in cols]
+    pairs = [((0, 1), (2, 2), hist(cols, (0, 1), sizes).astype(float))]
+    monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 3)  # 2 contexts x 2 values > 3
+    assert gibbs.gibbs_sweep(BE, cols, pairs, sizes, KEY, 0) == [0, 1]
+    assert all(np.array_equal(x, y) for x, y in zip(cols, before))
+
+
+def fit_sample(monkeypatch, **kw):
+    """Fit and sample small_table with the sweep wrapped; (its calls' record counts, the
+    level's marginals, the sample)."""
+    seen = []
+    real = api.gibbs_sweep
+
+    def spy(backend, cols, targets, sizes, key, call, progress=None):
+        seen.append(len(cols[0]))
+        return real(backend, cols, targets, sizes, key, call, progress)
+    monkeypatch.setattr(api, "gibbs_sweep", spy)
+    df, schema = kw.pop("table", None) or small_table(800)
+    public = kw.pop("public", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededNoiseWarning)
+        syn = Synthesizer(8.0, 1e-6, seed=4, backend="cpu", progress=False, **kw)
+        syn.fit(df, schema, public=None if public is None else df.iloc[:public])
+        out = syn.sample(700)
+    return seen, syn.levels[-1].marginals, out
+
+
+def test_the_final_sample_only_is_swept_and_the_measurements_do_not_change(monkeypatch):
+    seen, marg, out = fit_sample(monkeypatch)
+    assert seen == [700]  # the sample, not the adaptive rounds' records
+    off, marg_off, out_off = fit_sample(monkeypatch, gibbs_sweep=False)
+    assert off == []
+    # post-processing: the same seed measures the very same noisy marginals
+    assert len(marg) == len(marg_off)
+    assert all(m.attrs == o.attrs and np.array_equal(m.values, o.values)
+               for m, o in zip(marg, marg_off))
+    assert not out.equals(out_off)
+
+
+@pytest.mark.parametrize("kw", [dict(public=300), dict(group_by=["color"])])
+def test_no_sweep_from_a_public_prior_or_grouped(monkeypatch, kw):
+    assert fit_sample(monkeypatch, adaptive_rounds=0, **kw)[0] == []
+
+
+def test_the_sweep_improves_an_unmeasured_triangle_on_a_table_with_none():
+    # a table whose columns are pairwise dependent with no 3-way interaction beyond
+    # that (a Gaussian copula): every triple's TVD with the sweep is no worse on average
+    r = np.random.default_rng(3)
+    z = r.multivariate_normal(np.zeros(5), 0.6 * np.ones((5, 5)) + 0.4 * np.eye(5), 20000)
+    df = pd.DataFrame({f"x{j}": np.digitize(z[:, j], [-1, 0, 1]) for j in range(5)})
+    schema = {"columns": [{"name": f"x{j}", "type": "categorical", "values": [0, 1, 2, 3]}
+                          for j in range(5)]}
+    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.evaluate import tvd_codes
+    from gpu_dpsyn.schema import load_schema
+    sc = load_schema(schema)
+    real = encode(df, sc)
+    tv = {}
+    for on in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SeededNoiseWarning)
+            syn = Synthesizer(1.0, 1e-6, seed=1, backend="cpu", progress=False,
+                              adaptive_rounds=0, gibbs_sweep=on).fit(df, schema)
+            tv[on] = float(tvd_codes(real, encode(syn.sample(), sc), sc.domain, 3).mean())
+    assert tv[True] < tv[False]
