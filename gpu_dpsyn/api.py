@@ -40,7 +40,8 @@ from .shuffle import neighbour_shuffle
 METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
-WORK_BYTES_PER_ROW = 64  # sort keys, order, removed slots and cell index of a GUM update
+WORK_BYTES_PER_ROW = 80  # sort keys, order, removed slots and cell index of a GUM update;
+# the Gibbs sweep's contexts, orders and ranks (gibbs.systematic_positions)
 GROUP_BYTES_PER_ROW = 16  # a grouped level's group code column and its int64 build
 # beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
 # overflows
@@ -647,8 +648,16 @@ class Synthesizer:
         if self.gibbs_sweep and free and final and cfg.limit > 0:
             # GUM's 3-way structure where no target holds it (gibbs.py): redraw, repair
             with bar(self.progress, len(res.cols), "Gibbs sweep") as pb:
-                gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)
-            rep = run_gum(be, gum_targets, res.cols, key, call, REPAIR, None, groups, slack,
+                skipped = gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)
+            if skipped:
+                warnings.warn("the Gibbs sweep left columns " + ", ".join(
+                    self.names[a] for a in skipped) + " as GUM made them: their fit would "
+                    "pass gibbs.MAX_CONTEXT_CELLS (contexts x values)", stacklevel=3)
+            # a Duplicate that copies all of an appended column's anchors copies it too
+            # (the sweep drew it from its target given them)
+            carried = [sorted(set(g).union(x for x, i in st.appended
+                                           if set(st.attrs[i]) <= set(g))) for g in groups]
+            rep = run_gum(be, gum_targets, res.cols, key, call, REPAIR, None, carried, slack,
                           step0=cfg.limit)
             res.history += rep.history[1:]
             res.seconds += [res.seconds[-1] + t for t in rep.seconds[1:]]

@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-gibbs-sweep", action="store_true",
                    help="skip the Gibbs sweep after GUM: by default each column is redrawn "
                         "from the maximum-entropy model given the columns it shares a "
-                        "marginal with, then GUM repairs the marginals for 3 iterations")
+                        "marginal with, then one GUM iteration repairs the marginals")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

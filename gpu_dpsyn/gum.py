@@ -305,13 +305,16 @@ def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> 
 
 
 def draw_rows(backend, cond, row, u):
-    """For each record, the value drawn with uniform u from its row of cond (host
+    """For each record, the value drawn with u in (0, 1) from its row of cond (host
     float64, R x size, rows summing to 1): one sorted lookup in the rows' CDFs laid end
-    to end (row r's run from r to r + 1), the same on every backend."""
+    to end (row r's run from r to r + 1), the same on every backend.  Where r + u rounds
+    onto the next row's start (r past ~2^20), the draw is clipped to the row's last
+    value of positive probability, so a value of probability 0 is never drawn."""
     xp = backend.xp
     size = cond.shape[1]
-    cdf = np.cumsum(cond, axis=1)
+    cdf = np.minimum(np.cumsum(cond, axis=1), 1.0)  # sorted: a sum past 1 would not be
     cdf[:, -1] = 1.0
     flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
+    last = size - 1 - np.argmax(cond[:, ::-1] > 0, axis=1)
     pos = xp.searchsorted(xp.asarray(flat), row.astype(xp.float64) + u, side="right")
-    return xp.clip(pos - row * size, 0, size - 1)
+    return xp.minimum(xp.clip(pos - row * size, 0, size - 1), xp.asarray(last)[row])

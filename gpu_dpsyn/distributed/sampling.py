@@ -34,7 +34,7 @@ MIN_BATCH_ROWS = 1 << 17
 MEMORY_SHARE = 0.5  # of a worker's memory limit, split over its threads, for one batch
 # host bytes per row of a batch besides its codes: GUM's work arrays (api.WORK_BYTES_PER_ROW)
 # and, per column, the decoded frame plus its Arrow copy while the part is written
-WORK_BYTES_PER_ROW = 64
+WORK_BYTES_PER_ROW = 80
 OUTPUT_BYTES_PER_CELL = 48
 
 
