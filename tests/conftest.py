@@ -37,6 +37,19 @@ def backend(request):
     return get_backend(request.param)
 
 
+def xor_table(n=20000, seed=0):
+    """Columns a, b, c = a xor b and d: every pair is independent, the triple (a, b, c) is
+    all dependence, so PrivSyn's pairs alone cannot show it and only the adaptive rounds
+    can."""
+    r = np.random.default_rng(seed)
+    a, b = r.integers(0, 2, n), r.integers(0, 2, n)
+    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, n)})
+    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
+                          for k in "abc"] +
+              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
+    return df, schema
+
+
 def small_table(n=500, seed=0):
     """A tiny mixed-type table with a known schema."""
     r = np.random.default_rng(seed)

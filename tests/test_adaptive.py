@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import xor_table
 
 from gpu_dpsyn import Synthesizer, adaptive
 from gpu_dpsyn.backend import get_backend
@@ -101,20 +102,8 @@ def test_candidates_skip_measured_triples_and_large_ones():
     assert adaptive.candidate_triples((3, 1, 3, 3), range(4), [], 500) == [(0, 2, 3)]
 
 
-def _triple_table(n=20000, seed=0):
-    # c = a xor b: every pair is independent, the triple is all dependence, so PrivSyn's
-    # pairs alone cannot show it and only the adaptive round can
-    r = np.random.default_rng(seed)
-    a, b = r.integers(0, 2, n), r.integers(0, 2, n)
-    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, n)})
-    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
-                          for k in "abc"] +
-              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
-    return df, schema
-
-
 def test_the_round_finds_a_triple_that_no_pair_shows():
-    df, schema = _triple_table()
+    df, schema = xor_table()
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
     labels = [e.label for e in syn.ledger]
     assert "3-way errors" in labels
@@ -131,7 +120,7 @@ def test_without_the_round_the_xor_is_lost():
     # noisy InDif selects all three independent pairs, and their triangle is measured as
     # one 3-way marginal (1 seed in 6): the first seed whose pairs leave it out shows the
     # loss
-    df, schema = _triple_table()
+    df, schema = xor_table()
     for seed in range(10):
         syn = Synthesizer(1.0, 1e-9, seed=seed, progress=False, backend="cpu",
                           adaptive_rounds=0).fit(df, schema)
@@ -144,7 +133,7 @@ def test_without_the_round_the_xor_is_lost():
 
 
 def test_no_triple_worth_it_pools_the_pairs(monkeypatch):
-    df, schema = _triple_table(seed=1)
+    df, schema = xor_table(seed=1)
     rounds = []
     monkeypatch.setattr("gpu_dpsyn.api.greedy_select",  # pairs (a, d) and (b, c)
                         lambda scores, cells, rho, *a, **k: [2, 3])
@@ -203,7 +192,7 @@ def test_could_gain_drops_triples_whose_noise_exceeds_any_error():
 
 def test_a_table_too_small_for_any_triple_spends_nothing_on_errors():
     # 300 rows at eps 0.1: a triple's noise exceeds any error it could have
-    df, schema = _triple_table(300)
+    df, schema = xor_table(300)
     syn = Synthesizer(0.1, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
     assert "3-way errors" not in [e.label for e in syn.ledger]
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
@@ -233,7 +222,7 @@ def test_noisy_errors_are_shifted_down_by_the_largest_noise_draw():
 
 
 def test_grouped_fits_have_no_round():
-    df, schema = _triple_table()
+    df, schema = xor_table()
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu", group_by="d")
     syn.fit(df, schema)
     assert "3-way errors" not in [e.label for e in syn.ledger]
@@ -245,7 +234,7 @@ def _fit(df, schema, eps=1.0, **kw):
 
 
 def test_the_budget_is_spent_exactly():
-    df, schema = _triple_table()
+    df, schema = xor_table()
     for eps in (0.1, 1.0, 8.0):
         syn = _fit(df, schema, eps)
         assert float(syn.accountant._spent) == pytest.approx(1.0, abs=1e-12), eps
@@ -253,7 +242,7 @@ def test_the_budget_is_spent_exactly():
 
 def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     from gpu_dpsyn.errors import DataError
-    df, schema = _triple_table()
+    df, schema = xor_table()
     monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 20)  # 1 MiB: 2^20 records of S do not fit
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu")
@@ -271,7 +260,7 @@ def test_candidates_are_capped_smallest_first(monkeypatch):
 
 
 def test_scores_of_d_records_per_individual_are_charged_for_d():
-    df, schema = _triple_table()
+    df, schema = xor_table()
     syn = _fit(df, schema, sensitivity=3)
     e = next(e for e in syn.ledger if e.label == "3-way errors")
     m = e.cells
@@ -279,7 +268,7 @@ def test_scores_of_d_records_per_individual_are_charged_for_d():
 
 
 def test_workload_triples_are_measured_not_scored(monkeypatch):
-    df, schema = _triple_table()
+    df, schema = xor_table()
     scored = []
     orig = adaptive.choose
     monkeypatch.setattr(adaptive, "choose",
@@ -291,7 +280,7 @@ def test_workload_triples_are_measured_not_scored(monkeypatch):
 
 
 def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
-    df, schema = _triple_table()
+    df, schema = xor_table()
     monkeypatch.setattr(adaptive, "FIT_ROWS", 5000)
     seen = []
     orig = adaptive.errors
@@ -305,7 +294,7 @@ def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
 
 
 def test_same_seed_same_output_with_the_rounds():
-    df, schema = _triple_table()
+    df, schema = xor_table()
     a, b = _fit(df, schema, 8.0), _fit(df, schema, 8.0)
     assert [e.label for e in a.ledger].count("3-way errors") >= 1
     pd.testing.assert_frame_equal(a.sample(), b.sample())

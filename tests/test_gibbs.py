@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import small_table
+from conftest import small_table, xor_table
 
 from stats_util import CHI2_1E6
 
@@ -195,22 +195,11 @@ def fit_sample(monkeypatch, **kw):
     return seen, syn, out
 
 
-def xor_table(n=6000):
-    """a, b, c = a xor b, d: a 3-way interaction the adaptive rounds measure."""
-    r = np.random.default_rng(0)
-    a, b = r.integers(0, 2, n), r.integers(0, 2, n)
-    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, n)})
-    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
-                          for k in "abc"] +
-              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
-    return df, schema
-
-
 def test_the_final_sample_only_is_swept_and_the_measurements_do_not_change(monkeypatch):
-    seen, syn, out = fit_sample(monkeypatch, table=xor_table())
+    seen, syn, out = fit_sample(monkeypatch, table=xor_table(6000))
     assert "3-way errors" in [e.label for e in syn.accountant.ledger]  # rounds ran
     assert seen == [700]  # the sample, not the adaptive rounds' records
-    off, syn_off, out_off = fit_sample(monkeypatch, table=xor_table(), gibbs_sweep=False)
+    off, syn_off, out_off = fit_sample(monkeypatch, table=xor_table(6000), gibbs_sweep=False)
     assert off == []
     # post-processing: the same seed measures the very same noisy marginals
     marg, marg_off = syn.levels[-1].marginals, syn_off.levels[-1].marginals
@@ -255,7 +244,7 @@ def test_no_sweep_without_gum_iterations(monkeypatch):
 def test_a_skipped_column_is_named_in_a_warning(monkeypatch):
     monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 1)
     with pytest.warns(UserWarning, match="Gibbs sweep left columns a, b, c"):
-        fit_sample(monkeypatch, table=xor_table(), adaptive_rounds=0)
+        fit_sample(monkeypatch, table=xor_table(6000), adaptive_rounds=0)
 
 
 @pytest.mark.parametrize("kw", [dict(public=300), dict(group_by=["color"])])

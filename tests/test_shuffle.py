@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import small_table
+from conftest import small_table, xor_table
 from stats_util import CHI2_1E6
 
 import gpu_dpsyn.api as api
@@ -157,12 +157,7 @@ def test_the_synthesizer_shuffles_after_gum_and_keeps_its_targets(monkeypatch):
 
 
 def test_the_adaptive_rounds_records_are_shuffled_too(monkeypatch):
-    r = np.random.default_rng(0)
-    a, b = r.integers(0, 2, 6000), r.integers(0, 2, 6000)
-    df = pd.DataFrame({"a": a, "b": b, "c": a ^ b, "d": r.integers(0, 3, 6000)})
-    schema = {"columns": [{"name": k, "type": "categorical", "values": [0, 1]}
-                          for k in "abc"] +
-              [{"name": "d", "type": "categorical", "values": [0, 1, 2]}]}
+    df, schema = xor_table(6000)
     seen = run_fit(monkeypatch, table=(df, schema))  # the rounds' records, then the sample
     assert len(seen) >= 2
     for targets, sizes, before, after in seen:
