@@ -90,3 +90,23 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
     out = peers.summary(rows)
     assert "0.0230 (1 seed) (1,000 it.)" in out
     assert "(b) gpu_dpsyn 3-way TVD <= 1.2 x AIM's: 0 of 1" in out  # not passed on 0.070
+
+
+def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
+    """bench/heldout.py's table: one line per (table, epsilon), a run that failed (an
+    MST out of memory) shown as n/a rather than shifting the columns."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("heldout_under_test", BENCH / "heldout.py")
+    heldout = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(heldout)
+
+    def row(table, eps, variant, tvd3):
+        return {"table": table, "epsilon": eps, "variant": variant, "seconds": 12.4,
+                "tvd_2way": 0.01, "tvd_3way": tvd3}
+    rows = [row("a", 1.0, "default", 0.05), row("a", 1.0, "mst", 0.09),
+            row("a", 8.0, "default", 0.03), row("b", 1.0, "mst", 0.2)]
+    lines = heldout.summary(rows).splitlines()
+    assert lines[0] == "| table | ε | default s, 2-way, 3-way | mst s, 2-way, 3-way |"
+    assert lines[2:] == ["| a | 1 | 12, 0.0100, 0.0500 | 12, 0.0100, 0.0900 |",
+                         "| a | 8 | 12, 0.0100, 0.0300 | n/a |",
+                         "| b | 1 | n/a | 12, 0.0100, 0.2000 |"]
