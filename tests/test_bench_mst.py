@@ -72,13 +72,16 @@ def test_aim_schedule_spends_exactly_rho_whatever_the_annealing(seed):
     assert spent == pytest.approx(rho, rel=1e-12) and s.used == pytest.approx(spent)
 
 
+def _bench_script(monkeypatch, name: str):
+    """_load, for a script that imports its neighbours in bench/ (no package)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    return _load(name)
+
+
 def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
     """A short AIM run (fewer mirror-descent iterations a round) stops short of AIM's
     quality: where a run at more iterations exists, the checks use it alone."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    spec = importlib.util.spec_from_file_location("peers_under_test", BENCH / "peers.py")
-    peers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(peers)
+    peers = _bench_script(monkeypatch, "peers")
 
     def row(peer, tvd3, secs, batch, iters=None, eps=8.0):
         r = {"dataset": "t", "epsilon": eps, "peer": peer, "seed": 0, "batch": batch,
@@ -95,10 +98,7 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
     """bench/heldout.py's table: one line per (table, epsilon), a run that failed (an
     MST out of memory) shown as n/a rather than shifting the columns."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    spec = importlib.util.spec_from_file_location("heldout_under_test", BENCH / "heldout.py")
-    heldout = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(heldout)
+    heldout = _bench_script(monkeypatch, "heldout")
 
     def row(table, eps, variant, tvd3):
         return {"table": table, "epsilon": eps, "variant": variant, "seconds": 12.4,
