@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import SchemaError
+from .marginals import DEFAULT_MAX_CELLS
 from .schema import Column, Schema, _numeric_edges, column_from_spec
 from .types.datetime import UNITS
 
@@ -58,7 +59,30 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         lines.append(f"  {col.name:<20} {col.kind:<12} {why}"
                      + (" (nullable)" if col.nullable else ""))
     ids = [c.name for c in cols if c.kind == "id"]
-    return Schema(cols, individual_id=ids[0] if len(ids) > 1 else None), lines
+    schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
+    too_big = _largest_pair(schema)
+    if too_big:  # the fit refuses it before spending: say so now, not after the review
+        warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
+        lines.append("  note: " + too_big)
+    return schema, lines
+
+
+class LargeDomainWarning(UserWarning):
+    """The drafted schema has a pair of columns whose marginal the fit would refuse."""
+
+
+def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | None:
+    """A message naming the two largest domains when their pair passes max_cells (every
+    pair is counted for the selection, so the fit refuses the table), else None."""
+    big = sorted(((int(k), c.name) for c, k in zip(schema.synth_columns, schema.domain)),
+                 key=lambda x: -x[0])[:2]
+    if len(big) < 2 or big[0][0] * big[1][0] <= max_cells:
+        return None
+    (k1, a), (k2, b) = big
+    return (f"columns {a!r} ({k1:,} values) and {b!r} ({k2:,} values) make a pair marginal "
+            f"of {k1 * k2:,} cells, more than the default max_cells={max_cells:,}: "
+            "synthesize would refuse it; bin or group their values in the schema, or "
+            "mark an identifier with --id")
 
 
 class _Guesser:

@@ -9,7 +9,7 @@ import pytest
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.encoding import encode
-from gpu_dpsyn.errors import SchemaError
+from gpu_dpsyn.errors import DataError, SchemaError
 from gpu_dpsyn.inference import IdColumnWarning, NonPrivateSchemaWarning, infer_schema
 from gpu_dpsyn.schema import load_schema
 
@@ -54,6 +54,31 @@ def test_id_like_columns_become_ids_with_a_warning():
     assert s.individual_id == "pid"  # several ids: the first, for review
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
     assert not out["pid"].isin(df["pid"]).any()  # real ids are never copied out
+
+
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
+    # scorecard-like: institution names repeated over years, beside an amount rounded to
+    # 100 (sparse codes): the fit refuses their pair of 1,500 x 700 cells; the draft says
+    # so when it is made, naming both columns, rather than at fit time
+    r = np.random.default_rng(0)
+    n = 6000
+    df = pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
+                       "pay": 100 * (r.permutation(n) % 700) + 8400,
+                       "year": r.integers(2007, 2017, n)})
+    from gpu_dpsyn.inference import LargeDomainWarning, infer_schema_with_summary
+    with pytest.warns(LargeDomainWarning, match=r"'inst' \(1,500 values\) and 'pay' "
+                      r"\(700 values\).*1,050,000 cells.*max_cells=1,000,000"):
+        s, lines = infer_schema_with_summary(df)
+    assert s["inst"].kind == "categorical" and s["pay"].kind == "categorical"
+    assert any("1,050,000 cells" in x for x in lines)
+    with pytest.raises(DataError, match="1,050,000 cells"):  # what the warning foretold
+        Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s)
+    small = df.assign(inst=df["inst"].str[:9])  # 'college 1'..'college 9': few names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LargeDomainWarning)
+        _, lines = infer_schema_with_summary(small)
+    assert not any("cells" in x for x in lines)
 
 
 @pytest.mark.parametrize("fmt,unit", [("%Y-%m-%d", "day"), ("%Y-%m-%d %H:00:00", "day"),
