@@ -34,6 +34,10 @@ class IdColumnWarning(UserWarning):
     """A column was guessed to be an identifier: it will not be synthesized."""
 
 
+class LargeDomainWarning(UserWarning):
+    """The drafted schema has a pair of columns whose marginal the fit would refuse."""
+
+
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
                  id_columns=()) -> Schema:
     """Read a schema off the data.  NOT differentially private: warns loudly."""
@@ -65,10 +69,6 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
         lines.append("  note: " + too_big)
     return schema, lines
-
-
-class LargeDomainWarning(UserWarning):
-    """The drafted schema has a pair of columns whose marginal the fit would refuse."""
 
 
 def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | None:
