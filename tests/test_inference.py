@@ -10,7 +10,8 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.encoding import encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.inference import IdColumnWarning, NonPrivateSchemaWarning, infer_schema
+from gpu_dpsyn.inference import (IdColumnWarning, LargeDomainWarning, NonPrivateSchemaWarning,
+                                 infer_schema, infer_schema_with_summary)
 from gpu_dpsyn.schema import load_schema
 
 
@@ -66,7 +67,6 @@ def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
     df = pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
                        "pay": 100 * (r.permutation(n) % 700) + 8400,
                        "year": r.integers(2007, 2017, n)})
-    from gpu_dpsyn.inference import LargeDomainWarning, infer_schema_with_summary
     with pytest.warns(LargeDomainWarning, match=r"'inst' \(1,500 values\) and 'pay' "
                       r"\(700 values\).*1,050,000 cells.*max_cells=1,000,000"):
         s, lines = infer_schema_with_summary(df)
