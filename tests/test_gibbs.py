@@ -195,17 +195,20 @@ def fit_sample(monkeypatch, **kw):
     return seen, syn, out
 
 
-def test_the_final_sample_only_is_swept_and_the_measurements_do_not_change(monkeypatch):
+def test_the_rounds_records_are_swept_like_the_sample_and_the_ledger_does_not_change(
+        monkeypatch):
+    """The rounds rank triples by their error in S: S is swept like the release, so a
+    triple the sweep already fits is not bought again (held-out tables, README)."""
     seen, syn, out = fit_sample(monkeypatch, table=xor_table(6000))
     assert "3-way errors" in [e.label for e in syn.accountant.ledger]  # rounds ran
-    assert seen == [700]  # the sample, not the adaptive rounds' records
+    assert len(seen) >= 2 and seen[-1] == 700  # each round's S, then the sample
+    assert all(s == seen[0] for s in seen[:-1]) and seen[0] != 700
     off, syn_off, out_off = fit_sample(monkeypatch, table=xor_table(6000), gibbs_sweep=False)
     assert off == []
-    # post-processing: the same seed measures the very same noisy marginals
-    marg, marg_off = syn.levels[-1].marginals, syn_off.levels[-1].marginals
-    assert len(marg) == len(marg_off)
-    assert all(m.attrs == o.attrs and np.array_equal(m.values, o.values)
-               for m, o in zip(marg, marg_off))
+    # the sweep changes which triples are bought, never what a measurement costs
+    led = [(e.label, len(e.columns), e.fraction) for e in syn.accountant.ledger]
+    led_off = [(e.label, len(e.columns), e.fraction) for e in syn_off.accountant.ledger]
+    assert led == led_off
     assert not out.equals(out_off)
 
 

@@ -36,8 +36,8 @@ def noise_key(seed: int | None, **context) -> tuple[int, ...]:
         return key_words(os.urandom(32))
     warnings.warn(SEEDED_MESSAGE, SeededNoiseWarning, stacklevel=3)
     text = json.dumps(context, sort_keys=True, default=str).encode()
-    # v2: the same parameters measure other triples since the neighbour shuffle; a seed
-    # must not repeat v1's noise on them
-    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v2\0" + int(seed).to_bytes(8, "little")
+    # each version: the same parameters measure other triples (v2 the neighbour shuffle,
+    # v3 the Gibbs sweep on the rounds' records); a seed must not repeat older noise on them
+    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v3\0" + int(seed).to_bytes(8, "little")
                             + text).digest()
     return key_words(digest)
