@@ -110,3 +110,15 @@ def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
     assert lines[2:] == ["| a | 1 | 12, 0.0100, 0.0500 | 12, 0.0100, 0.0900 |",
                          "| a | 8 | 12, 0.0100, 0.0300 | n/a |",
                          "| b | 1 | n/a | 12, 0.0100, 0.2000 |"]
+
+
+def test_triples_diagnostic_groups_the_scored_triples_by_what_was_measured(monkeypatch):
+    """bench/triples.py: a triple inside a measured 3- or 4-way marginal counts as
+    measured (whatever order its columns are given in); the others by how many of their
+    pairs a measured marginal holds, each group with its own mean."""
+    triples = _bench_script(monkeypatch, "triples")
+    sets = [(2, 1, 0), (0, 1, 3), (3, 4, 5), (1, 2, 4), (5, 6, 7)]
+    out = triples.by_coverage(sets, [0.1, 0.2, 0.3, 0.5, 0.7], [(0, 1, 2), (4, 3), (1, 4)])
+    assert out == [("measured triples", 1, 0.1), ("unmeasured, 0 pairs measured", 1, 0.7),
+                   ("unmeasured, 1 pairs measured", 2, 0.25),
+                   ("unmeasured, 2 pairs measured", 1, 0.5)]
