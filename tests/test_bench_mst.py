@@ -117,8 +117,10 @@ def test_triples_diagnostic_groups_the_scored_triples_by_what_was_measured(monke
     measured (whatever order its columns are given in); the others by how many of their
     pairs a measured marginal holds, each group with its own mean."""
     triples = _bench_script(monkeypatch, "triples")
-    sets = [(2, 1, 0), (0, 1, 3), (3, 4, 5), (1, 2, 4), (5, 6, 7)]
-    out = triples.by_coverage(sets, [0.1, 0.2, 0.3, 0.5, 0.7], [(0, 1, 2), (4, 3), (1, 4)])
-    assert out == [("measured triples", 1, 0.1), ("unmeasured, 0 pairs measured", 1, 0.7),
-                   ("unmeasured, 1 pairs measured", 2, 0.25),
+    sets = [(2, 1, 0), (0, 1, 3), (3, 4, 5), (1, 2, 4), (5, 6, 7), (0, 5, 9)]
+    out = triples.by_coverage(sets, [0.1, 0.2, 0.3, 0.5, 0.7, 0.9],
+                              [(0, 1, 2), (4, 3), (1, 4), (7, 6, 5, 8)])
+    assert out == [("measured triples", 2, pytest.approx(0.4)),
+                   ("unmeasured, 0 pairs measured", 1, 0.9),
+                   ("unmeasured, 1 pairs measured", 2, pytest.approx(0.25)),
                    ("unmeasured, 2 pairs measured", 1, 0.5)]
