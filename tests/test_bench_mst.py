@@ -124,3 +124,12 @@ def test_triples_diagnostic_groups_the_scored_triples_by_what_was_measured(monke
                    ("unmeasured, 0 pairs measured", 1, 0.9),
                    ("unmeasured, 1 pairs measured", 2, pytest.approx(0.25)),
                    ("unmeasured, 2 pairs measured", 1, 0.5)]
+
+
+def test_triples_diagnostic_takes_settings_after_the_seed(monkeypatch):
+    """`triples.py TV16 64 --seed 1 adaptive_rounds=0` once failed: argparse took no
+    positionals after an option."""
+    triples = _bench_script(monkeypatch, "triples")
+    a = triples.parse(["TV16", "64", "--seed", "1", "adaptive_rounds=0", "alpha=0.3"])
+    assert (a.table, a.epsilon, a.seed) == ("TV16", 64.0, 1)
+    assert triples.settings(a) == {"adaptive_rounds": 0, "alpha": 0.3}
