@@ -25,7 +25,8 @@ from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_
                        parse_group_by, resolve_levels, split_group)
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
-from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
+from .marginals import (DEFAULT_MAX_CELLS, LocalCounts, check_domains, counts_source,
+                        dpsyn_plan, measure)
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
@@ -160,6 +161,7 @@ class Synthesizer:
         self.marginals = None
         self.recodes: dict = {}
         self.selected = None  # privsyn: the measured column sets
+        self.unused = []  # the rounds' triples measured but not fitted (_keep_round)
         self.levels: list = []  # grouping.Level per level (one, ungrouped)
         self.public = None  # the public table's codes in the fitted domain
         self._public_raw = None  # ... as encoded, until the domain is known
@@ -396,21 +398,30 @@ class Synthesizer:
     def _adaptive_rounds(self, counts, level, plan, workload, f_round, selected,
                          label) -> None:
         """adaptive.py, in up to adaptive_rounds rounds: fit GUM's records S to the level's
-        marginals so far (warm from the last round's), measure the noisy errors against S
-        of the candidate triples that could be worth measuring, measure those that are;
-        after a round that measures none (or the last), what is left measures the level's
-        multi-way marginals again, pooled."""
+        marginals so far (warm from the last round's), keep the last round's triples only
+        if S realised their error (adaptive.realised; else drop them and stop), measure the
+        noisy errors against S of the candidate triples that could be worth measuring,
+        measure those that are; after a round that measures none (or the last), what is
+        left measures the level's multi-way marginals again, pooled."""
         acc, key, dom = self.accountant, self._noise_key, self.domain
         cap = min(adaptive.TRIPLE_MAX_CELLS, self.max_cells)
         measured, left, synth, n_syn = list(plan), f_round, None, None
         f_multi = sum(e.fraction for e in acc.ledger if e.label == "marginal" and
                       len(e.columns) > 1)  # what the chosen marginals had so far
+        pending = None  # the last round's triples and S's histograms of them before it
         for r in range(self.adaptive_rounds):
             f_r = left / (self.adaptive_rounds - r)
             f_err, f_tri = f_r * adaptive.ERROR_SHARE, f_r * (1 - adaptive.ERROR_SHARE)
-            trial = [dataclasses.replace(m, values=m.values.copy()) for m in level.marginals]
-            n_hat = max(1, int(round(make_consistent(trial,
-                                                     max_rounds=self.consistency_rounds))))
+            trial, n_hat = self._trial(level)
+            if pending is not None:  # S refitted with them: does GUM realise them?
+                synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
+                kept, pending = self._keep_round(level, trial, synth, pending, selected,
+                                                 label), None
+                if not kept:
+                    break
+                fitted = True
+            else:
+                fitted = False
             top = [m.cells for m in _top(level.marginals) if len(m.attrs) > 1]
             forgone = adaptive.pooling_gain(top, f_multi * acc.rho, f_tri * acc.rho,
                                             acc.sensitivity)
@@ -425,7 +436,8 @@ class Synthesizer:
             # N is fixed by the first round (noisy n_hat, public cap), so later rounds
             # start from the last round's records
             n_syn = n_syn or min(n_hat, adaptive.FIT_ROWS)
-            synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
+            if not fitted:
+                synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
             noisy = adaptive.measure_errors(self.backend, counts, synth, dom, cands, n_hat,
                                             acc, f_err, key)
             left -= f_err
@@ -433,14 +445,49 @@ class Synthesizer:
                                                         acc.sensitivity, forgone)]
             if not chosen:
                 break
+            pending = (chosen, self._histograms(synth, chosen))
             self._measure_more(counts, level, chosen, f_tri, workload, label)
             left -= f_tri
             f_multi += f_tri
             measured += chosen
             selected += [tuple(label[a] for a in m) for m in chosen]
+        if pending is not None:  # the last round's: one more fit of S to judge them
+            trial, _ = self._trial(level)
+            synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
+            self._keep_round(level, trial, synth, pending, selected, label)
         again = [m.attrs for m in _top(level.marginals) if len(m.attrs) > 1]
         if left > 1e-12 * f_round and again:  # measure again, pooled: none left unspent
             self._measure_more(counts, level, again, left, workload, label, pool=True)
+
+    def _trial(self, level):
+        """A consistent copy of the level's marginals, and its total (the noisy count)."""
+        trial = [dataclasses.replace(m, values=m.values.copy()) for m in level.marginals]
+        return trial, max(1, int(round(make_consistent(trial,
+                                                       max_rounds=self.consistency_rounds))))
+
+    def _histograms(self, synth, sets) -> list:
+        shapes = [tuple(int(self.domain[a]) for a in t) for t in sets]
+        return [self.backend.to_numpy(h) for h in
+                counts_source(self.backend, synth).histograms(zip(sets, shapes))]
+
+    def _keep_round(self, level, trial, synth, pending, selected, label) -> bool:
+        """Keep a round's triples if S, refitted with them, realised at least
+        adaptive.REALISED of their error; else take them out of the level's targets
+        (their charge stays in the ledger; self.unused names them)."""
+        chosen, before = pending
+        at = {m.attrs: m for m in trial}
+        targets = [at[t] for t in chosen]
+        if adaptive.realised(before, self._histograms(synth, chosen), targets) >= \
+                adaptive.REALISED:
+            return True
+        drop = set(chosen)
+        keep = [i for i, m in enumerate(level.marginals) if m.attrs not in drop]
+        level.marginals = [level.marginals[i] for i in keep]
+        level.measured_cells = [level.measured_cells[i] for i in keep]
+        names = {tuple(label[a] for a in t) for t in chosen}
+        selected[:] = [s for s in selected if s not in names]
+        self.unused += [tuple(label[a] for a in t) for t in chosen]
+        return False
 
     def _measure_more(self, counts, level, sets, fraction, workload, label,
                       pool=False) -> None:
@@ -750,6 +797,8 @@ class Synthesizer:
             rep["private_bins"] = {k: list(v) for k, v in self.bins.edges.items()}
         if self.selected is not None:
             rep["selected_marginals"] = [list(m) for m in self.selected]
+        if self.unused:  # charged (in the ledger), but GUM could not realise them
+            rep["unused_marginals"] = [list(m) for m in self.unused]
         if self.method == "privsyn":
             rep["selection"] = (
                 "public: chosen from the public table's pair dependences (no budget spent)"

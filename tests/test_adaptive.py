@@ -299,3 +299,48 @@ def test_same_seed_same_output_with_the_rounds():
     assert [e.label for e in a.ledger].count("3-way errors") >= 1
     pd.testing.assert_frame_equal(a.sample(), b.sample())
     assert a.selected == b.selected
+
+
+def test_realised_is_the_share_of_the_error_the_refit_removed():
+    t = Marginal((0, 1, 2), (2, 1, 2), np.array([10.0, 0.0, 5.0, 5.0]), 1.0)
+    before = np.array([5, 5, 5, 5])  # 20 records for a target of 20: L1 10
+    after = np.array([8, 2, 5, 5])  # L1 4: 6 of 10 removed
+    assert adaptive.realised([before], [after], [t]) == pytest.approx(0.6)
+    # histograms are scaled to the target's total first: 40 records as 20
+    assert adaptive.realised([2 * before], [4 * after], [t]) == pytest.approx(0.6)
+    # an independent computation over two triples: sum of removals / sum of errors
+    r = np.random.default_rng(4)
+    ts = [Marginal((0, 1, 2), (3, 2, 2), r.random(12) * 9, 1.0) for _ in range(2)]
+    bs, afs = [r.integers(0, 9, 12) for _ in ts], [r.integers(0, 9, 12) for _ in ts]
+
+    def l1(h, m):
+        return np.abs(h * m.values.sum() / h.sum() - m.values).sum()
+    want = sum(l1(b, m) - l1(a, m) for b, a, m in zip(bs, afs, ts)) / sum(
+        l1(b, m) for b, m in zip(bs, ts))
+    assert adaptive.realised(bs, afs, ts) == pytest.approx(want)
+    assert adaptive.realised([after], [after], [t]) == 0.0
+    assert adaptive.realised([before], [before * 0 + np.array([10, 0, 5, 5])], [t]) == 1.0
+
+
+def test_a_round_whose_triples_gum_does_not_realise_is_dropped(monkeypatch):
+    # no refit can remove more than all of the error: every round is dropped, the rounds
+    # stop after the first, and its budget (spent, in the ledger) goes unused by GUM
+    df, schema = xor_table()
+    kept = _fit(df, schema)
+    assert ("a", "b", "c") in kept.selected  # a round takes the xor (the tests above)
+    monkeypatch.setattr(adaptive, "REALISED", 1.01)
+    syn = _fit(df, schema)
+    assert [e.label for e in syn.ledger].count("3-way errors") == 1
+    assert ("a", "b", "c") not in syn.selected and ("a", "b", "c") in syn.unused
+    lv, labels = syn.levels[0], [e.label for e in syn.ledger]
+    base = [e.columns for e in syn.ledger[:labels.index("3-way errors")]
+            if e.label == "marginal" and len(e.columns) > 1]  # PrivSyn's own selection
+    assert sorted(tuple(syn.names[a] for a in m.attrs) for m in lv.marginals
+                  if len(m.attrs) > 1) == sorted(base)
+    assert len(lv.measured_cells) == len(lv.marginals)
+    after = syn.ledger[labels.index("3-way errors") + 1]
+    assert after.label == "marginal" and after.columns == ("a", "b", "c")  # charged
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+    assert kept.unused == []
+    assert syn.privacy_report()["unused_marginals"] == [["a", "b", "c"]]
+    assert "unused_marginals" not in kept.privacy_report()
