@@ -344,3 +344,16 @@ def test_a_round_whose_triples_gum_does_not_realise_is_dropped(monkeypatch):
     assert kept.unused == []
     assert syn.privacy_report()["unused_marginals"] == [["a", "b", "c"]]
     assert "unused_marginals" not in kept.privacy_report()
+
+
+def test_the_last_round_is_judged_by_one_more_fit(monkeypatch):
+    df, schema = xor_table()
+    judged = []
+    orig = adaptive.realised
+    monkeypatch.setattr(adaptive, "realised", lambda *a: judged.append(1) or orig(*a))
+    kept = _fit(df, schema, adaptive_rounds=1)
+    assert judged == [1] and ("a", "b", "c") in kept.selected
+    monkeypatch.setattr(adaptive, "REALISED", 1.01)
+    syn = _fit(df, schema, adaptive_rounds=1)
+    assert syn.unused == [("a", "b", "c")] and ("a", "b", "c") not in syn.selected
+    assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
