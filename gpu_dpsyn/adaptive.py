@@ -24,6 +24,11 @@ their noise is what matters, at large epsilon the triples' errors.  When no trip
 worth it, no further round is run and what is left measures those marginals again,
 pooled with the first measurement (inverse-variance), which is what measuring them once
 with both shares would give.
+
+A round's triples stay only if GUM can fit them (realised): S, refitted with them, must
+remove at least REALISED of their error.  Where many overlapping triples are measured,
+GUM cannot fit them together, and their targets pull its records away from everything
+else; then they are dropped from the targets (their charge stays) and the rounds end.
 """
 from __future__ import annotations
 
@@ -45,8 +50,8 @@ ROUND_SHARE = 0.35  # of the selected marginals' budget, for all rounds
 ROUNDS = 3
 ERROR_SHARE = 0.15  # of a round's budget: the triples' noisy errors
 REALISED = 0.5  # a round's triples are kept if S, refitted with them, removes this share
-# of their error; held-out tables: 0.61-0.94 where the rounds helped, 0.24-0.41 on those
-# where they hurt (README, adaptive rounds)
+# of their error; bench/heldout.py's tables: 0.24-0.41 where the rounds hurt, 0.61-0.94
+# on the others (README, adaptive rounds)
 
 
 def candidate_triples(domain, free, exclude, max_cells: int) -> list:
