@@ -77,14 +77,19 @@ def could_gain(cells, n_hat: int, rho: float, sensitivity: float = 1.0,
     return noise + forgone < 2.0 * n_hat
 
 
+def histograms(backend, source, domain, sets) -> list:
+    """The flat histogram of each column set over a counts source (or code columns)."""
+    shapes = [tuple(int(domain[a]) for a in r) for r in sets]
+    return counts_source(backend, source).histograms(zip(sets, shapes))
+
+
 def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
     """floor(|| M_r(D) - (n_hat / N) M_r(S) ||_1) of each column set r, exactly in
     integers (each term stays below N (n + n_hat) < 2^63).  Reads the private data:
     charge before calling.  counts: a counts source of D; synth: S's code columns."""
     n_syn = int(len(synth[0]))
-    shapes = [tuple(int(domain[a]) for a in r) for r in sets]
-    real = counts_source(backend, counts).histograms(zip(sets, shapes))
-    fake = counts_source(backend, synth).histograms(zip(sets, shapes))
+    real = histograms(backend, counts, domain, sets)
+    fake = histograms(backend, synth, domain, sets)
     out = np.empty(len(sets), dtype=np.int64)
     for k, (d, s) in enumerate(zip(real, fake)):
         dev = np.abs(n_syn * d.astype(np.int64) - int(n_hat) * s.astype(np.int64))

@@ -25,8 +25,7 @@ from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_
                        parse_group_by, resolve_levels, split_group)
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
                   project, run_gum)
-from .marginals import (DEFAULT_MAX_CELLS, LocalCounts, check_domains, counts_source,
-                        dpsyn_plan, measure)
+from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
@@ -413,15 +412,13 @@ class Synthesizer:
             f_r = left / (self.adaptive_rounds - r)
             f_err, f_tri = f_r * adaptive.ERROR_SHARE, f_r * (1 - adaptive.ERROR_SHARE)
             trial, n_hat = self._trial(level)
-            if pending is not None:  # S refitted with them: does GUM realise them?
+            fitted = pending is not None
+            if fitted:  # S refitted with the last round's triples: does GUM realise them?
                 synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
                 kept, pending = self._keep_round(level, trial, synth, pending, selected,
                                                  label), None
                 if not kept:
                     break
-                fitted = True
-            else:
-                fitted = False
             top = [m.cells for m in _top(level.marginals) if len(m.attrs) > 1]
             forgone = adaptive.pooling_gain(top, f_multi * acc.rho, f_tri * acc.rho,
                                             acc.sensitivity)
@@ -466,9 +463,9 @@ class Synthesizer:
                                                        max_rounds=self.consistency_rounds))))
 
     def _histograms(self, synth, sets) -> list:
-        shapes = [tuple(int(self.domain[a]) for a in t) for t in sets]
+        """S's histograms of the column sets, on the host (adaptive.realised reads them)."""
         return [self.backend.to_numpy(h) for h in
-                counts_source(self.backend, synth).histograms(zip(sets, shapes))]
+                adaptive.histograms(self.backend, synth, self.domain, sets)]
 
     def _keep_round(self, level, trial, synth, pending, selected, label) -> bool:
         """Keep a round's triples if S, refitted with them, realised at least
@@ -484,9 +481,9 @@ class Synthesizer:
         keep = [i for i, m in enumerate(level.marginals) if m.attrs not in drop]
         level.marginals = [level.marginals[i] for i in keep]
         level.measured_cells = [level.measured_cells[i] for i in keep]
-        names = {tuple(label[a] for a in t) for t in chosen}
+        names = [tuple(label[a] for a in t) for t in chosen]
         selected[:] = [s for s in selected if s not in names]
-        self.unused += [tuple(label[a] for a in t) for t in chosen]
+        self.unused += names
         return False
 
     def _measure_more(self, counts, level, sets, fraction, workload, label,
