@@ -16,6 +16,7 @@ from .errors import SchemaError
 from .marginals import DEFAULT_MAX_CELLS
 from .schema import Column, Schema, _numeric_edges, column_from_spec
 from .types.datetime import UNITS
+from .types.support import default_edges, parse_support
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 _LEADING_ZERO = re.compile(r"^[+-]?0\d")
@@ -56,12 +57,14 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
     guess = _Guesser(max_categories, bins)
-    cols, lines = [], []
+    cols, whys = [], []
     for name in df.columns:
         col, why = guess.column(str(name), df[name], str(name) in id_columns)
         cols.append(col)
-        lines.append(f"  {col.name:<20} {col.kind:<12} {why}"
-                     + (" (nullable)" if col.nullable else ""))
+        whys.append(why)
+    _bin_listed_codes(cols, whys, guess)
+    lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
+             for c, why in zip(cols, whys)]
     ids = [c.name for c in cols if c.kind == "id"]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
     too_big = _largest_pair(schema)
@@ -69,6 +72,28 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
         lines.append("  note: " + too_big)
     return schema, lines
+
+
+def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
+                      max_cells: int = DEFAULT_MAX_CELLS) -> None:
+    """While the two largest domains make a pair the fit would refuse, bin the larger of
+    them that is an integer column listed as sparse codes, on a support of its values:
+    its output stays on values seen (codes stay real codes, amounts rounded to 100 stay
+    so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names)."""
+    while True:
+        big = sorted(range(len(cols)), key=lambda i: -_size(cols[i]))[:2]
+        if len(big) < 2 or _size(cols[big[0]]) * _size(cols[big[1]]) <= max_cells:
+            return
+        listed = [i for i in big if cols[i].name in guess.codes]
+        if not listed:
+            return
+        i = listed[0]  # the larger of the two
+        other = cols[big[1] if i == big[0] else big[0]]
+        cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
+
+
+def _size(col: Column) -> int:
+    return col.size if col.kind != "id" else 0
 
 
 def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | None:
@@ -88,6 +113,7 @@ def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | N
 class _Guesser:
     def __init__(self, max_categories: int, bins: int):
         self.max_categories, self.bins = max_categories, bins
+        self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
 
     def column(self, name: str, s: pd.Series, is_id: bool):
         nullable = bool(s.isna().any())
@@ -142,15 +168,37 @@ class _Guesser:
         lo, hi = int(numbers.min()), int(numbers.max())
         # few values, or codes scattered thinly over their range (occupations, regions):
         # list them, so every synthetic value is one of them
+        uniq = np.unique(numbers).astype(np.int64)
         if n_distinct <= self.max_categories or (n_distinct <= 10 * self.max_categories and
                                                  n_distinct < 0.5 * (hi - lo + 1)):
-            values = sorted(int(v) for v in np.unique(numbers))
+            values = [int(v) for v in uniq]
+            if n_distinct > self.max_categories:
+                self.codes[name] = values  # binned instead if its pairs are too large
             return (Column(name, "categorical", values=values, nullable=nullable),
                     f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
+        step = int(np.gcd.reduce(uniq - lo))
+        if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
+            support = {"step": step, "start": lo}
+            edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)
+            col = column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
+                                          "support": support, "nullable": nullable})
+            return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
         spec = {"min": lo, "max": hi, "bins": self.bins}
         col = Column(name, "numeric", edges=_numeric_edges(name, spec, True), integer=True,
                      nullable=nullable)
         return col, f"integers {lo}..{hi} in {col.bins} equal bins"
+
+    def binned_on_values(self, col: Column, other: Column, max_cells: int):
+        """Column col (listed as sparse codes) re-drafted as integer bins whose support is
+        the values seen; bins hold nearly equal numbers of them."""
+        values = self.codes.pop(col.name)
+        lo, hi = values[0], values[-1]
+        edges = default_edges(parse_support(col.name, values, lo, hi), lo, hi, self.bins)
+        new = column_from_spec(col.name, {"type": "numeric", "integer": True, "edges": edges,
+                                          "support": values, "nullable": col.nullable})
+        return new, (f"{len(values)} integer values ({lo}..{hi}): listed, their pair with "
+                     f"{other.name!r} would pass max_cells={max_cells:,}, so in {new.bins} "
+                     "bins of the values seen")
 
     def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
         tz = None if t.dt.tz is None else str(t.dt.tz)

@@ -57,20 +57,25 @@ def test_id_like_columns_become_ids_with_a_warning():
     assert not out["pid"].isin(df["pid"]).any()  # real ids are never copied out
 
 
+def _scorecard_like(n=6000, seed=0):
+    """Institution names repeated over years, beside an amount rounded to 100 taking 700
+    values thinly over its integer range (read as sparse codes when listed alone)."""
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
+                         "pay": 100 * (r.permutation(n) % 700) + 8400,
+                         "year": r.integers(2007, 2017, n)})
+
+
 @pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
 def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
-    # scorecard-like: institution names repeated over years, beside an amount rounded to
-    # 100 (sparse codes): the fit refuses their pair of 1,500 x 700 cells; the draft says
-    # so when it is made, naming both columns, rather than at fit time
-    r = np.random.default_rng(0)
-    n = 6000
-    df = pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
-                       "pay": 100 * (r.permutation(n) % 700) + 8400,
-                       "year": r.integers(2007, 2017, n)})
-    with pytest.warns(LargeDomainWarning, match=r"'inst' \(1,500 values\) and 'pay' "
+    # two text columns of 1,500 and 700 names: nothing to bin, so the fit refuses their
+    # pair; the draft says so when it is made, naming both columns, not at fit time
+    df = _scorecard_like().assign(city=lambda d: "town " + (d["pay"] // 100).astype(str))
+    df = df.drop(columns="pay")
+    with pytest.warns(LargeDomainWarning, match=r"'inst' \(1,500 values\) and 'city' "
                       r"\(700 values\).*1,050,000 cells.*max_cells=1,000,000"):
         s, lines = infer_schema_with_summary(df)
-    assert s["inst"].kind == "categorical" and s["pay"].kind == "categorical"
+    assert s["inst"].kind == "categorical" and s["city"].kind == "categorical"
     assert any("1,050,000 cells" in x for x in lines)
     with pytest.raises(DataError, match="1,050,000 cells"):  # what the warning foretold
         Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s)
@@ -79,6 +84,52 @@ def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
         warnings.simplefilter("error", LargeDomainWarning)
         _, lines = infer_schema_with_summary(small)
     assert not any("cells" in x for x in lines)
+
+
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+def test_listed_integers_whose_pair_the_fit_would_refuse_are_binned_on_their_values():
+    # scorecard (causaldata): 7,231 names beside earnings rounded to 100 (813 values) was
+    # drafted as a 5.9-million-cell pair the fit refused; the integers are binned instead,
+    # on a support of the values seen, so every synthetic amount is still one of them
+    df = _scorecard_like()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LargeDomainWarning)
+        s, lines = infer_schema_with_summary(df)
+    pay = s["pay"]
+    assert pay.kind == "numeric" and pay.integer and pay.bins == 32
+    assert list(pay.support.values) == sorted(set(df["pay"]))
+    line = next(x for x in lines if x.split()[0] == "pay")
+    assert "700 integer values" in line and "'inst'" in line and "32 bins" in line
+    assert s["inst"].kind == "categorical" and s["year"].kind == "categorical"
+    assert load_schema(s.to_dict()).to_dict() == s.to_dict()  # saved as drafted
+    out = Synthesizer(1.0, 1e-9, seed=0, iterations=3, progress=False).fit(df, s).sample(3000)
+    assert out["pay"].isin(set(df["pay"])).all()
+    alone = _infer(df.drop(columns="inst"))  # no large partner: listed as before
+    assert alone["pay"].kind == "categorical"
+
+
+def test_binned_integers_on_a_common_step_stay_on_it():
+    # amounts rounded to 25 over a wide range, too many to list: binned, and the bins
+    # decode to multiples of 25 from the lowest value, as the real ones are
+    r = np.random.default_rng(0)
+    df = pd.DataFrame({"rent": 25 * r.integers(0, 4000, 20000) + 300,
+                       "hours": r.integers(0, 5000, 20000)})
+    s, lines = _infer_with_summary(df)
+    rent = s["rent"]
+    assert rent.kind == "numeric" and rent.integer and rent.support.spec == \
+        {"step": 25, "start": int(df["rent"].min())}
+    assert "steps of 25" in next(x for x in lines if x.split()[0] == "rent")
+    assert s["hours"].support is None  # no common step
+    assert load_schema(s.to_dict()).to_dict() == s.to_dict()
+    out = Synthesizer(1.0, 1e-9, seed=0, iterations=3, progress=False).fit(df, s).sample(3000)
+    assert ((out["rent"] - 300) % 25 == 0).all()
+    assert out["hours"].between(0, 4999).all()
+
+
+def _infer_with_summary(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return infer_schema_with_summary(df, **kw)
 
 
 @pytest.mark.parametrize("fmt,unit", [("%Y-%m-%d", "day"), ("%Y-%m-%d %H:00:00", "day"),
