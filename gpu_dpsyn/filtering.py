@@ -57,9 +57,10 @@ def decode_shares(y: np.ndarray, sigma: float, theta_sigmas: float = THETA_SIGMA
     g on the true counts estimated from the y themselves (nonparametric maximum
     likelihood, Kiefer-Wolfowitz; EM on a grid of counts in [0, theta + 2 sigma], as in
     Jiang and Zhang 2009).  The likelihood is the Gaussian's truncated to y < theta, since
-    these values were merged for being below it; the posterior given y needs no such
-    correction.  Post-processing of noisy counts only (the noise is treated as Gaussian
-    of its std, also where it is discrete Laplace).
+    these values were merged for being below it: g is then the prior among merged values,
+    and the posterior under it with the truncated likelihood is the posterior under the
+    whole column's prior with the plain one.  Post-processing of noisy counts only (the
+    noise is treated as Gaussian of its std, also where it is discrete Laplace).
 
     Why: counts lost in the noise (scorecard's 7,231 institutions of about 7 rows, sigma
     16) get an estimated g near one point, hence nearly even shares (DPSyn decodes evenly);
@@ -68,11 +69,14 @@ def decode_shares(y: np.ndarray, sigma: float, theta_sigmas: float = THETA_SIGMA
     even ones 0.13, these 0.13; on a numeric tail (a movie-length histogram) clipped y
     0.48, even 0.62, these 0.48."""
     y = np.asarray(y, dtype=np.float64)
-    if not sigma > 0 or y.size < 2:
+    if y.size == 0:
+        return y
+    if not 0 < sigma < math.inf or y.size < 2:
         return np.full(y.size, 1.0 / y.size)
     xs, g = count_prior(y, sigma, theta_sigmas * sigma, grid, iterations)
     post = truncated_likelihood(y, xs, sigma, theta_sigmas * sigma) * g
-    est = (post @ xs) / post.sum(axis=1)
+    # elementwise sums, not BLAS: the same bits whatever the thread count
+    est = (post * xs).sum(axis=1) / post.sum(axis=1)
     return est / est.sum() if est.sum() > 0 else np.full(y.size, 1.0 / y.size)
 
 
@@ -94,18 +98,21 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
     like = truncated_likelihood(pts, xs, sigma, theta)
     g = np.full(grid, 1.0 / grid)
     for _ in range(iterations):
-        post = like * g
+        post = like * np.maximum(g, 1e-300)  # no row can lose all its mass
         post /= post.sum(axis=1, keepdims=True)
-        g = cnt @ post / cnt.sum()
+        g = (cnt[:, None] * post).sum(axis=0) / cnt.sum()
     return xs, g
 
 
 def truncated_likelihood(y: np.ndarray, xs: np.ndarray, sigma: float,
                          theta: float) -> np.ndarray:
-    """P(y | x) / P(y < theta | x) for Gaussian noise, up to a common factor: (y, xs)."""
+    """P(y | x) / P(y < theta | x) for Gaussian noise, (y, xs), up to a factor per y
+    (each row scaled to its largest entry 1, in logs: a y far below 0 cannot underflow
+    every entry of its row)."""
     below = np.array([0.5 * math.erfc((x - theta) / (sigma * math.sqrt(2.0))) for x in xs])
     z = (y[:, None] - xs[None, :]) / sigma
-    return np.exp(-0.5 * z * z) / below[None, :]
+    log = -0.5 * z * z - np.log(below)[None, :]
+    return np.exp(log - log.max(axis=1, keepdims=True))
 
 
 def recoded_one_way(m: Marginal, r: Recode, theta_sigmas: float = THETA_SIGMAS) -> Marginal:
@@ -118,7 +125,7 @@ def recoded_one_way(m: Marginal, r: Recode, theta_sigmas: float = THETA_SIGMAS) 
 
 
 def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
-    """New codes back to old ones; the merged code draws a member by its noisy share."""
+    """New codes back to old ones; the merged code draws a member by its decode share."""
     codes = np.asarray(codes, dtype=np.int64)
     inv = np.empty(r.size - 1, dtype=np.int64)
     keep = np.nonzero(r.lut < r.size - 1)[0]

@@ -6,6 +6,7 @@ what was guessed and why, so the user can replace it with public knowledge.
 """
 from __future__ import annotations
 
+import math
 import re
 import warnings
 
@@ -168,15 +169,15 @@ class _Guesser:
         lo, hi = int(numbers.min()), int(numbers.max())
         # few values, or codes scattered thinly over their range (occupations, regions):
         # list them, so every synthetic value is one of them
-        uniq = np.unique(numbers).astype(np.int64)
+        values = [int(v) for v in np.unique(numbers)]  # Python ints: exact beyond 2**63
         if n_distinct <= self.max_categories or (n_distinct <= 10 * self.max_categories and
                                                  n_distinct < 0.5 * (hi - lo + 1)):
-            values = [int(v) for v in uniq]
-            if n_distinct > self.max_categories:
+            if self.bins < n_distinct > self.max_categories:
                 self.codes[name] = values  # binned instead if its pairs are too large
             return (Column(name, "categorical", values=values, nullable=nullable),
                     f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
-        step = int(np.gcd.reduce(uniq - lo))
+        # beyond +-2**53 the range check below refuses the column with its own message
+        step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
             support = {"step": step, "start": lo}
             edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)

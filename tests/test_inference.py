@@ -126,6 +126,15 @@ def test_binned_integers_on_a_common_step_stay_on_it():
     assert out["hours"].between(0, 4999).all()
 
 
+def test_integers_beyond_int64_are_listed_exactly():
+    # float columns holding whole numbers past 2**63 were cast to int64 for the step test
+    df = pd.DataFrame({"a": [1e20, 2e20, 1e20]})
+    s = _infer(df)
+    assert s["a"].values == [10 ** 20, 2 * 10 ** 20]
+    assert load_schema(s.to_dict()).to_dict() == s.to_dict()
+    encode(df, s)
+
+
 def _infer_with_summary(df, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
