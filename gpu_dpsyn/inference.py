@@ -82,29 +82,30 @@ def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
     its output stays on values seen (codes stay real codes, amounts rounded to 100 stay
     so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names)."""
     while True:
-        big = sorted(range(len(cols)), key=lambda i: -_size(cols[i]))[:2]
-        if len(big) < 2 or _size(cols[big[0]]) * _size(cols[big[1]]) <= max_cells:
-            return
-        listed = [i for i in big if cols[i].name in guess.codes]
+        big = _two_largest(cols, max_cells)
+        listed = [c for c in big if c.name in guess.codes]
         if not listed:
             return
-        i = listed[0]  # the larger of the two
-        other = cols[big[1] if i == big[0] else big[0]]
+        i = next(j for j, c in enumerate(cols) if c is listed[0])  # the larger of the two
+        other = big[1] if listed[0] is big[0] else big[0]
         cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
 
 
-def _size(col: Column) -> int:
-    return col.size if col.kind != "id" else 0
+def _two_largest(cols: list, max_cells: int) -> list:
+    """The two synthesized columns of largest domain when their pair passes max_cells
+    (every pair is counted for the selection, so the fit refuses the table), else []."""
+    big = sorted((c for c in cols if c.kind not in ("id", "derived")),
+                 key=lambda c: -c.size)[:2]
+    return big if len(big) == 2 and big[0].size * big[1].size > max_cells else []
 
 
 def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | None:
-    """A message naming the two largest domains when their pair passes max_cells (every
-    pair is counted for the selection, so the fit refuses the table), else None."""
-    big = sorted(((int(k), c.name) for c, k in zip(schema.synth_columns, schema.domain)),
-                 key=lambda x: -x[0])[:2]
-    if len(big) < 2 or big[0][0] * big[1][0] <= max_cells:
+    """A message naming the two largest domains when their pair passes max_cells, else
+    None."""
+    big = _two_largest(schema.columns, max_cells)
+    if not big:
         return None
-    (k1, a), (k2, b) = big
+    (k1, a), (k2, b) = ((c.size, c.name) for c in big)
     return (f"columns {a!r} ({k1:,} values) and {b!r} ({k2:,} values) make a pair marginal "
             f"of {k1 * k2:,} cells, more than the default max_cells={max_cells:,}: "
             "synthesize would refuse it; bin or group their values in the schema, or "
@@ -179,10 +180,7 @@ class _Guesser:
         # beyond +-2**53 the range check below refuses the column with its own message
         step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
-            support = {"step": step, "start": lo}
-            edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)
-            col = column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
-                                          "support": support, "nullable": nullable})
+            col = self._on_support(name, {"step": step, "start": lo}, lo, hi, nullable)
             return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
         spec = {"min": lo, "max": hi, "bins": self.bins}
         col = Column(name, "numeric", edges=_numeric_edges(name, spec, True), integer=True,
@@ -194,12 +192,17 @@ class _Guesser:
         the values seen; bins hold nearly equal numbers of them."""
         values = self.codes.pop(col.name)
         lo, hi = values[0], values[-1]
-        edges = default_edges(parse_support(col.name, values, lo, hi), lo, hi, self.bins)
-        new = column_from_spec(col.name, {"type": "numeric", "integer": True, "edges": edges,
-                                          "support": values, "nullable": col.nullable})
+        new = self._on_support(col.name, values, lo, hi, col.nullable)
         return new, (f"{len(values)} integer values ({lo}..{hi}): listed, their pair with "
                      f"{other.name!r} would pass max_cells={max_cells:,}, so in {new.bins} "
                      "bins of the values seen")
+
+    def _on_support(self, name: str, support, lo: int, hi: int, nullable: bool) -> Column:
+        """An integer column on `support` in [lo, hi]: `bins` bins holding nearly equal
+        numbers of its values, so every bin decodes to one of them."""
+        edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)
+        return column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
+                                       "support": support, "nullable": nullable})
 
     def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
         tz = None if t.dt.tz is None else str(t.dt.tz)
