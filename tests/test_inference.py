@@ -133,6 +133,12 @@ def test_integers_beyond_int64_are_listed_exactly():
     assert s["a"].values == [10 ** 20, 2 * 10 ** 20]
     assert load_schema(s.to_dict()).to_dict() == s.to_dict()
     encode(df, s)
+    # too many to list and past float64's exact integers: the range check's own error,
+    # not an OverflowError from the step test
+    many = pd.DataFrame({"b": np.tile(np.arange(5000, dtype=np.uint64) * 4096
+                                      + np.uint64(2 ** 63), 2)})
+    with pytest.raises(SchemaError, match=r"'b': integer range .* beyond \+-2\*\*53"):
+        _infer(many)
 
 
 def _infer_with_summary(df, **kw):
