@@ -15,6 +15,7 @@ from . import adaptive, quantiles, rng
 from .backend import get_backend
 from .checks import column_labels, flag, integer
 from .consistency import make_consistent, total_standard_error
+from .empirical_bayes import denoise_marginals
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
 from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
@@ -60,6 +61,9 @@ class Synthesizer:
     1-way + selected (<= 3-way) marginals; method="dpsyn" measures every 1-way and
     2-way marginal with equal shares.  workload={("a", "b"): w, ...} makes column
     sets count w times more: always measured, with w times the weight in the split.
+    denoise=True (default) takes each multi-way marginal's noisy cells to their posterior
+    means under a prior on its counts estimated from them (empirical_bayes.py) before
+    consistency: post-processing, which shrinks the noise of empty cells to about 0.
     Numeric columns with `"bins": {"private_quantiles": K}` get DP quantile edges first,
     bought with quantile_share of the budget (default 5%, split equally among them; the
     method's split scales to the rest): see quantiles.py.
@@ -90,7 +94,8 @@ class Synthesizer:
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
                  adaptive_rounds: int = adaptive.ROUNDS, neighbour_shuffle: bool = True,
-                 gibbs_sweep: bool = True, progress: bool = True, client=None):
+                 gibbs_sweep: bool = True, denoise: bool = True, progress: bool = True,
+                 client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
         if numeric_decode not in ("uniform", "midpoint"):
@@ -155,6 +160,7 @@ class Synthesizer:
         self.adaptive_rounds = integer("adaptive_rounds", adaptive_rounds, 0)
         self.neighbour_shuffle = flag("neighbour_shuffle", neighbour_shuffle)
         self.gibbs_sweep = flag("gibbs_sweep", gibbs_sweep)
+        self.denoise = flag("denoise", denoise)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
         self.marginals = None
@@ -227,6 +233,8 @@ class Synthesizer:
                                     append_attributes=self.append_attributes,
                                     neighbour_shuffle=self.neighbour_shuffle,
                                     gibbs_sweep=self.gibbs_sweep,
+                                    # the rounds' records are fitted to what it estimates
+                                    denoise=self.denoise,
                                     prior_tolerance=self.prior_tolerance,
                                     consistency_rounds=self.consistency_rounds,
                                     filter_low_counts=self.filter_low_counts,
@@ -253,7 +261,7 @@ class Synthesizer:
         for lv in self.levels:
             # from noise levels and domains alone: a warning may show it
             lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
-            lv.total = make_consistent(lv.marginals, max_rounds=self.consistency_rounds)
+            lv.total = self._estimate(lv.marginals)
         self.marginals = [m for lv in self.levels for m in lv.marginals]
         total, self.n_standard_error = _pooled_total(self.levels)
         self.n_estimate = max(1, int(round(total)))
@@ -459,8 +467,15 @@ class Synthesizer:
     def _trial(self, level):
         """A consistent copy of the level's marginals, and its total (the noisy count)."""
         trial = [dataclasses.replace(m, values=m.values.copy()) for m in level.marginals]
-        return trial, max(1, int(round(make_consistent(trial,
-                                                       max_rounds=self.consistency_rounds))))
+        return trial, max(1, int(round(self._estimate(trial))))
+
+    def _estimate(self, marginals) -> float:
+        """The noisy marginals, in place, as GUM's targets: each multi-way one's cells by
+        their posterior means (empirical_bayes.py; denoise=False keeps them as measured),
+        then consistent and non-negative.  Returns their common total."""
+        if self.denoise:
+            denoise_marginals(marginals)
+        return make_consistent(marginals, max_rounds=self.consistency_rounds)
 
     def _histograms(self, synth, sets) -> list:
         """S's histograms of the column sets, on the host (adaptive.realised reads them)."""

@@ -111,7 +111,8 @@ def _synthesizer(a, client=None):
                        selection=a.selection, group_by=_parse_group_by(a.group_by),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
                        neighbour_shuffle=not a.no_neighbour_shuffle,
-                       gibbs_sweep=not a.no_gibbs_sweep, client=client)
+                       gibbs_sweep=not a.no_gibbs_sweep, denoise=not a.no_denoise,
+                       client=client)
 
 
 def _parse_group_by(items):
@@ -352,6 +353,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip the Gibbs sweep after GUM: by default each column is redrawn "
                         "from the maximum-entropy model given the columns it shares a "
                         "marginal with, then one GUM iteration repairs the marginals")
+    s.add_argument("--no-denoise", action="store_true",
+                   help="keep the measured marginals as they are: by default each multi-way "
+                        "marginal's cells become their posterior means under a prior on its "
+                        "counts estimated from the noisy counts (empirical Bayes)")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

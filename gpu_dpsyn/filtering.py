@@ -13,6 +13,7 @@ import numpy as np
 from . import rng
 from .cpu_fallback.philox import philox4x32, uniform
 from .consistency import project_table
+from .empirical_bayes import npmle
 from .encoding import code_dtype
 from .marginals import Marginal
 
@@ -95,13 +96,7 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
         pts, cnt = pts[cnt > 0], cnt[cnt > 0]
     else:
         pts, cnt = y, np.ones(y.size)
-    like = truncated_likelihood(pts, xs, sigma, theta)
-    g = np.full(grid, 1.0 / grid)
-    for _ in range(iterations):
-        post = like * np.maximum(g, 1e-300)  # no row can lose all its mass
-        post /= post.sum(axis=1, keepdims=True)
-        g = (cnt[:, None] * post).sum(axis=0) / cnt.sum()
-    return xs, g
+    return xs, npmle(truncated_likelihood(pts, xs, sigma, theta), cnt, iterations)
 
 
 def truncated_likelihood(y: np.ndarray, xs: np.ndarray, sigma: float,

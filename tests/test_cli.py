@@ -351,7 +351,9 @@ def test_public_selection_and_group_by_levels(files, tmp_path):
 @pytest.mark.parametrize("attr,flag,want", [("neighbour_shuffle", [], True),
                                              ("neighbour_shuffle", ["--no-neighbour-shuffle"], False),
                                              ("gibbs_sweep", [], True),
-                                             ("gibbs_sweep", ["--no-gibbs-sweep"], False)])
+                                             ("gibbs_sweep", ["--no-gibbs-sweep"], False),
+                                             ("denoise", [], True),
+                                             ("denoise", ["--no-denoise"], False)])
 def test_post_processing_flags_reach_the_synthesizer(files, monkeypatch, attr, flag, want):
     tmp, real, schema = files
     import gpu_dpsyn.api as api
