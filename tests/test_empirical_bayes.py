@@ -32,6 +32,22 @@ def test_posterior_means_match_the_closed_form_of_a_two_point_prior():
     assert got.min() >= 0.0
 
 
+def test_the_tabled_posterior_means_are_within_a_hundredth_of_a_count():
+    # denoise interpolates E[x | y] between steps of sigma / 16: against the posterior
+    # mean of every cell computed directly under the same prior
+    r = np.random.default_rng(0)
+    sigma = 4.0
+    x = np.where(r.random(20000) < 0.7, 0.0, 12.0)
+    y = x + r.normal(0, sigma, x.size)
+    xs = count_grid(float(y.max()) + 2 * sigma, sigma)
+    pts, cnt = binned(y, sigma)
+    g = npmle(gaussian_likelihood(pts, xs, sigma), cnt)
+    low = y < KEEP_SIGMAS * sigma
+    post = gaussian_likelihood(y[low], xs, sigma) * g
+    exact = (post * xs).sum(axis=1) / post.sum(axis=1)
+    assert np.abs(denoise(y, sigma)[low] - exact).max() < 0.01
+
+
 def test_the_prior_is_the_maximum_likelihood_one():
     # Lindsay (1983): g maximises the likelihood over priors on the grid iff
     # D(x) = mean_i f(y_i | x) / f_g(y_i) <= 1 everywhere, = 1 on g's support
