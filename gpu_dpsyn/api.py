@@ -261,7 +261,7 @@ class Synthesizer:
         for lv in self.levels:
             # from noise levels and domains alone: a warning may show it
             lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
-            lv.total = self._estimate(lv.marginals)
+            lv.total = self._estimate(lv.marginals, lv.measured_cells)
         self.marginals = [m for lv in self.levels for m in lv.marginals]
         total, self.n_standard_error = _pooled_total(self.levels)
         self.n_estimate = max(1, int(round(total)))
@@ -467,14 +467,14 @@ class Synthesizer:
     def _trial(self, level):
         """A consistent copy of the level's marginals, and its total (the noisy count)."""
         trial = [dataclasses.replace(m, values=m.values.copy()) for m in level.marginals]
-        return trial, max(1, int(round(self._estimate(trial))))
+        return trial, max(1, int(round(self._estimate(trial, level.measured_cells))))
 
-    def _estimate(self, marginals) -> float:
+    def _estimate(self, marginals, measured_cells) -> float:
         """The noisy marginals, in place, as GUM's targets: each multi-way one's cells by
         their posterior means (empirical_bayes.py; denoise=False keeps them as measured),
         then consistent and non-negative.  Returns their common total."""
         if self.denoise:
-            denoise_marginals(marginals)
+            denoise_marginals(marginals, measured_cells)
         return make_consistent(marginals, max_rounds=self.consistency_rounds)
 
     def _histograms(self, synth, sets) -> list:

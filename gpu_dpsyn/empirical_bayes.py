@@ -23,7 +23,8 @@ import numpy as np
 
 ITERATIONS = 200  # EM steps for the prior
 FINE_SIGMAS = 12.0  # the grid is fine (sigma / 4) on [0, 12 sigma], geometric above
-KEEP_SIGMAS = 8.0  # cells measured at or above 8 sigma are kept as measured
+KEEP_SIGMAS = 8.0  # cells measured at or above 8 sigma are kept as measured, and from
+BLEND_SIGMAS = 6.0  # 6 sigma up the estimate moves linearly from E[x | y] to y: no jump
 MIN_CELLS = 8  # fewer cells say too little about a prior: kept as measured
 FLOOR_SIGMAS = 40.0  # posterior means are tabled from -40 sigma (below: the first entry)
 
@@ -87,13 +88,16 @@ def denoise(y: np.ndarray, sigma: float, iterations: int = ITERATIONS) -> np.nda
     """Posterior means E[x | y] of counts y measured with noise sigma, under the NPMLE
     prior of the y's true counts (module).  Cells at or above KEEP_SIGMAS sigma are kept:
     there E[x | y] = y + sigma^2 d/dy log f(y) (Tweedie), small where the counts' density
-    varies slowly on the scale of sigma, and the coarse grid up there would bias it.  The
-    estimates are >= 0 (the grid is), so they need no clipping."""
+    varies slowly on the scale of sigma, and the coarse grid up there would bias it; from
+    BLEND_SIGMAS sigma up the estimate moves linearly to y, so that a prior with mass just
+    above the cut cannot make the estimates jump there.  The estimates are >= 0 (the
+    grid is).  Non-finite y (no noisy count is) are returned as they came."""
     y = np.asarray(y, dtype=np.float64)
-    if y.size < MIN_CELLS or not 0 < sigma < math.inf:
+    if y.size < MIN_CELLS or not 0 < sigma < math.inf or not np.isfinite(y).all():
         return y.copy()
     xs = count_grid(max(float(y.max()), 0.0) + 2.0 * sigma, sigma)
-    pts, cnt = binned(y, sigma)
+    # below FLOOR_SIGMAS sigma a count says only "about the smallest": bounded bins
+    pts, cnt = binned(np.maximum(y, -FLOOR_SIGMAS * sigma), sigma)
     g = npmle(gaussian_likelihood(pts, xs, sigma), cnt, iterations)
     out = y.copy()
     low = y < KEEP_SIGMAS * sigma
@@ -106,14 +110,20 @@ def denoise(y: np.ndarray, sigma: float, iterations: int = ITERATIONS) -> np.nda
         ys = np.arange(max(float(y[low].min()), -FLOOR_SIGMAS * sigma),
                        KEEP_SIGMAS * sigma + sigma / 16.0, sigma / 16.0)
         post = gaussian_likelihood(ys, xs, sigma) * g
-        out[low] = np.interp(y[low], ys, (post * xs).sum(axis=1) / post.sum(axis=1))
+        mean = np.interp(y[low], ys, (post * xs).sum(axis=1) / post.sum(axis=1))
+        t = np.clip((y[low] - BLEND_SIGMAS * sigma) / ((KEEP_SIGMAS - BLEND_SIGMAS) * sigma),
+                    0.0, 1.0)
+        out[low] = (1.0 - t) * mean + t * y[low]
     return out
 
 
-def denoise_marginals(marginals: list) -> None:
-    """Each multi-way marginal's cells by denoise, in place, before consistency.  1-way
-    marginals are left as measured: filtering kept only values measured above 3 sigma
-    (and merged the rest), so their cells are not draws from one prior."""
-    for m in marginals:
-        if len(m.attrs) > 1:
+def denoise_marginals(marginals: list, measured_cells=None) -> None:
+    """Each multi-way marginal's cells by denoise, in place, before consistency.  Left as
+    measured: 1-way marginals (filtering kept only values measured above 3 sigma and
+    merged the rest, so their cells are not draws from one prior), and a marginal whose
+    cells sum more noisy cells than it has (measured_cells[i] > cells: a grouped level's
+    merged values), whose noise is larger than its sigma says."""
+    for i, m in enumerate(marginals):
+        merged = measured_cells is not None and measured_cells[i] != m.cells
+        if len(m.attrs) > 1 and not merged:
             m.values = denoise(m.values, m.sigma)
