@@ -4,7 +4,8 @@ The true counts x of one marginal's cells are treated as draws from a prior g, e
 from the y themselves by nonparametric maximum likelihood (Kiefer-Wolfowitz; EM on a grid
 of counts, as in Jiang and Zhang 2009), and each cell is estimated by its posterior mean
 E[x | y].  Post-processing of noisy counts only (the noise is treated as Gaussian of its
-std, also where it is discrete Laplace).
+std, also where it is discrete Laplace).  Two users: denoise_marginals here, and the
+decode shares of merged values (filtering.decode_shares, with truncated_likelihood).
 
 Why for the measured marginals (denoise_marginals).  Where the noise is as large as the
 counts (a pair of 1,000 cells over 35,000 rows at sigma 33), most cells hold a few rows
@@ -48,8 +49,28 @@ def gaussian_likelihood(y: np.ndarray, xs: np.ndarray, sigma: float) -> np.ndarr
     """P(y | x) for Gaussian noise, (y, xs), each row scaled to its largest entry 1 (in
     logs: a y far from every x cannot underflow its whole row)."""
     z = (y[:, None] - xs[None, :]) / sigma
-    log = -0.5 * z * z
+    return _row_scaled(-0.5 * z * z)
+
+
+def truncated_likelihood(y: np.ndarray, xs: np.ndarray, sigma: float,
+                         theta: float) -> np.ndarray:
+    """P(y | x) / P(y < theta | x) for Gaussian noise, (y, xs), up to a factor per y
+    (scaled per row as gaussian_likelihood): the likelihood of counts that were kept for
+    being below theta (filtering.decode_shares)."""
+    below = np.array([0.5 * math.erfc((x - theta) / (sigma * math.sqrt(2.0))) for x in xs])
+    z = (y[:, None] - xs[None, :]) / sigma
+    return _row_scaled(-0.5 * z * z - np.log(below)[None, :])
+
+
+def _row_scaled(log: np.ndarray) -> np.ndarray:
     return np.exp(log - log.max(axis=1, keepdims=True))
+
+
+def posterior_means(like: np.ndarray, g: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """E[x | y] of each row of like (P(y | x) on the grid xs) under the prior g."""
+    post = like * g
+    # elementwise sums, not BLAS: the same bits whatever the thread count
+    return (post * xs).sum(axis=1) / post.sum(axis=1)
 
 
 def count_grid(top: float, sigma: float) -> np.ndarray:
@@ -109,8 +130,7 @@ def denoise(y: np.ndarray, sigma: float, iterations: int = ITERATIONS) -> np.nda
         # the prior holds: the table's first entry.
         ys = np.arange(max(float(y[low].min()), -FLOOR_SIGMAS * sigma),
                        KEEP_SIGMAS * sigma + sigma / 16.0, sigma / 16.0)
-        post = gaussian_likelihood(ys, xs, sigma) * g
-        mean = np.interp(y[low], ys, (post * xs).sum(axis=1) / post.sum(axis=1))
+        mean = np.interp(y[low], ys, posterior_means(gaussian_likelihood(ys, xs, sigma), g, xs))
         t = np.clip((y[low] - BLEND_SIGMAS * sigma) / ((KEEP_SIGMAS - BLEND_SIGMAS) * sigma),
                     0.0, 1.0)
         out[low] = (1.0 - t) * mean + t * y[low]

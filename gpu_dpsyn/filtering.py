@@ -13,7 +13,7 @@ import numpy as np
 from . import rng
 from .cpu_fallback.philox import philox4x32, uniform
 from .consistency import project_table
-from .empirical_bayes import npmle
+from .empirical_bayes import npmle, posterior_means, truncated_likelihood
 from .encoding import code_dtype
 from .marginals import Marginal
 
@@ -75,9 +75,7 @@ def decode_shares(y: np.ndarray, sigma: float, theta_sigmas: float = THETA_SIGMA
     if not 0 < sigma < math.inf or y.size < 2:
         return np.full(y.size, 1.0 / y.size)
     xs, g = count_prior(y, sigma, theta_sigmas * sigma, grid, iterations)
-    post = truncated_likelihood(y, xs, sigma, theta_sigmas * sigma) * g
-    # elementwise sums, not BLAS: the same bits whatever the thread count
-    est = (post * xs).sum(axis=1) / post.sum(axis=1)
+    est = posterior_means(truncated_likelihood(y, xs, sigma, theta_sigmas * sigma), g, xs)
     return est / est.sum() if est.sum() > 0 else np.full(y.size, 1.0 / y.size)
 
 
@@ -97,17 +95,6 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
     else:
         pts, cnt = y, np.ones(y.size)
     return xs, npmle(truncated_likelihood(pts, xs, sigma, theta), cnt, iterations)
-
-
-def truncated_likelihood(y: np.ndarray, xs: np.ndarray, sigma: float,
-                         theta: float) -> np.ndarray:
-    """P(y | x) / P(y < theta | x) for Gaussian noise, (y, xs), up to a factor per y
-    (each row scaled to its largest entry 1, in logs: a y far below 0 cannot underflow
-    every entry of its row)."""
-    below = np.array([0.5 * math.erfc((x - theta) / (sigma * math.sqrt(2.0))) for x in xs])
-    z = (y[:, None] - xs[None, :]) / sigma
-    log = -0.5 * z * z - np.log(below)[None, :]
-    return np.exp(log - log.max(axis=1, keepdims=True))
 
 
 def recoded_one_way(m: Marginal, r: Recode, theta_sigmas: float = THETA_SIGMAS) -> Marginal:

@@ -2,8 +2,9 @@ import math
 
 import numpy as np
 
+from gpu_dpsyn.empirical_bayes import truncated_likelihood
 from gpu_dpsyn.filtering import (count_prior, decode_shares, low_count_recode,
-                                 recoded_one_way, truncated_likelihood, undo)
+                                 recoded_one_way, undo)
 from gpu_dpsyn.marginals import Marginal
 
 
