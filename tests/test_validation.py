@@ -25,6 +25,7 @@ from gpu_dpsyn.gum import GUMConfig
     ({"consistency_rounds": 1.5}, "consistency_rounds"),
     ({"filter_low_counts": "no"}, "filter_low_counts"),
     ({"append_attributes": None}, "append_attributes"), ({"progress": "yes"}, "progress"),
+    ({"denoise": "yes"}, "denoise must be True or False"), ({"denoise": 1}, "denoise"),
 ])
 def test_bad_tuning_parameters_are_refused_at_construction(kw, match):
     with pytest.raises(ParameterError, match=match):
