@@ -20,6 +20,11 @@ from .types.datetime import UNITS
 from .types.support import default_edges, parse_support
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
+ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
+# (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
+_ID_WORDS = {"id", "ids", "uuid", "guid", "key", "identifier", "no", "nr", "num", "number",
+             "serial", "code"}
+_CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
 _LEADING_ZERO = re.compile(r"^[+-]?0\d")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
                   r"(?:Z|[+-]\d\d:?\d\d)?$")
@@ -58,15 +63,18 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
     guess = _Guesser(max_categories, bins)
-    cols, whys = [], []
+    cols, whys, gaps = [], [], {}
     for name in df.columns:
         col, why = guess.column(str(name), df[name], str(name) in id_columns)
+        gaps[col.name] = bool(df[name].isna().any())
         cols.append(col)
         whys.append(why)
     _bin_listed_codes(cols, whys, guess)
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              for c, why in zip(cols, whys)]
-    ids = [c.name for c in cols if c.kind == "id"]
+    # several ids: the first without gaps names the individual (the fit refuses gaps)
+    ids = sorted((c.name for c in cols if c.kind == "id"),
+                 key=lambda c: gaps[c])
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
     too_big = _largest_pair(schema)
     if too_big:  # the fit refuses it before spending: say so now, not after the review
@@ -138,7 +146,9 @@ class _Guesser:
         numbers = _as_numbers(vals, text)
         n_distinct = vals.nunique()
         if numbers is None or np.all(np.mod(numbers, 1) == 0):
-            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals):
+            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals) and \
+                    (numbers is None or _id_name(name) or
+                     n_distinct >= ID_DENSITY * (numbers.max() - numbers.min() + 1)):
                 warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -149,7 +159,10 @@ class _Guesser:
         if numbers is None:
             return self._categorical(name, vals, nullable, text)
         if np.all(np.mod(numbers, 1) == 0):
-            return self._integers(name, numbers, n_distinct, nullable)
+            col, why = self._integers(name, numbers, n_distinct, nullable)
+            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals):
+                why += "; nearly all distinct, but scattered: data, not an id (--id if it is one)"
+            return col, why
         lo, hi = float(numbers.min()), float(numbers.max())
         spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
         return (Column(name, "numeric", edges=_numeric_edges(name, spec, False),
@@ -231,6 +244,13 @@ class _Guesser:
         zone = f", time zone {tz}" if tz else ""
         note = "; the text had UTC offsets: name the real zone" if offsets else ""
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _id_name(name: str) -> bool:
+    """A name that says identifier: a word of _ID_WORDS (person_id, case no) or camelCase
+    ...Id / ...ID."""
+    return bool(set(re.split(r"[\W_]+", name.lower())) & _ID_WORDS) or \
+        bool(_CAMEL_ID.search(name))
 
 
 def _is_text(s: pd.Series) -> bool:
