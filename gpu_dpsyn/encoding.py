@@ -72,6 +72,9 @@ def _lookup(col: Column) -> dict:
     for i, v in enumerate(col.values):
         keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
         out.update(dict.fromkeys(keys, i))
+    for i, v in enumerate(col.values):  # a listed decimal 7.0 read from CSV text as "7.0"
+        if isinstance(v, (float, np.floating)) and np.isfinite(v):
+            out.setdefault(repr(float(v)), i)
     return out
 
 

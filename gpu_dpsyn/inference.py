@@ -163,6 +163,11 @@ class _Guesser:
             if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals):
                 why += "; nearly all distinct, but scattered: data, not an id (--id if it is one)"
             return col, why
+        if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
+            # so every output value is one the column holds (bins decode between them)
+            values = sorted(float(v) for v in np.unique(numbers))
+            return (Column(name, "categorical", values=values, nullable=nullable),
+                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
         lo, hi = float(numbers.min()), float(numbers.max())
         spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
         return (Column(name, "numeric", edges=_numeric_edges(name, spec, False),

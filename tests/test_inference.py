@@ -269,3 +269,43 @@ def test_an_id_with_missing_values_is_not_guessed_as_the_individual():
     assert s["a_id"].kind == "id" and s["b_id"].kind == "id"
     assert s.individual_id == "b_id"
     Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s)
+
+
+def test_decimals_with_few_values_are_listed_so_the_output_keeps_them():
+    """ggplot2movies' rating (91 values 1.0..10.0 in tenths) and r1..r10 (percent shares
+    rounded to 4.5, 14.5, ...) were 32 equal bins decoded uniformly: 6.43 and 7.31 came
+    out, values the column never holds.  Listed, every output value is a real one."""
+    r = np.random.default_rng(5)
+    n = 4000
+    df = pd.DataFrame({"rating": np.round(r.normal(6, 1.5, n).clip(1, 10), 1),
+                       "share": r.choice([0.0, 4.5, 14.5, 24.5, 34.5, 44.5], n),
+                       "x": r.normal(0, 1, n), "c": r.choice(["a", "b"], n)})
+    df.loc[::50, "rating"] = np.nan
+    s = _infer(df)
+    assert s["rating"].kind == "categorical" and s["rating"].nullable
+    assert s["rating"].values == sorted(df["rating"].dropna().unique())  # in numeric order
+    assert s["share"].kind == "categorical" and s["x"].kind == "numeric"  # x: 4,000 values
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=3, progress=False).fit(df, s).sample(3000)
+    assert out["rating"].dtype == np.float64 and out["share"].dtype == np.float64
+    assert out["rating"].dropna().isin(set(df["rating"].dropna())).all()
+    assert out["share"].isin(set(df["share"])).all()
+    assert 0 < out["rating"].isna().mean() < 0.1
+
+
+@pytest.mark.parametrize("spelling", ["pandas", "R"])
+def test_listed_decimals_round_trip_through_csv_text(tmp_path, spelling):
+    """A CSV holds 7.0 as "7.0" (pandas) or "7" (R): both are the listed value 7.0."""
+    r = np.random.default_rng(6)
+    n = 1500
+    rating = np.round(r.normal(6, 1.5, n).clip(1, 10), 1)
+    text = [("%g" % v) if spelling == "R" else repr(float(v)) for v in rating]
+    df = pd.DataFrame({"rating": text, "c": r.choice(["a", "b"], n)})
+    path, schema, out = tmp_path / "t.csv", tmp_path / "s.json", tmp_path / "o.csv"
+    df.to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(path), "--out", str(schema)]) == 0
+        assert json.loads(schema.read_text())["columns"]["rating"]["type"] == "categorical"
+        assert main(["synthesize", str(path), "--schema", str(schema), "--epsilon", "1",
+                     "--delta", "1e-9", "--seed", "0", "--out", str(out)]) == 0
+    assert pd.read_csv(out)["rating"].isin(set(rating)).all()
