@@ -133,6 +133,8 @@ def _encode_column(s, col: Column, xp=np):
                                 f"support {support.describe(col.support)}: "
                                 f"{_describe(np.unique(_host(x[off])))}")
         codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, col.bins - 1)
+        for k in np.flatnonzero(edges[1:] == edges[:-1]).tolist():  # bin k = {edges[k]}:
+            codes = xp.where(x == edges[k], k, codes)  # x fell into bin k + 1, [edges[k], .)
     if col.nullable:
         codes = xp.where(na, col.null_code, codes)
     return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))

@@ -23,7 +23,7 @@ ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
 # (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
-ATOM_SHARE = 0.05  # an integer column's min or max this common gets a bin of its own
+ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
 _ID_WORDS = {"id", "ids", "uuid", "guid", "key", "identifier", "no", "nr", "num", "number",
              "serial", "code"}
 _CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
@@ -174,9 +174,13 @@ class _Guesser:
         spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
         edges = _numeric_edges(name, spec, False)
         logs = _log_edges(numbers, edges, False)
-        return (Column(name, "numeric", edges=logs or edges, nullable=nullable),
-                f"numbers {lo:g}..{hi:g} in {len(logs or edges) - 1} "
-                + (_SKEWED if logs else "equal bins"))
+        own = _own_bins(numbers, logs or edges, False)
+        col = Column(name, "numeric", edges=own[0] if own else logs or edges,
+                     nullable=nullable)
+        why = f"numbers {lo:g}..{hi:g} in {len(logs or edges) - 1} " + \
+            (_SKEWED if logs else "equal bins")
+        return col, why + (f"; {' and '.join(f'{v:g}' for v in own[1])}: common, a bin of "
+                           "its own" if own else "")
 
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
@@ -207,7 +211,7 @@ class _Guesser:
         spec = {"min": lo, "max": hi, "bins": self.bins}
         edges = _numeric_edges(name, spec, True)
         logs = _log_edges(numbers, edges, True)
-        own = _own_bins(numbers, logs or edges)
+        own = _own_bins(numbers, logs or edges, True)
         col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=True,
                      nullable=nullable)
         why = f"integers {lo}..{hi} in {col.bins} " + (_SKEWED if logs else "equal bins")
@@ -285,18 +289,21 @@ def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
     return out
 
 
-def _own_bins(numbers: np.ndarray, edges: list):
-    """(edges, values) giving the min and/or the max of an integer column a bin of
-    its own when it holds at least ATOM_SHARE of the values (no hours worked, no capital
-    gain; a top code), so the output holds it exactly and not spread over its bin; else
-    None."""
-    lo, hi = int(edges[0]), int(edges[-1]) - 1
+def _own_bins(numbers: np.ndarray, edges: list, integer: bool):
+    """(edges, values) giving the min and/or the max a bin of its own when it holds at
+    least ATOM_SHARE of the values (no hours worked, no income; a top code), so the output
+    holds it exactly and not spread over its bin; else None.  Integers: a bin [v, v + 1);
+    decimals: the edge repeated, a bin holding just v (schema)."""
+    if integer:
+        lo, hi = int(edges[0]), int(edges[-1]) - 1
+    else:
+        lo, hi = float(edges[0]), float(edges[-1])
     e, own = list(edges), []
-    if np.mean(numbers == lo) >= ATOM_SHARE and e[1] > lo + 1:
-        e.insert(1, lo + 1)
+    if np.mean(numbers == lo) >= ATOM_SHARE and e[1] > lo + integer:
+        e.insert(1, lo + 1 if integer else lo)
         own.append(lo)
     if np.mean(numbers == hi) >= ATOM_SHARE and e[-2] < hi:
-        e.insert(len(e) - 1, hi)
+        e.insert(len(e) - 1, hi) if integer else e.append(hi)
         own.append(hi)
     return (e, own) if own else None
 

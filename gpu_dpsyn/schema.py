@@ -204,8 +204,14 @@ def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
         edges = spec["edges"]
         if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
             raise SchemaError(f"column {name!r}: 'edges' must be a list of >= 2 numbers")
-        if any(b <= a for a, b in zip(edges, edges[1:])):
-            raise SchemaError(f"column {name!r}: 'edges' must be strictly increasing")
+        if any(b < a for a, b in zip(edges, edges[1:])):
+            raise SchemaError(f"column {name!r}: 'edges' must be increasing")
+        if any(a == c for a, c in zip(edges, edges[2:])):
+            raise SchemaError(f"column {name!r}: an edge repeated more than twice; one "
+                              "repeat (a, a) is the bin holding just a")
+        if integer and any(a == b for a, b in zip(edges, edges[1:])):
+            raise SchemaError(f"column {name!r}: 'edges' of an integer column must be "
+                              "strictly increasing (bin [a, a + 1) holds just a)")
         if integer:
             for a, b in zip(edges, edges[1:-1] + [edges[-1] + 1]):
                 if math.ceil(b) - math.ceil(a) < 1:

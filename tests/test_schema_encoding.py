@@ -216,3 +216,32 @@ def test_null_in_values_read_from_json(tmp_path):
     p.write_text('{"columns": {"x": {"type": "categorical", "values": ["a", null]}}}')
     with pytest.raises(SchemaError, match=r"'x'.*null.*nullable"):
         load_schema(p)
+
+
+def test_a_repeated_edge_is_a_bin_of_that_one_value():
+    """Decimal amounts with many exact zeros (labour income: 41%): edges [0, 0, 0.5, ...]
+    give 0 a bin of its own, so it decodes to 0.0 exactly, not spread over [0, 0.5)."""
+    schema = load_schema({"columns": {"inc": {"type": "numeric",
+                                              "edges": [0, 0, 0.5, 2, 7.5, 7.5]}}})
+    col = schema["inc"]
+    assert col.bins == 5
+    df = pd.DataFrame({"inc": [0.0, 1e-9, 0.49, 0.5, 1.0, 2.0, 7.4, 7.5]})
+    codes = encode(df, schema)[0]
+    assert list(codes) == [0, 1, 1, 2, 2, 3, 3, 4]
+    out = decode([np.array([0, 0, 4, 1, 3])], schema, seed=3)["inc"].to_numpy()
+    assert out[0] == 0.0 and out[1] == 0.0 and out[2] == 7.5
+    assert 0 <= out[3] < 0.5 and 2 <= out[4] < 7.5
+    assert decode([np.array([0, 4])], schema, numeric_decode="midpoint")["inc"].tolist() == \
+        [0.0, 7.5]
+    from gpu_dpsyn.report.labels import code_texts
+    assert code_texts(col)[0] == "0" and code_texts(col)[1] == "[0, 0.5)"
+
+
+@pytest.mark.parametrize("edges,why", [([0, 0, 0, 1], "more than twice"),
+                                       ([0, 1, 0.5], "increasing")])
+def test_repeated_edges_are_checked(edges, why):
+    with pytest.raises(SchemaError, match=why):
+        load_schema({"columns": {"x": {"type": "numeric", "edges": edges}}})
+    with pytest.raises(SchemaError, match="integer"):  # integer bins [a, a+1) already
+        load_schema({"columns": {"x": {"type": "numeric", "integer": True,
+                                       "edges": [0, 0, 1, 5]}}})

@@ -111,7 +111,8 @@ def code_texts(col) -> list:
                for a, b in zip(lo, top)]
     else:
         edges = edge_texts(col)
-        out = [f"[{a}, {b})" for a, b in zip(edges[:-1], edges[1:])]
+        same = np.asarray(col.edges[1:]) == np.asarray(col.edges[:-1])  # a bin of one value
+        out = [a if one else f"[{a}, {b})" for a, b, one in zip(edges[:-1], edges[1:], same)]
     return out + (["missing"] if col.nullable else [])
 
 
