@@ -24,8 +24,8 @@ ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of th
 # (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
 ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
-_ID_WORDS = {"id", "ids", "uuid", "guid", "key", "identifier", "no", "nr", "num", "number",
-             "serial", "code"}
+_ID_WORDS = {"id", "ids", "uuid", "guid", "key", "identifier", "no", "nr", "serial",
+             "code"}  # not "num" or "number": num_votes counts
 _CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
 _LEADING_ZERO = re.compile(r"^[+-]?0\d")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
