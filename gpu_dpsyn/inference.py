@@ -214,7 +214,8 @@ class _Guesser:
         own = _own_bins(numbers, logs or edges, True)
         col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=True,
                      nullable=nullable)
-        why = f"integers {lo}..{hi} in {col.bins} " + (_SKEWED if logs else "equal bins")
+        why = f"integers {lo}..{hi} in {len(logs or edges) - 1} " + \
+            (_SKEWED if logs else "equal bins")
         return col, why + (f"; {' and '.join(map(str, own[1]))}: common, a bin of its own"
                            if own else "")
 
