@@ -6,6 +6,8 @@ using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -72,10 +74,21 @@ def _lookup(col: Column) -> dict:
     for i, v in enumerate(col.values):
         keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
         out.update(dict.fromkeys(keys, i))
-    for i, v in enumerate(col.values):  # a listed decimal 7.0 read from CSV text as "7.0"
-        if isinstance(v, (float, np.floating)) and np.isfinite(v):
-            out.setdefault(repr(float(v)), i)
     return out
+
+
+# a number as CSV files write it ("4.50", ".5", "7.0", "1e3"), not a code with leading
+# zeros ("02134" is text)
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
+def _code_of(lookup: dict, u, numbers: bool) -> int:
+    """The code of data value u: by its text form; where the column lists numbers and u is
+    number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value."""
+    code = lookup.get(_value_key(u), -1)
+    if code < 0 and numbers and isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()):
+        code = lookup.get(_value_key(float(u)), -1)
+    return code
 
 
 def _encode_column(s, col: Column, xp=np):
@@ -92,7 +105,9 @@ def _encode_column(s, col: Column, xp=np):
         fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
         if gpu_frame:
             uniques = uniques.to_pandas()
-        lut = np.array([lookup.get(_value_key(u), -1) for u in uniques], dtype=np.int64)
+        numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                      for v in col.values)
+        lut = np.array([_code_of(lookup, u, numbers) for u in uniques], dtype=np.int64)
         bad = [u for u, c in zip(uniques, lut) if c < 0]
         if bad:
             raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")

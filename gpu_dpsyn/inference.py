@@ -24,9 +24,15 @@ ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of th
 # (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
 ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
-_ID_WORDS = {"id", "ids", "uuid", "guid", "key", "identifier", "no", "nr", "serial",
-             "code"}  # not "num" or "number": num_votes counts
+_ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
+             "hhid", "ssn"}  # anywhere in the name
+_ID_LAST = {"no", "nr", "num", "number", "key", "code", "serial"}  # as its last word only:
+# account_number, case_no; not num_votes, price_no_tax
 _CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
+_GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|account|client|"
+                       r"member|order|case|student|employee|household|family|firm|company|"
+                       r"school|transaction|product|item|session|visit|event|device)"
+                       r"_?(?:id|no|nr|num|number|key|code)$", re.I)  # CUSTOMERID
 _LEADING_ZERO = re.compile(r"^[+-]?0\d")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
                   r"(?:Z|[+-]\d\d:?\d\d)?$")
@@ -147,10 +153,13 @@ class _Guesser:
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
         numbers = _as_numbers(vals, text)
         n_distinct = vals.nunique()
-        if numbers is None or np.all(np.mod(numbers, 1) == 0):
+        # whole numbers: integers within float64's exact range, or of an integer dtype (ids
+        # as 64-bit hashes); 1e300 is whole too, but a decimal
+        whole = numbers is not None and bool(np.all(np.mod(numbers, 1) == 0)) and (
+            float(np.abs(numbers).max()) <= 2.0 ** 53 or pd.api.types.is_integer_dtype(s))
+        if numbers is None or whole:
             if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals) and \
-                    (numbers is None or _id_name(name) or
-                     n_distinct >= ID_DENSITY * (numbers.max() - numbers.min() + 1)):
+                    (numbers is None or _id_name(name) or _numbering(numbers, n_distinct)):
                 warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -160,10 +169,12 @@ class _Guesser:
                                             "rows: looks like an identifier; output 1..n")
         if numbers is None:
             return self._categorical(name, vals, nullable, text)
-        if np.all(np.mod(numbers, 1) == 0):
-            col, why = self._integers(name, numbers, n_distinct, nullable)
-            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals):
-                why += "; nearly all distinct, but scattered: data, not an id (--id if it is one)"
+        if whole:
+            distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
+            col, why = self._integers(name, numbers, n_distinct, nullable, distinct)
+            if distinct:
+                why += ("; nearly all distinct, but scattered: data, not an id, never listed "
+                        "(--id if it is one)")
             return col, why
         if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
             # so every output value is one the column holds (bins decode between them)
@@ -192,13 +203,14 @@ class _Guesser:
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
 
-    def _integers(self, name, numbers, n_distinct, nullable):
+    def _integers(self, name, numbers, n_distinct, nullable, distinct=False):
         lo, hi = int(numbers.min()), int(numbers.max())
         # few values, or codes scattered thinly over their range (occupations, regions):
-        # list them, so every synthetic value is one of them
+        # list them, so every synthetic value is one of them.  Not values nearly all
+        # distinct (account numbers not named so): listed, each would come out as it is
         values = [int(v) for v in np.unique(numbers)]  # Python ints: exact beyond 2**63
-        if n_distinct <= self.max_categories or (n_distinct <= 10 * self.max_categories and
-                                                 n_distinct < 0.5 * (hi - lo + 1)):
+        if not distinct and (n_distinct <= self.max_categories or (
+                n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
             if self.bins < n_distinct > self.max_categories:
                 self.codes[name] = values  # binned instead if its pairs are too large
             return (Column(name, "categorical", values=values, nullable=nullable),
@@ -276,8 +288,10 @@ def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
     at least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
     (_decode_error).  The draft reads the data anyway; integer columns' edges are rounded
     up to integers, repeats dropped (bins of one integer at the low end)."""
-    x = np.sort(np.asarray(numbers, dtype=np.float64))
     lo, top = float(edges[0]), float(edges[-1])
+    if integer and max(abs(lo), abs(top)) > 2.0 ** 52:  # float64 edges would lose the top
+        return None
+    x = np.sort(np.asarray(numbers, dtype=np.float64))
     best, out = LOG_GAIN * _decode_error(x, edges), None
     for f in (1e-4, 1e-3, 1e-2, 1e-1):
         shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
@@ -315,6 +329,8 @@ def _decode_error(x: np.ndarray, edges) -> float:
     (Wasserstein-1) of each bin's values with the uniform decoding of fit()."""
     e = np.asarray(edges, dtype=np.float64)
     k = np.clip(np.searchsorted(e, x, side="right") - 1, 0, len(e) - 2)
+    for j in np.flatnonzero(e[1:] == e[:-1]):  # a repeated edge: the bin of that value
+        k[x == e[j]] = j
     counts = np.bincount(k, minlength=len(e) - 1)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     i = np.arange(len(x)) - first[k]
@@ -322,11 +338,20 @@ def _decode_error(x: np.ndarray, edges) -> float:
     return float(np.abs(x - spread).mean())
 
 
+def _numbering(numbers: np.ndarray, n_distinct: int) -> bool:
+    """Distinct integers that number the rows: dense in their range (ID_DENSITY).  Amounts
+    are nearly all distinct too, but scattered (household spending 14,601 to 11,397,547);
+    so are identifiers not named as such, which are then binned, never listed."""
+    return n_distinct >= ID_DENSITY * (float(numbers.max()) - float(numbers.min()) + 1)
+
+
 def _id_name(name: str) -> bool:
-    """A name that says identifier: a word of _ID_WORDS (person_id, case no) or camelCase
-    ...Id / ...ID."""
-    return bool(set(re.split(r"[\W_]+", name.lower())) & _ID_WORDS) or \
-        bool(_CAMEL_ID.search(name))
+    """A name that says identifier: a word of _ID_WORDS (person_id, pid), a last word of
+    _ID_LAST (case_no, account_number), camelCase ...Id / ...ID, or an entity glued to
+    one (CUSTOMERID, objectid)."""
+    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
+    return bool(set(words) & _ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
+        bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
 
 
 def _is_text(s: pd.Series) -> bool:

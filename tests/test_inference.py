@@ -292,13 +292,19 @@ def test_decimals_with_few_values_are_listed_so_the_output_keeps_them():
     assert 0 < out["rating"].isna().mean() < 0.1
 
 
-@pytest.mark.parametrize("spelling", ["pandas", "R"])
+@pytest.mark.parametrize("spelling", ["pandas", "R", "fixed", "stata"])
 def test_listed_decimals_round_trip_through_csv_text(tmp_path, spelling):
-    """A CSV holds 7.0 as "7.0" (pandas) or "7" (R): both are the listed value 7.0."""
+    """A CSV holds 7.0 as "7.0" (pandas), "7" (R), "7.00" (fixed decimals) and 0.5 as
+    ".5" (Stata): each is the listed value."""
     r = np.random.default_rng(6)
     n = 1500
-    rating = np.round(r.normal(6, 1.5, n).clip(1, 10), 1)
-    text = [("%g" % v) if spelling == "R" else repr(float(v)) for v in rating]
+    rating = np.round(r.normal(6, 1.5, n).clip(0, 10), 1)
+    write = {"pandas": lambda v: repr(float(v)), "R": lambda v: "%g" % v,
+             "fixed": lambda v: "%.2f" % v,
+             "stata": lambda v: ("%g" % v)[1:] if 0 < v < 1 else "%g" % v}[spelling]
+    text = [write(v) for v in rating]
+    if spelling == "stata":
+        text[:50] = [".5"] * 50
     df = pd.DataFrame({"rating": text, "c": r.choice(["a", "b"], n)})
     path, schema, out = tmp_path / "t.csv", tmp_path / "s.json", tmp_path / "o.csv"
     df.to_csv(path, index=False)
@@ -308,7 +314,7 @@ def test_listed_decimals_round_trip_through_csv_text(tmp_path, spelling):
         assert json.loads(schema.read_text())["columns"]["rating"]["type"] == "categorical"
         assert main(["synthesize", str(path), "--schema", str(schema), "--epsilon", "1",
                      "--delta", "1e-9", "--seed", "0", "--out", str(out)]) == 0
-    assert pd.read_csv(out)["rating"].isin(set(rating)).all()
+    assert pd.read_csv(out)["rating"].isin(set(rating) | {0.5}).all()
 
 
 @pytest.mark.parametrize("integer,low", [(True, 5), (False, 0.0)])
@@ -374,3 +380,44 @@ def test_zero_inflated_decimal_amounts_keep_their_zeros():
     assert abs((out["inc"] == 0).mean() - (inc == 0).mean()) < 0.03
     assert abs((out["inc"] == inc.max()).mean() - (inc == inc.max()).mean()) < 0.03
     assert 0.8 < np.median(out["inc"]) / np.median(inc) < 1.25
+
+
+def test_scattered_distinct_integers_are_ids_by_name_and_never_listed():
+    """Account numbers (8 digits, scattered, 500 in 500 rows) were listed as 500 values and
+    came out verbatim: named like identifiers they are ids; unnamed they are binned like
+    an amount, never listed; an amount with a 'no' inside its name is not an id."""
+    r = np.random.default_rng(10)
+    n = 500
+    df = pd.DataFrame({"acct": r.choice(np.arange(10 ** 7, 10 ** 8), n, replace=False),
+                       "account_number": r.choice(10 ** 9, n, replace=False),
+                       "CUSTOMERID": r.choice(10 ** 9, n, replace=False),
+                       "price_no_tax": np.round(np.exp(r.normal(8, 1.5, n))).astype(np.int64),
+                       "c": r.choice(["a", "b"], n)})
+    s = _infer(df)
+    assert [s[c].kind for c in ("account_number", "CUSTOMERID")] == ["id"] * 2
+    assert s["acct"].kind == "numeric" and s["price_no_tax"].kind == "numeric"
+    assert df["price_no_tax"].nunique() > 0.95 * n
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
+    assert out["acct"].isin(df["acct"]).sum() <= 1  # by chance at most: 500 in 9 x 10^7
+
+
+def test_integers_beyond_2_to_53_are_decimals_and_a_2_to_53_max_stays_in_range():
+    r = np.random.default_rng(11)
+    n = 3000
+    big = r.uniform(-1, 1, n) * 1e300  # whole in float64, far beyond exact integers
+    top = np.exp(r.uniform(0, np.log(2.0 ** 53), n)).astype(np.int64)
+    top[0] = 2 ** 53
+    df = pd.DataFrame({"big": big, "top": top, "c": r.choice(["a", "b"], n)})
+    s = _infer(df)
+    assert s["big"].kind == "numeric" and not s["big"].integer
+    assert s["top"].value_range[1] == 2 ** 53
+    encode(df, s)  # every value within the drafted range
+
+
+def test_decode_error_closed_forms():
+    from gpu_dpsyn.inference import _decode_error
+    x = np.sort((np.arange(1000) + 0.5) / 1000)  # evenly spread over [0, 1): nothing to move
+    assert _decode_error(x, [0.0, 1.0]) < 1e-12
+    # all at 0 in [0, 1): moved to (i + 0.5) / n, mean 1/2; with [0, 0, 1]: nothing
+    assert _decode_error(np.zeros(1000), [0.0, 1.0]) == pytest.approx(0.5)
+    assert _decode_error(np.zeros(1000), [0.0, 0.0, 1.0]) == 0.0
