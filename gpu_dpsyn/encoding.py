@@ -84,10 +84,13 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 def _code_of(lookup: dict, u, numbers: bool) -> int:
     """The code of data value u: by its text form; where the column lists numbers and u is
-    number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value."""
+    number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value; a
+    float32 value by its shortest text (float32 0.1 is 0.10000000149011612 in float64)."""
     code = lookup.get(_value_key(u), -1)
     if code < 0 and numbers and isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()):
         code = lookup.get(_value_key(float(u)), -1)
+    if code < 0 and numbers and isinstance(u, (float, np.floating)) and np.isfinite(u):
+        code = lookup.get(_value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
     return code
 
 

@@ -179,6 +179,8 @@ class _Guesser:
         if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
             # so every output value is one the column holds (bins decode between them)
             values = sorted(float(v) for v in np.unique(numbers))
+            if s.dtype == np.float32:  # 0.1, not float32's 0.10000000149011612
+                values = sorted({float(str(np.float32(v))) for v in values})
             return (Column(name, "categorical", values=values, nullable=nullable),
                     f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
         lo, hi = float(numbers.min()), float(numbers.max())

@@ -290,6 +290,11 @@ def test_decimals_with_few_values_are_listed_so_the_output_keeps_them():
     assert out["rating"].dropna().isin(set(df["rating"].dropna())).all()
     assert out["share"].isin(set(df["share"])).all()
     assert 0 < out["rating"].isna().mean() < 0.1
+    f32 = _infer(df.astype({"share": np.float32}))  # read as float32: the values as written
+    assert f32["share"].values == [0.0, 4.5, 14.5, 24.5, 34.5, 44.5]
+    df32 = pd.DataFrame({"p": np.float32([0.1, 0.2, 0.3] * 500), "c": ["a", "b", "c"] * 500})
+    assert _infer(df32)["p"].values == [0.1, 0.2, 0.3]
+    encode(df32, _infer(df32))  # float32 data matches them
 
 
 @pytest.mark.parametrize("spelling", ["pandas", "R", "fixed", "stata"])
