@@ -170,6 +170,8 @@ def axis(col, real_counts: np.ndarray, top: int = TOP_CATEGORIES,
         ticks = [(g - 0.5, edges[g * step]) for g in range(n)]
         if col.kind != "datetime" and (gap or not col.nullable):
             ticks.append((n - 0.5, edges[-1]))
+        # a bin of one value (a repeated edge) would be ticked twice with it
+        ticks = [t for i, t in enumerate(ticks) if i == 0 or t[1] != ticks[i - 1][1]]
     ticks = _thin(ticks, max_ticks)
     pos = np.arange(n + col.nullable, dtype=np.float64)
     if col.nullable:
