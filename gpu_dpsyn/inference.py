@@ -96,15 +96,25 @@ def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
     """While the two largest domains make a pair the fit would refuse, bin the larger of
     them that is an integer column listed as sparse codes, on a support of its values:
     its output stays on values seen (codes stay real codes, amounts rounded to 100 stay
-    so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names)."""
+    so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names); or
+    draft the larger that is a datetime column in a coarser unit, to fit beside the other
+    (nycflights13: time_hour by day beside 4,044 tail numbers).  Each column once."""
     while True:
         big = _two_largest(cols, max_cells)
-        listed = [c for c in big if c.name in guess.codes]
+        listed = [c for c in big if c.name in guess.codes or c.name in guess.stamps]
         if not listed:
             return
-        i = next(j for j, c in enumerate(cols) if c is listed[0])  # the larger of the two
-        other = big[1] if listed[0] is big[0] else big[0]
-        cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
+        col = listed[0]  # the larger of the two
+        i = next(j for j, c in enumerate(cols) if c is col)
+        other = big[1] if col is big[0] else big[0]
+        if col.name in guess.codes:
+            cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
+            continue
+        t, nullable, offsets = guess.stamps.pop(col.name)
+        fit = max_cells // other.size - (1 if nullable else 0)
+        cols[i], why = guess._datetime(col.name, t, nullable, offsets, limit=max(fit, 1))
+        guess.stamps.pop(col.name)
+        whys[i] = why + f"; coarser, so its pair with {other.name!r} fits max_cells={max_cells:,}"
 
 
 def _two_largest(cols: list, max_cells: int) -> list:
@@ -132,6 +142,7 @@ class _Guesser:
     def __init__(self, max_categories: int, bins: int):
         self.max_categories, self.bins = max_categories, bins
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
+        self.stamps: dict = {}  # datetime columns: name -> (datetimes, nullable, offsets)
 
     def column(self, name: str, s: pd.Series, is_id: bool):
         nullable = bool(s.isna().any())
@@ -250,13 +261,16 @@ class _Guesser:
         return column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
                                        "support": support, "nullable": nullable})
 
-    def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
+    def _datetime(self, name, t: pd.Series, nullable, offsets: bool, limit=None):
+        """A datetime column in the finest unit whose span has at most `limit` bins
+        (default 10 max_categories), else `bins` equal bins."""
+        self.stamps[name] = (t, nullable, offsets)  # to draft it coarser (_bin_listed_codes)
         tz = None if t.dt.tz is None else str(t.dt.tz)
         v = t.dropna()
         wall = v.dt.tz_localize(None) if tz else v
         lo, hi = wall.min(), wall.max()
         unit = _finest_unit(wall)
-        limit = 10 * self.max_categories
+        limit = limit or 10 * self.max_categories
         for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
             if _span_in(unit, lo, hi) <= limit:
                 break

