@@ -206,6 +206,6 @@ def test_a_grouped_run_shows_each_levels_groups(no_raster):
 
 def test_a_bin_of_one_value_is_labelled_and_ticked_once():
     col = _col({"type": "numeric", "edges": [0, 0, 0.5, 2, 7.5, 7.5]})
-    assert labels.code_texts(col) == ["0", "[0, 0.5)", "[0.5, 2)", "[2, 7.5)", "7.5"]
+    assert labels.code_texts(col) == ["0", "(0, 0.5)", "[0.5, 2)", "[2, 7.5)", "7.5"]
     texts = [t for _, t in labels.axis(col, np.ones(5)).ticks]
     assert texts == ["0", "0.5", "2", "7.5"]

@@ -234,7 +234,7 @@ def test_a_repeated_edge_is_a_bin_of_that_one_value():
     assert decode([np.array([0, 4])], schema, numeric_decode="midpoint")["inc"].tolist() == \
         [0.0, 7.5]
     from gpu_dpsyn.report.labels import code_texts
-    assert code_texts(col)[0] == "0" and code_texts(col)[1] == "[0, 0.5)"
+    assert code_texts(col)[0] == "0" and code_texts(col)[1] == "(0, 0.5)"
 
 
 @pytest.mark.parametrize("edges,why", [([0, 0, 0, 1], "more than twice"),

@@ -112,7 +112,9 @@ def code_texts(col) -> list:
     else:
         edges = edge_texts(col)
         same = np.asarray(col.edges[1:]) == np.asarray(col.edges[:-1])  # a bin of one value
-        out = [a if one else f"[{a}, {b})" for a, b, one in zip(edges[:-1], edges[1:], same)]
+        after = np.append(False, same[:-1])  # ... holds its lower edge: the next one not
+        out = [a if one else f"{'(' if past else '['}{a}, {b})"
+               for a, b, one, past in zip(edges[:-1], edges[1:], same, after)]
     return out + (["missing"] if col.nullable else [])
 
 
