@@ -79,7 +79,8 @@ def _lookup(col: Column) -> dict:
 
 # a number as CSV files write it ("4.50", ".5", "7.0", "1e3"), not a code with leading
 # zeros ("02134" is text)
-_PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+_EXACT = 2.0 ** 53  # beyond it a float64 stands for several integers: no match by value
 
 
 def _code_of(lookup: dict, u, numbers: bool) -> int:
@@ -87,11 +88,13 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value; a
     float32 value by its shortest text (float32 0.1 is 0.10000000149011612 in float64)."""
     code = lookup.get(_value_key(u), -1)
-    if code < 0 and numbers and isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()):
-        code = lookup.get(_value_key(float(u)), -1)
-    if code < 0 and numbers and isinstance(u, (float, np.floating)) and np.isfinite(u):
-        code = lookup.get(_value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
-    return code
+    if code >= 0 or not numbers:
+        return code
+    if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()) and abs(float(u)) < _EXACT:
+        return lookup.get(_value_key(float(u)), -1)
+    if isinstance(u, (float, np.floating)) and float(np.float32(u)) == float(u):
+        return lookup.get(_value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
+    return -1
 
 
 def _encode_column(s, col: Column, xp=np):

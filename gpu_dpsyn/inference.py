@@ -111,10 +111,12 @@ def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
             cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
             continue
         t, nullable, offsets = guess.stamps.pop(col.name)
-        fit = max_cells // other.size - (1 if nullable else 0)
-        cols[i], why = guess._datetime(col.name, t, nullable, offsets, limit=max(fit, 1))
+        fit = max(max_cells // other.size - (1 if nullable else 0), 1)
+        cols[i], why = guess._datetime(col.name, t, nullable, offsets, limit=fit)
         guess.stamps.pop(col.name)
-        whys[i] = why + f"; coarser, so its pair with {other.name!r} fits max_cells={max_cells:,}"
+        fits = cols[i].size * other.size <= max_cells
+        whys[i] = why + f"; coarser, for its pair with {other.name!r}" + (
+            f" to fit max_cells={max_cells:,}" if fits else "")
 
 
 def _two_largest(cols: list, max_cells: int) -> list:
@@ -164,13 +166,17 @@ class _Guesser:
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
         numbers = _as_numbers(vals, text)
         n_distinct = vals.nunique()
-        # whole numbers: integers within float64's exact range, or of an integer dtype (ids
-        # as 64-bit hashes); 1e300 is whole too, but a decimal
-        whole = numbers is not None and bool(np.all(np.mod(numbers, 1) == 0)) and (
-            float(np.abs(numbers).max()) <= 2.0 ** 53 or pd.api.types.is_integer_dtype(s))
+        # whole numbers: integers within float64's exact range, or of an integer dtype (a
+        # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
+        # Nearly distinct integers beyond 2**53 (64-bit hashes) cannot be binned: ids
+        integral = numbers is not None and bool(np.all(np.mod(numbers, 1) == 0))
+        beyond = integral and float(np.abs(numbers).max()) > 2.0 ** 53
+        huge = beyond and pd.api.types.is_integer_dtype(s)
+        whole = integral and (huge or not beyond)
         if numbers is None or whole:
             if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals) and \
-                    (numbers is None or _id_name(name) or _numbering(numbers, n_distinct)):
+                    (numbers is None or _id_name(name) or huge or
+                     _numbering(numbers, n_distinct)):
                 warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -190,7 +196,7 @@ class _Guesser:
         if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
             # so every output value is one the column holds (bins decode between them)
             values = sorted(float(v) for v in np.unique(numbers))
-            if s.dtype == np.float32:  # 0.1, not float32's 0.10000000149011612
+            if str(s.dtype).lower() == "float32":  # 0.1, not 0.10000000149011612
                 values = sorted({float(str(np.float32(v))) for v in values})
             return (Column(name, "categorical", values=values, nullable=nullable),
                     f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
@@ -278,7 +284,7 @@ class _Guesser:
             unit = None
         if unit is None:
             spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
-                    "bins": self.bins}
+                    "bins": min(self.bins, limit)}
         else:
             start = _unit_start(lo, unit)
             end = _unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
@@ -287,7 +293,7 @@ class _Guesser:
         if tz:
             spec["timezone"] = tz
         col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
-        how = f"unit {unit}" if unit else f"{self.bins} equal bins"
+        how = f"unit {unit}" if unit else f"{spec['bins']} equal bins"
         zone = f", time zone {tz}" if tz else ""
         note = "; the text had UTC offsets: name the real zone" if offsets else ""
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
@@ -393,7 +399,8 @@ def _as_numbers(vals: pd.Series, text: bool):
     if x.isna().any():
         return None
     x = x.to_numpy(dtype=np.float64)
-    return x if np.isfinite(x).all() else None
+    # text beyond 2**53 is a code: as floats, 1500000000000000001 and ...002 are one value
+    return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
 
 
 def _as_datetime(s: pd.Series, vals: pd.Series, text: bool):

@@ -448,3 +448,20 @@ def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
     assert "unit month" in line and "'tail'" in line
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
     assert out["time_hour"].dt.year.eq(2013).all()
+
+
+def test_integers_beyond_2_to_53_stay_ids_or_text_codes():
+    """64-bit ids (tweet ids) read as text, or unnamed int64 hashes, were drafted as bins
+    of their min and max, or refused; text codes beyond 2**53 collapsed into one float."""
+    r = np.random.default_rng(13)
+    n = 1000
+    ids = 1_500_000_000_000_000_000 + 7919 * np.arange(n)
+    df = pd.DataFrame({"user_id": [str(v) for v in ids],
+                       "fingerprint": r.integers(2 ** 60, 2 ** 62, n),
+                       "grp": [str(1_500_000_000_000_000_001 + i % 3) for i in range(n)],
+                       "c": r.choice(["a", "b"], n)})
+    s = _infer(df)
+    assert s["user_id"].kind == "id" and s["fingerprint"].kind == "id"
+    assert s["grp"].kind == "categorical" and len(s["grp"].values) == 3
+    codes = encode(df, s)[[c.name for c in s.synth_columns].index("grp")]
+    assert len(set(codes.tolist())) == 3

@@ -245,3 +245,15 @@ def test_repeated_edges_are_checked(edges, why):
     with pytest.raises(SchemaError, match="integer column must be strictly increasing"):
         load_schema({"columns": {"x": {"type": "numeric", "integer": True,
                                        "edges": [0, 0, 1, 5]}}})
+
+
+@pytest.mark.parametrize("listed,data", [([0.1, 0.2], [0.100000001]),
+                                         ([16777216, 3], [16777217.0]),
+                                         ([2 ** 53, 1], ["9007199254740993.0"]),
+                                         ([12, 1], ["١٢"])])
+def test_listed_numbers_match_only_the_same_number(listed, data):
+    """Not a float merely close to a listed one, not a number beyond 2**53 that rounds to
+    it, not digits of another script: each is an error, never silently that code."""
+    schema = load_schema({"columns": {"x": {"type": "categorical", "values": listed}}})
+    with pytest.raises(DataError, match="outside the schema"):
+        encode(pd.DataFrame({"x": data}), schema)
