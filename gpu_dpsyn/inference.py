@@ -110,10 +110,9 @@ def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
         if col.name in guess.codes:
             cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
             continue
-        t, nullable, offsets = guess.stamps.pop(col.name)
-        fit = max(max_cells // other.size - (1 if nullable else 0), 1)
-        cols[i], why = guess._datetime(col.name, t, nullable, offsets, limit=fit)
-        guess.stamps.pop(col.name)
+        drawn = guess.stamps.pop(col.name)
+        fit = max(max_cells // other.size - (1 if drawn[4] else 0), 1)  # [4]: nullable
+        cols[i], why = guess._datetime_in(col.name, *drawn, fit)
         fits = cols[i].size * other.size <= max_cells
         whys[i] = why + f"; coarser, for its pair with {other.name!r}" + (
             f" to fit max_cells={max_cells:,}" if fits else "")
@@ -144,7 +143,8 @@ class _Guesser:
     def __init__(self, max_categories: int, bins: int):
         self.max_categories, self.bins = max_categories, bins
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
-        self.stamps: dict = {}  # datetime columns: name -> (datetimes, nullable, offsets)
+        self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
+        # nullable, offsets): to draft them coarser
 
     def column(self, name: str, s: pd.Series, is_id: bool):
         nullable = bool(s.isna().any())
@@ -267,16 +267,17 @@ class _Guesser:
         return column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
                                        "support": support, "nullable": nullable})
 
-    def _datetime(self, name, t: pd.Series, nullable, offsets: bool, limit=None):
-        """A datetime column in the finest unit whose span has at most `limit` bins
-        (default 10 max_categories), else `bins` equal bins."""
-        self.stamps[name] = (t, nullable, offsets)  # to draft it coarser (_bin_listed_codes)
+    def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
         tz = None if t.dt.tz is None else str(t.dt.tz)
         v = t.dropna()
         wall = v.dt.tz_localize(None) if tz else v
-        lo, hi = wall.min(), wall.max()
-        unit = _finest_unit(wall)
-        limit = limit or 10 * self.max_categories
+        # what a coarser draft needs (_bin_listed_codes), not the column itself
+        self.stamps[name] = (wall.min(), wall.max(), _finest_unit(wall), tz, nullable, offsets)
+        return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
+
+    def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
+        """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
+        whose span has at most `limit` bins, else in at most `bins` equal bins."""
         for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
             if _span_in(unit, lo, hi) <= limit:
                 break
