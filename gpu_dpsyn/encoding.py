@@ -97,6 +97,15 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     return -1
 
 
+def bin_codes(xp, edges: np.ndarray, x):
+    """Each value's bin on the host array `edges`: [edges[k], edges[k + 1]), the top edge
+    closed; an edge given twice (edges[k] == edges[k + 1]) is the bin holding just it."""
+    codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, len(edges) - 2)
+    for k in np.flatnonzero(edges[1:] == edges[:-1]).tolist():  # x == edges[k] fell into
+        codes = xp.where(x == edges[k], k, codes)  # bin k + 1, [edges[k], ...)
+    return codes
+
+
 def _encode_column(s, col: Column, xp=np):
     """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
     a cuDF column stays on the device, a pandas one is copied there once."""
@@ -121,8 +130,7 @@ def _encode_column(s, col: Column, xp=np):
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
     elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
         x = xp.asarray(datetime.to_epoch(s, col)[0])
-        edges = xp.asarray(np.asarray(col.edges, dtype=np.int64))
-        codes = xp.clip(xp.searchsorted(edges, x, side="right") - 1, 0, col.bins - 1)
+        codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), x)
     else:
         try:
             if gpu_frame:
@@ -153,9 +161,7 @@ def _encode_column(s, col: Column, xp=np):
                 raise DataError(f"column {col.name!r} has {int(off.sum())} values outside its "
                                 f"support {support.describe(col.support)}: "
                                 f"{_describe(np.unique(_host(x[off])))}")
-        codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, col.bins - 1)
-        for k in np.flatnonzero(edges[1:] == edges[:-1]).tolist():  # bin k = {edges[k]}:
-            codes = xp.where(x == edges[k], k, codes)  # x fell into bin k + 1, [edges[k], .)
+        codes = bin_codes(xp, edges, x)
     if col.nullable:
         codes = xp.where(na, col.null_code, codes)
     return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))

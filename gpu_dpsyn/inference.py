@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .encoding import bin_codes
 from .errors import SchemaError
 from .marginals import DEFAULT_MAX_CELLS
 from .schema import Column, Schema, _numeric_edges, column_from_spec
@@ -173,10 +174,10 @@ class _Guesser:
         beyond = integral and float(np.abs(numbers).max()) > 2.0 ** 53
         huge = beyond and pd.api.types.is_integer_dtype(s)
         whole = integral and (huge or not beyond)
+        distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
         if numbers is None or whole:
-            if n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals) and \
-                    (numbers is None or _id_name(name) or huge or
-                     _numbering(numbers, n_distinct)):
+            if distinct and (numbers is None or _id_name(name) or huge or
+                             _numbering(numbers, n_distinct)):
                 warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -187,7 +188,6 @@ class _Guesser:
         if numbers is None:
             return self._categorical(name, vals, nullable, text)
         if whole:
-            distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
             col, why = self._integers(name, numbers, n_distinct, nullable, distinct)
             if distinct:
                 why += ("; nearly all distinct, but scattered: data, not an id, never listed "
@@ -202,15 +202,8 @@ class _Guesser:
                     f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
         lo, hi = float(numbers.min()), float(numbers.max())
         spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
-        edges = _numeric_edges(name, spec, False)
-        logs = _log_edges(numbers, edges, False)
-        own = _own_bins(numbers, logs or edges, False)
-        col = Column(name, "numeric", edges=own[0] if own else logs or edges,
-                     nullable=nullable)
-        why = f"numbers {lo:g}..{hi:g} in {len(logs or edges) - 1} " + \
-            (_SKEWED if logs else "equal bins")
-        return col, why + (f"; {' and '.join(f'{v:g}' for v in own[1])}: common, a bin of "
-                           "its own" if own else "")
+        return _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
+                       f"numbers {lo:g}..{hi:g}")
 
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
@@ -240,15 +233,8 @@ class _Guesser:
             col = self._on_support(name, {"step": step, "start": lo}, lo, hi, nullable)
             return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
         spec = {"min": lo, "max": hi, "bins": self.bins}
-        edges = _numeric_edges(name, spec, True)
-        logs = _log_edges(numbers, edges, True)
-        own = _own_bins(numbers, logs or edges, True)
-        col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=True,
-                     nullable=nullable)
-        why = f"integers {lo}..{hi} in {len(logs or edges) - 1} " + \
-            (_SKEWED if logs else "equal bins")
-        return col, why + (f"; {' and '.join(map(str, own[1]))}: common, a bin of its own"
-                           if own else "")
+        return _binned(name, numbers, _numeric_edges(name, spec, True), True, nullable,
+                       f"integers {lo}..{hi}")
 
     def binned_on_values(self, col: Column, other: Column, max_cells: int):
         """Column col (listed as sparse codes) re-drafted as integer bins whose support is
@@ -304,6 +290,21 @@ _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of e
            "widths (\"bins\": {\"private_quantiles\": K} fits bins to the data)")
 
 
+def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
+            what: str):
+    """(column, summary line) of a binned numeric column: the equal-width `edges`, or
+    log-spaced ones (_log_edges), with a common min or max in a bin of its own
+    (_own_bins)."""
+    logs = _log_edges(numbers, edges, integer)
+    own = _own_bins(numbers, logs or edges, integer)
+    col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,
+                 nullable=nullable)
+    why = f"{what} in {len(logs or edges) - 1} " + (_SKEWED if logs else "equal bins")
+    say = str if integer else (lambda v: f"{v:g}")
+    return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
+                       if own else "")
+
+
 def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
     """Log-spaced edges between the equal-width edges' ends when they fit the values
     clearly better (amounts, counts: right-skewed, often with many zeros); else None.
@@ -351,9 +352,7 @@ def _decode_error(x: np.ndarray, edges) -> float:
     values are replaced by evenly spread points across it, in order: the optimal coupling
     (Wasserstein-1) of each bin's values with the uniform decoding of fit()."""
     e = np.asarray(edges, dtype=np.float64)
-    k = np.clip(np.searchsorted(e, x, side="right") - 1, 0, len(e) - 2)
-    for j in np.flatnonzero(e[1:] == e[:-1]):  # a repeated edge: the bin of that value
-        k[x == e[j]] = j
+    k = bin_codes(np, e, x)  # as encode() bins them
     counts = np.bincount(k, minlength=len(e) - 1)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     i = np.arange(len(x)) - first[k]
