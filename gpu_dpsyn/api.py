@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import math
 import os
 import time
@@ -18,8 +19,8 @@ from .consistency import make_consistent, total_standard_error
 from .empirical_bayes import denoise_marginals
 from .dtypes import MAX_ROWS
 from .encoding import check_columns, code_dtype, decode, encode
-from .errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
-                     RowCountWarning, SchemaError)
+from .errors import (DataError, DPSynError, LargeDomainWarning, ParameterError,
+                     PrivacyParameterError, RowCountWarning, SchemaError)
 from .filtering import low_count_recode, one_way_of, recoded, undo
 from .gibbs import REPAIR, gibbs_sweep
 from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_size,
@@ -345,10 +346,12 @@ class Synthesizer:
             and self.adaptive_rounds else 0.0
         f_marg -= f_round
         if groups == [()]:
-            # every pair is histogrammed for InDif and workload triples are measured:
-            # refuse huge domains before spending anything (grouped: resolve_levels did)
-            check_domains(dpsyn_plan(d) + [w for w in workload if len(w) == 3], domain,
-                          names, self.max_cells)
+            # the 1-ways and the sets the user named are measured: refuse huge domains
+            # before spending anything (grouped: resolve_levels did); a pair past
+            # max_cells cannot be chosen, so it is left out of the candidates, and said
+            check_domains([(a,) for a in range(d)] + list(workload), domain, names,
+                          self.max_cells)
+            _warn_pairs_left_out(domain, names, pairs0, self.max_cells)
         if f_round:  # the rounds' records S: at most FIT_ROWS, whatever the table
             self._check_memory(adaptive.FIT_ROWS, domain,
                                f"fitting the adaptive rounds' {adaptive.FIT_ROWS:,} records",
@@ -835,6 +838,25 @@ def _top(marginals) -> list:
     """The marginals inside no other one."""
     sets = [set(m.attrs) for m in marginals]
     return [m for m, s in zip(marginals, sets) if not any(s < o for o in sets)]
+
+
+def _warn_pairs_left_out(domain, names, pairs, max_cells: int) -> None:
+    """One LargeDomainWarning naming the largest pair past max_cells (from the schema:
+    public), and how many more: PrivSyn leaves them out of its choice."""
+    fit = set(pairs)
+    over = sorted(((domain[a] * domain[b], a, b) for a, b in
+                   itertools.combinations(range(len(domain)), 2) if (a, b) not in fit),
+                  key=lambda x: (-x[0], x[1], x[2]))
+    if not over:
+        return
+    c, a, b = over[0]
+    more = f" (and {len(over) - 1} more pair{'s' if len(over) > 2 else ''})" \
+        if len(over) > 1 else ""
+    warnings.warn(f"columns {names[a]!r} ({domain[a]:,} values) and {names[b]!r} "
+                  f"({domain[b]:,} values) make a pair marginal of {c:,} cells, more than "
+                  f"max_cells={max_cells:,}{more}: PrivSyn leaves that pair out, so their "
+                  "joint distribution is not modelled; bin or group their values in the "
+                  "schema to keep it", LargeDomainWarning, stacklevel=4)
 
 
 def _pooled_total(levels) -> tuple:

@@ -33,5 +33,10 @@ class ParameterError(DPSynError):
     """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
 
 
+class LargeDomainWarning(UserWarning):
+    """A pair of columns has more cells than max_cells: PrivSyn cannot measure it, so the
+    two columns' joint distribution is not modelled (from the schema alone: public)."""
+
+
 class RowCountWarning(UserWarning):
     """The DP estimate of the row count is dominated by the privacy noise."""

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .encoding import bin_codes
-from .errors import SchemaError
+from .errors import LargeDomainWarning, SchemaError  # noqa: F401 (re-exported)
 from .marginals import DEFAULT_MAX_CELLS
 from .schema import Column, Schema, _numeric_edges, column_from_spec
 from .types.datetime import UNITS
@@ -50,10 +50,6 @@ class IdColumnWarning(UserWarning):
     """A column was guessed to be an identifier: it will not be synthesized."""
 
 
-class LargeDomainWarning(UserWarning):
-    """The drafted schema has a pair of columns whose marginal the fit would refuse."""
-
-
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
                  id_columns=()) -> Schema:
     """Read a schema off the data.  NOT differentially private: warns loudly."""
@@ -86,7 +82,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
                  key=lambda c: gaps[c])
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
     too_big = _largest_pair(schema)
-    if too_big:  # the fit refuses it before spending: say so now, not after the review
+    if too_big:  # the fit leaves that pair out: say so now, not after the review
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
         lines.append("  note: " + too_big)
     return schema, lines
@@ -94,7 +90,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
 
 def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
                       max_cells: int = DEFAULT_MAX_CELLS) -> None:
-    """While the two largest domains make a pair the fit would refuse, bin the larger of
+    """While the two largest domains make a pair the fit would leave out, bin the larger of
     them that is an integer column listed as sparse codes, on a support of its values:
     its output stays on values seen (codes stay real codes, amounts rounded to 100 stay
     so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names); or
@@ -121,7 +117,7 @@ def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
 
 def _two_largest(cols: list, max_cells: int) -> list:
     """The two synthesized columns of largest domain when their pair passes max_cells
-    (every pair is counted for the selection, so the fit refuses the table), else []."""
+    (PrivSyn cannot measure it: the fit leaves it out), else []."""
     big = sorted((c for c in cols if c.kind not in ("id", "derived")),
                  key=lambda c: -c.size)[:2]
     return big if len(big) == 2 and big[0].size * big[1].size > max_cells else []
@@ -136,8 +132,9 @@ def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | N
     (k1, a), (k2, b) = ((c.size, c.name) for c in big)
     return (f"columns {a!r} ({k1:,} values) and {b!r} ({k2:,} values) make a pair marginal "
             f"of {k1 * k2:,} cells, more than the default max_cells={max_cells:,}: "
-            "synthesize would refuse it; bin or group their values in the schema, or "
-            "mark an identifier with --id")
+            "synthesize leaves that pair out, so their joint distribution is not modelled; "
+            "bin or group their values in the schema to keep it, or mark an identifier "
+            "with --id")
 
 
 class _Guesser:

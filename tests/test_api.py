@@ -1,9 +1,11 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import small_table
-from gpu_dpsyn import Synthesizer
+from gpu_dpsyn import LargeDomainWarning, Synthesizer
 from gpu_dpsyn.errors import BackendError, DataError, DPSynError, PrivacyParameterError
 from gpu_dpsyn.evaluate import mean_tvd
 from gpu_dpsyn.privacy import eps_delta_to_rho
@@ -114,19 +116,56 @@ def test_gpu_backend_without_device_is_a_clear_error():
         Synthesizer(1.0, 1e-9, backend="gpu")
 
 
-@pytest.mark.parametrize("method", ["dpsyn", "privsyn"])
-def test_huge_domain_is_refused(flights, method):
-    df = flights[["flight", "dep_time"]]
+def _huge_pair(flights):
+    df = flights[["flight", "dep_time", "origin"]]
     schema = {"columns": {"flight": {"type": "numeric", "integer": True, "min": 1, "max": 9999,
                                      "bins": 5000},
                           "dep_time": {"type": "numeric", "integer": True, "min": 0,
-                                       "max": 2400, "nullable": True}}}
-    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, method=method)
+                                       "max": 2400, "nullable": True},
+                          "origin": {"type": "categorical", "values": ["EWR", "JFK", "LGA"]}}}
+    return df, schema
+
+
+def test_huge_domain_is_refused_by_dpsyn(flights):
+    # DPSyn measures every pair: one past max_cells is refused before anything is spent
+    df, schema = _huge_pair(flights)
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, method="dpsyn")
     with pytest.raises(DataError, match=r"flight \(5000 values\), dep_time \(33 values\) has 165,000 cells"):
         syn.fit(df, schema)
     assert syn.ledger == []
     schema["columns"]["flight"]["bins"] = 50  # nothing was spent: the same object may retry
     assert len(syn.fit(df, schema).ledger) > 0
+
+
+def test_privsyn_leaves_a_huge_pair_out_and_says_so_before_spending(flights):
+    # PrivSyn chooses among the pairs: one past max_cells cannot be chosen, so it is left
+    # out of the candidates (the columns' joint distribution is not modelled), with a
+    # warning from the schema alone, raised before the first charge; the table is not
+    # refused (movielens' title x genres was)
+    df, schema = _huge_pair(flights)
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LargeDomainWarning)
+        with pytest.raises(LargeDomainWarning, match=r"'flight' \(5,000 values\) and "
+                           r"'dep_time' \(33 values\).*165,000 cells.*max_cells=100,000"):
+            syn.fit(df, schema)
+    assert syn.ledger == []  # warned before anything was spent
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, seed=0)
+    with pytest.warns(LargeDomainWarning, match="leaves that pair out"):
+        syn.fit(df, schema)
+    assert ("flight", "dep_time") not in syn.selected
+    out = syn.sample(2000)
+    assert list(out.columns) == list(df.columns) and len(out) == 2000
+
+
+def test_privsyn_refuses_a_workload_pair_past_max_cells_before_spending(flights):
+    # a pair the user asked for is not left out quietly: refused, nothing spent
+    df, schema = _huge_pair(flights)
+    syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000,
+                      workload={("flight", "dep_time"): 2.0})
+    with pytest.raises(DataError, match="165,000 cells"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
 
 
 def test_small_mixed_table_round_trip():

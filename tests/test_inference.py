@@ -67,9 +67,9 @@ def _scorecard_like(n=6000, seed=0):
 
 
 @pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
-def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
-    # two text columns of 1,500 and 700 names: nothing to bin, so the fit refuses their
-    # pair; the draft says so when it is made, naming both columns, not at fit time
+def test_a_draft_whose_pair_the_fit_leaves_out_says_so():
+    # two text columns of 1,500 and 700 names: nothing to bin, so the fit leaves their
+    # pair out; the draft says so when it is made, naming both columns, not only at fit
     df = _scorecard_like().assign(city=lambda d: "town " + (d["pay"] // 100).astype(str))
     df = df.drop(columns="pay")
     with pytest.warns(LargeDomainWarning, match=r"'inst' \(1,500 values\) and 'city' "
@@ -77,8 +77,11 @@ def test_a_draft_whose_pair_the_fit_would_refuse_says_so():
         s, lines = infer_schema_with_summary(df)
     assert s["inst"].kind == "categorical" and s["city"].kind == "categorical"
     assert any("1,050,000 cells" in x for x in lines)
-    with pytest.raises(DataError, match="1,050,000 cells"):  # what the warning foretold
-        Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s)
+    assert any("leaves that pair out" in x for x in lines)
+    # what the warning foretold: the fit leaves that pair out, and says so again
+    with pytest.warns(LargeDomainWarning, match=r"'inst'.*'city'.*1,050,000 cells.*leaves that pair out"):
+        syn = Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s)
+    assert ("inst", "city") not in syn.selected and len(syn.sample(100)) == 100
     small = df.assign(inst=df["inst"].str[:9])  # 'college 1'..'college 9': few names
     with warnings.catch_warnings():
         warnings.simplefilter("error", LargeDomainWarning)
