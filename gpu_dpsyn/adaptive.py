@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from . import rng
+from .dtypes import MAX_ROWS
 from .marginals import Marginal, counts_source
 from .privacy.samplers import draw
 from .selection import greedy_select, noise_cost
@@ -86,7 +87,11 @@ def histograms(backend, source, domain, sets) -> list:
 def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
     """floor(|| M_r(D) - (n_hat / N) M_r(S) ||_1) of each column set r, exactly in
     integers (each term stays below N (n + n_hat) < 2^63).  Reads the private data:
-    charge before calling.  counts: a counts source of D; synth: S's code columns."""
+    charge before calling.  counts: a counts source of D; synth: S's code columns.
+    n_hat, a noisy count unbounded at tiny epsilon, is capped at MAX_ROWS (post-processing)
+    so that those sums stay exact: past 2^64 / N they wrapped, and one record moved a
+    score by far more than the sensitivity 1 it is charged for."""
+    n_hat = min(int(n_hat), MAX_ROWS)
     n_syn = int(len(synth[0]))
     real = histograms(backend, counts, domain, sets)
     fake = histograms(backend, synth, domain, sets)

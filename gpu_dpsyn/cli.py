@@ -17,6 +17,10 @@ from .checks import integer
 from .errors import DPSynError
 from .ingest import check_writable, choose_engine, read_table, table_format, write_table
 
+# evaluate's numbers are statistics of the real table (its ML rows' count gives 30% of n)
+NOT_FOR_PUBLICATION = ("statistics of the REAL (private) table, with no privacy guarantee: "
+                       "not for publication (release only the synthetic table and the ledger)")
+
 
 def _check_inputs(*paths) -> None:
     """A directory given as a table is named as one (read_table would say 'no such file')."""
@@ -237,6 +241,7 @@ def _evaluate(a) -> int:
             schema = infer_schema(pd.concat([real, syn], ignore_index=True))
     # the report shows these very numbers: one computation, one choice of sets
     ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
+    print(f"note: {NOT_FOR_PUBLICATION}")
     for k, kw in ev.ways.items():
         print(f"mean {k}-way TVD: {kw.mean:.4f} ({kw.describe()})")
     ml = ml_utility(real, syn, schema, a.target) if a.target else None
@@ -246,7 +251,8 @@ def _evaluate(a) -> int:
         for metric, r, s, gap in ml_rows(ml):
             print(f"  {metric}: train on real {r}, train on synthetic {s}, gap {gap}")
     if a.json:
-        out = {f"tvd_{k}way": kw.mean for k, kw in ev.ways.items()}
+        out = {"not_for_publication": True, "note": NOT_FOR_PUBLICATION}
+        out.update({f"tvd_{k}way": kw.mean for k, kw in ev.ways.items()})
         out["sets"] = {f"{k}way": {"evaluated": len(kw.sets), "of": kw.total}
                        for k, kw in ev.ways.items()}
         if ml is not None:
@@ -390,7 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--max-sets", type=int, default=None,
                    help="evaluate at most this many random column sets per k (default: all); "
                         "the terminal and the report use the same ones")
-    e.add_argument("--json", help="also write the numbers as JSON here")
+    e.add_argument("--json", help="also write the numbers as JSON here (statistics of the "
+                                  "real table: not for publication)")
     e.add_argument("--report", help="write an HTML report here (needs matplotlib); it shows "
                                     "real statistics: not for publication")
     e.add_argument("--ledger", help="the --ledger JSON of the run, for the report's privacy "

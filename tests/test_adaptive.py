@@ -63,6 +63,22 @@ def test_error_sensitivity_is_at_most_1():
     assert worst == 1
 
 
+def test_error_sensitivity_holds_for_any_noisy_row_count():
+    # n_hat is a noisy count, unbounded at tiny epsilon: past 2**64 / N the integer sum
+    # wrapped and one record moved a score by ~1.8e16 (charged as 1).  It is capped at
+    # MAX_ROWS (post-processing), where the sums stay exact.
+    domain = (3, 1, 1)
+    syn = [np.repeat(np.arange(3, dtype=np.uint8), 341), np.zeros(1023, np.uint8),
+           np.zeros(1023, np.uint8)]
+
+    def score(d0, n_hat):
+        real = [np.repeat(np.arange(3, dtype=np.uint8), [d0, 5, 5]),
+                np.zeros(d0 + 10, np.uint8), np.zeros(d0 + 10, np.uint8)]
+        return int(adaptive.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0])
+    for n_hat in (10**6, 2**31, (1 << 64) // 1023 + 13, 10**30):
+        assert abs(score(6, n_hat) - score(5, n_hat)) <= 1
+
+
 def test_errors_are_charged_before_the_data_is_read():
     acc = Accountant(1.0, 1e-9, sensitivity=2)
     acc.choose_mechanism([1.0], [1], "gaussian")

@@ -297,6 +297,10 @@ def test_evaluate_terminal_json_and_report_agree(files, capsys, no_raster):
     got = json.loads(res.read_text())
     assert f"{got['tvd_3way']:.4f}" == three.group(1)
     assert got["sets"]["3way"] == {"evaluated": 3, "of": 4}
+    # statistics of the real table, not DP: said on the terminal and in the JSON too, not
+    # only in the report (the ML rows' test count alone gives 30% of the real n)
+    assert out.startswith("note: ") and "not for publication" in out.splitlines()[0]
+    assert got["not_for_publication"] is True
     page = rep.read_text()
     # the report's scores table: the same number over the same triples
     assert f"<td>mean 3-way TVD</td><td>{three.group(1)}</td><td>3 random of 4 column " \
