@@ -326,21 +326,26 @@ def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
 
 
 def _own_bins(numbers: np.ndarray, edges: list, integer: bool):
-    """(edges, values) giving the min and/or the max a bin of its own when it holds at
-    least ATOM_SHARE of the values (no hours worked, no income; a top code), so the output
-    holds it exactly and not spread over its bin; else None.  Integers: a bin [v, v + 1);
-    decimals: the edge repeated, a bin holding just v (schema)."""
-    if integer:
-        lo, hi = int(edges[0]), int(edges[-1]) - 1
-    else:
-        lo, hi = float(edges[0]), float(edges[-1])
+    """(edges, values) giving each value that holds at least ATOM_SHARE of the values a
+    bin of its own (no hours worked, no income, a top code; a ratio of exactly 1, a
+    price of 9.99, a salary of 50,000), so the output holds it exactly and not spread
+    over its bin; else None.  Integers: a bin [v, v + 1); decimals: the edge repeated,
+    a bin holding just v (schema)."""
+    values, counts = np.unique(numbers, return_counts=True)
+    atoms = values[counts >= ATOM_SHARE * len(numbers)]
     e, own = list(edges), []
-    if np.mean(numbers == lo) >= ATOM_SHARE and e[1] > lo + integer:
-        e.insert(1, lo + 1 if integer else lo)
-        own.append(lo)
-    if np.mean(numbers == hi) >= ATOM_SHARE and e[-2] < hi:
-        e.insert(len(e) - 1, hi) if integer else e.append(hi)
-        own.append(hi)
+    for v in atoms.tolist():
+        v = int(v) if integer else float(v)
+        if integer:
+            new = [x for x in (v, v + 1) if x not in e]
+            if not new:  # [v, v + 1) already
+                continue
+            e = sorted(e + new)
+        else:
+            e.insert(int(np.searchsorted(e, v, side="right")), v)
+            if e.count(v) < 2:  # not an edge yet: v, v is the bin holding just v
+                e.insert(e.index(v), v)
+        own.append(v)
     return (e, own) if own else None
 
 

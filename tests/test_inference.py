@@ -390,6 +390,33 @@ def test_zero_inflated_decimal_amounts_keep_their_zeros():
     assert 0.8 < np.median(out["inc"]) / np.median(inc) < 1.25
 
 
+def test_common_interior_values_get_bins_of_their_own():
+    """Heaping inside the range: a ratio exactly 1.0 for a third of the rows (no change),
+    a price of 9.99 for a tenth, a salary of exactly 50,000 for a fifth.  In an equal-width
+    bin they were decoded uniformly over it, so hardly one came out; a bin of their own
+    (decimals: the edge given twice; integers: [v, v + 1)) keeps them exact."""
+    r = np.random.default_rng(12)
+    n = 20000
+    ratio = np.where(r.random(n) < 1 / 3, 1.0, r.uniform(0.2, 3.0, n))
+    price = np.where(r.random(n) < 0.1, 9.99, np.round(r.uniform(1, 30, n), 2))
+    pay = np.where(r.random(n) < 0.2, 50000, r.integers(20000, 120000, n))
+    df = pd.DataFrame({"ratio": ratio, "price": price, "pay": pay.astype(np.int64),
+                       "c": r.choice(["a", "b"], n)})
+    s, lines = infer_schema_with_summary(df)
+    for c, v in (("ratio", 1.0), ("price", 9.99)):
+        e = list(s[c].edges)
+        k = e.index(v)
+        assert e[k + 1] == v and e[0] < v < e[-1], e  # the repeated edge, inside
+    e = list(s["pay"].edges)
+    assert 50000 in e and e[e.index(50000) + 1] == 50001
+    assert "1: common, a bin of its own" in [x for x in lines if "ratio" in x][0]
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=3, progress=False).fit(df, s).sample(6000)
+    for c, v in (("ratio", 1.0), ("price", 9.99), ("pay", 50000)):
+        assert abs((out[c] == v).mean() - (df[c] == v).mean()) < 0.03, c
+    # the values around them still come out around them (not all pulled into the atom)
+    assert 0.85 < np.median(out["ratio"]) / np.median(ratio) < 1.15
+
+
 def test_scattered_distinct_integers_are_ids_by_name_and_never_listed():
     """Account numbers (8 digits, scattered, 500 in 500 rows) were listed as 500 values and
     came out verbatim: named like identifiers they are ids; unnamed they are binned like
