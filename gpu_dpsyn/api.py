@@ -26,8 +26,9 @@ from .gibbs import REPAIR, gibbs_sweep
 from .grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code, group_size,
                        parse_group_by, resolve_levels, split_group)
 from .gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion, plan_structure,
-                  project, run_gum)
+                  project, run_gum, target_errors)
 from .marginals import DEFAULT_MAX_CELLS, LocalCounts, check_domains, dpsyn_plan, measure
+from .polish import polish
 from .privacy import Accountant
 from .privacy.bounding import kept_rows
 from .privacy.keys import noise_key
@@ -65,6 +66,9 @@ class Synthesizer:
     denoise=True (default) takes each multi-way marginal's noisy cells to their posterior
     means under a prior on its counts estimated from them (empirical_bayes.py) before
     consistency: post-processing, which shrinks the noise of empty cells to about 0.
+    polish=True (default) ends GUM (and the Gibbs sweep) with integer moves of each
+    column's values that bring the records' marginals closer to their targets, never
+    further (polish.py).
     Numeric columns with `"bins": {"private_quantiles": K}` get DP quantile edges first,
     bought with quantile_share of the budget (default 5%, split equally among them; the
     method's split scales to the rest): see quantiles.py.
@@ -95,7 +99,8 @@ class Synthesizer:
                  numeric_decode: str = "uniform", quantile_share: float = quantiles.DEFAULT_SHARE,
                  selection: str = "auto", group_by=None, prior_tolerance: float = 0.0,
                  adaptive_rounds: int = adaptive.ROUNDS, neighbour_shuffle: bool = True,
-                 gibbs_sweep: bool = True, denoise: bool = True, progress: bool = True,
+                 gibbs_sweep: bool = True, polish: bool = True, denoise: bool = True,
+                 progress: bool = True,
                  client=None):
         if method not in METHODS:
             raise DPSynError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -161,6 +166,7 @@ class Synthesizer:
         self.adaptive_rounds = integer("adaptive_rounds", adaptive_rounds, 0)
         self.neighbour_shuffle = flag("neighbour_shuffle", neighbour_shuffle)
         self.gibbs_sweep = flag("gibbs_sweep", gibbs_sweep)
+        self.polish = flag("polish", polish)
         self.denoise = flag("denoise", denoise)
         self.progress = flag("progress", progress)
         self.accountant: Accountant | None = None
@@ -233,7 +239,7 @@ class Synthesizer:
                                     duplicate_scope=self.duplicate_scope,
                                     append_attributes=self.append_attributes,
                                     neighbour_shuffle=self.neighbour_shuffle,
-                                    gibbs_sweep=self.gibbs_sweep,
+                                    gibbs_sweep=self.gibbs_sweep, polish=self.polish,
                                     # the rounds' records are fitted to what it estimates
                                     denoise=self.denoise,
                                     prior_tolerance=self.prior_tolerance,
@@ -688,11 +694,11 @@ class Synthesizer:
     def _fit_level(self, cols, lv, targets, key, call: int, prior: bool, cfg=None) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
         fits its group code as one more column, then writes the group columns from it.
-        cfg: the adaptive rounds' GUM settings.  Their records S get the Gibbs sweep too:
-        S ranks the triples' errors, and without the sweep it shows errors the release
-        will not have, which buys triples GUM then cannot fit (held-out tables, README).
-        No sweep without GUM iterations: it fits the targets, and iterations=0 asks for
-        the independent draws."""
+        cfg: the adaptive rounds' GUM settings.  Their records S get the Gibbs sweep and
+        the polish too: S ranks the triples' errors, and without them it shows errors the
+        release will not have, which buys triples GUM then cannot fit (held-out tables,
+        README).  Neither without GUM iterations: they fit the targets, and iterations=0
+        asks for the independent draws."""
         be, d = self.backend, len(self.domain)
         if lv.group:
             cols = cols + [group_code(be.xp, cols, lv.group, self.domain)]
@@ -710,25 +716,36 @@ class Synthesizer:
         if self.neighbour_shuffle and free:
             # GUM's Duplicates leave copies of a few donors (shuffle.py)
             neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key, call)
-        if self.gibbs_sweep and free and cfg.limit > 0:
-            # GUM's 3-way structure where no target holds it (gibbs.py): redraw, repair
+        swept = self.gibbs_sweep and free and cfg.limit > 0
+        polished = self.polish and free and cfg.limit > 0
+        if swept:
+            # GUM's 3-way structure where no target holds it (gibbs.py): redraw
             with bar(self.progress, len(res.cols), "Gibbs sweep") as pb:
                 skipped = gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)
-            if skipped:
-                warnings.warn("the Gibbs sweep left columns " + ", ".join(
-                    self.names[a] for a in skipped) + " as GUM made them: their fit would "
-                    "pass gibbs.MAX_CONTEXT_CELLS (contexts x values)", stacklevel=3)
-            # a Duplicate that copies all of an appended column's anchors copies it too
-            # (the sweep drew it from its target given them)
-            carried = [sorted(set(g).union(x for x, i in st.appended
-                                           if set(st.attrs[i]) <= set(g))) for g in groups]
-            rep = run_gum(be, gum_targets, res.cols, key, call, REPAIR, None, carried, slack,
-                          step0=cfg.limit)
-            res.history += rep.history[1:]
-            res.seconds += [res.seconds[-1] + t for t in rep.seconds[1:]]
-            if self.neighbour_shuffle:
-                neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key,
-                                  call, sweep=1)
+            self._warn_left("the Gibbs sweep", skipped, "as GUM made them: their fit")
+            if not polished:  # the repair: one GUM iteration of Duplicates (gibbs.py)
+                # a Duplicate that copies all of an appended column's anchors copies it
+                # too (the sweep drew it from its target given them)
+                carried = [sorted(set(g).union(x for x, i in st.appended
+                                               if set(st.attrs[i]) <= set(g))) for g in groups]
+                rep = run_gum(be, gum_targets, res.cols, key, call, REPAIR, None, carried,
+                              slack, step0=cfg.limit)
+                res.history += rep.history[1:]
+                res.seconds += [res.seconds[-1] + t for t in rep.seconds[1:]]
+        if polished:
+            # GUM stops where its moves for one target undo another's (polish.py); after
+            # the sweep it is the repair, and moves only the records it must (a column
+            # too large for its table is one the sweep left as it was: the same bound)
+            t0 = time.perf_counter()
+            with bar(self.progress, len(res.cols), "polish") as pb:
+                skipped = polish(be, res.cols, targets, self.domain, key, call, pb)
+            self._warn_left("the polish", skipped, "as they were: their table")
+            err = target_errors(be, res.cols, gum_targets)
+            res.history.append(float(err.mean()) if err.size else 0.0)
+            res.seconds.append(res.seconds[-1] + time.perf_counter() - t0)
+        if self.neighbour_shuffle and (swept or polished):  # the draws' and moves' copies
+            neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key,
+                              call, sweep=1)
         start = self.gum_seconds[-1] if self.gum_seconds else 0.0
         self.history += res.history
         self.gum_seconds += [start + t for t in res.seconds]
@@ -736,6 +753,12 @@ class Synthesizer:
         if lv.group:
             split_group(be.xp, res.cols[d], lv.group, self.domain, res.cols)
         return res.cols[:d]
+
+    def _warn_left(self, step: str, skipped, how: str) -> None:
+        if skipped:
+            warnings.warn(f"{step} left columns " + ", ".join(self.names[a] for a in skipped)
+                          + f" {how} would pass gibbs.MAX_CONTEXT_CELLS (contexts x values)",
+                          stacklevel=4)
 
     def _slack(self, lv, targets, st):
         """Per GUM target: prior_tolerance noise standard deviations, in counts at this

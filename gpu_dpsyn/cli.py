@@ -115,8 +115,8 @@ def _synthesizer(a, client=None):
                        selection=a.selection, group_by=_parse_group_by(a.group_by),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
                        neighbour_shuffle=not a.no_neighbour_shuffle,
-                       gibbs_sweep=not a.no_gibbs_sweep, denoise=not a.no_denoise,
-                       client=client)
+                       gibbs_sweep=not a.no_gibbs_sweep, polish=not a.no_polish,
+                       denoise=not a.no_denoise, client=client)
 
 
 def _parse_group_by(items):
@@ -358,7 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-gibbs-sweep", action="store_true",
                    help="skip the Gibbs sweep after GUM: by default each column is redrawn "
                         "from the maximum-entropy model given the columns it shares a "
-                        "marginal with, then one GUM iteration repairs the marginals")
+                        "marginal with, then the polish (or, with --no-polish, one GUM "
+                        "iteration) repairs the marginals")
+    s.add_argument("--no-polish", action="store_true",
+                   help="skip the polish after GUM: by default each column's values are "
+                        "moved, record by record, wherever that brings the marginals "
+                        "closer to their targets")
     s.add_argument("--no-denoise", action="store_true",
                    help="keep the measured marginals as they are: by default each multi-way "
                         "marginal's cells become their posterior means under a prior on its "

@@ -220,7 +220,6 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     what the noisy marginals do not contradict.  step0: where the updates' RNG counters
     start (a later run on the same records and call draws fresh streams)."""
     xp = backend.xp
-    n = int(len(cols[0]))
     current = {}  # target -> (r, the target led by its column r, on the device): one copy
 
     def rotated(i, r):
@@ -231,19 +230,8 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     slack = [0.0] * len(targets) if slack is None else [float(x) for x in slack]
     hist, seconds, t0 = [], [], time.perf_counter()
 
-    def errors():
-        # one copy of all histograms, summed on the host: device reductions round in
-        # another order, and the update order must not depend on the backend
-        if not targets:
-            return np.zeros(0)
-        h = backend.to_numpy(xp.concatenate([backend.histogram(cols, a, sh)
-                                             for a, sh, _ in targets]))
-        ends = np.cumsum([t.size for _, _, t in targets])
-        return np.array([np.abs(part - t).sum() for part, (_, _, t) in
-                         zip(np.split(h, ends[:-1]), targets)]) / (2.0 * n)
-
     for it in range(cfg.limit):
-        err = errors()  # a device-to-host copy: the clock reads finished work
+        err = target_errors(backend, cols, targets)  # a device-to-host copy: the clock reads finished work
         hist.append(float(err.mean()) if err.size else 0.0)
         seconds.append(time.perf_counter() - t0)
         if cfg.converged(hist):  # decided from host numbers: the same on every backend
@@ -262,10 +250,24 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         if progress is not None:
             progress.update(1)
     else:
-        err = errors()
+        err = target_errors(backend, cols, targets)
         hist.append(float(err.mean()) if err.size else 0.0)
         seconds.append(time.perf_counter() - t0)
     return GUMResult(cols, hist, seconds)
+
+
+def target_errors(backend, cols, targets) -> np.ndarray:
+    """Each target's TVD to the records' histogram (targets: (attrs, shape, counts
+    summing to the records)).  One copy of all histograms, summed on the host: device
+    reductions round in another order, and GUM's update order must not depend on the
+    backend."""
+    if not targets:
+        return np.zeros(0)
+    h = backend.to_numpy(backend.xp.concatenate([backend.histogram(cols, a, sh)
+                                                 for a, sh, _ in targets]))
+    ends = np.cumsum([t.size for _, _, t in targets])
+    return np.array([np.abs(part - t).sum() for part, (_, _, t) in
+                     zip(np.split(h, ends[:-1]), targets)]) / (2.0 * len(cols[0]))
 
 
 def rotate_target(attrs, shape, t, r: int) -> tuple:

@@ -30,6 +30,7 @@ BOUND = 11  # contribution bounding (ChaCha20)
 QUANTILE = 12  # private quantile bins' grid histogram (ChaCha20)
 SHUFFLE = 13  # the neighbour shuffle after GUM (shuffle.py)
 GIBBS = 14  # the Gibbs sweep's draws (gibbs.py)
+POLISH = 15  # the polish's record order and ties (polish.py)
 
 # Philox4x32-10 constants (Salmon et al. 2011, Random123)
 PHILOX_M0 = 0xD2511F53
