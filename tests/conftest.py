@@ -81,3 +81,32 @@ def no_raster(monkeypatch):
     plots = pytest.importorskip("gpu_dpsyn.report.plots")
     monkeypatch.setattr(plots, "png",
                         lambda fig, alt: plots.plt().close(fig) or f'<img alt="{alt}">')
+
+
+def fit_spied(monkeypatch, step: str, record, default, rows: int, **kw):
+    """Fit (seed 4, epsilon 8) and sample `rows` records with api.<step> wrapped:
+    record(result, backend, cols, targets, sizes, key, call, progress) is called around
+    each call: with None before it (what it returns is kept), then with (that, the
+    call's result).  kw: Synthesizer settings, and table= (default: `default`) / public=
+    (the first rows of the table as a public prior)."""
+    import warnings
+
+    import gpu_dpsyn.api as api
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.privacy.keys import SeededNoiseWarning
+    real = getattr(api, step)
+
+    def spy(*args):
+        state = record(None, *args)
+        out = real(*args)
+        record((state, out), *args)
+        return out
+    monkeypatch.setattr(api, step, spy)
+    df, schema = kw.pop("table", None) or default
+    public = kw.pop("public", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededNoiseWarning)
+        syn = Synthesizer(8.0, 1e-6, seed=4, backend="cpu", progress=False, **kw)
+        syn.fit(df, schema, public=None if public is None else df.iloc[:public])
+        out = syn.sample(rows)
+    return syn, out

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import small_table, xor_table
+from conftest import fit_spied, small_table, xor_table
 
 from stats_util import CHI2_1E6
 
@@ -180,19 +180,11 @@ def fit_sample(monkeypatch, **kw):
     """Fit and sample (small_table by default) with the sweep wrapped; (its calls' record
     counts, the synthesizer, the sample)."""
     seen = []
-    real = api.gibbs_sweep
 
-    def spy(backend, cols, targets, sizes, key, call, progress=None):
-        seen.append(len(cols[0]))
-        return real(backend, cols, targets, sizes, key, call, progress)
-    monkeypatch.setattr(api, "gibbs_sweep", spy)
-    df, schema = kw.pop("table", None) or small_table(800)
-    public = kw.pop("public", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SeededNoiseWarning)
-        syn = Synthesizer(8.0, 1e-6, seed=4, backend="cpu", progress=False, **kw)
-        syn.fit(df, schema, public=None if public is None else df.iloc[:public])
-        out = syn.sample(700)
+    def record(done, backend, cols, *rest):
+        if done is None:
+            seen.append(len(cols[0]))
+    syn, out = fit_spied(monkeypatch, "gibbs_sweep", record, small_table(800), 700, **kw)
     return seen, syn, out
 
 

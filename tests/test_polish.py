@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import small_table, xor_table
+from conftest import fit_spied, small_table, xor_table
 
 import gpu_dpsyn.api as api
 import gpu_dpsyn.polish as polish
@@ -172,24 +172,15 @@ def test_a_column_past_the_size_bound_keeps_its_values(monkeypatch):
 
 
 def fit_sample(monkeypatch, **kw):
-    """Fit and sample with the polish wrapped: (each call's (records, error before,
-    error after)), the synthesizer, the sample)."""
+    """Fit and sample (xor_table by default) with the polish wrapped: (each call's
+    (records, error before, error after)), the synthesizer, the sample)."""
     seen = []
-    real = api.polish
 
-    def spy(backend, cols, targets, sizes, key, call, progress=None):
-        e0 = l1(cols, targets, sizes)
-        out = real(backend, cols, targets, sizes, key, call, progress)
-        seen.append((len(cols[0]), e0, l1(cols, targets, sizes)))
-        return out
-    monkeypatch.setattr(api, "polish", spy)
-    df, schema = kw.pop("table", None) or xor_table(6000)
-    public = kw.pop("public", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SeededNoiseWarning)
-        syn = Synthesizer(8.0, 1e-6, seed=4, backend="cpu", progress=False, **kw)
-        syn.fit(df, schema, public=None if public is None else df.iloc[:public])
-        out = syn.sample(5000)
+    def record(done, backend, cols, targets, sizes, *rest):
+        if done is None:
+            return l1(cols, targets, sizes)
+        seen.append((len(cols[0]), done[0], l1(cols, targets, sizes)))
+    syn, out = fit_spied(monkeypatch, "polish", record, xor_table(6000), 5000, **kw)
     return seen, syn, out
 
 
