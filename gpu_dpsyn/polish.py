@@ -43,7 +43,9 @@ Then the records follow the table: in each (context, value) group the records th
 leave are taken in a random order (counter RNG, stream POLISH) and given the new values
 in cell order.  Each column's polish leaves every other column as it was.  Memory per
 column: besides the contexts' inverse index, at most seven int64 arrays a row at once
-(as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them).
+(as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the host, about
+eight float64 arrays of the table's size in a pass (1 GiB at gibbs.MAX_CONTEXT_CELLS,
+which the memory check does not count).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  The table's arithmetic runs in float64 on the host, from integer counts made by
