@@ -3,6 +3,7 @@
 
     python bench/gpu_vs_cpu.py [--rows 1e5,1e6,1e7] [--backends gpu,cpu]
                                [--cpu-max-rows 1e6] [--cpu-iterations 2]
+                               [--method dpsyn|privsyn] [--no-polish]
 
 The NumPy fallback is slow at 1e6+ rows, so above --cpu-max-rows it is skipped and
 below it may run fewer iterations (--cpu-iterations): its per-update time is what
@@ -31,13 +32,14 @@ def peak_gpu_bytes():
     return int(cupy.get_default_memory_pool().total_bytes())
 
 
-def run_one(df, schema, backend: str, iterations: int, matched: int) -> dict:
+def run_one(df, schema, backend: str, iterations: int, matched: int, polish: bool = True,
+            method: str = "dpsyn") -> dict:
     if backend == "gpu":
         import cupy
         cupy.get_default_memory_pool().free_all_blocks()
     t0 = time.perf_counter()
-    syn = Synthesizer(1.0, 1e-9, method="dpsyn", seed=0, backend=backend, iterations=iterations,
-                      progress=False)
+    syn = Synthesizer(1.0, 1e-9, method=method, seed=0, backend=backend, iterations=iterations,
+                      polish=polish, progress=False)
     syn.fit(df, schema)
     out = syn.sample()
     total = time.perf_counter() - t0
@@ -47,10 +49,15 @@ def run_one(df, schema, backend: str, iterations: int, matched: int) -> dict:
     # first `matched` iterations on both backends
     k = min(matched, iterations)
     first_k = 1e3 * (syn.gum_seconds[k] - syn.gum_seconds[0]) / max(k * n_targets, 1)
-    res = {"backend": backend, "device": device_name(syn.backend), "iterations": iterations,
+    # the gum stage holds the shuffle, the Gibbs sweep and the polish after GUM: the
+    # per-update time is GUM's own
+    gum_only = syn.timings["gum"] - sum(syn.timings.get(s, 0.0)
+                                        for s in ("shuffle", "sweep", "polish"))
+    res = {"backend": backend, "device": device_name(syn.backend), "method": method,
+           "polish": polish, "iterations": iterations,
            "marginal_updates": updates, "seconds_total": round(total, 3),
            "stages": {k: round(v, 4) for k, v in syn.timings.items()},
-           "ms_per_update": round(1e3 * syn.timings["gum"] / max(updates, 1), 4),
+           "ms_per_update": round(1e3 * gum_only / max(updates, 1), 4),
            f"ms_per_update_first_{k}_iterations": round(first_k, 4),
            "rows_out": len(out), "final_gum_tvd": round(syn.history[-1], 5)}
     if backend == "gpu":
@@ -65,6 +72,8 @@ def main(argv=None):
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--cpu-max-rows", type=float, default=1e6)
     p.add_argument("--cpu-iterations", type=int, default=2)
+    p.add_argument("--method", default="dpsyn", choices=["dpsyn", "privsyn"])
+    p.add_argument("--no-polish", action="store_true")
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
     backends = [b for b in a.backends.split(",") if b != "gpu" or gpu_available()]
@@ -82,7 +91,7 @@ def main(argv=None):
             if b == "cpu" and rows > a.cpu_max_rows:
                 continue
             it = a.iterations if b == "gpu" else min(a.iterations, a.cpu_iterations)
-            r = run_one(df, schema, b, it, a.cpu_iterations)
+            r = run_one(df, schema, b, it, a.cpu_iterations, not a.no_polish, a.method)
             entry["runs"].append(r)
             print(f"rows={rows:>10,} {b}: total {r['seconds_total']:8.2f}s  "
                   f"{r['ms_per_update']:9.3f} ms/update ({it} it)  stages {r['stages']}"

@@ -182,6 +182,7 @@ class Synthesizer:
         # grow with the true row count)
         self.history: list = []
         self.gum_seconds: list = []  # wall time at each history entry
+        self._steps = dict.fromkeys(("shuffle", "sweep", "polish"), 0.0)
         self._calls = 0
 
     # -- fit: the only access to private data ------------------------------------------
@@ -677,6 +678,7 @@ class Synthesizer:
         steps = [(self.levels[0], targets)] if targets is not None else \
             [(lv, self._targets(n, lv)) for lv in self.levels]
         self.history, self.gum_seconds = [], []
+        self._steps = dict.fromkeys(self._steps, 0.0)
         for i, (lv, tg) in enumerate(steps):
             cols = self._fit_level(cols, lv, tg, key, call + i,
                                    self.public is not None or i > 0)
@@ -688,8 +690,14 @@ class Synthesizer:
         be = self.backend
         out = decode(codes, self.schema, self.seed, call, self.numeric_decode,
                      lambda j, m: be.to_numpy(be.uniforms(key, m, j, rng.DECODE, call)))
-        self.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
+        # gum: the records' whole fit; shuffle, sweep, polish: those steps' part of it
+        self.timings.update(gum=t1 - t0, **self._steps, decode=time.perf_counter() - t1)
         return out
+
+    def _timed(self, step: str, t0: float) -> None:
+        """Add the time since t0 to the generation's step (benchmarks only)."""
+        self.backend.synchronize()
+        self._steps[step] += time.perf_counter() - t0
 
     def _fit_level(self, cols, lv, targets, key, call: int, prior: bool, cfg=None) -> list:
         """One level's GUM (and attribute appending) on the records cols; a grouped level
@@ -715,13 +723,17 @@ class Synthesizer:
         free = not lv.group and self.public is None
         if self.neighbour_shuffle and free:
             # GUM's Duplicates leave copies of a few donors (shuffle.py)
+            t0 = time.perf_counter()
             neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key, call)
+            self._timed("shuffle", t0)
         swept = self.gibbs_sweep and free and cfg.limit > 0
         polished = self.polish and free and cfg.limit > 0
         if swept:
             # GUM's 3-way structure where no target holds it (gibbs.py): redraw
+            t0 = time.perf_counter()
             with bar(self.progress, len(res.cols), "Gibbs sweep") as pb:
                 skipped = gibbs_sweep(be, res.cols, targets, self.domain, key, call, pb)
+            self._timed("sweep", t0)
             self._warn_left("the Gibbs sweep", skipped, "as GUM made them: their fit")
             if not polished:  # the repair: one GUM iteration of Duplicates (gibbs.py)
                 # a Duplicate that copies all of an appended column's anchors copies it
@@ -740,12 +752,15 @@ class Synthesizer:
             with bar(self.progress, len(res.cols), "polish") as pb:
                 skipped = polish(be, res.cols, targets, self.domain, key, call, pb)
             self._warn_left("the polish", skipped, "as they were: their table")
+            self._timed("polish", t0)
             err = target_errors(be, res.cols, gum_targets)
             res.history.append(float(err.mean()) if err.size else 0.0)
             res.seconds.append(res.seconds[-1] + time.perf_counter() - t0)
         if self.neighbour_shuffle and (swept or polished):  # the draws' and moves' copies
+            t0 = time.perf_counter()
             neighbour_shuffle(be, res.cols, [t[0] for t in targets], self.domain, key,
                               call, sweep=1)
+            self._timed("shuffle", t0)
         start = self.gum_seconds[-1] if self.gum_seconds else 0.0
         self.history += res.history
         self.gum_seconds += [start + t for t in res.seconds]

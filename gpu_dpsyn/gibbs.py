@@ -58,11 +58,15 @@ third (README, Polish).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  Both backends compute the same numbers: the contexts and their counts come from
-integer sorts (unique), the fit runs in float64 on the host, and the draws are the
+integer sorts (unique); the fit runs in float64 on the backend's array module (CuPy on a
+GPU), each of its sums exact in any order (on_grid) or taken column after column, so
+NumPy's and CuPy's ways of adding agree; and the draws are the
 counter RNG (stream GIBBS: sort keys at counters (row, column and column + 2^31, call),
 one offset per context at (context, column + 2^30, call)) through one sorted lookup.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -83,7 +87,7 @@ IPF_TOLERANCE = 1e-3  # TVD of the fitted margins to the targets': far below the
 
 
 def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
-                    tolerance: float = IPF_TOLERANCE):
+                    tolerance: float = IPF_TOLERANCE, xp=np):
     """p(a | u) (U x size, rows summing to 1) for the U distinct contexts: ctx[u, i] is
     context u's cell of target i's other columns, w[u] its records, tables[i] target
     i's counts as (size, cells of its other columns).  IPF (see the module), multiplying
@@ -91,55 +95,96 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     fitted margin is within TVD `tolerance` of it or after `iterations` passes; values
     that a target forbids stay at 0 (allowed).  The records' contexts need not be
     counted as the targets count them, so the tolerance is met only where they agree
-    (on a copula table the TVD settled at 0.001-0.002): the passes bound the work."""
-    groups = [segments(ctx[:, i]) for i in range(len(tables))]
-    p = allowed(ctx, tables, size)
-    weighted = np.empty_like(p)
+    (on a copula table the TVD settled at 0.001-0.002): the passes bound the work.
+    xp: NumPy or CuPy, which runs the fit (the arguments are host arrays); every sum is
+    of values on an exact grid (on_grid), so both give the same p to the bit."""
+    totals = [float(np.sum(t)) for t in tables]  # on the host: the same sums everywhere
+    ctx, tables = xp.asarray(ctx), [xp.asarray(t, dtype=xp.float64) for t in tables]
+    w = xp.asarray(w, dtype=xp.float64)
+    n = float(w.sum())  # whole counts: exact
+    p = allowed(ctx, tables, size, xp)
+    groups = [segments(ctx[:, i], xp) for i in range(len(tables))]
     for _ in range(iterations):
         worst = 0.0
         for i, t in enumerate(tables):
-            order, starts, present = groups[i]
-            np.multiply(p, w[:, None], out=weighted)
-            E = np.zeros((t.shape[1], size))  # (context cell, value)
-            E[present] = np.add.reduceat(weighted[order], starts, axis=0)
-            E = E.T
-            worst = max(worst, 0.5 * float(np.abs(E - t).sum() / max(t.sum(), 1e-300)))
+            E = cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1],
+                          groups[i]).T
+            gap = on_grid(xp, xp.abs(E - t), n + totals[i])
+            worst = max(worst, 0.5 * float(gap.sum()) / max(totals[i], 1e-300))
             ok = (E > 0) & (t > 0)
-            ratio = np.where(ok, t / np.where(ok, E, 1.0), 1.0)
+            ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
             p *= ratio.T[ctx[:, i]]
-            p /= p.sum(axis=1, keepdims=True)
+            p = rows_normalised(xp, p)
         if worst < tolerance:
             break
     return p
 
 
-def allowed(ctx, tables, size):
+def on_grid(xp, x, bound: float):
+    """x (>= 0) rounded to a multiple of 2^-K, K as large as keeps 2 bound 2^K within
+    2^53: any sum of such values totalling at most about `bound` (the rounding may add a
+    little) is exact, in whatever order it is added (NumPy's pairwise sums, a GPU's tree
+    or atomics), so both backends agree."""
+    k = 52 - max(1, math.ceil(math.log2(bound + 1.0)))
+    scale = 2.0 ** k
+    return xp.rint(x * scale) / scale
+
+
+def cell_sums(xp, values, cells, n_cells: int, groups=None):
+    """(n_cells, size): the rows of values (U x size) summed by their cell -- exact for
+    whole counts or values on a grid (on_grid), so in any order: NumPy's reduceat over
+    the cells' runs (groups: segments(cells), when at hand), a GPU's bincount."""
+    size = values.shape[1]
+    if xp is np:
+        order, starts, present = segments(cells) if groups is None else groups
+        out = np.zeros((n_cells, size))
+        if len(order):
+            out[present] = np.add.reduceat(values[order], starts, axis=0)
+        return out
+    idx = (cells.astype(xp.int64)[:, None] * size + xp.arange(size)).reshape(-1)
+    return xp.bincount(idx, weights=values.reshape(-1),
+                       minlength=n_cells * size).reshape(n_cells, size)
+
+
+def rows_normalised(xp, p):
+    """p's rows scaled to sum to 1, each row's sum taken column after column (a fixed
+    order: the same on both backends).  A row of zeros stays zeros."""
+    s = p[:, 0].copy()
+    for j in range(1, p.shape[1]):
+        s += p[:, j]
+    return p / xp.where(s > 0, s, 1.0)[:, None]
+
+
+def allowed(ctx, tables, size, xp=np):
     """The starting p(a | u): uniform over the values that every target allows in its
     context (t > 0) -- a target allowing none there is left out, so a value whose
     target is 0 is never drawn where another value is possible; where the targets allow
     no common value, uniform over those any of them allows (they conflict)."""
-    p = np.ones((len(ctx), size))
-    some = np.zeros((len(ctx), size), dtype=bool)
+    p = xp.ones((len(ctx), size))
+    some = xp.zeros((len(ctx), size), dtype=bool)
     for i, t in enumerate(tables):
         mask = (t > 0).T[ctx[:, i]]
         some |= mask
-        p *= np.where(mask.any(axis=1, keepdims=True), mask, True)
-    p = np.where(p.sum(axis=1, keepdims=True) > 0, p, some)
-    return normalised(p)
+        p *= xp.where(mask.any(axis=1, keepdims=True), mask, True)
+    p = xp.where(p.sum(axis=1, keepdims=True) > 0, p, some)
+    return normalised(p, xp)  # sums of 0s and 1s: exact
 
 
-def segments(keys):
+def segments(keys, xp=np):
     """(order sorting keys, where each run of equal keys starts in it, each run's key):
-    sums over the contexts of one cell as one reduceat."""
+    sums over the contexts of one cell as one reduceat (NumPy only: None for CuPy, whose
+    cell_sums needs none)."""
+    if xp is not np:
+        return None
     order = np.argsort(keys, kind="stable")
     k = keys[order]
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     return order, starts, k[starts]
 
 
-def normalised(p):
+def normalised(p, xp=np):
     s = p.sum(axis=1, keepdims=True)
-    return np.where(s > 0, p / np.where(s > 0, s, 1.0), 1.0 / p.shape[1])
+    return xp.where(s > 0, p / xp.where(s > 0, s, 1.0), 1.0 / p.shape[1])
 
 
 def column_contexts(backend, cols, a: int, near, targets, sizes):
@@ -178,7 +223,8 @@ def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int)
         return False
     w, inv, ctx, tables = found
     passes = max(MIN_PASSES, min(IPF_ITERATIONS, IPF_WORK // (len(w) * size * len(tables))))
-    p = fit_conditional(ctx, backend.to_numpy(w).astype(np.float64), tables, size, passes)
+    p = backend.to_numpy(fit_conditional(ctx, backend.to_numpy(w).astype(np.float64), tables,
+                                         size, passes, xp=backend.xp))
     x = systematic_positions(backend, inv, w, a, key, call)
     cols[a][...] = draw_rows(backend, p, inv, x).astype(cols[a].dtype)
     return True

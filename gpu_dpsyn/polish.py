@@ -43,21 +43,23 @@ Then the records follow the table: in each (context, value) group the records th
 leave are taken in a random order (counter RNG, stream POLISH) and given the new values
 in cell order.  Each column's polish leaves every other column as it was.  Memory per
 column: besides the contexts' inverse index, at most seven int64 arrays a row at once
-(as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the host, about
-eight float64 arrays of the table's size in a pass (1 GiB at gibbs.MAX_CONTEXT_CELLS,
-which the memory check does not count).
+(as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the backend (the
+GPU's memory on a GPU), about eight float64 arrays of the table's size in a pass (1 GiB
+at gibbs.MAX_CONTEXT_CELLS, which the memory check does not count).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
-read.  The table's arithmetic runs in float64 on the host, from integer counts made by
-unique() and bincount, and the random order comes from the counter RNG through stable
-sorts, so both backends compute the same moves.
+read.  The table's arithmetic runs in float64 on the backend's array module (CuPy on a
+GPU: on the host it was most of a GPU run's time), from integer counts made by unique()
+and bincount; its sums are of whole counts or over the targets in order, element by
+element, and the random order comes from the counter RNG through stable sorts, so both
+backends compute the same moves.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import rng
-from .gibbs import column_contexts, each_column, segments
+from .gibbs import cell_sums, column_contexts, each_column
 from .gum import argsort_stable
 from .shuffle import random_keys
 
@@ -70,121 +72,141 @@ MIN_PASSES = 4
 GAIN_TOLERANCE = 1e-9  # a pass's moves must gain more than rounding
 
 
-def cell_counts(X, ctx_i, n_cells: int) -> np.ndarray:
+def cell_counts(X, ctx_i, n_cells: int, xp=np) -> "np.ndarray":
     """s_T as (values, cells of T's other columns): the table X summed over the contexts
-    of each cell.  ctx_i: each context's cell."""
-    order, starts, present = segments(ctx_i)
-    S = np.zeros((n_cells, X.shape[1]))
-    if len(order):
-        S[present] = np.add.reduceat(X[order].astype(np.float64), starts, axis=0)
-    return S.T
+    of each cell (whole counts: exact in any order).  ctx_i: each context's cell."""
+    return cell_sums(xp, X.astype(xp.float64), ctx_i, n_cells).T
 
 
 def l1_error(X, ctx, tables) -> float:
-    """sum over the targets of || s_T - t_T ||_1 for the table X."""
+    """sum over the targets of || s_T - t_T ||_1 for the table X (NumPy)."""
     return float(sum(np.abs(t - cell_counts(X, ctx[:, i], t.shape[1])).sum()
                      for i, t in enumerate(tables)))
 
 
-def best_moves(X, L, A):
+def best_moves(X, L, A, xp=np):
     """Each context's best single move (u, v, gain): u among its values present, v any
     other.  L, A: what one record gains leaving or entering (context, value), U x size."""
-    L = np.where(X > 0, L, -np.inf)
-    rows = np.arange(len(X))
-    u1, v1 = np.argmax(L, axis=1), np.argmax(A, axis=1)
+    L = xp.where(X > 0, L, -xp.inf)
+    rows = xp.arange(len(X))
+    u1, v1 = xp.argmax(L, axis=1), xp.argmax(A, axis=1)
     same = u1 == v1
     # u1 == v1: the better of (u1, the second v) and (the second u, v1)
     L2, A2 = L.copy(), A.copy()
-    L2[rows, u1] = -np.inf
-    A2[rows, v1] = -np.inf
-    u2, v2 = np.argmax(L2, axis=1), np.argmax(A2, axis=1)
+    L2[rows, u1] = -xp.inf
+    A2[rows, v1] = -xp.inf
+    u2, v2 = xp.argmax(L2, axis=1), xp.argmax(A2, axis=1)
     g_a = L[rows, u1] + A[rows, v2]
     g_b = L[rows, u2] + A[rows, v1]
-    u = np.where(same & (g_b > g_a), u2, u1)
-    v = np.where(same & ~(g_b > g_a), v2, v1)
+    u = xp.where(same & (g_b > g_a), u2, u1)
+    v = xp.where(same & ~(g_b > g_a), v2, v1)
     return u, v, L[rows, u] + A[rows, v]
 
 
-def block_gains(cells, q, g, priority, leaving: bool) -> np.ndarray:
+def block_gains(cells, q, g, priority, leaving: bool, xp=np):
     """What each proposal's q records gain in one target, after those ranked before it in
-    its cell (see the module).  cells: each proposal's flat cell; g: t - s, flat."""
-    order = np.lexsort((priority, cells))
-    c, qq = cells[order], q[order].astype(np.float64)
-    csum = np.cumsum(qq)
-    first = np.r_[True, c[1:] != c[:-1]]
-    base = np.maximum.accumulate(np.where(first, csum - qq, 0.0))
-    before = csum - qq - base
+    its cell (see the module).  cells: each proposal's flat cell; g: t - s, flat.
+    Sums of whole counts only: exact on both backends."""
+    order = by_cell(xp, cells, priority)
+    c, qq = cells[order], q[order].astype(xp.float64)
+    csum = xp.cumsum(qq)
+    first = xp.concatenate([xp.ones(1, dtype=bool), c[1:] != c[:-1]])
+    head = xp.flatnonzero(first)  # where each cell's run starts, and each entry's run
+    before = csum - qq - (csum - qq)[head][xp.cumsum(first) - 1]
     gc = g[c]
     if leaving:
-        out = np.abs(gc + before) - np.abs(gc + before + qq)
+        out = xp.abs(gc + before) - xp.abs(gc + before + qq)
     else:
-        out = np.abs(gc - before) - np.abs(gc - before - qq)
-    res = np.empty_like(out)
+        out = xp.abs(gc - before) - xp.abs(gc - before - qq)
+    res = xp.empty_like(out)
     res[order] = out
     return res
 
 
-def one_pass(X, s, ctx, tables, rank):
+def by_cell(xp, cells, priority):
+    """The order sorting by cell, then priority (np.lexsort((priority, cells))): two
+    stable sorts, which both backends have."""
+    order = argsort_stable(xp, priority)
+    return order[argsort_stable(xp, cells[order])]
+
+
+def one_pass(X, s, ctx, tables, rank, xp=np):
     """One pass of moves on the table X whose target cells count s (per target, values x
     cells; see the module): (the new table, its counts, the gain counted for the accepted
     moves, a lower bound on the fall of the L1 error)."""
     g = [t - si for t, si in zip(tables, s)]
     # one record leaving / entering a cell with g = t - s gains |g| - |g + 1| /
-    # |g| - |g - 1|, that is clip(-2g - 1, -1, 1) / clip(2g - 1, -1, 1)
-    L = sum(np.clip(-2.0 * gi - 1.0, -1.0, 1.0).T[ctx[:, i]] for i, gi in enumerate(g))
-    A = sum(np.clip(2.0 * gi - 1.0, -1.0, 1.0).T[ctx[:, i]] for i, gi in enumerate(g))
-    u, v, gain = best_moves(X, L, A)
+    # |g| - |g - 1|, that is clip(-2g - 1, -1, 1) / clip(2g - 1, -1, 1); summed over the
+    # targets in order, element by element: the same on both backends
+    L = sum(xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T[ctx[:, i]] for i, gi in enumerate(g))
+    A = sum(xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T[ctx[:, i]] for i, gi in enumerate(g))
+    u, v, gain = best_moves(X, L, A, xp)
     del L, A
-    cand = np.flatnonzero(gain > GAIN_TOLERANCE)
+    cand = xp.flatnonzero(gain > GAIN_TOLERANCE)
     if not len(cand):
         return X, s, 0.0
     u, v, gain = u[cand], v[cand], gain[cand]
     c = [ctx[cand, i] for i in range(len(tables))]
     # a block of as many records as every target gains on, one at least
-    room = np.min([np.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)], axis=0)
-    q = np.clip(np.floor(room), 1, X[cand, u]).astype(np.int64)
-    prio = np.empty(len(cand), dtype=np.int64)  # 0 first: by gain, ties at random
-    prio[np.lexsort((rank[cand], -gain))] = np.arange(len(cand))
+    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
+    q = xp.minimum(xp.maximum(xp.floor(room), 1), X[cand, u]).astype(xp.int64)
+    prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first: by gain, ties at random
+    prio[by_cell(xp, -gain, rank[cand])] = xp.arange(len(cand))
     flat = [gi.reshape(-1) for gi in g]
-    total = np.zeros(len(cand))
+    total = xp.zeros(len(cand))
     for i, (t, ci) in enumerate(zip(tables, c)):  # leavers and enterers apart (module)
-        total += block_gains(u * t.shape[1] + ci, q, flat[i], prio, True)
-        total += block_gains(v * t.shape[1] + ci, q, flat[i], prio, False)
-    ok = np.flatnonzero(total > GAIN_TOLERANCE)
-    X, s = X.copy(), [si.copy() for si in s]
-    X[cand[ok], u[ok]] -= q[ok]
-    X[cand[ok], v[ok]] += q[ok]
-    for si, ci in zip(s, c):  # integer counts: exact in float64
-        np.add.at(si, (u[ok], ci[ok]), -q[ok].astype(np.float64))
-        np.add.at(si, (v[ok], ci[ok]), q[ok].astype(np.float64))
-    return X, s, float(total[total > GAIN_TOLERANCE].sum())
+        total += block_gains(u * t.shape[1] + ci, q, flat[i], prio, True, xp)
+        total += block_gains(v * t.shape[1] + ci, q, flat[i], prio, False, xp)
+    ok = xp.flatnonzero(total > GAIN_TOLERANCE)
+    if not len(ok):
+        return X, s, 0.0
+    X = X.copy()
+    rows, qo = cand[ok], q[ok]
+    # (context, value) pairs are distinct per context: plain assignments
+    X[rows, u[ok]] -= qo
+    X[rows, v[ok]] += qo
+    moved = qo.astype(xp.float64)
+    s = [si + cell_counts_of(xp, u[ok], v[ok], ci[ok], moved, si.shape)
+         for si, ci in zip(s, c)]
+    return X, s, float(total[ok].sum())
 
 
-def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES):
+def cell_counts_of(xp, u, v, cells, q, shape):
+    """The change of s_T (values x cells) when q records of each move leave (u, cell) and
+    enter (v, cell): whole counts, exact in any order."""
+    n = shape[0] * shape[1]
+    return (xp.bincount(v * shape[1] + cells, weights=q, minlength=n)
+            - xp.bincount(u * shape[1] + cells, weights=q, minlength=n)).reshape(shape)
+
+
+def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np):
     """The table X (contexts x values, integer counts) moved by passes of accepted moves
     (see the module) towards the targets `tables` (values x cells of the other columns);
     ctx[:, i]: each context's cell of target i.  tiebreak: a random number per context.
-    Returns the new table (its row sums are X's)."""
-    X = np.asarray(X, dtype=np.int64)
-    s = [cell_counts(X, ctx[:, i], t.shape[1]) for i, t in enumerate(tables)]
-    rank = np.argsort(np.argsort(tiebreak, kind="stable"), kind="stable")
+    Returns the new table (its row sums are X's).  xp: NumPy or CuPy, with all of these
+    its arrays: every sum is of whole counts or in a fixed order, so both give the same
+    table."""
+    X = X.astype(xp.int64)
+    s = [cell_counts(X, ctx[:, i], t.shape[1], xp) for i, t in enumerate(tables)]
+    rank = xp.empty(len(tiebreak), dtype=xp.int64)
+    rank[argsort_stable(xp, tiebreak)] = xp.arange(len(tiebreak))
     for _ in range(passes):
-        X, s, gained = one_pass(X, s, ctx, tables, rank)
+        X, s, gained = one_pass(X, s, ctx, tables, rank, xp)
         if gained <= 0:
             break
     return X
 
 
 def move_records(backend, cols, a: int, inv, X0, X1, key, call: int) -> None:
-    """Give column a the table X1 (from X0, the records' own): in each (context, value)
-    group, the records that leave are taken in a random order and handed the values that
-    their context gains, in cell order.  inv (each record's context, int64) is
-    overwritten."""
+    """Give column a the table X1 (from X0, the records' own; backend arrays): in each
+    (context, value) group, the records that leave are taken in a random order and
+    handed the values that their context gains, in cell order.  inv (each record's
+    context, int64) is overwritten."""
     xp = backend.xp
     size = X0.shape[1]
-    out = np.maximum(X0 - X1, 0).reshape(-1)
-    gain = np.maximum(X1 - X0, 0).reshape(-1)
-    if not out.any():
+    out = xp.maximum(X0 - X1, 0).reshape(-1)
+    gain = xp.maximum(X1 - X0, 0).reshape(-1)
+    if not bool(out.any()):
         return
     col = cols[a]
     group = inv  # in place: the (context, value) group of each record
@@ -194,13 +216,13 @@ def move_records(backend, cols, a: int, inv, X0, X1, key, call: int) -> None:
     ordered = by_key[argsort_stable(xp, group[by_key])]  # by group, random inside
     del by_key
     counts = X0.reshape(-1)
-    start = xp.asarray(np.cumsum(counts) - counts)
+    start = xp.cumsum(counts) - counts
     rank = xp.empty(len(group), dtype=xp.int64)
     rank[ordered] = xp.arange(len(group), dtype=xp.int64) - start[group[ordered]]
     del ordered
-    moving = rank < xp.asarray(out)[group]
-    slot = xp.asarray(np.cumsum(out) - out)[group[moving]] + rank[moving]
-    dest = xp.searchsorted(xp.asarray(np.cumsum(gain)), slot, side="right")
+    moving = rank < out[group]
+    slot = (xp.cumsum(out) - out)[group[moving]] + rank[moving]
+    dest = xp.searchsorted(xp.cumsum(gain), slot, side="right")
     col[moving] = (dest % size).astype(col.dtype)
 
 
@@ -217,11 +239,13 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
         return False
     w, inv, ctx, tables = found
     U = int(len(w))
-    X0 = backend.to_numpy(xp.bincount(inv * size + cols[a].astype(xp.int64),
-                                       minlength=U * size)).reshape(U, size).astype(np.int64)
-    tiebreak = backend.to_numpy(backend.uniforms(key, U, a + (1 << 30), rng.POLISH, call))
+    X0 = xp.bincount(inv * size + cols[a].astype(xp.int64),
+                     minlength=U * size).reshape(U, size).astype(xp.int64)
+    tiebreak = backend.uniforms(key, U, a + (1 << 30), rng.POLISH, call)
     passes = max(MIN_PASSES, min(passes, WORK // (U * size * len(tables))))
-    X1 = fit_table(X0, ctx, tables, tiebreak, passes)
+    # on the backend: a GPU runs the table's passes too (the same moves as NumPy's)
+    X1 = fit_table(X0, xp.asarray(ctx), [xp.asarray(t, dtype=xp.float64) for t in tables],
+                   tiebreak, passes, xp)
     move_records(backend, cols, a, inv, X0, X1, key, call)
     return True
 

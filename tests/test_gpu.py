@@ -13,7 +13,7 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backend import get_backend
 from gpu_dpsyn.encoding import encode
 from gpu_dpsyn.gum import plan_update, removal_rate
-from gpu_dpsyn.errors import SamplerError
+from gpu_dpsyn.errors import BackendError, SamplerError
 from gpu_dpsyn.kernels import ops as kops
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
                                         DiscreteLaplace, draw)
@@ -230,6 +230,53 @@ def test_large_plans_fall_back_to_array_code(gb, monkeypatch):
     add, rem = gb.plan_update(gb.asarray(s, dtype=np.int64), gb.asarray(t), alpha)
     c_add, c_rem = plan_update(np, s.astype(np.int64), t, alpha)
     assert np.array_equal(gb.to_numpy(add), c_add) and np.array_equal(gb.to_numpy(rem), c_rem)
+
+
+@pytest.mark.parametrize("bad", ["int64", "float32", "strided"])
+def test_kernels_refuse_columns_they_would_misread(gb, bad):
+    # the kernels read 8-, 16- or 32-bit contiguous codes: an int64 column was read as
+    # its low and high words (the H100 found it), silently wrong histograms
+    r = np.random.default_rng(0)
+    good = gb.asarray(r.integers(0, 4, 1000).astype(np.int32))
+    other = r.integers(0, 5, 2000 if bad == "strided" else 1000)
+    other = gb.asarray(other.astype(np.int32))[::2] if bad == "strided" else \
+        gb.asarray(other.astype(bad))
+    with pytest.raises(BackendError, match="column"):
+        gb.cell_histogram([good, other], (0, 1), (4, 5))
+    with pytest.raises(BackendError, match="column"):
+        gb._table([good, other])
+
+
+def test_sweep_polish_and_shuffle_identical_on_cpu_and_gpu(gb):
+    # the steps after GUM: device sorts and draws, host tables (gibbs, polish, shuffle)
+    from gpu_dpsyn.gibbs import gibbs_sweep
+    from gpu_dpsyn.polish import polish
+    from gpu_dpsyn.shuffle import neighbour_shuffle
+    r = np.random.default_rng(3)
+    n, sizes = 6000, [4, 3, 5, 2]
+    a = r.integers(0, 4, n)
+    b = (a + (r.random(n) < 0.4)) % 3
+    c = (a + b + r.integers(0, 2, n)) % 5
+    d = (c > 2).astype(int) ^ (r.random(n) < 0.2)
+    real = [a, b, c, d]
+
+    def hist(cols, attrs):
+        idx = np.ravel_multi_index([cols[i] for i in attrs], [sizes[i] for i in attrs])
+        return np.bincount(idx, minlength=int(np.prod([sizes[i] for i in attrs])))
+
+    targets = [(t, tuple(sizes[i] for i in t), hist(real, t).astype(float) * 1.01 + 0.3)
+               for t in [(0, 1), (1, 2), (2, 3), (0, 3), (0, 1, 2)]]
+    start = [r.integers(0, k, n).astype(np.int32) for k in sizes]
+    out = []
+    for be in (get_backend("cpu"), gb):
+        cols = [be.asarray(x.copy()) for x in start]
+        assert gibbs_sweep(be, cols, targets, sizes, (11, 4), 2) == []
+        assert polish(be, cols, targets, sizes, (11, 4), 2) == []
+        neighbour_shuffle(be, cols, [t[0] for t in targets], sizes, (11, 4), 2, sweep=1)
+        out.append([be.to_numpy(x) for x in cols])
+    assert any(not np.array_equal(x, y) for x, y in zip(start, out[0]))  # they moved
+    for x, y in zip(*out):
+        np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize("table", ["flights", "x=y=z"])

@@ -263,3 +263,43 @@ def test_a_skipped_column_is_named_in_a_warning(monkeypatch):
     monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 1)
     with pytest.warns(UserWarning, match="polish left columns a, b, c, d as they were"):
         fit_sample(monkeypatch, adaptive_rounds=0)
+
+
+class _OtherXP:
+    """NumPy under another name: the array module of a GPU backend takes the paths that
+    are not NumPy's (bincount sums instead of reduceat), which must give the same bits.
+    Its argsort is stable, as CuPy's is (gum.argsort_stable)."""
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def argsort(a):
+        return np.argsort(a, kind="stable")
+
+
+def test_the_table_fits_are_the_same_on_the_gpus_path():
+    import gpu_dpsyn.gibbs as gibbs
+    r = np.random.default_rng(8)
+    xp = _OtherXP()
+    for _ in range(60):
+        X, ctx, tables = random_instance(r)
+        tb = r.random(len(X))
+        np.testing.assert_array_equal(polish.fit_table(X, ctx, tables, tb),
+                                      polish.fit_table(X, ctx, tables, tb, xp=xp))
+        w = r.integers(1, 40, len(X)).astype(float)
+        size = X.shape[1]
+        tables = [t + 0.5 for t in tables]
+        np.testing.assert_array_equal(gibbs.fit_conditional(ctx, w, tables, size),
+                                      gibbs.fit_conditional(ctx, w, tables, size, xp=xp))
+
+
+def test_sums_on_the_grid_are_exact_in_any_order():
+    import gpu_dpsyn.gibbs as gibbs
+    r = np.random.default_rng(9)
+    x = gibbs.on_grid(np, r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000), 2e6)
+    sums = {float(np.sum(x[r.permutation(len(x))])) for _ in range(5)}
+    sums.add(float(np.cumsum(x)[-1]))  # sequential
+    assert len(sums) == 1
+    y = r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000)  # off the grid: not so
+    assert len({float(np.sum(y[r.permutation(len(y))])) for _ in range(5)}
+               | {float(np.cumsum(y)[-1])}) > 1

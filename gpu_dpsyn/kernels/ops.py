@@ -52,6 +52,17 @@ def _ptr(a) -> int:
     return a.data.ptr
 
 
+def _code_ptr(c) -> int:
+    """A code column's address, refused where the kernels would misread it: they load
+    8-, 16- or 32-bit integers, one after another (load_code), so an int64, float or
+    strided column would give silently wrong histograms and records."""
+    if c.dtype.kind not in "iu" or c.itemsize not in (1, 2, 4) or not c.flags.c_contiguous:
+        raise BackendError(f"a code column of dtype {c.dtype}"
+                           f"{'' if c.flags.c_contiguous else ', strided'}: the GPU kernels "
+                           "read contiguous 8-, 16- or 32-bit integer codes")
+    return _ptr(c)
+
+
 def _blocks(n: int) -> int:
     return max(1, (int(n) + THREADS - 1) // THREADS)
 
@@ -90,7 +101,7 @@ class CupyBackend:
         args = []
         for a, st in zip(attrs, strides_of(shape)):
             c = cols[a]
-            args += [np.uint64(_ptr(c)), np.int32(c.itemsize), np.int64(st)]
+            args += [np.uint64(_code_ptr(c)), np.int32(c.itemsize), np.int64(st)]
         while len(args) < 9:
             args += [np.uint64(0), np.int32(1), np.int64(0)]
         return args
@@ -181,7 +192,7 @@ class CupyBackend:
         return cols
 
     def _table(self, cols):
-        ptrs = tuple((_ptr(c), c.itemsize) for c in cols)
+        ptrs = tuple((_code_ptr(c), c.itemsize) for c in cols)
         if ptrs not in self._tables:  # built once per column group: no copies in the loop
             if len(self._tables) > 256:
                 self._tables.clear()
