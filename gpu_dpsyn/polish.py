@@ -89,18 +89,29 @@ def best_moves(X, L, A, xp=np):
     other.  L, A: what one record gains leaving or entering (context, value), U x size."""
     L = xp.where(X > 0, L, -xp.inf)
     rows = xp.arange(len(X))
-    u1, v1 = xp.argmax(L, axis=1), xp.argmax(A, axis=1)
+    u1, v1 = first_max(xp, L), first_max(xp, A)
     same = u1 == v1
     # u1 == v1: the better of (u1, the second v) and (the second u, v1)
     L2, A2 = L.copy(), A.copy()
     L2[rows, u1] = -xp.inf
     A2[rows, v1] = -xp.inf
-    u2, v2 = xp.argmax(L2, axis=1), xp.argmax(A2, axis=1)
+    u2, v2 = first_max(xp, L2), first_max(xp, A2)
     g_a = L[rows, u1] + A[rows, v2]
     g_b = L[rows, u2] + A[rows, v1]
     u = xp.where(same & (g_b > g_a), u2, u1)
     v = xp.where(same & ~(g_b > g_a), v2, v1)
     return u, v, L[rows, u] + A[rows, v]
+
+
+def first_max(xp, M):
+    """Each row's first column holding its largest value.  The gains tie often (sums of
+    +-1), so which of the tied the backend's argmax picks decides the moves: NumPy's is
+    documented to be the first; elsewhere it is made so by exact operations (a max, then
+    the least index attaining it), whatever the reduction's order."""
+    if xp is np:
+        return np.argmax(M, axis=1)
+    m = M.max(axis=1, keepdims=True)
+    return xp.where(M == m, xp.arange(M.shape[1]), M.shape[1]).min(axis=1)
 
 
 def block_gains(cells, q, g, priority, leaving: bool, xp=np):
