@@ -116,9 +116,12 @@ def first_max(xp, M):
 
 def block_gains(cells, q, g, priority, leaving: bool, xp=np):
     """What each proposal's q records gain in one target, after those ranked before it in
-    its cell (see the module).  cells: each proposal's flat cell; g: t - s, flat.
-    Sums of whole counts only: exact on both backends."""
-    order = by_cell(xp, cells, priority)
+    its cell (see the module).  cells: each proposal's flat cell; g: t - s, flat;
+    priority: a permutation of 0..len - 1 (0 first).  Sums of whole counts only: exact
+    on both backends."""
+    by_priority = xp.empty_like(priority)  # a permutation's order is its inverse: no sort
+    by_priority[priority] = xp.arange(len(priority))
+    order = by_priority[argsort_stable(xp, cells[by_priority])]
     c, qq = cells[order], q[order].astype(xp.float64)
     csum = xp.cumsum(qq)
     first = xp.concatenate([xp.ones(1, dtype=bool), c[1:] != c[:-1]])
