@@ -42,6 +42,7 @@ from .dtypes import MAX_ROWS
 from .marginals import Marginal, counts_source
 from .privacy.samplers import draw
 from .selection import greedy_select, noise_cost
+from .summing import left_sum
 
 FIT_ROWS = 1 << 20  # records of S: enough to score a triple, bounded at any table size
 FIT_ITERATIONS = 25  # GUM's for S (auto, at most this): it ranks errors, it is not released
@@ -153,10 +154,10 @@ def realised(before, after, targets) -> float:
         h = np.asarray(h, dtype=np.float64).ravel()
         scale = t.values.sum() / h.sum() if h.sum() > 0 else 0.0
         return float(np.abs(h * scale - t.values).sum())
-    err = sum(l1(b, t) for b, t in zip(before, targets))
+    err = left_sum(l1(b, t) for b, t in zip(before, targets))
     if err <= 0:
         return 1.0
-    return (err - sum(l1(a, t) for a, t in zip(after, targets))) / err
+    return (err - left_sum(l1(a, t) for a, t in zip(after, targets))) / err
 
 
 def pool(first: Marginal, second: Marginal) -> Marginal:

@@ -39,6 +39,7 @@ from .schema import Schema, load_schema
 from .selection import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques, connect_isolated,
                         greedy_select, measure_indif)
 from .shuffle import neighbour_shuffle
+from .summing import left_sum
 
 METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
@@ -323,7 +324,7 @@ class Synthesizer:
                 weights.append(w)
         cells = check_domains(plan, domain, self.names, self.max_cells)
         q_fractions, rest = quantiles.split(self.schema, self.quantile_share)
-        fractions = [rest * w / sum(weights) for w in weights]
+        fractions = [rest * w / left_sum(weights) for w in weights]
         q_cells = [c.private.cells for _, c in quantiles.private_columns(self.schema)]
         acc.choose_mechanism(q_fractions + fractions, q_cells + cells, self.mechanism)
         self._choose_bins(counts, q_fractions)
@@ -423,8 +424,8 @@ class Synthesizer:
         acc, key, dom = self.accountant, self._noise_key, self.domain
         cap = min(adaptive.TRIPLE_MAX_CELLS, self.max_cells)
         measured, left, synth, n_syn = list(plan), f_round, None, None
-        f_multi = sum(e.fraction for e in acc.ledger if e.label == "marginal" and
-                      len(e.columns) > 1)  # what the chosen marginals had so far
+        f_multi = left_sum(e.fraction for e in acc.ledger if e.label == "marginal" and
+                           len(e.columns) > 1)  # what the chosen marginals had so far
         pending = None  # the last round's triples and S's histograms of them before it
         for r in range(self.adaptive_rounds):
             f_r = left / (self.adaptive_rounds - r)

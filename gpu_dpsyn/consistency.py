@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 
 from .marginals import Marginal
+from .summing import left_sum
 
 
 def norm_sub(v: np.ndarray, total: float | None = None) -> np.ndarray:
@@ -82,7 +83,7 @@ def consist(marginals: list[Marginal], subsets, total: float | None = None) -> N
         if not sub and total is not None:
             target = np.asarray(float(total))
         else:
-            target = sum(w * p for w, p in zip(wts, proj)) / sum(wts)
+            target = left_sum(w * p for w, p in zip(wts, proj)) / left_sum(wts)
         for m, p, c in zip(views, proj, spread):
             diff = (target - p) / c
             keep = tuple(i for i, a in enumerate(m.attrs) if a in sub)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import BudgetExceededError, PrivacyParameterError
 from .samplers import DiscreteGaussian, DiscreteLaplace
+from ..summing import left_sum
 
 _TOL = 1e-9  # a plan's float budget shares may overshoot 1 by this much (rounding)
 _ROUNDING = 1e-9  # rho is lowered by this relative amount to absorb float error
@@ -162,7 +163,8 @@ class Accountant:
         if prefer not in ("auto", "gaussian", "laplace"):
             raise PrivacyParameterError(f"unknown mechanism {prefer!r}")
         if prefer == "auto":
-            var = {m: sum(c * self.scale_for(f, m)[1] ** 2 for f, c in zip(fractions, cells))
+            var = {m: left_sum(c * self.scale_for(f, m)[1] ** 2
+                               for f, c in zip(fractions, cells))
                    for m in ("gaussian", "laplace")}
             prefer = min(var, key=var.get)
         if self.ledger and prefer != self.mechanism:
