@@ -124,7 +124,8 @@ def on_grid(xp, x, bound: float):
     """x (>= 0) rounded to a multiple of 2^-K, K as large as keeps 2 bound 2^K within
     2^53: any sum of such values totalling at most about `bound` (the rounding may add a
     little) is exact, in whatever order it is added (NumPy's pairwise sums, a GPU's tree
-    or atomics), so both backends agree."""
+    or atomics), so both backends agree.  The sums here are of counts and of |E - t|
+    with targets t >= 0 (consistent marginals), which bound them."""
     k = 52 - max(1, math.ceil(math.log2(bound + 1.0)))
     scale = 2.0 ** k
     return xp.rint(x * scale) / scale

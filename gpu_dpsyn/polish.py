@@ -253,8 +253,12 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
         return False
     w, inv, ctx, tables = found
     U = int(len(w))
-    X0 = xp.bincount(inv * size + cols[a].astype(xp.int64),
+    # counted with weights: CuPy before 14.2 could miscount a weightless bincount of
+    # this many bins (its CUB histogram's int offsets); the float counts are exact
+    cell = inv * size + cols[a].astype(xp.int64)
+    X0 = xp.bincount(cell, weights=xp.ones(len(cell)),
                      minlength=U * size).reshape(U, size).astype(xp.int64)
+    del cell
     tiebreak = backend.uniforms(key, U, a + (1 << 30), rng.POLISH, call)
     passes = max(MIN_PASSES, min(passes, WORK // (U * size * len(tables))))
     # on the backend: a GPU runs the table's passes too (the same moves as NumPy's)

@@ -248,7 +248,7 @@ def test_kernels_refuse_columns_they_would_misread(gb, bad):
 
 
 def test_sweep_polish_and_shuffle_identical_on_cpu_and_gpu(gb):
-    # the steps after GUM: device sorts and draws, host tables (gibbs, polish, shuffle)
+    # the steps after GUM: device sorts, draws and table fits (gibbs, polish, shuffle)
     from gpu_dpsyn.gibbs import gibbs_sweep
     from gpu_dpsyn.polish import polish
     from gpu_dpsyn.shuffle import neighbour_shuffle

@@ -276,6 +276,17 @@ class _OtherXP:
     def argsort(a):
         return np.argsort(a, kind="stable")
 
+    @staticmethod
+    def bincount(x, weights=None, minlength=0):
+        """Added in a random order, as a GPU's atomics add."""
+        order = np.random.default_rng(len(x)).permutation(len(x))
+        if weights is None:
+            return np.bincount(x, minlength=minlength)
+        out = np.zeros(max(minlength, int(x.max()) + 1 if len(x) else 0))
+        for i in order:  # one at a time: no pairwise sums
+            out[x[i]] += weights[i]
+        return out
+
 
 def test_the_table_fits_are_the_same_on_the_gpus_path():
     import gpu_dpsyn.gibbs as gibbs
@@ -300,6 +311,11 @@ def test_sums_on_the_grid_are_exact_in_any_order():
     sums = {float(np.sum(x[r.permutation(len(x))])) for _ in range(5)}
     sums.add(float(np.cumsum(x)[-1]))  # sequential
     assert len(sums) == 1
+    # near twice the bound (what rounding up may add at most): still exact
+    bound = 1000.0
+    y = gibbs.on_grid(np, np.full(4000, 2 * bound / 4000) * (1 + r.random(4000) * 1e-9), bound)
+    assert y.sum() > 1.99 * bound
+    assert {float(np.sum(y[r.permutation(len(y))])) for _ in range(5)} == {math.fsum(y)}
     y = r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000)  # off the grid: not so
     assert len({float(np.sum(y[r.permutation(len(y))])) for _ in range(5)}
                | {float(np.cumsum(y)[-1])}) > 1
