@@ -148,11 +148,15 @@ def cell_sums(xp, values, cells, n_cells: int, groups=None):
 
 
 def rows_normalised(xp, p):
-    """p's rows scaled to sum to 1, each row's sum taken column after column (a fixed
-    order: the same on both backends).  A row of zeros stays zeros."""
-    s = p[:, 0].copy()
-    for j in range(1, p.shape[1]):
-        s += p[:, j]
+    """p's rows scaled to sum to 1, each row's sum taken by a fixed pairwise tree over
+    its columns (the same additions on both backends, log2(size) array operations: a
+    GPU launches few).  A row of zeros stays zeros."""
+    s = p
+    while s.shape[1] > 1:
+        if s.shape[1] % 2:  # a zero column: x + 0 is x
+            s = xp.concatenate([s, xp.zeros((s.shape[0], 1))], axis=1)
+        s = s[:, 0::2] + s[:, 1::2]
+    s = s[:, 0]
     return p / xp.where(s > 0, s, 1.0)[:, None]
 
 
