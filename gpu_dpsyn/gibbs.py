@@ -59,7 +59,7 @@ third (README, Polish).
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  Both backends compute the same numbers: the contexts and their counts come from
 integer sorts (unique); the fit runs in float64 on the backend's array module (CuPy on a
-GPU), each of its sums exact in any order (on_grid) or taken column after column, so
+GPU), each of its sums exact in any order (on_grid) or taken in a fixed pairwise tree, so
 NumPy's and CuPy's ways of adding agree; and the draws are the
 counter RNG (stream GIBBS: sort keys at counters (row, column and column + 2^31, call),
 one offset per context at (context, column + 2^30, call)) through one sorted lookup.
