@@ -137,6 +137,40 @@ def block_gains(cells, q, g, priority, leaving: bool, xp=np):
     return res
 
 
+def all_block_gains(blocks, q, priority, xp=np):
+    """block_gains for several (cells, g, leaving) blocks at once, as one row each: their
+    cells offset apart, so one sort orders every block's runs (a GPU launches a few
+    operations a pass, not a few per target).  The same numbers as block_gains: the
+    counts before a block are whole, and each gain is the same two additions."""
+    m = len(q)
+    by_priority = xp.empty_like(priority)
+    by_priority[priority] = xp.arange(m)
+    out = []
+    step = max(1, BLOCK_CELLS // max(m, 1))  # blocks a chunk: bounded memory
+    for lo in range(0, len(blocks), step):
+        chunk = blocks[lo:lo + step]
+        k = len(chunk)
+        offs = np.cumsum([0] + [len(g) for _, g, _ in chunk[:-1]])
+        cells = xp.concatenate([c + int(o) for (c, _, _), o in zip(chunk, offs)])
+        g = xp.concatenate([gi for _, gi, _ in chunk])
+        sign = xp.repeat(xp.asarray([1.0 if leaving else -1.0 for _, _, leaving in chunk]), m)
+        perm = (by_priority[None, :] + (xp.arange(k) * m)[:, None]).reshape(-1)
+        order = perm[argsort_stable(xp, cells[perm])]  # by block and cell, then priority
+        c, qq, sg = cells[order], xp.tile(q.astype(xp.float64), k)[order], sign[order]
+        csum = xp.cumsum(qq)
+        first = xp.concatenate([xp.ones(1, dtype=bool), c[1:] != c[:-1]])
+        head = xp.flatnonzero(first)
+        before = csum - qq - (csum - qq)[head][xp.cumsum(first) - 1]
+        x = g[c] + sg * before  # g + before leaving, g - before entering
+        res = xp.empty(k * m)
+        res[order] = xp.abs(x) - xp.abs(x + sg * qq)
+        out.extend(res.reshape(k, m))
+    return out
+
+
+BLOCK_CELLS = 1 << 24  # proposals x blocks sorted at once (all_block_gains)
+
+
 def by_cell(xp, cells, priority):
     """The order sorting by cell, then priority (np.lexsort((priority, cells))): two
     stable sorts, which both backends have."""
@@ -167,10 +201,17 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first: by gain, ties at random
     prio[by_cell(xp, -gain, rank[cand])] = xp.arange(len(cand))
     flat = [gi.reshape(-1) for gi in g]
+    blocks = [(w * t.shape[1] + ci, flat[i], leaving)  # leavers and enterers apart
+              for i, (t, ci) in enumerate(zip(tables, c)) for w, leaving in ((u, True),
+                                                                              (v, False))]
+    # a GPU takes every block in one sort (few launches); NumPy block by block, which
+    # is faster on a CPU (fit_table on 60,000 contexts x 12 values x 6 targets: 1.2 s
+    # against 1.7 s); the same numbers either way (tests)
+    gains = all_block_gains(blocks, q, prio, xp) if xp is not np else \
+        (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
     total = xp.zeros(len(cand))
-    for i, (t, ci) in enumerate(zip(tables, c)):  # leavers and enterers apart (module)
-        total += block_gains(u * t.shape[1] + ci, q, flat[i], prio, True, xp)
-        total += block_gains(v * t.shape[1] + ci, q, flat[i], prio, False, xp)
+    for gained in gains:  # in order: the same sums
+        total += gained
     ok = xp.flatnonzero(total > GAIN_TOLERANCE)
     if not len(ok):
         return X, s, 0.0

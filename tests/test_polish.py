@@ -319,3 +319,23 @@ def test_sums_on_the_grid_are_exact_in_any_order():
     y = r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000)  # off the grid: not so
     assert len({float(np.sum(y[r.permutation(len(y))])) for _ in range(5)}
                | {float(np.cumsum(y)[-1])}) > 1
+
+
+def test_all_block_gains_are_each_blocks_own():
+    # one sort for every target's leavers and enterers gives what each block gives alone,
+    # bit for bit, also when the blocks are taken a few at a time
+    r = np.random.default_rng(4)
+    for bound in (polish.BLOCK_CELLS, 30):
+        for _ in range(100):
+            m, k = int(r.integers(1, 50)), int(r.integers(1, 6))
+            q, prio = r.integers(1, 5, m), r.permutation(m)
+            blocks = [(r.integers(0, int(r.integers(1, 12)), m), r.normal(0, 3, 12).round(2),
+                       bool(r.integers(0, 2))) for _ in range(k)]
+            polish.BLOCK_CELLS, saved = bound, polish.BLOCK_CELLS
+            try:
+                got = polish.all_block_gains(blocks, q, prio)
+            finally:
+                polish.BLOCK_CELLS = saved
+            assert len(got) == k
+            for (c, g, leaving), x in zip(blocks, got):
+                np.testing.assert_array_equal(x, polish.block_gains(c, q, g, prio, leaving))
