@@ -119,22 +119,7 @@ def block_gains(cells, q, g, priority, leaving: bool, xp=np):
     its cell (see the module).  cells: each proposal's flat cell; g: t - s, flat;
     priority: a permutation of 0..len - 1 (0 first).  Sums of whole counts only: exact
     on both backends."""
-    by_priority = xp.empty_like(priority)  # a permutation's order is its inverse: no sort
-    by_priority[priority] = xp.arange(len(priority))
-    order = by_priority[argsort_stable(xp, cells[by_priority])]
-    c, qq = cells[order], q[order].astype(xp.float64)
-    csum = xp.cumsum(qq)
-    first = xp.concatenate([xp.ones(1, dtype=bool), c[1:] != c[:-1]])
-    head = xp.flatnonzero(first)  # where each cell's run starts, and each entry's run
-    before = csum - qq - (csum - qq)[head][xp.cumsum(first) - 1]
-    gc = g[c]
-    if leaving:
-        out = xp.abs(gc + before) - xp.abs(gc + before + qq)
-    else:
-        out = xp.abs(gc - before) - xp.abs(gc - before - qq)
-    res = xp.empty_like(out)
-    res[order] = out
-    return res
+    return all_block_gains([(cells, g, leaving)], q, priority, xp)[0]
 
 
 def all_block_gains(blocks, q, priority, xp=np):
