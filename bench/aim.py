@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import numpy as np
 
@@ -68,10 +69,11 @@ def _exponential(scores: dict, eps: float, sensitivity: float, rng):
 
 def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         degree: int = 3, max_cells: int = 10000, max_model_size: float = 80,
-        max_iters: int = 1000, rounds: int | None = None) -> dict:
-    """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells."""
+        max_iters: int = 1000, rounds: int | None = None, progress=None) -> dict:
+    """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells.
+    progress: a callable given one line per round (its pick, times and budget), or None."""
+    from elimination import marginal  # bench/, on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()
-    import jax
     rng = np.random.default_rng(seed)
     names = list(codes)
     dom = mbi.Domain(names, [sizes[c] for c in names])
@@ -87,8 +89,10 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
     log = [mbi.LinearMeasurement(answers[cl] + rng.normal(0, budget.sigma, answers[cl].size),
                                  cl, stddev=budget.sigma) for cl in oneway]
     model = est.estimate(dom, log, iters=max_iters)
+    t_start, n_round = time.perf_counter(), 0
     while not budget.done:
         eps, sigma = budget.next_round()
+        t0, n_round = time.perf_counter(), n_round + 1
         limit = max_model_size * budget.used / rho
         free = {s for cl in model.cliques for r in range(1, len(cl) + 1)
                 for s in itertools.combinations(cl, r)}
@@ -96,22 +100,31 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                  if cl in free or jt.hypothetical_model_size(dom, list(model.cliques) + [cl])
                  <= limit}
         errors = {}
-        # Op by op: jitted, each candidate's projection compiles anew for every round's
-        # model (0.2-0.5 s apiece on a 2-core CPU, most of a round); eager ops reuse their
-        # compilations across rounds, 5-10x faster, the same marginals to ~1e-10.
-        with jax.disable_jit():
-            for cl, w in small.items():
-                bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
-                xest = np.asarray(model.project(cl).datavector())
-                errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
+        # In NumPy (bench/elimination.py): mbi's project, jitted or op by op, took
+        # 20-45 ms a candidate, most of AIM's time; the same marginals to rounding.
+        pots = [(tuple(c), np.asarray(model.potentials[c].values))
+                for c in model.potentials.cliques]
+        for cl, w in small.items():
+            bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
+            xest = marginal(pots, sizes, cl, float(model.total)).reshape(-1)
+            errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
         cl = _exponential(errors, eps, max(small.values()), rng)
         x = answers[cl]
         log.append(mbi.LinearMeasurement(x + rng.normal(0, sigma, x.size), cl, stddev=sigma))
         z = np.asarray(model.project(cl).datavector())
+        t1 = time.perf_counter()
         model = est.estimate(dom, log, iters=max_iters, warm_start=model)
         w = np.asarray(model.project(cl).datavector())
-        if np.abs(w - z).sum() <= sigma * math.sqrt(2 / math.pi) * x.size:
+        annealed = np.abs(w - z).sum() <= sigma * math.sqrt(2 / math.pi) * x.size
+        if annealed:
             budget.anneal()
+        if progress is not None:
+            t2 = time.perf_counter()
+            size = jt.hypothetical_model_size(dom, list(model.cliques))
+            progress(f"round {n_round}: {cl} of {len(small)} candidates, sigma {sigma:.3g}, "
+                     f"score {t1 - t0:.1f} s, estimate {t2 - t1:.1f} s, "
+                     f"total {t2 - t_start:.0f} s, rho used {budget.used / rho:.3f}, "
+                     f"model {size:.2f} MB" + (", annealed" if annealed else ""))
     assert budget.used <= rho * (1 + 1e-9)
     syn = model.synthetic_data()
     return {c: np.asarray(syn.data[c]) for c in names}

@@ -132,6 +132,7 @@ def main(argv=None):
                    help="AIM's T: N or name=N,... (default 16 x columns)")
     p.add_argument("--aim-iters", default="1000",
                    help="mirror-descent iterations per AIM round: N or name=N,...")
+    p.add_argument("--aim-log", action="store_true", help="print a line per AIM round")
     p.add_argument("--batch", default=None, help="label of this invocation's rows")
     p.add_argument("--merge", action="store_true", help="keep other rows already in --out")
     p.add_argument("--summary", action="store_true",
@@ -175,7 +176,8 @@ def main(argv=None):
                     res = mst(*args)
                 else:
                     from aim import aim
-                    res = aim(*args, rounds=aim_rounds, max_iters=aim_iters)
+                    res = aim(*args, rounds=aim_rounds, max_iters=aim_iters,
+                              progress=(lambda m: print(m, flush=True)) if a.aim_log else None)
                 codes = [res[c] for c in names]
                 dev = "jax cpu"
             secs = time.perf_counter() - t0
