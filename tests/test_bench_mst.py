@@ -95,6 +95,23 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
     assert "(b) gpu_dpsyn 3-way TVD <= 1.2 x AIM's: 0 of 1" in out  # not passed on 0.070
 
 
+def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(monkeypatch):
+    """AIM scored by mbi's projections spent most of its time there: where a run with
+    the NumPy scorer exists for a cell, its time (and TVD) alone count."""
+    peers = _bench_script(monkeypatch, "peers")
+    base = {"dataset": "t", "epsilon": 1.0, "seed": 0, "tvd_2way": 0.01}
+    rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0,
+             "tvd_3way": 0.040},
+            {**base, "peer": "mst", "batch": "gpu_dpsyn+mst", "seconds": 5.0, "tvd_3way": 0.09},
+            {**base, "peer": "aim", "batch": "x", "seconds": 900.0, "tvd_3way": 0.035,
+             "aim_iters": 1000},
+            {**base, "peer": "aim", "batch": "x", "seconds": 60.0, "tvd_3way": 0.030,
+             "aim_iters": 1000, "seed": 1, "aim_scorer": "numpy variable elimination"}]
+    out = peers.summary(rows)
+    assert "| 1 | 20.0 | 5.0 | 60.0 |" in out and "0.0300 (1 seed)" in out
+    assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
+
+
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
     """bench/heldout.py's table: one line per (table, epsilon), a run that failed (an
     MST out of memory) shown as n/a rather than shifting the columns."""
