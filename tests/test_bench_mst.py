@@ -92,6 +92,7 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
             row("aim", 0.070, 300, "gpu_dpsyn+aim", 300), row("aim", 0.023, 2900, "x", 1000)]
     out = peers.summary(rows)
     assert "0.0230 (1 seed) (1,000 it.)" in out
+    assert "| 2900.0 (mbi-scored) |" in out  # timed with mbi's projections
     assert "(b) gpu_dpsyn 3-way TVD <= 1.2 x AIM's: 0 of 1" in out  # not passed on 0.070
 
 
