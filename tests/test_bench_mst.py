@@ -98,7 +98,8 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
 
 def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(monkeypatch):
     """AIM scored by mbi's projections spent most of its time there: where a run with
-    the NumPy scorer exists for a cell, its time (and TVD) alone count."""
+    the NumPy scorer exists for a cell, its time alone counts; the TVDs take each seed
+    once, from the NumPy-scored run where there is one (the same marginals)."""
     peers = _bench_script(monkeypatch, "peers")
     base = {"dataset": "t", "epsilon": 1.0, "seed": 0, "tvd_2way": 0.01}
     rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0,
@@ -106,10 +107,13 @@ def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(mon
             {**base, "peer": "mst", "batch": "gpu_dpsyn+mst", "seconds": 5.0, "tvd_3way": 0.09},
             {**base, "peer": "aim", "batch": "x", "seconds": 900.0, "tvd_3way": 0.035,
              "aim_iters": 1000},
-            {**base, "peer": "aim", "batch": "x", "seconds": 60.0, "tvd_3way": 0.030,
+            {**base, "peer": "aim", "batch": "x", "seconds": 900.0, "tvd_3way": 0.050,
+             "aim_iters": 1000, "seed": 1},
+            {**base, "peer": "aim", "batch": "y", "seconds": 60.0, "tvd_3way": 0.030,
              "aim_iters": 1000, "seed": 1, "aim_scorer": "numpy variable elimination"}]
     out = peers.summary(rows)
-    assert "| 1 | 20.0 | 5.0 | 60.0 |" in out and "0.0300 (1 seed)" in out
+    assert "| 1 | 20.0 | 5.0 | 60.0 |" in out  # the NumPy-scored run's time alone
+    assert "| 0.0400 | 0.0900 | 0.0325 (1,000 it.) |" in out  # seed 0 and seed 1's NumPy run
     assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
 
 
