@@ -69,11 +69,17 @@ def _exponential(scores: dict, eps: float, sensitivity: float, rng):
 
 def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         degree: int = 3, max_cells: int = 10000, max_model_size: float = 80,
-        max_iters: int = 1000, rounds: int | None = None, progress=None) -> dict:
+        max_iters: int = 1000, rounds: int | None = None, progress=None,
+        scorer: str = "numpy") -> dict:
     """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells.
-    progress: a callable given one line per round (its pick, times and budget), or None."""
+    progress: a callable given one line per round (its pick, times and budget), or None.
+    scorer: "numpy" (bench/elimination.py) or "mbi" (mbi's project, op by op: the
+    reference, 20x slower a round).  The same seed gives the same output either way."""
     from elimination import marginal  # bench/, on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()
+    import jax
+    if scorer not in ("numpy", "mbi"):
+        raise ValueError(f"scorer must be 'numpy' or 'mbi', not {scorer!r}")
     rng = np.random.default_rng(seed)
     names = list(codes)
     dom = mbi.Domain(names, [sizes[c] for c in names])
@@ -104,10 +110,12 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         # 20-45 ms a candidate, most of AIM's time; the same marginals to rounding.
         pots = [(tuple(c), np.asarray(model.potentials[c].values))
                 for c in model.potentials.cliques]
-        for cl, w in small.items():
-            bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
-            xest = marginal(pots, sizes, cl, float(model.total)).reshape(-1)
-            errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
+        with jax.disable_jit(scorer == "mbi"):  # op by op: jitted compiles per candidate
+            for cl, w in small.items():
+                bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
+                xest = (marginal(pots, sizes, cl, float(model.total)).reshape(-1)
+                        if scorer == "numpy" else np.asarray(model.project(cl).datavector()))
+                errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
         cl = _exponential(errors, eps, max(small.values()), rng)
         x = answers[cl]
         log.append(mbi.LinearMeasurement(x + rng.normal(0, sigma, x.size), cl, stddev=sigma))
@@ -126,5 +134,6 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                      f"total {t2 - t_start:.0f} s, rho used {budget.used / rho:.3f}, "
                      f"model {size:.2f} MB" + (", annealed" if annealed else ""))
     assert budget.used <= rho * (1 + 1e-9)
+    np.random.seed(seed)  # mbi's synthetic_data draws from NumPy's global generator
     syn = model.synthetic_data()
     return {c: np.asarray(syn.data[c]) for c in names}
