@@ -117,6 +117,26 @@ def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(mon
     assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
 
 
+def test_peer_summary_compares_times_paired_alone_where_a_cell_has_them(monkeypatch):
+    """AIM timed beside another run is slower than alone: where gpu_dpsyn and AIM were
+    both run alone (batch "alone"), the times and the time check come from those rows."""
+    peers = _bench_script(monkeypatch, "peers")
+    base = {"dataset": "t", "epsilon": 8.0, "seed": 0, "tvd_2way": 0.01, "tvd_3way": 0.03}
+    sc = {"aim_iters": 1000, "aim_scorer": "numpy variable elimination"}
+    rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0},
+            {**base, "peer": "mst", "batch": "gpu_dpsyn+mst", "seconds": 5.0},
+            {**base, "peer": "aim", "batch": "aim-numpy-scorer", "seconds": 110.0, **sc},
+            {**base, "peer": "gpu_dpsyn", "batch": "alone", "seconds": 18.0},
+            {**base, "peer": "aim", "batch": "alone", "seconds": 64.0, **sc}]
+    out = peers.summary(rows)
+    assert "| 8 | 18.0 | 5.0 | 87.0 (paired, alone) |" not in out  # AIM: alone rows only
+    assert "| 8 | 18.0 | 5.0 | 64.0 (paired, alone) |" in out
+    assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
+    out = peers.summary(rows[:3] + rows[4:])  # no gpu_dpsyn alone: not paired
+    assert "| 8 | 20.0 | 5.0 | 87.0 |" in out
+    assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
+
+
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
     """bench/heldout.py's table: one line per (table, epsilon), a run that failed (an
     MST out of memory) shown as n/a rather than shifting the columns."""
