@@ -74,12 +74,13 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
     """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells.
     progress: a callable given one line per round (its pick, times and budget), or None.
     scorer: "numpy" (bench/elimination.py) or "mbi" (mbi's project, op by op: the
-    reference, 20x slower a round).  The same seed gives the same output either way."""
+    reference, 20x slower a round).  The same seed gives the same output either way,
+    and again on a rerun only with PYTHONHASHSEED fixed (mbi orders sets of names)."""
+    if scorer not in ("numpy", "mbi"):
+        raise ValueError(f"scorer must be 'numpy' or 'mbi', not {scorer!r}")
     from elimination import marginal  # bench/, on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()
     import jax
-    if scorer not in ("numpy", "mbi"):
-        raise ValueError(f"scorer must be 'numpy' or 'mbi', not {scorer!r}")
     rng = np.random.default_rng(seed)
     names = list(codes)
     dom = mbi.Domain(names, [sizes[c] for c in names])
@@ -108,14 +109,20 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         errors = {}
         # In NumPy (bench/elimination.py): mbi's project, jitted or op by op, took
         # 20-45 ms a candidate, most of AIM's time; the same marginals to rounding.
-        pots = [(tuple(c), np.asarray(model.potentials[c].values))
-                for c in model.potentials.cliques]
+        if scorer == "numpy":
+            pots = [(tuple(c), np.asarray(model.potentials[c].values))
+                    for c in model.potentials.cliques]
+            total = float(model.total)
+
+            def project(cl):
+                return marginal(pots, sizes, cl, total).reshape(-1)
+        else:
+            def project(cl):
+                return np.asarray(model.project(cl).datavector())
         with jax.disable_jit(scorer == "mbi"):  # op by op: jitted compiles per candidate
             for cl, w in small.items():
                 bias = math.sqrt(2 / math.pi) * sigma * dom.size(cl)
-                xest = (marginal(pots, sizes, cl, float(model.total)).reshape(-1)
-                        if scorer == "numpy" else np.asarray(model.project(cl).datavector()))
-                errors[cl] = w * (np.abs(answers[cl] - xest).sum() - bias)
+                errors[cl] = w * (np.abs(answers[cl] - project(cl)).sum() - bias)
         cl = _exponential(errors, eps, max(small.values()), rng)
         x = answers[cl]
         log.append(mbi.LinearMeasurement(x + rng.normal(0, sigma, x.size), cl, stddev=sigma))

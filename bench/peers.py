@@ -92,10 +92,10 @@ def summary(rows: list) -> str:
                  mean(ds, eps, "aim", "seconds")]
             # gpu_dpsyn and AIM run one after the other alone on the machine (batch
             # "alone"): where a cell has both, their times are the ones compared
-            paired = all(mean(ds, eps, p, "seconds", "alone")[0] is not None
-                         for p in ("gpu_dpsyn", "aim"))
+            alone = [mean(ds, eps, p, "seconds", "alone") for p in ("gpu_dpsyn", "aim")]
+            paired = all(x is not None for x, _ in alone)
             if paired:
-                t[0], t[2] = (mean(ds, eps, p, "seconds", "alone") for p in ("gpu_dpsyn", "aim"))
+                t[0], t[2] = alone
             v2 = [mean(ds, eps, "gpu_dpsyn", "tvd_2way", gb), mean(ds, eps, "mst", "tvd_2way"),
                   mean(ds, eps, "aim", "tvd_2way")]
             v3 = [mean(ds, eps, "gpu_dpsyn", "tvd_3way", gb), mean(ds, eps, "mst", "tvd_3way"),

@@ -78,6 +78,12 @@ def _bench_script(monkeypatch, name: str):
     return _load(name)
 
 
+def test_aim_refuses_an_unknown_scorer_before_it_imports_mbi(monkeypatch):
+    aim = _bench_script(monkeypatch, "aim")
+    with pytest.raises(ValueError, match="scorer must be 'numpy' or 'mbi', not 'jax'"):
+        aim.aim({"a": np.zeros(3, dtype=int)}, {"a": 2}, 1.0, 1e-9, scorer="jax")
+
+
 def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
     """A short AIM run (fewer mirror-descent iterations a round) stops short of AIM's
     quality: where a run at more iterations exists, the checks use it alone."""
