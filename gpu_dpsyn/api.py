@@ -324,7 +324,8 @@ class Synthesizer:
                 weights.append(w)
         cells = check_domains(plan, domain, self.names, self.max_cells)
         q_fractions, rest = quantiles.split(self.schema, self.quantile_share)
-        fractions = [rest * w / left_sum(weights) for w in weights]
+        total_weight = left_sum(weights)
+        fractions = [rest * w / total_weight for w in weights]
         q_cells = [c.private.cells for _, c in quantiles.private_columns(self.schema)]
         acc.choose_mechanism(q_fractions + fractions, q_cells + cells, self.mechanism)
         self._choose_bins(counts, q_fractions)
