@@ -71,8 +71,9 @@ import math
 import numpy as np
 
 from . import rng
-from .gum import GUMConfig, argsort_stable, draw_rows, neighbours
+from .gum import GUMConfig, draw_rows, neighbours
 from .shuffle import random_keys, strata
+from .sorting import argsort_bounded, argsort_distinct, unique_ids
 
 IPF_ITERATIONS = 20  # at most, passes over a column's targets
 IPF_WORK = 1 << 28  # contexts x values x targets x passes per column: fewer passes (at
@@ -181,7 +182,7 @@ def segments(keys, xp=np):
     cell_sums needs none)."""
     if xp is not np:
         return None
-    order = np.argsort(keys, kind="stable")
+    order = argsort_bounded(np, keys)
     k = keys[order]
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     return order, starts, k[starts]
@@ -201,8 +202,7 @@ def column_contexts(backend, cols, a: int, near, targets, sizes):
     xp = backend.xp
     size = int(sizes[a])
     stratum = strata(xp, cols, near, sizes)
-    _, first, inv, w = xp.unique(stratum, return_index=True, return_inverse=True,
-                                 return_counts=True)
+    first, inv, w = unique_ids(xp, stratum)
     del stratum
     if len(w) * size > MAX_CONTEXT_CELLS:
         return None
@@ -247,8 +247,8 @@ def systematic_positions(backend, inv, w, column: int, key, call: int):
     n = len(inv)
     # freed as they go: besides inv, up to seven int64 arrays a row at once
     # (api.WORK_BYTES_PER_ROW allows for them)
-    by_key = argsort_stable(xp, random_keys(backend, n, column, key, call, rng.GIBBS))
-    within = argsort_stable(xp, inv[by_key])
+    by_key = argsort_distinct(xp, random_keys(backend, n, column, key, call, rng.GIBBS))
+    within = argsort_bounded(xp, inv[by_key], len(w))
     ordered = by_key[within]  # by context, in a random order within each
     del by_key, within
     w = w.astype(xp.int64)

@@ -14,6 +14,7 @@ import numpy as np
 from . import rng
 from .checks import flag, integer, positive
 from .errors import ParameterError
+from .sorting import argsort_stable
 
 BISECT_STEPS = 48  # beta to ~4e-15
 
@@ -70,11 +71,6 @@ MIXES = {
     "replace": lambda it: 0.0,
     "half": lambda it: 0.5,
 }
-
-
-def argsort_stable(xp, a):
-    # cupy.argsort is always stable and takes no kind="stable"
-    return xp.argsort(a, kind="stable") if xp is np else xp.argsort(a)
 
 
 def apportion(xp, v, total):

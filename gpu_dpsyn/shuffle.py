@@ -34,7 +34,8 @@ at a time (32 bytes a row) besides the sorts' own buffers, after GUM's are freed
 from __future__ import annotations
 
 from . import rng
-from .gum import argsort_stable, neighbours
+from .gum import neighbours
+from .sorting import argsort_bounded, argsort_distinct
 
 RADIX_LIMIT = 1 << 62  # a stratum id stays below this before it is rank-compressed
 
@@ -71,12 +72,12 @@ def shuffle_within(backend, cols, stratum, column: int, key, call: int,
     order (random keys, then a stable sort by stratum keeps that order inside each).
     counter: the keys' counter word (default: column)."""
     xp = backend.xp
-    by_u = argsort_stable(xp, random_keys(backend, len(stratum), column if counter is None
-                                          else counter, key, call))
-    inner = argsort_stable(xp, stratum[by_u])
+    by_u = argsort_distinct(xp, random_keys(backend, len(stratum), column if counter is None
+                                            else counter, key, call))
+    inner = argsort_bounded(xp, stratum[by_u])
     shuffled = by_u[inner]
     del by_u, inner  # freed before the next sort: a GPU holds 1e8 rows of each
-    plain = argsort_stable(xp, stratum)
+    plain = argsort_bounded(xp, stratum)
     col = cols[column]
     col[plain] = col[shuffled]
 

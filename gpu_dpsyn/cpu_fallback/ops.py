@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import rng
 from ..encoding import code_dtype
+from ..sorting import argsort_bounded
 from . import host_kernels
 from . import noise as _noise
 from .permute import feistel_ranks, round_keys
@@ -23,6 +24,15 @@ def strides_of(shape) -> list[int]:
         st.append(acc)
         acc *= int(d)
     return st[::-1]
+
+
+def philox_range(key, n: int, c1: int, c2: int, c3: int, words: int = 1) -> tuple:
+    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words]: host_records.cpp when built, else
+    philox.py (the same words)."""
+    lib = host_kernels.library()
+    if lib is not None:
+        return host_kernels.philox_range(lib, key, n, c1, c2, c3, words)
+    return philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[:words]
 
 
 class NumpyBackend:
@@ -65,7 +75,7 @@ class NumpyBackend:
 
     def uniforms(self, key, n: int, c1: int, c2: int, c3: int) -> np.ndarray:
         """u_i = uniform(philox(i, c1, c2, c3).w0) in (0, 1)."""
-        return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[0])
+        return uniform(philox_range(key, n, c1, c2, c3)[0])
 
     def prepare(self) -> None:
         """Build the host samplers now (fit() calls this before its first charge)."""
@@ -93,7 +103,7 @@ class NumpyBackend:
         cols = []
         for j, c in enumerate(counts):
             laid = np.repeat(np.arange(len(c)), np.asarray(c, dtype=np.int64))
-            r = philox4x32(key, idx, j, rng.INIT, call)[0].astype(np.uint64)
+            r = philox_range(key, n, j, rng.INIT, call)[0].astype(np.uint64)
             perm = (np.sort((r << np.uint64(32)) | idx) & np.uint64(0xFFFFFFFF)).astype(np.int64)
             cols.append(np.ascontiguousarray(laid[perm].astype(code_dtype(len(c)))))
         return cols
@@ -109,23 +119,25 @@ class NumpyBackend:
         total = int(add.sum())
         if total == 0:
             return
-        # records grouped by cell (a stable radix sort for small domains)
-        order = np.argsort(cell, kind="stable")
+        # records grouped by cell, in index order within each (stable)
+        order = argsort_bounded(np, cell, int(np.prod(shape)))
         offset = np.cumsum(s) - s
         # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
+        # (rem and add both sum to total: a repeat is the searchsorted of 0 .. total - 1)
         k = np.arange(total, dtype=np.int64)
-        cumrem = np.cumsum(rem)
-        c = np.searchsorted(cumrem, k, side="right")
-        r = k - (cumrem[c] - rem[c])
-        pos = feistel_ranks(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
+        c = np.repeat(np.arange(len(rem)), rem)
+        r = k - (np.cumsum(rem) - rem)[c]
+        keys = round_keys(key, update_id, call, rng.GUM_SORT)
+        lib = host_kernels.library()
+        pos = (host_kernels.feistel(lib, r, s[c], c, keys) if lib is not None
+               else feistel_ranks(r, s[c], c, keys))
         removed = order[offset[c] + pos]
         # slot j refills removed[j]: both run in cell order (row-major), so a Replace
         # keeps the leading columns wherever their counts already agree (a random
         # pairing rewrote every column of the marginal; measured worse on 3-way TVD)
         # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace
-        slots = np.arange(total, dtype=np.uint64)
-        w = philox4x32(key, slots, update_id, rng.GUM_SLOT, call)
-        ucell = np.searchsorted(np.cumsum(add), slots.astype(np.int64), side="right")
+        w = philox_range(key, total, update_id, rng.GUM_SLOT, call, 2)
+        ucell = np.repeat(np.arange(len(add)), add)
         su = s[ucell]
         dup = (su > 0) & (uniform(w[1]) < dup_frac)
         donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]

@@ -10,23 +10,31 @@ _SHIFT = np.uint64(32)
 
 
 def philox4x32(key: tuple[int, int], c0, c1=0, c2=0, c3=0) -> tuple[np.ndarray, ...]:
-    """Four uint32 words per counter; counters broadcast like NumPy arrays."""
-    c0, c1, c2, c3 = (np.asarray(c, dtype=np.uint64) & _MASK for c in (c0, c1, c2, c3))
-    c0, c1, c2, c3 = np.broadcast_arrays(c0, c1, c2, c3)
+    """Four uint32 words per counter; counters broadcast like NumPy arrays.  Each round
+    writes into six arrays made once: a new array per operation cost twice the time
+    (fresh pages each round)."""
+    words = [np.asarray(c, dtype=np.uint64) for c in (c0, c1, c2, c3)]
+    shape = np.broadcast_shapes(*(w.shape for w in words))
+    c0, c1, c2, c3 = (np.bitwise_and(w, _MASK, out=np.empty(shape, dtype=np.uint64))
+                      for w in words)
     k0, k1 = key[0] & 0xFFFFFFFF, key[1] & 0xFFFFFFFF
     m0, m1 = np.uint64(PHILOX_M0), np.uint64(PHILOX_M1)
+    p0, p1 = np.empty(shape, dtype=np.uint64), np.empty(shape, dtype=np.uint64)
     for r in range(PHILOX_ROUNDS):
         if r:
             k0 = (k0 + PHILOX_W0) & 0xFFFFFFFF
             k1 = (k1 + PHILOX_W1) & 0xFFFFFFFF
-        p0 = c0 * m0
-        p1 = c2 * m1
-        c0, c1, c2, c3 = (
-            (p1 >> _SHIFT) ^ c1 ^ np.uint64(k0),
-            p1 & _MASK,
-            (p0 >> _SHIFT) ^ c3 ^ np.uint64(k1),
-            p0 & _MASK,
-        )
+        np.multiply(c0, m0, out=p0)
+        np.multiply(c2, m1, out=p1)
+        # (c0, c1, c2, c3) <- (hi(p1) ^ c1 ^ k0, lo(p1), hi(p0) ^ c3 ^ k1, lo(p0))
+        np.right_shift(p1, _SHIFT, out=c0)
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        np.right_shift(p0, _SHIFT, out=c2)
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        np.bitwise_and(p1, _MASK, out=c1)
+        np.bitwise_and(p0, _MASK, out=c3)
     return tuple(x.astype(np.uint32) for x in (c0, c1, c2, c3))
 
 

@@ -1,0 +1,83 @@
+"""host_records.cpp (the records' Philox words and GUM's Feistel removal ranks built for
+the CPU) gives exactly what philox.py and permute.py give, and the NumPy backend's
+records are the same with the build and without it."""
+import numpy as np
+import pytest
+
+from gpu_dpsyn.cpu_fallback import host_kernels, ops
+from gpu_dpsyn.cpu_fallback.permute import feistel_ranks, round_keys
+from gpu_dpsyn.cpu_fallback.philox import philox4x32
+
+
+@pytest.fixture
+def lib():
+    built = host_kernels.library()
+    if built is None:
+        pytest.skip("no C++ compiler: the NumPy bodies serve alone")
+    return built
+
+
+@pytest.mark.parametrize("key,n,c", [((0, 0), 1, (0, 0, 0)), ((5, 6), 3000, (3, 2, 1)),
+                                     ((0xFFFFFFFF, 0x12345678), 777, (0xFFFFFFFF, 1 << 31, 9)),
+                                     ((1 << 40, 3), 10, (7, 8, 2 ** 32 + 5)), ((1, 2), 0, (1, 1, 1))])
+def test_philox_words_equal_numpy(lib, key, n, c):
+    got = host_kernels.philox_range(lib, key, n, *c, 4)
+    want = philox4x32(key, np.arange(n, dtype=np.uint64), *c)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    first = host_kernels.philox_range(lib, key, n, *c)  # one word: the first
+    assert len(first) == 1 and np.array_equal(first[0], want[0])
+
+
+def test_feistel_ranks_equal_numpy_and_are_bijections(lib):
+    rng = np.random.default_rng(3)
+    size = np.r_[1, 2, 3, 4, 5, 17, 1 << 16, (1 << 16) + 1, rng.integers(1, 1 << 40, 500)]
+    r = (rng.random(len(size)) * size).astype(np.int64)
+    salt = rng.integers(0, 1 << 40, len(size))  # the low word salts, as in NumPy
+    keys = round_keys((9, 10), 4, 2)
+    assert np.array_equal(host_kernels.feistel(lib, r, size, salt, keys),
+                          feistel_ranks(r, size, salt, keys))
+    for s in (1, 7, 64, 1000):  # every rank of a cell: a permutation of it
+        all_r = np.arange(s)
+        pi = host_kernels.feistel(lib, all_r, np.full(s, s), np.full(s, 5), keys)
+        assert sorted(pi.tolist()) == all_r.tolist()
+
+
+def test_a_build_that_disagrees_is_not_used(lib, monkeypatch):
+    monkeypatch.setattr(host_kernels, "feistel", lambda *a: np.zeros(1000, dtype=np.int64))
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    monkeypatch.setattr(host_kernels, "philox_range", lambda *a: (np.zeros(1000, np.uint32),) * 4)
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    assert host_kernels._agrees_with_numpy(lib)
+
+
+def test_records_are_the_same_without_the_build(lib, monkeypatch):
+    be = ops.NumpyBackend()
+    rng = np.random.default_rng(11)
+
+    def run():
+        cols = be.init_records([np.bincount(rng_col, minlength=k)
+                                for rng_col, k in ((c0, 6), (c1, 9))], (3, 4), 1)
+        attrs, shape = (0, 1), (6, 9)
+        for update in range(3):
+            cell, s = be.cell_histogram(cols, attrs, shape)
+            t = np.random.default_rng(update).permutation(s).astype(float)
+            add, rem = be.plan_update(s, t, 0.7)
+            be.gum_apply(cols, attrs, shape, cell, s, add, rem, 0.5, (1, 2), update, 0)
+        return cols, be.uniforms((7, 8), 5000, 1, 2, 3)
+    c0, c1 = rng.integers(0, 6, 20000), rng.integers(0, 9, 20000)
+    with_lib = run()
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    without = run()
+    assert all(np.array_equal(a, b) for a, b in zip(with_lib[0], without[0]))
+    assert np.array_equal(with_lib[1], without[1])
+
+
+def test_with_a_compiler_the_build_loads_and_agrees():
+    """A build that failed its known-answer check would serve NumPy silently: with a
+    compiler at hand it must load."""
+    if host_kernels._compiler() is None or host_kernels.os.environ.get(
+            "GPU_DPSYN_HOST_KERNELS", "1") == "0":
+        pytest.skip("no C++ compiler, or the build is turned off")
+    assert host_kernels.library() is not None
