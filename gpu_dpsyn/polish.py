@@ -84,18 +84,26 @@ def l1_error(X, ctx, tables) -> float:
                      for i, t in enumerate(tables)))
 
 
-def best_moves(X, L, A, xp=np):
+def best_moves(X, LA, xp=np):
     """Each context's best single move (u, v, gain): u among its values present, v any
-    other.  L, A: what one record gains leaving or entering (context, value), U x size."""
-    L = xp.where(X > 0, L, -xp.inf)
-    rows = xp.arange(len(X))
-    u1, v1 = first_max(xp, L), first_max(xp, A)
+    other.  LA: what one record gains leaving (the first size columns) or entering (the
+    rest) each (context, value), U x 2 size; overwritten.  Leaving and entering are
+    searched together: one argmax over the last axis each time, not two."""
+    U, size = X.shape
+    LA = LA.reshape(U, 2, size)
+    LA[:, 0] = xp.where(X > 0, LA[:, 0], -xp.inf)
+    rows = xp.arange(U)
+    first = first_max(xp, LA)
+    u1, v1 = first[:, 0], first[:, 1]
     same = u1 == v1
     # u1 == v1: the better of (u1, the second v) and (the second u, v1)
-    L2, A2 = L.copy(), A.copy()
-    L2[rows, u1] = -xp.inf
-    A2[rows, v1] = -xp.inf
-    u2, v2 = first_max(xp, L2), first_max(xp, A2)
+    LA2 = LA.copy()
+    LA2[rows, 0, u1] = -xp.inf
+    LA2[rows, 1, v1] = -xp.inf
+    second = first_max(xp, LA2)
+    del LA2
+    u2, v2 = second[:, 0], second[:, 1]
+    L, A = LA[:, 0], LA[:, 1]
     g_a = L[rows, u1] + A[rows, v2]
     g_b = L[rows, u2] + A[rows, v1]
     u = xp.where(same & (g_b > g_a), u2, u1)
@@ -104,14 +112,15 @@ def best_moves(X, L, A, xp=np):
 
 
 def first_max(xp, M):
-    """Each row's first column holding its largest value.  The gains tie often (sums of
-    +-1), so which of the tied the backend's argmax picks decides the moves: NumPy's is
-    documented to be the first; elsewhere it is made so by exact operations (a max, then
-    the least index attaining it), whatever the reduction's order."""
+    """The first index along the last axis holding its largest value.  The gains tie
+    often (sums of +-1), so which of the tied the backend's argmax picks decides the
+    moves: NumPy's is documented to be the first; elsewhere it is made so by exact
+    operations (a max, then the least index attaining it), whatever the reduction's
+    order."""
     if xp is np:
-        return np.argmax(M, axis=1)
-    m = M.max(axis=1, keepdims=True)
-    return xp.where(M == m, xp.arange(M.shape[1]), M.shape[1]).min(axis=1)
+        return np.argmax(M, axis=-1)
+    m = M.max(axis=-1, keepdims=True)
+    return xp.where(M == m, xp.arange(M.shape[-1]), M.shape[-1]).min(axis=-1)
 
 
 def block_gains(cells, q, g, priority, leaving: bool, xp=np):
@@ -173,13 +182,16 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     # |g| - |g - 1|, that is clip(-2g - 1, -1, 1) / clip(2g - 1, -1, 1); summed over the
     # targets in order, element by element: the same on both backends; leaving and
     # entering side by side, so that a target takes one gather
-    LA = sum(xp.ascontiguousarray(xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0),
-                                                  xp.clip(2.0 * gi - 1.0, -1.0, 1.0)]).T)
-             [ctx[:, i]] for i, gi in enumerate(g))
-    L, A = LA[:, :X.shape[1]], LA[:, X.shape[1]:]
+    LA = None
+    for i, gi in enumerate(g):
+        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
+                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
+        if LA is None:
+            LA = part
+        else:
+            LA += part
+    u, v, gain = best_moves(X, LA, xp)
     del LA
-    u, v, gain = best_moves(X, L, A, xp)
-    del L, A
     cand = xp.flatnonzero(gain > GAIN_TOLERANCE)
     if not len(cand):
         return X, s, 0.0
