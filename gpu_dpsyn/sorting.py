@@ -13,7 +13,7 @@ means, never another order:
   default (unstable, vectorized) sort.  A permutation sorting distinct keys is unique,
   hence the stable one; a tie is looked for afterwards and then sorted stably.
 * unique_ids: numpy.unique(return_index, return_inverse, return_counts) of ids below a
-  bound, by counting where the bound is at most a few times the length.
+  bound, by counting where the bound is at most the length.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy as np
 
 DIGIT = 16
 DENSE_PER_ROW = 1  # unique_ids counts in a table of up to this many cells a row (its
-# memory, 16 bytes a cell, stays within what numpy.unique takes)
+# memory, 17 bytes a cell, stays within what numpy.unique takes)
 
 
 def argsort_stable(xp, a):
@@ -51,7 +51,8 @@ def argsort_bounded(xp, a, bound: int | None = None):
 
 
 def argsort_distinct(xp, keys):
-    """argsort_stable of random keys that are almost surely distinct."""
+    """argsort_stable of random integer keys that are almost surely distinct (NaNs,
+    never equal, would pass the tie check: integers only)."""
     if xp is not np:
         return xp.argsort(keys)
     order = np.argsort(keys)

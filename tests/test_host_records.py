@@ -81,3 +81,15 @@ def test_with_a_compiler_the_build_loads_and_agrees():
             "GPU_DPSYN_HOST_KERNELS", "1") == "0":
         pytest.skip("no C++ compiler, or the build is turned off")
     assert host_kernels.library() is not None
+
+
+def test_the_host_wrappers_refuse_what_would_read_past_or_never_end(lib):
+    keys = [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="sizes of 1 or more"):
+        host_kernels.feistel(lib, [0], [0], [0], keys)  # size 0: no rank to walk to
+    with pytest.raises(ValueError):
+        host_kernels.feistel(lib, [0, 1], [5], [0, 0], keys)
+    with pytest.raises(ValueError):
+        host_kernels.feistel(lib, [0], [5], [0], keys[:3])
+    with pytest.raises(ValueError, match="1 to 4 words"):
+        host_kernels.philox_range(lib, (1, 2), 10, 0, 0, 0, 5)

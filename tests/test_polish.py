@@ -339,3 +339,22 @@ def test_all_block_gains_are_each_blocks_own():
             assert len(got) == k
             for (c, g, leaving), x in zip(blocks, got):
                 np.testing.assert_array_equal(x, polish.block_gains(c, q, g, prio, leaving))
+
+
+def test_numpy_takes_the_same_moves_block_by_block_as_in_one_sort(monkeypatch):
+    """Past BATCH_CANDIDATES proposals NumPy sums the gains block by block: the same
+    table as every block in one sort."""
+    rng = np.random.default_rng(4)
+    U, size = 6000, 6
+    X = rng.multinomial(12, np.ones(size) / size, U).astype(np.int64)
+    cells = [int(rng.integers(5, 60)) for _ in range(3)]
+    ctx = np.stack([rng.integers(0, c, U) for c in cells], axis=1)
+    tables = [np.maximum(polish.cell_counts(X, ctx[:, i], c) + rng.normal(0, 3, (size, c)), 0)
+              for i, c in enumerate(cells)]
+    tiebreak = rng.random(U)
+    fits = []
+    for cap in (-1, 10 ** 9):
+        monkeypatch.setattr(polish, "BATCH_CANDIDATES", cap)
+        fits.append(polish.fit_table(X, ctx, tables, tiebreak, 3))
+    assert not np.array_equal(fits[0], X)
+    assert np.array_equal(fits[0], fits[1])

@@ -63,3 +63,67 @@ def test_unique_ids_equal_numpy_unique(n, bound):
 def test_argsort_stable_keeps_ties_in_index_order():
     a = np.array([2.0, 1.0, 2.0, 1.0])
     assert list(argsort_stable(np, a)) == [1, 3, 0, 2]
+
+
+def plain_unique(xp, ids, bound=None):
+    _, first, inv, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                      return_counts=True)
+    return first, inv.reshape(-1), counts
+
+
+def test_a_fit_gives_the_records_of_the_plain_sorts(monkeypatch):
+    """End to end, with cells and strata past 2^16 (two radix digits) and below the
+    row count (counted ids): the same table as with NumPy's stable sorts, numpy.unique
+    and no host build, patched in wherever the fast ones are used."""
+    import warnings
+
+    import pandas as pd
+
+    import gpu_dpsyn.cpu_fallback.ops as ops
+    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.polish as polish
+    import gpu_dpsyn.shuffle as shuffle
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.cpu_fallback import host_kernels
+    from gpu_dpsyn.privacy.keys import SeededNoiseWarning
+
+    r = np.random.default_rng(5)
+    n = 40000
+    a = r.integers(0, 300, n)
+    b = (a + r.integers(0, 5, n)) % 300
+    c = (a // 40 + r.integers(0, 2, n)) % 8
+    d = (c + r.integers(0, 2, n)) % 4
+    names = np.array([f"v{i}" for i in range(300)])
+    df = pd.DataFrame({"a": names[a], "b": names[b], "c": names[c], "d": names[d]})
+    spec = {k: {"type": "categorical", "values": list(names[:m])}
+            for k, m in (("a", 300), ("b", 300), ("c", 8), ("d", 4))}
+
+    def release():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            syn = Synthesizer(8.0, 1e-6, seed=1, backend="cpu", progress=False)
+            return syn.fit(df, {"columns": spec}).sample(n)
+    fast = release()
+    stable_bounded = (lambda xp, a, bound=None: np.argsort(a, kind="stable"))
+    for mod in (ops, gibbs, polish, shuffle):
+        if hasattr(mod, "argsort_bounded"):
+            monkeypatch.setattr(mod, "argsort_bounded", stable_bounded)
+        if hasattr(mod, "argsort_distinct"):
+            monkeypatch.setattr(mod, "argsort_distinct",
+                                lambda xp, k: np.argsort(k, kind="stable"))
+    monkeypatch.setattr(gibbs, "unique_ids", plain_unique)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    assert SeededNoiseWarning and fast.equals(release())
+
+
+def test_gibbs_positions_with_contexts_past_one_digit(monkeypatch):
+    """70,000 contexts: the sort by context takes two radix digits."""
+    import gpu_dpsyn.gibbs as gibbs
+    from gpu_dpsyn.backend import get_backend
+    be = get_backend("cpu")
+    inv = np.random.default_rng(2).permutation(np.arange(150000) % 70000)
+    w = np.bincount(inv)
+    fast = gibbs.systematic_positions(be, inv, w, 3, (1, 2), 0)
+    monkeypatch.setattr(gibbs, "argsort_bounded", lambda xp, a, bound=None: stable(a))
+    monkeypatch.setattr(gibbs, "argsort_distinct", lambda xp, k: stable(k))
+    assert np.array_equal(fast, gibbs.systematic_positions(be, inv, w, 3, (1, 2), 0))

@@ -116,6 +116,8 @@ def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
 
 def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
     """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words], as philox.py computes them."""
+    if words not in (1, 2, 3, 4):
+        raise ValueError(f"Philox gives 1 to 4 words a counter, not {words}")
     out = np.empty((words, n), dtype=np.uint32)
     m = 0xFFFFFFFF
     lib.host_philox_range(n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
@@ -124,9 +126,13 @@ def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
 
 
 def feistel(lib, r, size, salt, keys):
-    """permute.feistel_ranks(r, size, salt, keys): r, size, salt int64 arrays alike."""
+    """permute.feistel_ranks(r, size, salt, keys): r, size, salt int64 arrays alike.
+    Checked first: a size below 1 would cycle-walk forever inside the call."""
     r, size, salt = (np.ascontiguousarray(x, dtype=np.int64) for x in (r, size, salt))
     k = np.ascontiguousarray(keys, dtype=np.uint32)
+    if not len(r) == len(size) == len(salt) or len(k) != 4 or (len(size) and size.min() < 1):
+        raise ValueError("Feistel ranks need r, size, salt alike, sizes of 1 or more, "
+                         "and four round keys")
     out = np.empty(len(r), dtype=np.int64)
     lib.host_feistel_ranks(len(r), r.ctypes.data, size.ctypes.data, salt.ctypes.data,
                            k.ctypes.data, out.ctypes.data)

@@ -123,9 +123,10 @@ class NumpyBackend:
         order = argsort_bounded(np, cell, int(np.prod(shape)))
         offset = np.cumsum(s) - s
         # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
-        # (rem and add both sum to total: a repeat is the searchsorted of 0 .. total - 1)
+        # (the first total of a repeat are the searchsorted of 0 .. total - 1 in cumrem;
+        # plan_update's rem sums to total, as add does)
         k = np.arange(total, dtype=np.int64)
-        c = np.repeat(np.arange(len(rem)), rem)
+        c = np.repeat(np.arange(len(rem)), rem)[:total]
         r = k - (np.cumsum(rem) - rem)[c]
         keys = round_keys(key, update_id, call, rng.GUM_SORT)
         lib = host_kernels.library()
