@@ -29,19 +29,20 @@ def argsort_stable(xp, a):
     return xp.argsort(a, kind="stable") if xp is np else xp.argsort(a)
 
 
+def read_bound(a) -> int | None:
+    """max + 1 of a non-empty NumPy array of non-negative integers, else None."""
+    return int(a.max()) + 1 if len(a) and int(a.min()) >= 0 else None
+
+
 def argsort_bounded(xp, a, bound: int | None = None):
     """argsort_stable of integers in [0, bound) (bound None: NumPy reads max + 1)."""
-    if xp is not np:
-        return xp.argsort(a)
+    if xp is not np or a.dtype.itemsize <= 2:  # CuPy's, and NumPy's of 16 bits: radix
+        return argsort_stable(xp, a)
+    bound = read_bound(a) if bound is None else bound
     if bound is None:
-        if not len(a) or int(a.min()) < 0:
-            return argsort_stable(np, a)
-        bound = int(a.max()) + 1
+        return argsort_stable(np, a)
     digits = max(1, (max(int(bound) - 1, 0).bit_length() + DIGIT - 1) // DIGIT)
     if digits > 64 // DIGIT:
-        return argsort_stable(np, a)
-    a = np.asarray(a)
-    if a.dtype.itemsize <= 2:  # NumPy's stable sort is a radix sort already
         return argsort_stable(np, a)
     order = np.argsort((a & 0xFFFF).astype(np.uint16), kind="stable")
     for d in range(1, digits):
@@ -68,8 +69,8 @@ def unique_ids(xp, ids, bound: int | None = None):
     each distinct id's first index, each element's rank among the distinct ids, how
     often each occurs."""
     n = len(ids)
-    if xp is np and bound is None and n and int(ids.min()) >= 0:
-        bound = int(ids.max()) + 1
+    if xp is np and bound is None:
+        bound = read_bound(ids)
     if xp is not np or bound is None or bound > DENSE_PER_ROW * max(n, 1):
         _, first, inv, counts = xp.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)

@@ -35,6 +35,14 @@ def philox_range(key, n: int, c1: int, c2: int, c3: int, words: int = 1) -> tupl
     return philox4x32(key, np.arange(n, dtype=np.uint64), c1, c2, c3)[:words]
 
 
+def feistel(r, size, salt, keys):
+    """permute.feistel_ranks: host_records.cpp when built, else NumPy (the same ranks)."""
+    lib = host_kernels.library()
+    if lib is not None:
+        return host_kernels.feistel(lib, r, size, salt, keys)
+    return feistel_ranks(r, size, salt, keys)
+
+
 class NumpyBackend:
     name = "cpu"
     xp = np
@@ -128,10 +136,7 @@ class NumpyBackend:
         k = np.arange(total, dtype=np.int64)
         c = np.repeat(np.arange(len(rem)), rem)[:total]
         r = k - (np.cumsum(rem) - rem)[c]
-        keys = round_keys(key, update_id, call, rng.GUM_SORT)
-        lib = host_kernels.library()
-        pos = (host_kernels.feistel(lib, r, s[c], c, keys) if lib is not None
-               else feistel_ranks(r, s[c], c, keys))
+        pos = feistel(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
         removed = order[offset[c] + pos]
         # slot j refills removed[j]: both run in cell order (row-major), so a Replace
         # keeps the leading columns wherever their counts already agree (a random
