@@ -4,12 +4,22 @@ first, then rounds that pick the worst-approximated candidate (the workload's do
 closure, within a model size that grows with the budget spent, capped at 80 MB) by
 the exponential mechanism and measure it with Gaussian noise; sigma halves (and
 epsilon doubles) when a measurement barely moves the model; the last round takes what
-is left of rho.  `schedule` holds the budget arithmetic (tested without mbi)."""
+is left of rho.  `schedule` holds the budget arithmetic (tested without mbi).
+
+A run may take hours (flights at eps 8): with `checkpoint=path` it writes its state after
+every round (mbi.save's pytree of the model and measurements, the generator and budget)
+and a later call with the same arguments goes on from the last round written, giving the
+records an unbroken run gives."""
 from __future__ import annotations
 
+import hashlib
+import io
 import itertools
 import math
+import os
+import pickle
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -51,6 +61,43 @@ class Schedule:
         self.epsilon *= 2
 
 
+class Checkpoint:
+    """Where a run stands after a round: written whole (a temporary file, then renamed),
+    so a run killed mid-write leaves the round before."""
+
+    def __init__(self, path: Path, fingerprint: str):
+        self.path = path
+        self.fingerprint = fingerprint  # of the arguments, table and PYTHONHASHSEED
+
+    def load(self, mbi):
+        """(state, model, log) of the last round written, or None: no file yet."""
+        if not self.path.exists():
+            return None
+        state = pickle.loads(self.path.read_bytes())
+        if state["fingerprint"] != self.fingerprint:
+            raise ValueError(f"{self.path} is another run's checkpoint (its arguments, "
+                             "table or PYTHONHASHSEED differ)")
+        tree = mbi.load(io.BytesIO(state.pop("tree")))
+        return state, tree["model"], tree["log"]
+
+    def save(self, mbi, model, log, **state) -> None:
+        buf = io.BytesIO()
+        mbi.save({"model": model, "log": log}, buf)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_bytes(pickle.dumps({**state, "fingerprint": self.fingerprint,
+                                      "tree": buf.getvalue()}))
+        os.replace(tmp, self.path)
+
+
+def fingerprint(codes: dict, sizes: dict, *args) -> str:
+    """What must match for a checkpoint to go on: the table, its domain, the arguments."""
+    h = hashlib.sha256(repr((list(codes), [sizes[c] for c in codes], args,
+                             os.environ.get("PYTHONHASHSEED"))).encode())
+    for v in codes.values():
+        h.update(np.ascontiguousarray(np.asarray(v, dtype=np.int64)).tobytes())
+    return h.hexdigest()
+
+
 def _closure(workload):
     """Candidates (every subset of a workload set) with AIM's weights."""
     out = {}
@@ -70,14 +117,18 @@ def _exponential(scores: dict, eps: float, sensitivity: float, rng):
 def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         degree: int = 3, max_cells: int = 10000, max_model_size: float = 80,
         max_iters: int = 1000, rounds: int | None = None, progress=None,
-        scorer: str = "numpy") -> dict:
+        scorer: str = "numpy", checkpoint=None, stats: dict | None = None) -> dict:
     """codes: {column: int array}; workload: all degree-way sets of <= max_cells cells.
     progress: a callable given one line per round (its pick, times and budget), or None.
+    checkpoint: a file to go on from and write after each round (module docstring), or
+    None.  stats: a dict given "seconds_before" (the wall time of the processes before
+    this one, counted to their last round written) and "segments" (processes in all).
     scorer: "numpy" (bench/elimination.py) or "mbi" (mbi's project, op by op: the
     reference, 20x slower a round).  The same seed gives the same output either way,
     and again on a rerun only with PYTHONHASHSEED fixed (mbi orders sets of names)."""
     if scorer not in ("numpy", "mbi"):
         raise ValueError(f"scorer must be 'numpy' or 'mbi', not {scorer!r}")
+    t_call = time.perf_counter()
     from elimination import marginal  # bench/, on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()
     import jax
@@ -93,10 +144,22 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
     rho = eps_delta_to_rho(epsilon, delta)
     budget = Schedule(rho, len(oneway), rounds or 16 * len(names))
     est = MirrorDescent()
-    log = [mbi.LinearMeasurement(answers[cl] + rng.normal(0, budget.sigma, answers[cl].size),
-                                 cl, stddev=budget.sigma) for cl in oneway]
-    model = est.estimate(dom, log, iters=max_iters)
-    t_start, n_round = time.perf_counter(), 0
+    ck = None if checkpoint is None else Checkpoint(Path(checkpoint), fingerprint(
+        codes, sizes, epsilon, delta, seed, degree, max_cells, max_model_size, max_iters,
+        rounds, scorer))
+    resumed = ck.load(mbi) if ck is not None else None
+    if resumed is None:
+        log = [mbi.LinearMeasurement(answers[cl] + rng.normal(0, budget.sigma,
+                                                              answers[cl].size),
+                                     cl, stddev=budget.sigma) for cl in oneway]
+        model = est.estimate(dom, log, iters=max_iters)
+        n_round, before, segments = 0, 0.0, 1
+    else:
+        state, model, log = resumed
+        rng.bit_generator.state = state["rng"]
+        budget.__dict__.update(state["budget"])
+        n_round, before, segments = state["round"], state["seconds"], state["segments"] + 1
+    t_start = time.perf_counter()
     while not budget.done:
         eps, sigma = budget.next_round()
         t0, n_round = time.perf_counter(), n_round + 1
@@ -133,6 +196,10 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         annealed = np.abs(w - z).sum() <= sigma * math.sqrt(2 / math.pi) * x.size
         if annealed:
             budget.anneal()
+        if ck is not None:
+            ck.save(mbi, model, log, rng=rng.bit_generator.state, budget=vars(budget),
+                    round=n_round, seconds=before + time.perf_counter() - t_call,
+                    segments=segments)
         if progress is not None:
             t2 = time.perf_counter()
             size = jt.hypothetical_model_size(dom, list(model.cliques))
@@ -141,6 +208,8 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                      f"total {t2 - t_start:.0f} s, rho used {budget.used / rho:.3f}, "
                      f"model {size:.2f} MB" + (", annealed" if annealed else ""))
     assert budget.used <= rho * (1 + 1e-9)
+    if stats is not None:
+        stats.update(seconds_before=before, segments=segments)
     np.random.seed(seed)  # mbi's synthetic_data draws from NumPy's global generator
     syn = model.synthetic_data()
     return {c: np.asarray(syn.data[c]) for c in names}

