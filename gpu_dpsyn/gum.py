@@ -14,7 +14,7 @@ import numpy as np
 from . import rng
 from .checks import flag, integer, positive
 from .errors import ParameterError
-from .sorting import argsort_stable
+from .sorting import argsort_stable, first_k
 
 BISECT_STEPS = 48  # beta to ~4e-15
 
@@ -79,6 +79,8 @@ def apportion(xp, v, total):
     q = v * xp.where(S > 0, total / xp.where(S > 0, S, 1.0), 0.0)
     base = xp.floor(q)
     short = total - base.sum()
+    if xp is np:  # a selection, not a sort (as plan.cu's radix select on the GPU)
+        return base + first_k(-(q - base), short)
     order = argsort_stable(xp, -(q - base))
     rank = xp.empty_like(order)
     rank[order] = xp.arange(order.size, dtype=order.dtype)

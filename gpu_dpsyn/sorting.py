@@ -14,6 +14,8 @@ means, never another order:
   hence the stable one; a tie is looked for afterwards and then sorted stably.
 * unique_ids: numpy.unique(return_index, return_inverse, return_counts) of ids below a
   bound, by counting where the bound is at most the length.
+* first_k: the mask rank < k of the stable order (gum.apportion's largest remainders),
+  by selection: the GPU's plan kernel selects the same cells by a radix select.
 """
 from __future__ import annotations
 
@@ -81,3 +83,22 @@ def unique_ids(xp, ids, bound: int | None = None):
     first = np.full(int(seen.sum()), n, dtype=np.int64)
     np.minimum.at(first, inv, np.arange(n, dtype=np.int64))
     return first, inv, present[seen]
+
+
+def first_k(keys, k):
+    """Mask of a NumPy array's first k in the stable ascending order (rank < k): the keys
+    below the k-th smallest, then those equal to it by index, by np.partition (linear)
+    instead of a sort.  NaNs rank last, as np.sort puts them."""
+    n = keys.size
+    m = min(n, -int(-k // 1)) if k > 0 else 0  # rank < k takes ceil(k) keys
+    if m == 0:
+        return np.zeros(n, dtype=bool)
+    kth = np.partition(keys, m - 1)[m - 1]
+    if np.isnan(kth):  # fewer than m numbers: all of them, then NaNs by index
+        nan = np.isnan(keys)
+        out = ~nan
+        out[np.flatnonzero(nan)[:m - np.count_nonzero(out)]] = True
+        return out
+    out = keys < kth  # NaN compares false: never below nor equal to a number
+    out[np.flatnonzero(keys == kth)[:m - np.count_nonzero(out)]] = True
+    return out

@@ -4,7 +4,8 @@ included."""
 import numpy as np
 import pytest
 
-from gpu_dpsyn.sorting import argsort_bounded, argsort_distinct, argsort_stable, unique_ids
+from gpu_dpsyn.sorting import (argsort_bounded, argsort_distinct, argsort_stable, first_k,
+                                unique_ids)
 
 
 def stable(a):
@@ -127,3 +128,47 @@ def test_gibbs_positions_with_contexts_past_one_digit(monkeypatch):
     monkeypatch.setattr(gibbs, "argsort_bounded", lambda xp, a, bound=None: stable(a))
     monkeypatch.setattr(gibbs, "argsort_distinct", lambda xp, k: stable(k))
     assert np.array_equal(fast, gibbs.systematic_positions(be, inv, w, 3, (1, 2), 0))
+
+
+def _rank_below(keys, k):
+    """The definition: the stable ascending order's first k (rank < k)."""
+    order = np.argsort(keys, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank < k
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_first_k_is_the_stable_orders_first_k(seed):
+    """Ties at the k-th key go to the lower index, NaNs rank last, as in the stable sort;
+    k below 1 takes none, past the length all (and k need not be whole: rank < k)."""
+    r = np.random.default_rng(seed)
+    n = int(r.integers(1, 300))
+    kind = seed % 4
+    if kind == 0:
+        keys = r.random(n)
+    elif kind == 1:  # few distinct values: ties at the threshold
+        keys = r.integers(0, 4, n) / 4.0
+    elif kind == 2:  # signed zeros and NaNs
+        keys = r.choice([-0.0, 0.0, -0.5, np.nan, 0.25], n)
+    else:
+        keys = -np.floor(r.random(n) * 3) / 7
+    for k in [-1, 0, 0.5, 1, n // 3, n // 2 + 0.25, n - 1, n, n + 2, float(r.integers(0, n + 1))]:
+        np.testing.assert_array_equal(first_k(keys, k), _rank_below(keys, k),
+                                      err_msg=f"k={k}")
+
+
+def test_apportion_takes_the_same_cells_as_the_stable_sort():
+    """gum.apportion by selection (NumPy) against the largest-remainder definition by a
+    stable sort, on vectors with many equal remainders."""
+    from gpu_dpsyn.gum import apportion
+    r = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(r.integers(1, 2000))
+        v = r.integers(0, 6, n).astype(np.float64) * r.choice([1.0, 3.0, 7.0])
+        total = float(r.integers(0, 3 * n))
+        S = v.sum()
+        q = v * (total / S if S > 0 else 0.0)
+        base = np.floor(q)
+        want = base + _rank_below(-(q - base), total - base.sum())
+        np.testing.assert_array_equal(apportion(np, v, total), want)
