@@ -104,21 +104,81 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     w = xp.asarray(w, dtype=xp.float64)
     n = float(w.sum())  # whole counts: exact
     p = allowed(ctx, tables, size, xp)
-    groups = [segments(ctx[:, i], xp) for i in range(len(tables))]
+    host = _HostIPF(p, w, n, ctx) if xp is np else None
     for _ in range(iterations):
         worst = 0.0
         for i, t in enumerate(tables):
-            E = cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1],
-                          groups[i]).T
+            E = host.margin(i, t.shape[1]) if host is not None else \
+                cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1]).T
             gap = on_grid(xp, xp.abs(E - t), n + totals[i])
             worst = max(worst, 0.5 * float(gap.sum()) / max(totals[i], 1e-300))
             ok = (E > 0) & (t > 0)
             ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
-            p *= ratio.T[ctx[:, i]]
-            p = rows_normalised(xp, p)
+            if host is not None:
+                host.scale(ratio, i)
+            else:
+                p *= ratio.T[ctx[:, i]]
+                p = rows_normalised(xp, p)
         if worst < tolerance:
             break
-    return p
+    return host.result() if host is not None else p
+
+
+class _HostIPF:
+    """fit_conditional's NumPy steps, the same numbers from p held transposed (values x
+    contexts), each value's row contiguous, in buffers made once: strided column pairs,
+    an appended column of zeros and fresh arrays were a third of a CPU fit on flights.
+    E's terms are gathered into the cell order row by row before they go on the grid
+    (the same products, permuted; sums on the grid are exact in any order), the ratios
+    row by row from their small table, and the rows' pairwise tree adds whole rows,
+    carrying an odd width's last row up as it is (x + 0 is x for x >= 0) instead of
+    adding zeros."""
+
+    def __init__(self, p, w, n: float, ctx):
+        self.P = np.array(p.T, order="C")  # a copy, even where p.T is contiguous
+        self.ctx = [np.ascontiguousarray(ctx[:, i]) for i in range(ctx.shape[1])]
+        self.runs = [segments(c) for c in self.ctx]  # each target's cell order
+        self.w = [w[order] for order, _, _ in self.runs]
+        self.grid = 2.0 ** (52 - max(1, math.ceil(math.log2(n + 1.0))))  # on_grid's
+        self.buf = np.empty_like(self.P)
+        size, U = self.P.shape
+        self.tree = [np.empty(((size + 1) // 2, U)), np.empty(((size + 3) // 4, U))]
+
+    def margin(self, i: int, n_cells: int):
+        """cell_sums(on_grid(p * w, n), cells of target i).T: (size, n_cells)."""
+        order, starts, present = self.runs[i]
+        out = np.zeros((self.P.shape[0], n_cells))
+        if not len(order):
+            return out
+        v = self.buf
+        for a in range(len(v)):  # row by row: NumPy's 1-d take is the fast one
+            np.take(self.P[a], order, out=v[a])
+        v *= self.w[i]
+        v *= self.grid  # a power of 2: rint(x s) * (1 / s) is on_grid's rint(x s) / s
+        np.rint(v, out=v)
+        v *= 1.0 / self.grid
+        out[:, present] = np.add.reduceat(v, starts, axis=1)
+        return out
+
+    def scale(self, ratio, i: int):
+        """p *= ratio.T[cells of target i], then p's rows normalised (rows_normalised)."""
+        P, cells = self.P, self.ctx[i]
+        for a in range(P.shape[0]):
+            np.take(ratio[a], cells, out=self.buf[a])
+        P *= self.buf
+        s, width, k = P, P.shape[0], 0
+        while width > 1:
+            half = (width + 1) // 2
+            out = self.tree[k][:half]
+            np.add(s[0:width - 1:2], s[1:width:2], out=out[:width // 2])
+            if width % 2:
+                out[half - 1] = s[width - 1]
+            s, width, k = out, half, 1 - k
+        d = s[0].copy() if s is P else s[0]
+        P /= np.where(d > 0, d, 1.0)
+
+    def result(self):
+        return np.ascontiguousarray(self.P.T)
 
 
 def on_grid(xp, x, bound: float):

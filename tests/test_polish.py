@@ -304,6 +304,28 @@ def test_the_table_fits_are_the_same_on_the_gpus_path():
                                       gibbs.fit_conditional(ctx, w, tables, size, xp=xp))
 
 
+def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
+    """gibbs._HostIPF (NumPy's fit: E's terms gathered in cell order, rows' tree in place
+    with an odd width's last column carried) against the array-module path, at widths 1
+    to 13, with rows of zeros and contexts some targets leave empty; and its rows' tree
+    alone against rows_normalised's."""
+    import gpu_dpsyn.gibbs as gibbs
+    r = np.random.default_rng(11)
+    xp = _OtherXP()
+    for size in list(range(1, 14)) * 3:
+        U = int(r.integers(1, 60))
+        ctx = np.stack([r.integers(0, int(r.integers(1, 9)), U) for _ in range(3)], axis=1)
+        tables = [r.gamma(0.6, 3.0, (size, int(ctx[:, i].max()) + 2)) *
+                  (r.random((size, int(ctx[:, i].max()) + 2)) < 0.8) for i in range(3)]
+        w = r.integers(1, 30, U).astype(float)
+        np.testing.assert_array_equal(gibbs.fit_conditional(ctx, w, tables, size),
+                                      gibbs.fit_conditional(ctx, w, tables, size, xp=xp))
+        p = r.random((U, size)) * (r.random((U, size)) < 0.6)
+        host = gibbs._HostIPF(p, w, float(w.sum()), ctx)
+        host.scale(np.ones((size, 9)), 0)
+        np.testing.assert_array_equal(host.result(), gibbs.rows_normalised(np, p))
+
+
 def test_sums_on_the_grid_are_exact_in_any_order():
     import gpu_dpsyn.gibbs as gibbs
     r = np.random.default_rng(9)
