@@ -98,17 +98,29 @@ def best_moves(X, LA, xp=np):
     same = u1 == v1
     # u1 == v1: the better of (u1, the second v) and (the second u, v1)
     LA2 = LA.copy()
-    LA2[rows, 0, u1] = -xp.inf
-    LA2[rows, 1, v1] = -xp.inf
+    if xp is np:  # each row's element by a flat index: NumPy's 1-d take/put, not 2-d
+        # fancy indexing (the same elements, 4x faster)
+        at = rows * (2 * size)
+        LA2.reshape(-1)[at + u1] = -np.inf
+        LA2.reshape(-1)[at + size + v1] = -np.inf
+        flat = LA.reshape(-1)
+
+        def gain(u, v):
+            return flat.take(at + u) + flat.take(at + size + v)
+    else:
+        LA2[rows, 0, u1] = -xp.inf
+        LA2[rows, 1, v1] = -xp.inf
+        L, A = LA[:, 0], LA[:, 1]
+
+        def gain(u, v):
+            return L[rows, u] + A[rows, v]
     second = first_max(xp, LA2)
     del LA2
     u2, v2 = second[:, 0], second[:, 1]
-    L, A = LA[:, 0], LA[:, 1]
-    g_a = L[rows, u1] + A[rows, v2]
-    g_b = L[rows, u2] + A[rows, v1]
+    g_a, g_b = gain(u1, v2), gain(u2, v1)
     u = xp.where(same & (g_b > g_a), u2, u1)
     v = xp.where(same & ~(g_b > g_a), v2, v1)
-    return u, v, L[rows, u] + A[rows, v]
+    return u, v, gain(u, v)
 
 
 def first_max(xp, M):

@@ -304,6 +304,22 @@ def test_the_table_fits_are_the_same_on_the_gpus_path():
                                       gibbs.fit_conditional(ctx, w, tables, size, xp=xp))
 
 
+def test_best_moves_by_flat_index_pick_the_gpu_paths_moves():
+    """NumPy's best_moves reads and masks each row's element by a flat index; the
+    array-module path by 2-d fancy indexing: the same moves and gains, with gains tied
+    (sums of +-1), values absent and rows with one value present."""
+    r = np.random.default_rng(12)
+    xp = _OtherXP()
+    for _ in range(200):
+        U, size = int(r.integers(1, 50)), int(r.integers(1, 9))
+        X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.6)
+        LA = r.integers(-2, 3, (U, 2 * size)).astype(np.float64)
+        got = polish.best_moves(X, LA.copy())
+        want = polish.best_moves(X, LA.copy(), xp=xp)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
 def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
     """gibbs._HostIPF (NumPy's fit: E's terms gathered in cell order, rows' tree in place
     with an odd width's last column carried) against the array-module path, at widths 1
