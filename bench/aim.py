@@ -13,6 +13,7 @@ records an unbroken run gives."""
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import itertools
 import math
@@ -61,6 +62,16 @@ class Schedule:
         self.epsilon *= 2
 
 
+def _mbi_version() -> str | None:
+    try:
+        return importlib.metadata.version("mbi")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+MBI_VERSION = _mbi_version()
+
+
 class Checkpoint:
     """Where a run stands after a round: written whole (a temporary file, then renamed),
     so a run killed mid-write leaves the round before."""
@@ -77,6 +88,9 @@ class Checkpoint:
         if state["fingerprint"] != self.fingerprint:
             raise ValueError(f"{self.path} is another run's checkpoint (its arguments, "
                              "table or PYTHONHASHSEED differ)")
+        if state.get("mbi", MBI_VERSION) != MBI_VERSION:  # mbi.save's format is mbi's own
+            raise ValueError(f"{self.path} was written by mbi {state['mbi']}, "
+                             f"not {MBI_VERSION}")
         tree = mbi.load(io.BytesIO(state.pop("tree")))
         return state, tree["model"], tree["log"]
 
@@ -85,6 +99,7 @@ class Checkpoint:
         mbi.save({"model": model, "log": log}, buf)
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_bytes(pickle.dumps({**state, "fingerprint": self.fingerprint,
+                                      "mbi": MBI_VERSION,
                                       "tree": buf.getvalue()}))
         os.replace(tmp, self.path)
 
@@ -128,6 +143,10 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
     and again on a rerun only with PYTHONHASHSEED fixed (mbi orders sets of names)."""
     if scorer not in ("numpy", "mbi"):
         raise ValueError(f"scorer must be 'numpy' or 'mbi', not {scorer!r}")
+    if checkpoint is not None and os.environ.get("PYTHONHASHSEED", "random") == "random":
+        # mbi orders sets of names by their hashes: another process, another order
+        raise ValueError("an AIM checkpoint needs PYTHONHASHSEED fixed (e.g. 0) in every "
+                         "process of the run: mbi orders sets of names by their hashes")
     t_call = time.perf_counter()
     from elimination import marginal  # bench/, on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()

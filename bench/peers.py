@@ -14,8 +14,9 @@ a shared machine.  --merge keeps the rows already in --out except those this run
 redoes (same dataset, epsilon, seed, peer and batch); --batch labels the rows of one
 invocation (e.g. gpu_dpsyn timed beside MST in one batch and beside AIM in another).
 --aim-checkpoint DIR lets an AIM run of many hours span processes: rerun the same command
-and it goes on from the last round written; its row's seconds add up every process's
-(to its last round written) and aim_segments counts them.
+(with the same PYTHONHASHSEED) and it goes on from the last round written; its row's
+seconds add up every process's (each one's set-up included, up to its last round
+written), aim_segments counts them, and the checkpoint is removed once the row is.
 """
 from __future__ import annotations
 
@@ -193,7 +194,7 @@ def main(argv=None):
                                                  [int(x) for x in a.seeds.split(",")],
                                                  a.peers.split(",")):
             load = os.getloadavg()[0]
-            stats = {}  # AIM from a checkpoint: its earlier processes' seconds
+            stats, ck = {}, None  # AIM from a checkpoint: its earlier processes' seconds
             t0 = time.perf_counter()
             if peer == "gpu_dpsyn":
                 syn = Synthesizer(eps, a.delta, seed=seed, progress=False)
@@ -233,6 +234,8 @@ def main(argv=None):
                   f"2-way {row['tvd_2way']:.4f}  3-way {row['tvd_3way']:.4f}", flush=True)
             out_path.parent.mkdir(parents=True, exist_ok=True)
             out_path.write_text(json.dumps(rows, indent=2) + "\n")
+            if peer == "aim" and ck is not None:  # its row is written: a rerun starts anew
+                ck.unlink(missing_ok=True)
     print(f"wrote {out_path}")
 
 

@@ -105,6 +105,8 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     n = float(w.sum())  # whole counts: exact
     p = allowed(ctx, tables, size, xp)
     host = _HostIPF(p, w, n, ctx) if xp is np else None
+    if host is not None:
+        p = None  # the host holds its own copy: one fewer U x size array alive
     for _ in range(iterations):
         worst = 0.0
         for i, t in enumerate(tables):
@@ -148,7 +150,7 @@ class _HostIPF:
         """cell_sums(on_grid(p * w, n), cells of target i).T: (size, n_cells)."""
         order, starts, present = self.runs[i]
         out = np.zeros((self.P.shape[0], n_cells))
-        if not len(order):
+        if not len(order):  # no contexts: nothing to sum
             return out
         v = self.buf
         for a in range(len(v)):  # row by row: NumPy's 1-d take is the fast one
@@ -192,13 +194,13 @@ def on_grid(xp, x, bound: float):
     return xp.rint(x * scale) / scale
 
 
-def cell_sums(xp, values, cells, n_cells: int, groups=None):
+def cell_sums(xp, values, cells, n_cells: int):
     """(n_cells, size): the rows of values (U x size) summed by their cell -- exact for
     whole counts or values on a grid (on_grid), so in any order: NumPy's reduceat over
-    the cells' runs (groups: segments(cells), when at hand), a GPU's bincount."""
+    the cells' runs, a GPU's bincount."""
     size = values.shape[1]
     if xp is np:
-        order, starts, present = segments(cells) if groups is None else groups
+        order, starts, present = segments(cells)
         out = np.zeros((n_cells, size))
         if len(order):
             out[present] = np.add.reduceat(values[order], starts, axis=0)
@@ -244,7 +246,7 @@ def segments(keys, xp=np):
         return None
     order = argsort_bounded(np, keys)
     k = keys[order]
-    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    starts = np.flatnonzero(np.r_[len(k) > 0, k[1:] != k[:-1]])  # none without keys
     return order, starts, k[starts]
 
 

@@ -90,7 +90,7 @@ def first_k(keys, k):
     below the k-th smallest, then those equal to it by index, by np.partition (linear)
     instead of a sort.  NaNs rank last, as np.sort puts them."""
     n = keys.size
-    m = min(n, -int(-k // 1)) if k > 0 else 0  # rank < k takes ceil(k) keys
+    m = 0 if not k > 0 else n if k >= n else -int(-k // 1)  # rank < k: ceil(k) keys
     if m == 0:
         return np.zeros(n, dtype=bool)
     kth = np.partition(keys, m - 1)[m - 1]

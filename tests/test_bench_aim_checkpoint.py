@@ -2,6 +2,7 @@
 on from the last round a killed process wrote, and must give the records of an unbroken
 run.  Needs mbi (not installed in CI: skipped there)."""
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,13 +48,12 @@ def _kill_after(k):
 
 def test_a_resumed_run_gives_the_records_of_an_unbroken_one(aim, tmp_path):
     codes, sizes = _table()
-    kw = dict(seed=3, rounds=12, max_iters=40)
+    kw = dict(seed=3, rounds=16, max_iters=40)
     whole = aim.aim(codes, sizes, 0.3, 1e-9, **kw)
     ck = tmp_path / "run.pkl"
-    with pytest.raises(Killed):
-        aim.aim(codes, sizes, 0.3, 1e-9, checkpoint=ck, progress=_kill_after(2), **kw)
-    with pytest.raises(Killed):  # the second process dies too: three segments in all
-        aim.aim(codes, sizes, 0.3, 1e-9, checkpoint=ck, progress=_kill_after(1), **kw)
+    for _ in range(2):  # killed after its first round, twice: three processes in all
+        with pytest.raises(Killed):  # (the second may have run the last round)
+            aim.aim(codes, sizes, 0.3, 1e-9, checkpoint=ck, progress=_kill_after(1), **kw)
     stats = {}
     resumed = aim.aim(codes, sizes, 0.3, 1e-9, checkpoint=ck, stats=stats, **kw)
     assert stats["segments"] == 3 and stats["seconds_before"] > 0
@@ -63,6 +63,59 @@ def test_a_resumed_run_gives_the_records_of_an_unbroken_one(aim, tmp_path):
     stats = {}
     aim.aim(codes, sizes, 0.3, 1e-9, stats=stats, **kw)
     assert stats == {"seconds_before": 0.0, "segments": 1}
+
+
+RUN = """
+import hashlib, os, sys
+sys.path[:0] = [{bench!r}, {tests!r}]
+import warnings; warnings.simplefilter("ignore")
+import numpy as np
+import aim
+from test_bench_aim_checkpoint import _table
+codes, sizes = _table()
+
+def progress(line):
+    if sys.argv[1] == "kill":
+        os._exit(3)  # no cleanup: as a killed process
+out = aim.aim(codes, sizes, 0.3, 1e-9, seed=5, rounds=16, max_iters=40, progress=progress,
+              checkpoint=None if sys.argv[1] == "whole" else {ck!r})
+print(hashlib.sha256(b"".join(np.asarray(out[c]).tobytes() for c in codes)).hexdigest())
+"""
+
+
+def test_a_run_killed_in_one_process_goes_on_in_another(aim, tmp_path):
+    """Processes of their own (PYTHONHASHSEED fixed, as peers.py's runs): killed by
+    os._exit after its first round, then resumed, the records are an unbroken run's."""
+    import subprocess
+    script = tmp_path / "run.py"
+    script.write_text(RUN.format(bench=str(BENCH), tests=str(Path(__file__).parent),
+                                 ck=str(tmp_path / "run.pkl")))
+    env = dict(os.environ, PYTHONHASHSEED="0")
+
+    def run(mode):
+        return subprocess.run([sys.executable, str(script), mode], env=env,
+                              capture_output=True, text=True)
+    whole = run("whole")
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    killed = run("kill")
+    assert killed.returncode == 3 and (tmp_path / "run.pkl").exists(), killed.stderr[-2000:]
+    resumed = run("resume")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert resumed.stdout.split()[-1] == whole.stdout.split()[-1]
+
+
+@pytest.mark.parametrize("hash_seed", [None, "random"])
+def test_a_checkpoint_needs_a_fixed_hash_seed(aim, tmp_path, monkeypatch, hash_seed):
+    """Without PYTHONHASHSEED fixed, each process orders mbi's sets its own way, and a
+    resumed run would not be the unbroken one: refused before anything runs."""
+    codes, sizes = _table()
+    if hash_seed is None:
+        monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
+    with pytest.raises(ValueError, match="needs PYTHONHASHSEED fixed"):
+        aim.aim(codes, sizes, 0.3, 1e-9, checkpoint=tmp_path / "run.pkl")
+    assert not (tmp_path / "run.pkl").exists()
 
 
 def test_a_checkpoint_of_another_run_is_refused(aim, tmp_path):

@@ -323,16 +323,16 @@ def test_best_moves_by_flat_index_pick_the_gpu_paths_moves():
 def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
     """gibbs._HostIPF (NumPy's fit: E's terms gathered in cell order, rows' tree in place
     with an odd width's last column carried) against the array-module path, at widths 1
-    to 13, with rows of zeros and contexts some targets leave empty; and its rows' tree
-    alone against rows_normalised's."""
+    to 13, with rows of zeros, contexts some targets leave empty and none at all; and its
+    rows' tree alone against rows_normalised's."""
     import gpu_dpsyn.gibbs as gibbs
     r = np.random.default_rng(11)
     xp = _OtherXP()
     for size in list(range(1, 14)) * 3:
-        U = int(r.integers(1, 60))
+        U = int(r.integers(0, 60))  # 0: no contexts
         ctx = np.stack([r.integers(0, int(r.integers(1, 9)), U) for _ in range(3)], axis=1)
-        tables = [r.gamma(0.6, 3.0, (size, int(ctx[:, i].max()) + 2)) *
-                  (r.random((size, int(ctx[:, i].max()) + 2)) < 0.8) for i in range(3)]
+        cells = [int(ctx[:, i].max(initial=0)) + 2 for i in range(3)]
+        tables = [r.gamma(0.6, 3.0, (size, c)) * (r.random((size, c)) < 0.8) for c in cells]
         w = r.integers(1, 30, U).astype(float)
         np.testing.assert_array_equal(gibbs.fit_conditional(ctx, w, tables, size),
                                       gibbs.fit_conditional(ctx, w, tables, size, xp=xp))

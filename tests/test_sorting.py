@@ -141,7 +141,8 @@ def _rank_below(keys, k):
 @pytest.mark.parametrize("seed", range(40))
 def test_first_k_is_the_stable_orders_first_k(seed):
     """Ties at the k-th key go to the lower index, NaNs rank last, as in the stable sort;
-    k below 1 takes none, past the length all (and k need not be whole: rank < k)."""
+    k below 1 (or NaN) takes none, past the length (or infinite) all, and k need not be
+    whole: rank < k."""
     r = np.random.default_rng(seed)
     n = int(r.integers(1, 300))
     kind = seed % 4
@@ -149,11 +150,12 @@ def test_first_k_is_the_stable_orders_first_k(seed):
         keys = r.random(n)
     elif kind == 1:  # few distinct values: ties at the threshold
         keys = r.integers(0, 4, n) / 4.0
-    elif kind == 2:  # signed zeros and NaNs
-        keys = r.choice([-0.0, 0.0, -0.5, np.nan, 0.25], n)
+    elif kind == 2:  # signed zeros, infinities and NaNs
+        keys = r.choice([-0.0, 0.0, -0.5, np.nan, 0.25, np.inf, -np.inf], n)
     else:
         keys = -np.floor(r.random(n) * 3) / 7
-    for k in [-1, 0, 0.5, 1, n // 3, n // 2 + 0.25, n - 1, n, n + 2, float(r.integers(0, n + 1))]:
+    for k in [-1, 0, 0.5, 1, n // 3, n // 2 + 0.25, n - 1, n, n + 2, float(r.integers(0, n + 1)),
+              np.inf, -np.inf, np.nan]:
         np.testing.assert_array_equal(first_k(keys, k), _rank_below(keys, k),
                                       err_msg=f"k={k}")
 
