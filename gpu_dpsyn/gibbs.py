@@ -141,7 +141,7 @@ class _HostIPF:
         self.ctx = [np.ascontiguousarray(ctx[:, i]) for i in range(ctx.shape[1])]
         self.runs = [segments(c) for c in self.ctx]  # each target's cell order
         self.w = [w[order] for order, _, _ in self.runs]
-        self.grid = 2.0 ** (52 - max(1, math.ceil(math.log2(n + 1.0))))  # on_grid's
+        self.grid = grid_scale(n)
         self.buf = np.empty_like(self.P)
         size, U = self.P.shape
         self.tree = [np.empty(((size + 1) // 2, U)), np.empty(((size + 3) // 4, U))]
@@ -189,9 +189,13 @@ def on_grid(xp, x, bound: float):
     little) is exact, in whatever order it is added (NumPy's pairwise sums, a GPU's tree
     or atomics), so both backends agree.  The sums here are of counts and of |E - t|
     with targets t >= 0 (consistent marginals), which bound them."""
-    k = 52 - max(1, math.ceil(math.log2(bound + 1.0)))
-    scale = 2.0 ** k
+    scale = grid_scale(bound)
     return xp.rint(x * scale) / scale
+
+
+def grid_scale(bound: float) -> float:
+    """on_grid's 2^K: the largest that keeps 2 bound 2^K within 2^53."""
+    return 2.0 ** (52 - max(1, math.ceil(math.log2(bound + 1.0))))
 
 
 def cell_sums(xp, values, cells, n_cells: int):
