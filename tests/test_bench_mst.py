@@ -105,7 +105,7 @@ def test_peer_summary_takes_aim_at_its_most_iterations(monkeypatch):
 def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(monkeypatch):
     """AIM scored by mbi's projections spent most of its time there: where a run with
     the NumPy scorer exists for a cell, its time alone counts; the TVDs take each seed
-    once, from the NumPy-scored run where there is one (the same marginals)."""
+    once, from the NumPy-scored runs where there are any (the same marginals)."""
     peers = _bench_script(monkeypatch, "peers")
     base = {"dataset": "t", "epsilon": 1.0, "seed": 0, "tvd_2way": 0.01}
     rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0,
@@ -141,6 +141,46 @@ def test_peer_summary_compares_times_paired_alone_where_a_cell_has_them(monkeypa
     out = peers.summary(rows[:3] + rows[4:])  # no gpu_dpsyn alone: not paired
     assert "| 8 | 20.0 | 5.0 | 87.0 |" in out
     assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
+
+
+def test_peer_summary_weighs_each_seed_once(monkeypatch):
+    """A seed run twice (beside another run and alone) is still one seed: the mean is
+    over seeds of each seed's mean, and "(1 seed)" counts seeds, not rows."""
+    peers = _bench_script(monkeypatch, "peers")
+    base = {"dataset": "t", "epsilon": 1.0, "tvd_2way": 0.01}
+    sc = {"aim_iters": 1000, "aim_scorer": "numpy variable elimination"}
+    rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0,
+             "tvd_3way": 0.040, "seed": s} for s in (0, 1)]
+    rows += [{**base, "peer": "mst", "batch": "gpu_dpsyn+mst", "seconds": 5.0,
+              "tvd_3way": 0.09, "seed": s} for s in (0, 1)]
+    rows += [{**base, "peer": "aim", "batch": "x", "seconds": 900.0, "tvd_3way": 0.030,
+              "seed": 0, **sc},
+             {**base, "peer": "aim", "batch": "alone", "seconds": 900.0, "tvd_3way": 0.050,
+              "seed": 0, **sc},
+             {**base, "peer": "aim", "batch": "x", "seconds": 900.0, "tvd_3way": 0.100,
+              "seed": 1, **sc}]
+    out = peers.summary(rows)
+    assert "| 0.0400 | 0.0900 | 0.0700 (1,000 it.) |" in out  # (0.04 + 0.10) / 2, not 0.06
+    out = peers.summary(rows[:4] + rows[4:6])
+    assert "0.0400 (1 seed) (1,000 it.)" in out
+
+
+def test_peer_summary_takes_mst_at_the_most_iterations(monkeypatch):
+    """MST rerun at private-pgm's 5,000 iterations replaces the rows at bench/mst.py's
+    former 2,500 (rows without mst_iters) in the means."""
+    peers = _bench_script(monkeypatch, "peers")
+    base = {"dataset": "t", "epsilon": 1.0, "seed": 0, "tvd_2way": 0.01}
+    rows = [{**base, "peer": "gpu_dpsyn", "batch": "gpu_dpsyn+mst", "seconds": 20.0,
+             "tvd_3way": 0.040},
+            {**base, "peer": "mst", "batch": "gpu_dpsyn+mst", "seconds": 5.0, "tvd_3way": 0.09},
+            {**base, "peer": "mst", "batch": "mst-5000", "seconds": 9.0, "tvd_3way": 0.03,
+             "mst_iters": 5000}]
+    out = peers.summary(rows)
+    assert "| 1 | 20.0 | 9.0 |" in out
+    assert "(a) gpu_dpsyn 3-way TVD <= MST's: 0 of 1" in out
+    out = peers.summary(rows[:2])
+    assert "| 1 | 20.0 | 5.0 |" in out
+    assert "(a) gpu_dpsyn 3-way TVD <= MST's: 1 of 1" in out
 
 
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
