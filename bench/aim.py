@@ -226,9 +226,9 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                      f"score {t1 - t0:.1f} s, estimate {t2 - t1:.1f} s, "
                      f"total {t2 - t_start:.0f} s, rho used {budget.used / rho:.3f}, "
                      f"model {size:.2f} MB" + (", annealed" if annealed else ""))
-    assert budget.used <= rho * (1 + 1e-9)
+    assert math.isclose(budget.used, rho, rel_tol=1e-9)  # the last round took the rest
     if stats is not None:
-        stats.update(seconds_before=before, segments=segments)
+        stats.update(seconds_before=before, segments=segments, rho_used=budget.used)
     np.random.seed(seed)  # mbi's synthetic_data draws from NumPy's global generator
     syn = model.synthetic_data()
     return {c: np.asarray(syn.data[c]) for c in names}

@@ -46,6 +46,18 @@ def _kill_after(k):
     return progress
 
 
+@pytest.mark.parametrize("eps", [0.3, 8.0])
+def test_a_whole_aim_run_spends_exactly_rho(aim, eps):
+    """End to end (the schedule's own test is in test_bench_mst.py): the 1-way
+    marginals, every round's exponential mechanism and measurement, annealing, and the
+    last round taking the rest add up to the budget."""
+    from gpu_dpsyn.privacy import eps_delta_to_rho
+    codes, sizes = _table()
+    stats = {}
+    aim.aim(codes, sizes, eps, 1e-9, seed=1, rounds=16, max_iters=20, stats=stats)
+    assert stats["rho_used"] == pytest.approx(eps_delta_to_rho(eps, 1e-9), rel=1e-12)
+
+
 def test_a_resumed_run_gives_the_records_of_an_unbroken_one(aim, tmp_path):
     codes, sizes = _table()
     kw = dict(seed=3, rounds=16, max_iters=40)
