@@ -55,6 +55,18 @@ def load_table(package: str, item: str, ids=()):
     return df, load_schema(infer_schema(df, id_columns=ids))
 
 
+def load_named(table: str):
+    """(table, schema) of one of bench/datasets.py's tables (its public schema) or of
+    TABLES (drafted by load_table)."""
+    from datasets import DATASETS
+
+    from gpu_dpsyn.schema import load_schema
+    if table in DATASETS:
+        df, spec = DATASETS[table]()
+        return df, load_schema(spec)
+    return load_table(*TABLES[table])
+
+
 def run_table(name: str, epss, variants, out: Path) -> None:
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.encoding import encode

@@ -22,19 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main(table: str, epss, seeds, out: str) -> None:
-    from datasets import DATASETS
-    from heldout import TABLES, load_table
+    from heldout import load_named
 
     from gpu_dpsyn import Synthesizer, adaptive
     from gpu_dpsyn.encoding import encode
     from gpu_dpsyn.evaluate import tvd_codes
-    from gpu_dpsyn.schema import load_schema
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
-    if table in DATASETS:
-        df, spec = DATASETS[table]()
-        schema = load_schema(spec)
-    else:
-        df, schema = load_table(*TABLES[table])
+    df, schema = load_named(table)
     real, dom = encode(df, schema), schema.domain
     pooling_gain = adaptive.pooling_gain
     for eps in epss:

@@ -27,20 +27,14 @@ def _paired_key():
 
 
 def main(table: str, eps: float, seeds, out: str) -> None:
-    from datasets import DATASETS
-    from heldout import TABLES, load_table
+    from heldout import load_named
 
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.encoding import encode
     from gpu_dpsyn.evaluate import tvd_codes
-    from gpu_dpsyn.schema import load_schema
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
     _paired_key()
-    if table in DATASETS:
-        df, spec = DATASETS[table]()
-        schema = load_schema(spec)
-    else:
-        df, schema = load_table(*TABLES[table])
+    df, schema = load_named(table)
     real, dom = encode(df, schema), schema.domain
     for seed in seeds:
         for rounds in (3, 5):
