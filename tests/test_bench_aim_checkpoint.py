@@ -74,7 +74,7 @@ def test_a_resumed_run_gives_the_records_of_an_unbroken_one(aim, tmp_path):
     # a run that was not resumed says so
     stats = {}
     aim.aim(codes, sizes, 0.3, 1e-9, stats=stats, **kw)
-    assert stats == {"seconds_before": 0.0, "segments": 1}
+    assert (stats["seconds_before"], stats["segments"]) == (0.0, 1)
 
 
 RUN = """
