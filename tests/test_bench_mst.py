@@ -181,6 +181,9 @@ def test_peer_summary_takes_mst_at_the_most_iterations(monkeypatch):
     out = peers.summary(rows[:2])
     assert "| 1 | 20.0 | 5.0 |" in out
     assert "(a) gpu_dpsyn 3-way TVD <= MST's: 1 of 1" in out
+    # a row without the field is one at 2,500: averaged with a row that says 2,500
+    out = peers.summary(rows[:2] + [{**rows[2], "seed": 1, "mst_iters": 2500}])
+    assert "| 1 | 20.0 | 7.0 |" in out
 
 
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
