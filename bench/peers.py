@@ -62,23 +62,22 @@ def summary(rows: list) -> str:
     for r in rows:
         g[r["dataset"], r["epsilon"], r["peer"], r.get("batch")].append(r)
 
-    def aim_iters(ds, eps):
-        its = [r.get("aim_iters", 0) for (d, e, p, _), v in g.items() for r in v
-               if d == ds and e == eps and p == "aim"]
-        return max(its) if its else None
+    # a row's iterations: AIM's per round, MST's final estimate (rows without the field:
+    # bench/mst.py's former 2,500)
+    iters = {"aim": lambda r: r.get("aim_iters", 0), "mst": lambda r: r.get("mst_iters", 2500)}
 
-    def mst_iters(ds, eps):  # rows without the field: bench/mst.py's former 2,500
-        its = [r.get("mst_iters", 2500) for (d, e, p, _), v in g.items() for r in v
-               if d == ds and e == eps and p == "mst"]
+    def most_iters(ds, eps, peer):
+        its = [iters[peer](r) for (d, e, p, _), v in g.items() for r in v
+               if d == ds and e == eps and p == peer]
         return max(its) if its else None
 
     def mean(ds, eps, peer, field, batch=None):
         rs = [r for (d, e, p, b), v in g.items() for r in v
               if d == ds and e == eps and p == peer and (batch is None or b == batch)]
-        if peer == "mst":  # MST's final estimate at the most iterations run
-            rs = [r for r in rs if r.get("mst_iters", 2500) == mst_iters(ds, eps)]
-        if peer == "aim":  # AIM at the most iterations run: runs at fewer stop short
-            rs = [r for r in rs if r.get("aim_iters", 0) == aim_iters(ds, eps)]
+        if peer in iters:  # the runs at the most iterations: runs at fewer stop short
+            most = most_iters(ds, eps, peer)
+            rs = [r for r in rs if iters[peer](r) == most]
+        if peer == "aim":
             # The NumPy scorer's runs where there are any: mbi's own projections took
             # most of AIM's time.  They compute the same marginals, so for the TVDs a
             # seed run only with mbi's still counts (where it has no NumPy-scored run).
@@ -131,7 +130,7 @@ def summary(rows: list) -> str:
                        + " | ".join(fmt(x, ".4f") for x, _ in v2) + " | "
                        + " | ".join(fmt(x, ".4f") for x, _ in v3)
                        + (" (1 seed)" if aim_n == 1 else "")
-                       + (f" ({aim_iters(ds, eps):,} it.)" if aim_n else "") + " |")
+                       + (f" ({most_iters(ds, eps, 'aim'):,} it.)" if aim_n else "") + " |")
             cell = f"{ds} ε={eps:g}"
             if v3[1][0] is not None:
                 checks["a"].append((cell, v3[0][0] <= v3[1][0],
