@@ -23,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datasets import DATASETS  # noqa: E402
 from quality import device_name, write_result  # noqa: E402
 
-import gpu_dpsyn.api as api  # noqa: E402
-import gpu_dpsyn.gum as gum  # noqa: E402
+import gpu_dpsyn.synthesizer as api
+import gpu_dpsyn.generate.gum as gum
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
-from gpu_dpsyn.evaluate import mean_tvd, tvd_codes  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
+from gpu_dpsyn.evaluation.evaluate import mean_tvd, tvd_codes  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 RUNS = [("fertility", None, 7), ("flights", 20000, 3), ("flights", 50000, 0)]  # (rows: first N)
 

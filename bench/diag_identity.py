@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import gpu_dpsyn.api as api  # noqa: E402
-import gpu_dpsyn.gibbs as gibbs  # noqa: E402
-import gpu_dpsyn.polish as polish  # noqa: E402
+import gpu_dpsyn.synthesizer as api
+import gpu_dpsyn.generate.gibbs as gibbs
+import gpu_dpsyn.generate.polish as polish
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.backend import get_backend  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.backends import get_backend  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = get_backend("cpu")

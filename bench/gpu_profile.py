@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datasets import flights20  # noqa: E402
 from quality import device_name, write_result  # noqa: E402
 
-from gpu_dpsyn.backend import get_backend  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.backends import get_backend  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 
 def timer(be, fn, repeat):
@@ -82,7 +82,7 @@ def main(argv=None):
         n = int(a.rows)
         keys = xp.arange(n, dtype=xp.uint64)[::-1].copy()
         small = xp.zeros(16)
-        from gpu_dpsyn.kernels import ops as kops
+        from gpu_dpsyn.backends.cuda import ops as kops
 
         def plan_with(threads):
             def f():

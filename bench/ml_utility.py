@@ -5,7 +5,7 @@
 1. Fertility (target morekids), diamonds (target cut) and MplsStops (target problem,
    suspicious or traffic), PrivSyn mode: a gradient-boosting
    classifier trained on the synthetic table vs on 70% of the real one, both tested on the
-   other 30% of the real table (gpu_dpsyn.evaluate.ml_utility), per seed.
+   other 30% of the real table (gpu_dpsyn.evaluation.evaluate.ml_utility), per seed.
 2. CPS1988 wages, 32 equal-width bins vs "bins": {"private_quantiles": 32}: the real table's
    share in its fattest wage bin; mean 1/2/3-way TVD on each run's own codes and on a
    common yardstick (wage cut at the real table's 32 quantiles: not private, for evaluation
@@ -29,9 +29,9 @@ from datasets import DATASETS  # noqa: E402
 from quality import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
-from gpu_dpsyn.evaluate import mean_tvd, ml_utility  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
+from gpu_dpsyn.evaluation.evaluate import mean_tvd, ml_utility  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 # Fertility's target is weak (trained on real: 0.633 against 0.620 for the commonest
 # class); MplsStops' stop type is not

@@ -14,9 +14,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality import device_name, write_result  # noqa: E402
 
-from gpu_dpsyn.backend import get_backend  # noqa: E402
-from gpu_dpsyn.cpu_fallback import host_kernels  # noqa: E402
-from gpu_dpsyn.cpu_fallback import noise as numpy_noise  # noqa: E402
+from gpu_dpsyn.backends import get_backend  # noqa: E402
+from gpu_dpsyn.backends.numpy import host_kernels  # noqa: E402
+from gpu_dpsyn.backends.numpy import noise as numpy_noise  # noqa: E402
 from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteGaussian, DiscreteLaplace, draw  # noqa: E402,E501
 
 SPECS = {"gaussian sigma=1": DiscreteGaussian.at_least(1.0),

@@ -35,9 +35,9 @@ from datasets import DATASETS  # noqa: E402
 from quality import device_name  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
-from gpu_dpsyn.evaluate import tvd_codes  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
+from gpu_dpsyn.evaluation.evaluate import tvd_codes  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 
 def per_dataset(spec: str | None, name: str, cast=int):

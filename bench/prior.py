@@ -30,10 +30,10 @@ from datasets import cps1988, diamonds, flights  # noqa: E402
 from quality import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
-from gpu_dpsyn.evaluate import mean_tvd  # noqa: E402
-from gpu_dpsyn.fidelity import group_tvd  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
+from gpu_dpsyn.evaluation.evaluate import mean_tvd  # noqa: E402
+from gpu_dpsyn.evaluation.fidelity import group_tvd  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 FLIGHT_COLS = ["month", "sched_dep_time", "dep_delay", "sched_arr_time", "arr_delay",
                "carrier", "dest", "air_time", "distance", "flight"]
@@ -220,7 +220,7 @@ def main(argv=None):
     a.epsilons = [float(e) for e in a.epsilons.split(",")]
     a.variants = a.variants.split(";") if a.variants else None
     warnings.simplefilter("ignore")  # seeded runs warn; this is a benchmark
-    from gpu_dpsyn.backend import get_backend
+    from gpu_dpsyn.backends import get_backend
     device = device_name(get_backend(a.backend))
     for part, fn in (("public", run_public), ("grouped", run_grouped), ("groups", run_groups)):
         if a.part in (part, "all"):

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from datasets import DATASETS  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.evaluate import mean_tvd  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.evaluation.evaluate import mean_tvd  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 
 def device_name(backend) -> str:

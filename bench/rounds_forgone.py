@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def main(table: str, epss, seeds, out: str) -> None:
     from heldout import load_named
 
-    from gpu_dpsyn import Synthesizer, adaptive
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import tvd_codes
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.selection import triples as adaptive
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
     df, schema = load_named(table)
     real, dom = encode(df, schema), schema.domain

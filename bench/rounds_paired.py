@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _paired_key():
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     key = api.noise_key
 
     def without_rounds(seed, **context):
@@ -30,8 +30,8 @@ def main(table: str, eps: float, seeds, out: str) -> None:
     from heldout import load_named
 
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import tvd_codes
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
     _paired_key()
     df, schema = load_named(table)

@@ -23,8 +23,8 @@ def main(table: str, epss, seeds, out: str) -> None:
     from heldout import TABLES, load_table
 
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import tvd_codes
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
     df, schema = load_table(*TABLES[table])
     real, dom = encode(df, schema), schema.domain

@@ -143,7 +143,7 @@ def main(argv=None):
     p.add_argument("--data", default="/tmp/gpu_dpsyn_scale")
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
-    from gpu_dpsyn.backend import get_backend
+    from gpu_dpsyn.backends import get_backend
     root = Path(a.data)
     sizes = [int(float(x)) for x in a.rows.split(",") if x]
     result = {"device": device_name(get_backend("cpu")), "method": "privsyn",

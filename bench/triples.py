@@ -40,8 +40,8 @@ def main(argv=None):
     kw = settings(a)
     from heldout import TABLES, load_table
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import pick_sets, tvd_codes
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import pick_sets, tvd_codes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the draft's warnings: it is a public table
         df, schema = load_table(*(TABLES.get(a.table) or a.table.split("/")))

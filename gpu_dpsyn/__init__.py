@@ -1,9 +1,9 @@
 """gpu_dpsyn: differentially private synthetic tables (DPSyn / PrivSyn) on GPU or CPU."""
-from .api import Synthesizer
-from .errors import (BackendError, BudgetExceededError, DataError, DPSynError,
-                     PrivacyParameterError, SchemaError)
-from .inference import LargeDomainWarning, NonPrivateSchemaWarning, infer_schema
-from .schema import Schema, load_schema
+from gpu_dpsyn.synthesizer import Synthesizer
+from gpu_dpsyn.errors import (BackendError, BudgetExceededError, DataError, DPSynError,
+    PrivacyParameterError, SchemaError)
+from gpu_dpsyn.data.inference import LargeDomainWarning, NonPrivateSchemaWarning, infer_schema
+from gpu_dpsyn.data.schema import Schema, load_schema
 
 __version__ = "0.1.0"
 __all__ = ["Synthesizer", "Schema", "load_schema", "infer_schema", "NonPrivateSchemaWarning",

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from .adaptive import ROUNDS
-from .checks import integer
-from .errors import DPSynError
-from .ingest import check_writable, choose_engine, read_table, table_format, write_table
+from gpu_dpsyn.selection.triples import ROUNDS
+from gpu_dpsyn.core.checks import integer
+from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
+    write_table)
 
 # evaluate's numbers are statistics of the real table (its ML rows' count gives 30% of n)
 NOT_FOR_PUBLICATION = ("statistics of the REAL (private) table, with no privacy guarantee: "
@@ -68,8 +69,8 @@ def _synthesize(a) -> int:
         return _synthesize_on_dask(a)
     if a.batch_rows is not None:
         raise DPSynError("--batch-rows is for --workers / --scheduler runs")
-    from .backend import gpu_available
-    from .schema import load_schema
+    from gpu_dpsyn.backends import gpu_available
+    from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
     _check_inputs(a.input, a.public)
     _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
@@ -108,7 +109,7 @@ def _iterations(text: str):
 
 
 def _synthesizer(a, client=None):
-    from .api import Synthesizer
+    from gpu_dpsyn.synthesizer import Synthesizer
     return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                        backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
                        workload=_parse_workload(a.workload), conversion=a.conversion,
@@ -143,11 +144,11 @@ def _write_ledger(a, syn, history) -> dict:
 def _synthesize_on_dask(a) -> int:
     """INPUT (a file, directory or glob) read and counted on Dask workers; --out a
     directory of Parquet parts, one per batch."""
-    from .backend import gpu_available
-    from .distributed.cluster import dask_client
-    from .distributed.reading import table_files
-    from .distributed.sampling import check_output_dir
-    from .schema import load_schema
+    from gpu_dpsyn.backends import gpu_available
+    from gpu_dpsyn.distributed.cluster import dask_client
+    from gpu_dpsyn.distributed.reading import table_files
+    from gpu_dpsyn.distributed.sampling import check_output_dir
+    from gpu_dpsyn.data.schema import load_schema
     if a.workers is not None and a.scheduler is not None:
         raise DPSynError("give --workers (a local cluster) or --scheduler, not both")
     if a.workers is not None:
@@ -171,7 +172,7 @@ def _synthesize_on_dask(a) -> int:
     check_writable(schema, Path(a.out) / "part.parquet")
     syn = _synthesizer(a)  # parameters checked before a cluster starts
     if a.rows is not None:
-        from .api import _row_count
+        from gpu_dpsyn.synthesizer import _row_count
         _row_count(a.rows)
     public = read_table(a.public, schema=schema) if a.public else None
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
@@ -202,10 +203,10 @@ def _parse_workload(items):
 
 
 def _evaluate(a) -> int:
-    from .evaluate import check_sklearn, check_target, ml_rows, ml_utility
-    from .fidelity import evaluate_tables
-    from .inference import infer_schema
-    from .schema import load_schema
+    from gpu_dpsyn.evaluation.evaluate import check_sklearn, check_target, ml_rows, ml_utility
+    from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+    from gpu_dpsyn.data.inference import infer_schema
+    from gpu_dpsyn.data.schema import load_schema
     t0 = time.perf_counter()
     _check_inputs(a.real, a.synthetic)
     _check_outputs({"--json": a.json, "--report": a.report},
@@ -216,8 +217,8 @@ def _evaluate(a) -> int:
         raise DPSynError("--ledger is read only for the HTML report: add --report FILE")
     run = None
     if a.report:
-        from .report import check_ledger
-        from .report.plots import plt
+        from gpu_dpsyn.evaluation.report import check_ledger
+        from gpu_dpsyn.evaluation.report.plots import plt
         plt()  # without matplotlib, say so before the tables are read
         if a.ledger:
             try:
@@ -259,7 +260,7 @@ def _evaluate(a) -> int:
             out["ml_utility"] = ml
         Path(a.json).write_text(json.dumps(out) + "\n")
     if a.report:
-        from .report import build_report
+        from gpu_dpsyn.evaluation.report import build_report
         meta = {"real": a.real, "synthetic": a.synthetic, "schema": a.schema,
                 "ledger": a.ledger, "schema_inferred": inferred,
                 "seconds": time.perf_counter() - t0}
@@ -277,7 +278,7 @@ def _chosen_bins(schema, chosen: dict):
 
 
 def _infer(a) -> int:
-    from .inference import infer_schema_with_summary
+    from gpu_dpsyn.data.inference import infer_schema_with_summary
     _check_inputs(a.input)
     _check_outputs({"--out": a.out}, [a.input])
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
@@ -303,7 +304,7 @@ BUDGET_HELP = """choosing epsilon and delta:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from gpu_dpsyn import __version__
     p = argparse.ArgumentParser(prog="gpu-dpsyn", description=__doc__)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
                    help="print the version and exit")

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn.backend import get_backend, gpu_available
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.backends import get_backend, gpu_available
+from gpu_dpsyn.data.schema import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 FLIGHTS = ROOT / "data" / "flights.csv.xz"
@@ -78,7 +78,7 @@ def xyz_table(n=20000, values=8, seed=0):
 def no_raster(monkeypatch):
     """Report figures built but not drawn to PNG: for tests of the page's text (the PNGs take
     most of a report's seconds; report_case.page() and test_html_report draw them)."""
-    plots = pytest.importorskip("gpu_dpsyn.report.plots")
+    plots = pytest.importorskip("gpu_dpsyn.evaluation.report.plots")
     monkeypatch.setattr(plots, "png",
                         lambda fig, alt: plots.plt().close(fig) or f'<img alt="{alt}">')
 
@@ -91,7 +91,7 @@ def fit_spied(monkeypatch, step: str, record, default, rows: int, **kw):
     (the first rows of the table as a public prior)."""
     import warnings
 
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.privacy.keys import SeededNoiseWarning
     real = getattr(api, step)

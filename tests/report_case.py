@@ -36,7 +36,7 @@ def real_table(n=1500, seed=0) -> pd.DataFrame:
 @functools.lru_cache(maxsize=None)
 def _case(seed):
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     real = real_table()
     syn = Synthesizer(2.0, 1e-9, iterations=5, seed=seed, progress=False)
     out = syn.fit(real, SCHEMA).sample()
@@ -54,6 +54,6 @@ def case(seed=0):
 @functools.lru_cache(maxsize=None)
 def page() -> str:
     """The report of case(), built once (drawing takes seconds)."""
-    from gpu_dpsyn.report import build_report
+    from gpu_dpsyn.evaluation.report import build_report
     real, syn, schema, run = case()
     return build_report(real, syn, schema, run, meta={"real": "real.csv", "seconds": 1.25})

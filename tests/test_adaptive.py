@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 from conftest import xor_table
 
-from gpu_dpsyn import Synthesizer, adaptive
-from gpu_dpsyn.backend import get_backend
-from gpu_dpsyn.marginals import Marginal
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.selection import triples as adaptive
+from gpu_dpsyn.backends import get_backend
+from gpu_dpsyn.measure.marginals import Marginal
 from gpu_dpsyn.privacy import Accountant
 
 cpu = get_backend("cpu")
@@ -151,9 +152,9 @@ def test_without_the_round_the_xor_is_lost():
 def test_no_triple_worth_it_pools_the_pairs(monkeypatch):
     df, schema = xor_table(seed=1)
     rounds = []
-    monkeypatch.setattr("gpu_dpsyn.api.greedy_select",  # pairs (a, d) and (b, c)
+    monkeypatch.setattr("gpu_dpsyn.synthesizer.greedy_select",  # pairs (a, d) and (b, c)
                         lambda scores, cells, rho, *a, **k: [2, 3])
-    monkeypatch.setattr("gpu_dpsyn.adaptive.choose",
+    monkeypatch.setattr("gpu_dpsyn.selection.triples.choose",
                         lambda scores, sets, *a, **k: rounds.append(len(sets)) or [])
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
     assert rounds == [4]  # the first round scores the 4 triples, takes none: no second
@@ -177,7 +178,7 @@ def test_choose_trades_noise_for_error_and_defers_triples_sharing_a_pair():
     assert adaptive.choose([900.0, 800.0, 700.0, 0.0], sets, cells, rho=1.0) == [0, 2]
     assert adaptive.choose([900.0, 800.0, 700.0, 0.0], sets, cells, rho=1e-9) == []
     # greedy_select, with no shared pair, takes the same as choose
-    from gpu_dpsyn.selection import greedy_select
+    from gpu_dpsyn.selection.greedy import greedy_select
     apart = [(0, 1, 2), (3, 4, 5)]
     assert adaptive.choose([900.0, 700.0], apart, [8, 8], 1.0) == \
         greedy_select([900.0, 700.0], [8, 8], 1.0) == [0, 1]
@@ -259,7 +260,7 @@ def test_the_budget_is_spent_exactly():
 def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     from gpu_dpsyn.errors import DataError
     df, schema = xor_table()
-    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 20)  # 1 MiB: 2^20 records of S do not fit
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu")
     with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 1,048,576 records "

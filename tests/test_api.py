@@ -7,7 +7,7 @@ import pytest
 from conftest import small_table
 from gpu_dpsyn import LargeDomainWarning, Synthesizer
 from gpu_dpsyn.errors import BackendError, DataError, DPSynError, PrivacyParameterError
-from gpu_dpsyn.evaluate import mean_tvd
+from gpu_dpsyn.evaluation.evaluate import mean_tvd
 from gpu_dpsyn.privacy import eps_delta_to_rho
 
 COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time"]
@@ -74,7 +74,7 @@ def test_rows_argument(table):
         with pytest.raises(DataError, match="number of rows"):
             syn.sample(bad)
     syn.backend.free_memory = lambda: 2 ** 30  # pretend 1 GiB is free
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     need = 10 ** 8 * (sum(api.code_dtype(d).itemsize for d in syn.domain)
                       + api.WORK_BYTES_PER_ROW) / 2 ** 30
     with pytest.raises(DataError, match=rf"needs about {need:.1f} GiB of CPU memory, only 1.0 "
@@ -109,7 +109,7 @@ def test_constructor_errors(kw, err, match):
 
 
 def test_gpu_backend_without_device_is_a_clear_error():
-    from gpu_dpsyn.backend import gpu_available
+    from gpu_dpsyn.backends import gpu_available
     if gpu_available():
         pytest.skip("a GPU is present")
     with pytest.raises(BackendError, match="CUDA device"):

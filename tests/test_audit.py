@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy import Accountant, zcdp_delta
 from gpu_dpsyn.privacy.samplers import DiscreteGaussian, DiscreteLaplace, draw
 

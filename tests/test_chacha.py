@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from gpu_dpsyn.privacy import chacha
-from gpu_dpsyn.privacy.chacha import (block_of, block_ref, blocks, key_words, keystream,
-                                      windows)
+from gpu_dpsyn.privacy.chacha import block_of, block_ref, blocks, key_words, keystream, windows
 
 RFC_KEY = key_words(bytes(range(32)))
 # RFC 8439 2.3.2: key 00..1f, counter 1, nonce 00:00:00:09:00:00:00:4a:00:00:00:00

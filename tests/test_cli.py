@@ -82,8 +82,8 @@ def test_infer_schema_command_warns(files, capsys):
 
 
 def test_bundled_schema_matches_bundled_data(flights):
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.data.schema import load_schema
     full = pd.read_csv(FLIGHTS_SCHEMA.parent / "flights.csv.xz")
     assert len(encode(full, load_schema(FLIGHTS_SCHEMA))) == 14  # hour, minute: derived
 
@@ -155,7 +155,7 @@ def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
     _no_reading(monkeypatch)
     assert main(base + ["--rows", "0"]) == 2
     assert "number of rows" in capsys.readouterr().err
-    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 30)  # 1 GiB free
     assert main(base + ["--rows", str(10 ** 8), "--backend", "cpu"]) == 2
     assert "needs about" in capsys.readouterr().err
@@ -243,7 +243,7 @@ def test_warnings_are_printed_as_one_line_each(files, capsys):
 
 def test_an_unsampleable_row_estimate_is_a_clear_error(files, capsys, monkeypatch):
     tmp, real, schema = files
-    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 16)  # 64 KiB: 5,000 estimated rows do not fit
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",
@@ -361,7 +361,7 @@ def test_public_selection_and_group_by_levels(files, tmp_path):
                                              ("denoise", ["--no-denoise"], False)])
 def test_post_processing_flags_reach_the_synthesizer(files, monkeypatch, attr, flag, want):
     tmp, real, schema = files
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     seen = []
     real_init = api.Synthesizer.__init__
 

@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 
-from gpu_dpsyn.consistency import _subsets, consist, make_consistent, norm_cut, norm_sub
-from gpu_dpsyn.marginals import Marginal, dpsyn_plan
+from gpu_dpsyn.estimate.consistency import (_subsets, consist, make_consistent, norm_cut,
+    norm_sub)
+from gpu_dpsyn.measure.marginals import Marginal, dpsyn_plan
 
 
 def test_norm_sub_is_the_simplex_projection():

@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.data.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 NY = "America/New_York"
 
@@ -83,7 +83,7 @@ def test_naive_datetime_column_and_nulls():
 
 
 def test_decode_on_the_backend_equals_numpy(backend):
-    from gpu_dpsyn import rng
+    from gpu_dpsyn.core import rng
     s = _schema(bins=7, timezone=NY)
     codes = [np.arange(7).repeat(30).astype(np.uint8)]
     key = rng.split_key(9)

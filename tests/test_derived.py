@@ -5,9 +5,9 @@ import pytest
 
 from conftest import FLIGHTS_SCHEMA
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.data.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 HHMM = ["dep_time", "sched_dep_time", "arr_time", "sched_arr_time"]
 

@@ -12,13 +12,13 @@ dask_distributed = pytest.importorskip("dask.distributed")
 
 from conftest import _flights, FLIGHTS_SCHEMA  # noqa: E402
 from gpu_dpsyn import Synthesizer  # noqa: E402
-from gpu_dpsyn.backend import get_backend  # noqa: E402
+from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.cli import main  # noqa: E402
 from gpu_dpsyn.distributed.splitting import batch_sizes, integer_target, split_targets  # noqa: E402
-from gpu_dpsyn.encoding import encode  # noqa: E402
+from gpu_dpsyn.data.encoding import encode  # noqa: E402
 from gpu_dpsyn.errors import DataError, DPSynError  # noqa: E402
-from gpu_dpsyn.ingest import read_table, write_table  # noqa: E402
-from gpu_dpsyn.schema import load_schema  # noqa: E402
+from gpu_dpsyn.data.ingest import read_table, write_table  # noqa: E402
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
 
 COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time", "dest"]
 KW = dict(seed=3, iterations=8, progress=False, backend="cpu")

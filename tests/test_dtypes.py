@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import SchemaError
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 SCHEMA = {"columns": {
     "code": {"type": "categorical", "values": [1, 2, "x"]},

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.consistency import norm_sub
-from gpu_dpsyn.empirical_bayes import (BLEND_SIGMAS, KEEP_SIGMAS, binned, count_grid, denoise,
-                                       denoise_marginals, gaussian_likelihood, npmle)
-from gpu_dpsyn.marginals import Marginal
+from gpu_dpsyn.estimate.consistency import norm_sub
+from gpu_dpsyn.estimate.empirical_bayes import (BLEND_SIGMAS, KEEP_SIGMAS, binned, count_grid,
+    denoise, denoise_marginals, gaussian_likelihood, npmle)
+from gpu_dpsyn.measure.marginals import Marginal
 
 
 def test_posterior_means_match_the_closed_form_of_a_two_point_prior():
@@ -89,7 +89,7 @@ def test_no_jump_where_the_cells_are_kept_as_measured(monkeypatch):
     # half the counts at 0, half at 9 sigma: E[x | y] just below 8 sigma is pulled up
     # towards 9 sigma, a cell just above is kept; between 6 and 8 sigma the estimate moves
     # linearly to y, so neighbouring measurements get neighbouring estimates
-    import gpu_dpsyn.empirical_bayes as eb
+    import gpu_dpsyn.estimate.empirical_bayes as eb
     r = np.random.default_rng(4)
     x = np.where(r.random(4000) < 0.5, 0.0, 9.0)
     y = np.concatenate([x + r.normal(0, 1.0, x.size), np.arange(5.0, 9.0, 0.01)])
@@ -128,7 +128,7 @@ def test_only_multiway_marginals_of_single_noisy_cells_are_denoised():
 
 
 def test_a_grouped_fit_keeps_its_merged_marginals_as_measured(monkeypatch):
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     seen = []
     real = api.denoise_marginals
 
@@ -143,7 +143,7 @@ def test_a_grouped_fit_keeps_its_merged_marginals_as_measured(monkeypatch):
     g = r.integers(0, 3, n)
     a = np.where(r.random(n) < 0.9, r.integers(0, 3, n), r.integers(3, 60, n))  # rare tail
     df = pd.DataFrame({"g": g, "a": a, "b": (a + r.integers(0, 2, n)) % 60})
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema({"columns": [
         {"name": "g", "type": "categorical", "values": [0, 1, 2]},
         {"name": "a", "type": "categorical", "values": list(range(60))},
@@ -171,7 +171,7 @@ def test_the_fit_denoises_its_targets_at_no_cost():
     the multi-way ones, seeds 0-2: 0.12 against 0.20 without), and nothing is charged
     for it.  With only two columns the pair's 1-way corrections, spread evenly over each
     row by consistency, can undo the gain: hence four."""
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     df = _band_table()
     values = list(range(30))
     schema = load_schema({"columns": [{"name": c, "type": "categorical", "values": values}

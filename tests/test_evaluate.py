@@ -3,7 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from gpu_dpsyn.evaluate import density_score, per_marginal_tvd, range_query_score, tvd_codes
+from gpu_dpsyn.evaluation.evaluate import (density_score, per_marginal_tvd, range_query_score,
+    tvd_codes)
 
 
 def _cols(seed, n=5000):
@@ -64,8 +65,8 @@ def test_html_report(tmp_path, flights, flights_schema, no_raster):
 
 def test_report_opens_with_a_not_for_publication_notice(flights, flights_schema, no_raster):
     pytest.importorskip("matplotlib")
-    from gpu_dpsyn.report import build_report
-    from gpu_dpsyn.schema import Schema
+    from gpu_dpsyn.evaluation.report import build_report
+    from gpu_dpsyn.data.schema import Schema
     schema = Schema([flights_schema["carrier"], flights_schema["origin"]])
     real = flights[["carrier", "origin"]].iloc[:500]
     page = build_report(real, real.sample(frac=1, random_state=0), schema)

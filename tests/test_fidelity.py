@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 
 from conftest import xyz_table
-from gpu_dpsyn import evaluate
-from gpu_dpsyn.evaluate import density_score, tvd_codes
-from gpu_dpsyn.fidelity import evaluate_tables
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.evaluation import evaluate
+from gpu_dpsyn.evaluation.evaluate import density_score, tvd_codes
+from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+from gpu_dpsyn.data.schema import load_schema
 
 
 def _uniform(n, seed, cols=4, values=6):

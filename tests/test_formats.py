@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from gpu_dpsyn import ingest
+from gpu_dpsyn.data import ingest
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.errors import DPSynError
 

@@ -13,10 +13,10 @@ from conftest import fit_spied, small_table, xor_table
 
 from stats_util import CHI2_1E6
 
-import gpu_dpsyn.api as api
-import gpu_dpsyn.gibbs as gibbs
+import gpu_dpsyn.synthesizer as api
+import gpu_dpsyn.generate.gibbs as gibbs
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning
 
 BE = get_backend("cpu")
@@ -230,7 +230,7 @@ def test_the_repair_carries_an_appended_column_with_its_anchors(monkeypatch):
     assert syn.structure.appended == [(0, 0)]
     (cfg, groups), = [c for c in calls if c[0] is gibbs.REPAIR]
     assert all(0 in g for g in groups if {1, 2} <= set(g))
-    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.data.encoding import encode
     codes = encode(out, syn.schema)
     (attrs, shape, t), = [x for x in syn._targets(20000) if len(x[0]) > 1]
     h = np.bincount(np.ravel_multi_index([codes[a] for a in attrs], shape),
@@ -261,9 +261,9 @@ def test_the_sweep_improves_an_unmeasured_triangle_on_a_table_with_none():
     df = pd.DataFrame({f"x{j}": np.digitize(z[:, j], [-1, 0, 1]) for j in range(5)})
     schema = {"columns": [{"name": f"x{j}", "type": "categorical", "values": [0, 1, 2, 3]}
                           for j in range(5)]}
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.evaluate import tvd_codes
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
+    from gpu_dpsyn.data.schema import load_schema
     sc = load_schema(schema)
     real = encode(df, sc)
     tv = {}

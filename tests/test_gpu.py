@@ -10,13 +10,13 @@ import pytest
 
 from conftest import gpu, xyz_table
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
-from gpu_dpsyn.encoding import encode
-from gpu_dpsyn.gum import plan_update, removal_rate
+from gpu_dpsyn.backends import get_backend
+from gpu_dpsyn.data.encoding import encode
+from gpu_dpsyn.generate.gum import plan_update, removal_rate
 from gpu_dpsyn.errors import BackendError, SamplerError
-from gpu_dpsyn.kernels import ops as kops
+from gpu_dpsyn.backends.cuda import ops as kops
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
-                                        DiscreteLaplace, draw)
+    DiscreteLaplace, draw)
 
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
                                 if shutil.which("/usr/local/cuda/bin/nvcc") else None)
@@ -100,7 +100,7 @@ def gb(request, monkeypatch):
 def test_philox_known_answer(gb):
     w = gb.to_numpy(gb.philox((0, 0), 1))[0]
     assert [hex(int(x)) for x in w] == ["0x6627e8d5", "0xe169c58d", "0xbc57ac4c", "0x9b00dbd8"]
-    from gpu_dpsyn.cpu_fallback.philox import philox4x32
+    from gpu_dpsyn.core.philox import philox4x32
     many = gb.to_numpy(gb.philox((5, 6), 1000, 0, 3, 2, 1))
     cpu = np.stack(philox4x32((5, 6), np.arange(1000, dtype=np.uint64), 3, 2, 1), 1)
     assert np.array_equal(many, cpu)
@@ -249,9 +249,9 @@ def test_kernels_refuse_columns_they_would_misread(gb, bad):
 
 def test_sweep_polish_and_shuffle_identical_on_cpu_and_gpu(gb):
     # the steps after GUM: device sorts, draws and table fits (gibbs, polish, shuffle)
-    from gpu_dpsyn.gibbs import gibbs_sweep
-    from gpu_dpsyn.polish import polish
-    from gpu_dpsyn.shuffle import neighbour_shuffle
+    from gpu_dpsyn.generate.gibbs import gibbs_sweep
+    from gpu_dpsyn.generate.polish import polish
+    from gpu_dpsyn.generate.shuffle import neighbour_shuffle
     r = np.random.default_rng(3)
     n, sizes = 6000, [4, 3, 5, 2]
     a = r.integers(0, 4, n)
@@ -293,7 +293,7 @@ def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, mo
     assert rounds == (table != "x=y=z")  # x=y=z: its one triple is measured already
     if table == "x=y=z":
         assert cpu.structure.appended and cpu.structure.attrs[0] == (1, 2)
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df, schema).sample()
     pd.testing.assert_frame_equal(a, b)
@@ -311,7 +311,7 @@ def test_grouped_levels_from_a_public_prior_identical_on_cpu_and_gpu(gb, flights
     cpu = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df.iloc[1000:], schema,
                                                           public=df.iloc[:1000])
     a = cpu.sample()
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df.iloc[1000:], schema,
                                                         public=df.iloc[:1000]).sample()
@@ -319,7 +319,7 @@ def test_grouped_levels_from_a_public_prior_identical_on_cpu_and_gpu(gb, flights
 
 
 def test_auto_backend_falls_back_to_numpy_without_a_device():
-    from gpu_dpsyn.backend import gpu_available
+    from gpu_dpsyn.backends import gpu_available
     be = get_backend("auto")
     assert be.name == ("gpu" if gpu_available() else "cpu")
 
@@ -327,7 +327,7 @@ def test_auto_backend_falls_back_to_numpy_without_a_device():
 def test_cuda_stream_ids_match_rng():
     import re
 
-    from gpu_dpsyn import rng
+    from gpu_dpsyn.core import rng
     text = (kops.KERNEL_DIR / "common.cuh").read_text()
     found = dict(re.findall(r"#define STREAM_(\w+) (\d+)u", text))
     assert found and all(int(v) == getattr(rng, k) for k, v in found.items())

@@ -4,11 +4,11 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, DPSynError, SchemaError
-from gpu_dpsyn.fidelity import group_tvd
-from gpu_dpsyn.grouping import group_code, parse_group_by, split_group
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.evaluation.fidelity import group_tvd
+from gpu_dpsyn.core.grouping import group_code, parse_group_by, split_group
+from gpu_dpsyn.data.schema import load_schema
 
 GROUPS = ["a", "b", "c", "d"]
 SPEC = {"type": "numeric", "integer": True, "min": 0, "max": 3}
@@ -161,12 +161,12 @@ def test_a_pair_too_large_at_a_finer_level_is_left_out_not_refused_after_charges
 def test_a_grouped_sample_counts_its_group_code_in_memory(monkeypatch):
     """A grouped level's GUM holds one more column (the group code, built in int64): the
     memory check before sampling counts it, so a size that fits ungrouped may not."""
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     from gpu_dpsyn.errors import DataError
     sch = load_schema(SCHEMA)
     n = 10 ** 6
     per_row = sum(api.code_dtype(d).itemsize for d in sch.domain) + api.WORK_BYTES_PER_ROW
-    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: n * (per_row + 1))
     kw = {"progress": False, "backend": "cpu"}
     assert Synthesizer(2.0, 1e-9, **kw).check_sample(n, SCHEMA) == n

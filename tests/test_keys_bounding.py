@@ -13,7 +13,7 @@ from gpu_dpsyn.cli import main
 from gpu_dpsyn.errors import DataError, SchemaError
 from gpu_dpsyn.privacy.bounding import kept_rows
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning, noise_key
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 
 def test_unseeded_keys_are_secret_and_seeded_ones_depend_on_the_parameters():
@@ -29,8 +29,8 @@ def test_unseeded_keys_are_secret_and_seeded_ones_depend_on_the_parameters():
 
 
 def _noise(syn, df):
-    from gpu_dpsyn.encoding import encode
-    from gpu_dpsyn.marginals import exact_marginals
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.measure.marginals import exact_marginals
     cols = encode(df, syn.schema)
     exact = exact_marginals(syn.backend, cols, syn.domain, [m.attrs for m in syn.marginals])
     return np.concatenate([m.values - e.values for m, e in zip(syn.marginals, exact)])
@@ -132,7 +132,7 @@ def test_fit_forgets_the_noise_key():
 
 
 def test_kernel_builds_and_table_size_fail_before_the_first_charge(monkeypatch):
-    from gpu_dpsyn import api
+    from gpu_dpsyn import synthesizer as api
     df, schema = small_table(200)
     syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
 
@@ -158,7 +158,7 @@ def test_max_cells_stays_within_one_noise_stream():
 def test_seeded_keys_differ_with_grouping_selection_rounds_and_a_public_table(monkeypatch):
     """What is measured depends on group_by, the selection, the adaptive rounds and a
     public table: one seed must not give related noise across them."""
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     keys = []
     real = api.noise_key
     monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
@@ -180,7 +180,7 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
     """The adaptive rounds choose triples from GUM's records: every setting that changes
     those records (or the domain, or the plan) changes what is measured, so one seed must
     not give the same noise across them."""
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     keys = []
     real = api.noise_key
     monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
@@ -207,7 +207,7 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
 def test_seeded_keys_differ_with_the_public_tables_contents(monkeypatch):
     """A public table chooses the marginals and starts the rounds' records: two public
     tables, one seed, unrelated noise."""
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     keys = []
     real = api.noise_key
     monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.evaluate import ml_utility
+from gpu_dpsyn.evaluation.evaluate import ml_utility
 
 pytest.importorskip("sklearn")
 
@@ -138,8 +138,8 @@ def test_cli_refuses_a_bad_target_before_reading_the_tables(tmp_path, capsys, mo
 
 def test_report_without_target_has_no_ml_section(flights, flights_schema, no_raster):
     pytest.importorskip("matplotlib")
-    from gpu_dpsyn.report import build_report
-    from gpu_dpsyn.schema import Schema
+    from gpu_dpsyn.evaluation.report import build_report
+    from gpu_dpsyn.data.schema import Schema
     schema = Schema([flights_schema["carrier"], flights_schema["origin"]])
     real = flights[["carrier", "origin"]].iloc[:400]
     assert "Machine-learning utility" not in build_report(real, real, schema)

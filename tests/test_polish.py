@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from conftest import fit_spied, small_table, xor_table
 
-import gpu_dpsyn.api as api
-import gpu_dpsyn.polish as polish
+import gpu_dpsyn.synthesizer as api
+import gpu_dpsyn.generate.polish as polish
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn.backends import get_backend
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import ParameterError
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning
 
@@ -165,7 +165,7 @@ def test_a_column_past_the_size_bound_keeps_its_values(monkeypatch):
     cols = records(1000)
     before = [c.copy() for c in cols]
     targets = [((0, 1), (3, 3), hist(records(1000, 3), (0, 1), sizes))]
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 8)  # 3 contexts x 3 values > 8
     assert polish.polish(BE, cols, targets, sizes, KEY, 0) == [0, 1]
     assert all(np.array_equal(x, y) for x, y in zip(cols, before))
@@ -236,7 +236,7 @@ def test_after_the_sweep_the_polish_is_the_repair_and_keeps_an_appended_columns_
         monkeypatch):
     # small_table's selection is one 3-way marginal (0, 1, 2) with column 0 appended from
     # it; the sweep redraws the columns and the polish, not a GUM iteration, repairs
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     calls = []
     real = api.run_gum
 
@@ -259,7 +259,7 @@ def test_after_the_sweep_the_polish_is_the_repair_and_keeps_an_appended_columns_
 
 
 def test_a_skipped_column_is_named_in_a_warning(monkeypatch):
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 1)
     with pytest.warns(UserWarning, match="polish left columns a, b, c, d as they were"):
         fit_sample(monkeypatch, adaptive_rounds=0)
@@ -289,7 +289,7 @@ class _OtherXP:
 
 
 def test_the_table_fits_are_the_same_on_the_gpus_path():
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     r = np.random.default_rng(8)
     xp = _OtherXP()
     for _ in range(60):
@@ -325,7 +325,7 @@ def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
     with an odd width's last column carried) against the array-module path, at widths 1
     to 13, with rows of zeros, contexts some targets leave empty and none at all; and its
     rows' tree alone against rows_normalised's."""
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     r = np.random.default_rng(11)
     xp = _OtherXP()
     for size in list(range(1, 14)) * 3:
@@ -343,7 +343,7 @@ def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
 
 
 def test_sums_on_the_grid_are_exact_in_any_order():
-    import gpu_dpsyn.gibbs as gibbs
+    import gpu_dpsyn.generate.gibbs as gibbs
     r = np.random.default_rng(9)
     x = gibbs.on_grid(np, r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000), 2e6)
     sums = {float(np.sum(x[r.permutation(len(x))])) for _ in range(5)}

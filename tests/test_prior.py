@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.errors import ParameterError
-from gpu_dpsyn.gum import GUMConfig, hold_close, run_gum
-from gpu_dpsyn.prior import public_scores
+from gpu_dpsyn.generate.gum import GUMConfig, hold_close, run_gum
+from gpu_dpsyn.selection.public import public_scores
 
 cpu = get_backend("cpu")
 SPEC = {"type": "numeric", "integer": True, "min": 0, "max": 3}
@@ -39,7 +39,7 @@ def test_public_selection_charges_nothing_and_depends_on_the_public_table_only(m
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
     assert syn.privacy_report()["selection"].startswith("public")
     # selection="private" keeps the noisy private InDif: charged, and it finds y = z
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     scored = []
     real = api.measure_indif
     monkeypatch.setattr(api, "measure_indif",

@@ -4,7 +4,7 @@ import pytest
 
 from gpu_dpsyn.errors import BudgetExceededError, PrivacyParameterError
 from gpu_dpsyn.privacy import (Accountant, eps_delta_to_rho, gaussian_sigma, laplace_scale,
-                               rho_to_epsilon, zcdp_delta)
+    rho_to_epsilon, zcdp_delta)
 
 BS = "bun-steinke"
 
@@ -129,7 +129,7 @@ def test_a_non_finite_budget_fails_closed(monkeypatch):
 def test_charges_are_exact_and_never_exceed_the_budget():
     from fractions import Fraction
 
-    from gpu_dpsyn.selection import c23_fractions
+    from gpu_dpsyn.selection.greedy import c23_fractions
     acc = Accountant(1.0, 1e-9, sensitivity=2)
     fr = c23_fractions([7 * (i % 13 + 1) for i in range(190)], 1.0)  # floats: sum may be > 1
     acc.choose_mechanism(fr, [1] * 190, "gaussian")

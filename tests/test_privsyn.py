@@ -3,10 +3,10 @@ import pytest
 
 from conftest import xyz_table
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.evaluate import mean_tvd
-from gpu_dpsyn.gum import append_attribute, plan_structure, plan_update
+from gpu_dpsyn.evaluation.evaluate import mean_tvd
+from gpu_dpsyn.generate.gum import append_attribute, plan_structure, plan_update
 from gpu_dpsyn.privacy import eps_delta_to_rho
 
 COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time", "dest"]
@@ -127,7 +127,7 @@ def test_public_prior_seeds_gum(table):
     out = syn.fit(df.iloc[3000:], schema, public=public).sample(2000)
     # with no GUM iteration the records are resampled public rows (compared as codes:
     # numeric values are redrawn inside their bins)
-    from gpu_dpsyn.encoding import encode
+    from gpu_dpsyn.data.encoding import encode
     pub_rows = set(map(tuple, np.stack(encode(public, syn.schema), 1)))
     assert all(tuple(r) in pub_rows for r in np.stack(encode(out, syn.schema), 1))
     # and the prior helps: from a public start, GUM ends closer to the private data

@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn import Synthesizer, load_schema, rng
-from gpu_dpsyn.encoding import encode
+from gpu_dpsyn import Synthesizer, load_schema
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, ParameterError, SchemaError
 from gpu_dpsyn.privacy.samplers import sample_ref
-from gpu_dpsyn.quantiles import isotonic, quantile_cuts
+from gpu_dpsyn.measure.quantiles import isotonic, quantile_cuts
 
 K = 32
 
@@ -163,7 +164,7 @@ def test_all_noise_falls_back_to_equal_grid_counts():
 # -- decoding inside the chosen bins --------------------------------------------------
 
 def test_within_draws_invert_the_piecewise_linear_cdf():
-    from gpu_dpsyn.types.quantile_bins import Within
+    from gpu_dpsyn.data.types.quantile_bins import Within
     w = Within(np.array([0.0, 10, 20, 30, 40]), np.array([0.0, 100, 100, 100, 200]),
                np.array([0, 2, 4]))  # bins [0, 20) and [20, 40), mass in cells 0 and 3
     codes, u = np.array([0, 0, 1, 1, 1, 2]), np.array([0.5, 0.99, 0.0, 0.5, 0.25, 0.5])
@@ -237,7 +238,7 @@ def _reference_edges(codes, g, k, spec, key, call, grid):
 
 @pytest.mark.parametrize("method", ["privsyn", "dpsyn"])
 def test_edges_equal_an_independent_computation(method, backend, monkeypatch):
-    from gpu_dpsyn import marginals, quantiles
+    from gpu_dpsyn.measure import marginals, quantiles
     keys = {}  # the noise key each module drew with (the fitted object forgets it)
 
     def spy(module):
@@ -254,9 +255,9 @@ def test_edges_equal_an_independent_computation(method, backend, monkeypatch):
     schema["columns"]["wage"]["bins"] = {"private_quantiles": 8, "grid": 48}
     schema["columns"]["edu"]["bins"] = {"private_quantiles": 4}  # 21 cells, linear
     syn = fit(df, schema, method=method, backend=backend.name)
-    (key,) = keys["gpu_dpsyn.quantiles"]
-    assert keys["gpu_dpsyn.marginals"] == {key}  # the run's one noise key
-    assert keys["gpu_dpsyn.quantiles calls"] == [(rng.QUANTILE, 0), (rng.QUANTILE, 1)]
+    (key,) = keys["gpu_dpsyn.measure.quantiles"]
+    assert keys["gpu_dpsyn.measure.marginals"] == {key}  # the run's one noise key
+    assert keys["gpu_dpsyn.measure.quantiles calls"] == [(rng.QUANTILE, 0), (rng.QUANTILE, 1)]
     s = load_schema(schema)
     q = [(i, e) for i, e in enumerate(syn.ledger) if e.label == "quantiles"]
     assert [e.columns for _, e in q] == [("wage",), ("edu",)] and [i for i, _ in q] == [0, 1]
@@ -305,7 +306,7 @@ def test_quantile_share_is_a_parameter():
 
 def test_a_seeded_key_depends_on_the_quantile_share_when_a_column_asks(monkeypatch):
     # the share changes every measurement's budget: one seed, two shares, unrelated noise
-    import gpu_dpsyn.api as api
+    import gpu_dpsyn.synthesizer as api
     keys = []
     real = api.noise_key
     monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
@@ -365,7 +366,7 @@ def test_cli_ledger_lists_the_edges_and_evaluate_uses_them(tmp_path):
     pytest.importorskip("matplotlib")
     import json
     from gpu_dpsyn.cli import main
-    from gpu_dpsyn.evaluate import mean_tvd
+    from gpu_dpsyn.evaluation.evaluate import mean_tvd
     df, schema = wages(3000)
     real, sch, out = tmp_path / "real.csv", tmp_path / "s.json", tmp_path / "syn.csv"
     ledger, res, page = tmp_path / "l.json", tmp_path / "tvd.json", tmp_path / "r.html"

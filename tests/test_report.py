@@ -7,11 +7,11 @@ import pytest
 
 from conftest import small_table, xyz_table
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.fidelity import evaluate_tables
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+from gpu_dpsyn.data.schema import load_schema
 
 pytest.importorskip("matplotlib")
-from gpu_dpsyn.report import check_ledger, labels, privacy, verdict  # noqa: E402
+from gpu_dpsyn.evaluation.report import check_ledger, labels, privacy, verdict  # noqa: E402
 from report_case import case, page  # noqa: E402
 
 
@@ -168,7 +168,7 @@ def test_the_page_opens_with_the_verdict_then_the_run_then_privacy():
 
 
 def test_a_wider_table_lists_the_worst_of_its_pairs(no_raster):
-    from gpu_dpsyn.report import page as page_module
+    from gpu_dpsyn.evaluation.report import page as page_module
     df, spec = xyz_table(n=500, values=4)
     spec = {"columns": {c: spec["columns"]["x"] for c in "abcdefgh"}}
     df = pd.DataFrame({c: df["x"] for c in "abcdefgh"})
@@ -179,7 +179,7 @@ def test_a_wider_table_lists_the_worst_of_its_pairs(no_raster):
 
 
 def test_top_must_be_a_positive_integer():
-    from gpu_dpsyn.report import build_report
+    from gpu_dpsyn.evaluation.report import build_report
     real, syn, schema, _ = case()
     with pytest.raises(DPSynError, match="top must be an integer >= 1, got 0"):
         build_report(real, syn, schema, top=0)
@@ -188,7 +188,7 @@ def test_top_must_be_a_positive_integer():
 def test_a_grouped_run_shows_each_levels_groups(no_raster):
     from conftest import small_table
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.report import build_report
+    from gpu_dpsyn.evaluation.report import build_report
     real, spec = small_table(1500)
     syn = Synthesizer(2.0, 1e-9, iterations=3, seed=0, progress=False, group_by=["color"])
     out = syn.fit(real, spec).sample()

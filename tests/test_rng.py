@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from gpu_dpsyn import rng
+from gpu_dpsyn.core import rng
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.cpu_fallback.philox import philox4x32, uniform
+from gpu_dpsyn.core.philox import philox4x32, uniform
 
 # Random123 known-answer vectors for philox4x32-10: (key, counter) -> output
 KAT = [
@@ -46,7 +46,7 @@ def test_make_seed():
 
 @pytest.mark.parametrize("total", [1, 2, 3, 17, 1000, 65537])
 def test_feistel_ranks_are_a_bijection(total):
-    from gpu_dpsyn.cpu_fallback.permute import feistel_ranks, round_keys
+    from gpu_dpsyn.backends.numpy.permute import feistel_ranks, round_keys
     j, size, salt = np.arange(total), np.full(total, total), np.zeros(total, np.int64)
     p = feistel_ranks(j, size, salt, round_keys((1, 2), 5, 0))
     assert np.array_equal(np.sort(p), j)
@@ -57,7 +57,7 @@ def test_feistel_ranks_are_a_bijection(total):
 
 
 def test_feistel_ranks_are_bijections_per_cell():
-    from gpu_dpsyn.cpu_fallback.permute import feistel_ranks, half_bits, round_keys
+    from gpu_dpsyn.backends.numpy.permute import feistel_ranks, half_bits, round_keys
     keys = round_keys((3, 4), 1, 0)
     for size in (1, 2, 3, 5, 64, 65, 1000):
         for salt in (0, 7):

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn.cli import main
-from gpu_dpsyn.dtypes import output_dtype
-from gpu_dpsyn.encoding import encode, to_schema_types
-from gpu_dpsyn.ingest import read_table
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.dtypes import output_dtype
+from gpu_dpsyn.data.encoding import encode, to_schema_types
+from gpu_dpsyn.data.ingest import read_table
+from gpu_dpsyn.data.schema import load_schema
 
 CATS = ["NA", "None", "null", "02134", "Zürich", "東京"]
 SPEC = {"columns": {

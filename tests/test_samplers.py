@@ -10,12 +10,12 @@ import pytest
 from stats_util import (CHI2_1E6, Z_1E6, binomial_z, chi_square, discrete_gaussian_pmf,
                         discrete_laplace_pmf)
 
-from gpu_dpsyn.backend import get_backend
-from gpu_dpsyn.cpu_fallback import noise as N
+from gpu_dpsyn.backends import get_backend
+from gpu_dpsyn.backends.numpy import noise as N
 from gpu_dpsyn.errors import PrivacyParameterError, SamplerError
 from gpu_dpsyn.privacy import samplers as S
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
-                                        DiscreteLaplace, draw)
+    DiscreteLaplace, draw)
 
 KEY = tuple(range(11, 19))
 CPU = get_backend("cpu")
@@ -208,7 +208,7 @@ def test_a_sampler_out_of_words_releases_nothing():
 
 @pytest.mark.parametrize("spec", SPECS, ids=str)
 def test_host_build_of_the_cuda_samplers_equals_numpy(spec):
-    from gpu_dpsyn.cpu_fallback import host_kernels
+    from gpu_dpsyn.backends.numpy import host_kernels
     lib = host_kernels.library()
     if lib is None:
         pytest.skip("no C++ compiler: the NumPy samplers serve alone")
@@ -220,7 +220,7 @@ def test_host_build_of_the_cuda_samplers_equals_numpy(spec):
 
 
 def test_the_numpy_samplers_serve_without_a_compiler(monkeypatch):
-    from gpu_dpsyn.cpu_fallback import host_kernels
+    from gpu_dpsyn.backends.numpy import host_kernels
     spec = SPECS[1]
     with_lib = draw(CPU, spec, 2000, KEY, 1, 2)
     monkeypatch.setattr(host_kernels, "library", lambda: None)

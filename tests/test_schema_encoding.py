@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from conftest import small_table
-from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.data.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 
 def test_load_our_schema_file(flights_schema):
@@ -174,7 +174,7 @@ def test_default_output_dtype_per_column_type():
 
 
 def test_decode_draws_from_the_backend_equal_numpy(backend, flights, flights_schema):
-    from gpu_dpsyn import rng
+    from gpu_dpsyn.core import rng
     codes = encode(flights, flights_schema)
     key = rng.split_key(7)
     host = decode(codes, flights_schema, seed=7, call=2)
@@ -233,7 +233,7 @@ def test_a_repeated_edge_is_a_bin_of_that_one_value():
     assert 0 <= out[3] < 0.5 and 2 <= out[4] < 7.5
     assert decode([np.array([0, 4])], schema, numeric_decode="midpoint")["inc"].tolist() == \
         [0.0, 7.5]
-    from gpu_dpsyn.report.labels import code_texts
+    from gpu_dpsyn.evaluation.report.labels import code_texts
     assert code_texts(col)[0] == "0" and code_texts(col)[1] == "(0, 0.5)"
 
 

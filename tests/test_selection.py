@@ -4,10 +4,10 @@ import math
 import numpy as np
 import pytest
 
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy import Accountant
-from gpu_dpsyn.selection import (c23_fractions, combine_cliques, connect_isolated, greedy_select,
-                                 indif, measure_indif, noise_cost)
+from gpu_dpsyn.selection.greedy import (c23_fractions, combine_cliques, connect_isolated,
+    greedy_select, indif, measure_indif, noise_cost)
 
 cpu = get_backend("cpu")
 

@@ -11,11 +11,11 @@ import pytest
 from conftest import small_table, xor_table
 from stats_util import CHI2_1E6
 
-import gpu_dpsyn.api as api
+import gpu_dpsyn.synthesizer as api
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.backend import get_backend
+from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning
-from gpu_dpsyn.shuffle import neighbour_shuffle, neighbours, shuffle_within, strata
+from gpu_dpsyn.generate.shuffle import neighbour_shuffle, neighbours, shuffle_within, strata
 
 BE = get_backend("cpu")
 KEY = (12345, 678)

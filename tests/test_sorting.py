@@ -4,8 +4,8 @@ included."""
 import numpy as np
 import pytest
 
-from gpu_dpsyn.sorting import (argsort_bounded, argsort_distinct, argsort_stable, first_k,
-                                unique_ids)
+from gpu_dpsyn.core.sorting import (argsort_bounded, argsort_distinct, argsort_stable,
+    first_k, unique_ids)
 
 
 def stable(a):
@@ -80,12 +80,12 @@ def test_a_fit_gives_the_records_of_the_plain_sorts(monkeypatch):
 
     import pandas as pd
 
-    import gpu_dpsyn.cpu_fallback.ops as ops
-    import gpu_dpsyn.gibbs as gibbs
-    import gpu_dpsyn.polish as polish
-    import gpu_dpsyn.shuffle as shuffle
+    import gpu_dpsyn.backends.numpy.ops as ops
+    import gpu_dpsyn.generate.gibbs as gibbs
+    import gpu_dpsyn.generate.polish as polish
+    import gpu_dpsyn.generate.shuffle as shuffle
     from gpu_dpsyn import Synthesizer
-    from gpu_dpsyn.cpu_fallback import host_kernels
+    from gpu_dpsyn.backends.numpy import host_kernels
     from gpu_dpsyn.privacy.keys import SeededNoiseWarning
 
     r = np.random.default_rng(5)
@@ -119,8 +119,8 @@ def test_a_fit_gives_the_records_of_the_plain_sorts(monkeypatch):
 
 def test_gibbs_positions_with_contexts_past_one_digit(monkeypatch):
     """70,000 contexts: the sort by context takes two radix digits."""
-    import gpu_dpsyn.gibbs as gibbs
-    from gpu_dpsyn.backend import get_backend
+    import gpu_dpsyn.generate.gibbs as gibbs
+    from gpu_dpsyn.backends import get_backend
     be = get_backend("cpu")
     inv = np.random.default_rng(2).permutation(np.arange(150000) % 70000)
     w = np.bincount(inv)
@@ -163,7 +163,7 @@ def test_first_k_is_the_stable_orders_first_k(seed):
 def test_apportion_takes_the_same_cells_as_the_stable_sort():
     """gum.apportion by selection (NumPy) against the largest-remainder definition by a
     stable sort, on vectors with many equal remainders."""
-    from gpu_dpsyn.gum import apportion
+    from gpu_dpsyn.generate.gum import apportion
     r = np.random.default_rng(5)
     for _ in range(200):
         n = int(r.integers(1, 2000))

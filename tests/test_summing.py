@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.summing import left_sum
+from gpu_dpsyn.core.summing import left_sum
 
 _plain_sum = builtins.sum
 

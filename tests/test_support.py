@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn.encoding import decode, encode
+from gpu_dpsyn.data.encoding import decode, encode
 from gpu_dpsyn.errors import DataError, SchemaError
-from gpu_dpsyn.schema import load_schema
+from gpu_dpsyn.data.schema import load_schema
 
 HOURLY = list(range(0, 2400, 100)) + [2401]
 
@@ -88,7 +88,7 @@ def test_bad_support_is_a_schema_error(spec, match):
 
 
 def test_decode_with_support_on_the_backend_equals_numpy(backend):
-    from gpu_dpsyn import rng
+    from gpu_dpsyn.core import rng
     s = _schema(edges=HOURLY, support="hhmm", nullable=True)
     codes = [np.arange(25).repeat(40).astype(np.uint8)]  # 24: the null code
     key = rng.split_key(5)

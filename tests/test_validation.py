@@ -8,7 +8,7 @@ import pytest
 from conftest import small_table
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
-from gpu_dpsyn.gum import GUMConfig
+from gpu_dpsyn.generate.gum import GUMConfig
 
 
 @pytest.mark.parametrize("kw,match", [
@@ -193,7 +193,7 @@ def test_a_noisy_row_count_warns_from_the_estimate_and_noise_levels():
 
 def test_an_estimated_row_count_beyond_memory_names_the_estimate(monkeypatch):
     df, schema = small_table(300)
-    monkeypatch.setattr("gpu_dpsyn.cpu_fallback.ops.NumpyBackend.free_memory",
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 30)
     for seed in range(20):  # about half the noise draws at this epsilon are positive
         syn = Synthesizer(1e-9, 1e-9, seed=seed, iterations=1, progress=False,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..errors import DPSynError
+from gpu_dpsyn.errors import DPSynError
 
 CONNECT_TIMEOUT = "20s"
 # Dask starts worker processes with MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's

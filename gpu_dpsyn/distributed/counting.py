@@ -16,12 +16,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..checks import column_labels
-from ..dtypes import MAX_ROWS
-from ..encoding import check_columns, encode
-from ..errors import DataError, DPSynError
-from .reading import read_partitioned
-from .workers import worker_backend
+from gpu_dpsyn.core.checks import column_labels
+from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.data.encoding import check_columns, encode
+from gpu_dpsyn.errors import DataError, DPSynError
+from gpu_dpsyn.distributed.reading import read_partitioned
+from gpu_dpsyn.distributed.workers import worker_backend
 
 CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds task memory
 FAN_IN = 8  # partial sums added per reduction task

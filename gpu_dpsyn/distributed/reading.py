@@ -6,8 +6,8 @@ import glob
 import os
 from pathlib import Path
 
-from ..errors import DPSynError
-from ..ingest import CSV_SUFFIXES, csv_options, table_format
+from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.data.ingest import CSV_SUFFIXES, csv_options, table_format
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value

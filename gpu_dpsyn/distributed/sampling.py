@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checks import integer
-from ..encoding import code_dtype, decode
-from ..errors import DPSynError
-from .splitting import batch_sizes, split_targets
-from .workers import worker_backend, worker_memory
+from gpu_dpsyn.core.checks import integer
+from gpu_dpsyn.data.encoding import code_dtype, decode
+from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
+from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
 
 RETRIES = 2  # a task that raises is run again this often (a lost worker's task: always)
 MAX_BATCH_ROWS = 1 << 22

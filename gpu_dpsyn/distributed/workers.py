@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import psutil
 
-from ..backend import get_backend
+from gpu_dpsyn.backends import get_backend
 
 _BACKENDS: dict = {}
 

@@ -14,9 +14,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import BudgetExceededError, PrivacyParameterError
-from .samplers import DiscreteGaussian, DiscreteLaplace
-from ..summing import left_sum
+from gpu_dpsyn.errors import BudgetExceededError, PrivacyParameterError
+from gpu_dpsyn.privacy.samplers import DiscreteGaussian, DiscreteLaplace
+from gpu_dpsyn.core.summing import left_sum
 
 _TOL = 1e-9  # a plan's float budget shares may overshoot 1 by this much (rounding)
 _ROUNDING = 1e-9  # rho is lowered by this relative amount to absorb float error

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import rng
-from ..encoding import is_cudf
-from ..errors import DataError
-from .chacha import keystream
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.data.encoding import is_cudf
+from gpu_dpsyn.errors import DataError
+from gpu_dpsyn.privacy.chacha import keystream
 
 
 def row_keys(key, n: int) -> np.ndarray:

@@ -14,7 +14,7 @@ import json
 import os
 import warnings
 
-from .chacha import key_words
+from gpu_dpsyn.privacy.chacha import key_words
 
 
 class SeededNoiseWarning(UserWarning):

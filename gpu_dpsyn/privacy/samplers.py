@@ -28,8 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import PrivacyParameterError, SamplerError
-from .chacha import WINDOW, block_of
+from gpu_dpsyn.errors import PrivacyParameterError, SamplerError
+from gpu_dpsyn.privacy.chacha import WINDOW, block_of
 
 # per-element status of the fixed-width samplers
 OK, WIDE, FAIL = 0, 1, 2

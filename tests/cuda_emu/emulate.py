@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_dpsyn.kernels import ops as kops
+from gpu_dpsyn.backends.cuda import ops as kops
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,0 +1,1 @@
+"""NumPy implementation of the backend operations (see gpu_dpsyn.backends)."""

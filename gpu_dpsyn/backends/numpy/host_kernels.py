@@ -1,0 +1,139 @@
+"""The exact samplers of kernels/noise.cu compiled for the CPU, when a C++ compiler is
+at hand: the same source as the GPU's, so the same words give the same noise, at about
+10x the speed of the vectorized NumPy samplers (cpu_fallback/noise.py), which remain
+the fallback and give identical results.  Likewise the records' Philox words and GUM's
+Feistel removal permutation (host_records.cpp, from kernels/common.cuh): NumPy spent a
+quarter of a small table's fit on them (philox.py, permute.py remain the fallback).
+
+Built once per source version into ~/.cache/gpu_dpsyn (GPU_DPSYN_CACHE overrides),
+like CuPy caches NVRTC builds.  GPU_DPSYN_HOST_KERNELS=0 turns it off.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
+
+HERE = Path(__file__).resolve().parent
+KERNEL_DIR = HERE.parent / "cuda"
+UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp")  # compiled
+SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "chacha.cuh",
+                   KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
+                   Path(__file__))  # this file: the build flags
+_U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
+_PTR = ctypes.c_void_p
+
+
+def _compiler() -> str | None:
+    for name in (os.environ.get("CXX"), "c++", "g++", "clang++"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def library():
+    """The loaded library, or None (no compiler, build failed, or turned off)."""
+    if os.environ.get("GPU_DPSYN_HOST_KERNELS", "1") == "0":
+        return None
+    cxx = _compiler()
+    if cxx is None:
+        return None
+    try:
+        version = subprocess.run([cxx, "--version"], capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode() + version)
+    cache = Path(os.environ.get("GPU_DPSYN_CACHE", Path.home() / ".cache" / "gpu_dpsyn"))
+    so = cache / f"host_kernels_{digest.hexdigest()[:16]}.so"
+    try:
+        if not so.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=cache) as tmp:
+                out = Path(tmp) / so.name
+                subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-std=c++14", "-x", "c++",
+                                f"-I{KERNEL_DIR}", *map(str, UNITS), "-o", str(out)],
+                               check=True, capture_output=True, timeout=300)
+                os.replace(out, so)  # atomic: concurrent builders write the same file
+        lib = ctypes.CDLL(str(so))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lib.host_discrete_gaussian.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _U64,
+                                           _U64, _U64, _PTR, _PTR]
+    lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
+    lib.host_philox_range.argtypes = [_I64, _U32, _U32, _U32, _U32, _U32, ctypes.c_int, _PTR]
+    lib.host_feistel_ranks.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, _PTR]
+    return lib if _agrees_with_numpy(lib) else None
+
+
+def _agrees_with_numpy(lib) -> bool:
+    """A known-answer check at load: the build must draw what the NumPy samplers draw."""
+    from gpu_dpsyn.backends.numpy import noise as numpy_noise
+    from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteLaplace
+    for spec in (DiscreteGaussian.at_least(30.25), DiscreteLaplace.at_least(2.5)):
+        got = sample(lib, spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        want = numpy_noise.sample(spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        if not all(np.array_equal(g, w) for g, w in zip(got, want)):
+            return False
+    from gpu_dpsyn.backends.numpy.permute import feistel_ranks
+    from gpu_dpsyn.core.philox import philox4x32
+    key, n = (0x9E3779B9, 0xFFFFFFFF), 1000
+    want = philox4x32(key, np.arange(n, dtype=np.uint64), 7, 1 << 31, 0xFFFFFFFF)
+    if not all(np.array_equal(g, w) for g, w in zip(philox_range(lib, key, n, 7, 1 << 31,
+                                                                  0xFFFFFFFF, 4), want)):
+        return False
+    size = np.arange(1, n + 1, dtype=np.int64) * 37
+    r, salt = size // 3, np.arange(n, dtype=np.int64) * 7919
+    keys = [int(x) for x in want[0][:4]]
+    return np.array_equal(feistel(lib, r, size, salt, keys), feistel_ranks(r, size, salt, keys))
+
+
+def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
+    """(values, status) as cpu_fallback.noise.sample computes them."""
+    check_max_words(max_words)
+    out = np.empty(n, dtype=np.int64)
+    status = np.full(n, FAIL, dtype=np.uint8)  # an element never written fails closed
+    k = np.ascontiguousarray(key, dtype=np.uint32)
+    head = (n, k.ctypes.data, stream, call, max_words)
+    if isinstance(spec, DiscreteGaussian):
+        den = spec.accept_den
+        lib.host_discrete_gaussian(*head, spec.t, spec.q * spec.t, spec.p, den >> 64,
+                                   den & 0xFFFFFFFFFFFFFFFF, out.ctypes.data,
+                                   status.ctypes.data)
+    else:
+        lib.host_discrete_laplace(*head, spec.t, spec.s, out.ctypes.data, status.ctypes.data)
+    return out, status
+
+
+def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
+    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words], as philox.py computes them."""
+    if words not in (1, 2, 3, 4):
+        raise ValueError(f"Philox gives 1 to 4 words a counter, not {words}")
+    out = np.empty((words, n), dtype=np.uint32)
+    m = 0xFFFFFFFF
+    lib.host_philox_range(n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
+                          out.ctypes.data)
+    return tuple(out)
+
+
+def feistel(lib, r, size, salt, keys):
+    """permute.feistel_ranks(r, size, salt, keys): r, size, salt int64 arrays alike.
+    Checked first: a size below 1 would cycle-walk forever inside the call."""
+    r, size, salt = (np.ascontiguousarray(x, dtype=np.int64) for x in (r, size, salt))
+    k = np.ascontiguousarray(keys, dtype=np.uint32)
+    if not len(r) == len(size) == len(salt) or len(k) != 4 or (len(size) and size.min() < 1):
+        raise ValueError("Feistel ranks need r, size, salt alike, sizes of 1 or more, "
+                         "and four round keys")
+    out = np.empty(len(r), dtype=np.int64)
+    lib.host_feistel_ranks(len(r), r.ctypes.data, size.ctypes.data, salt.ctypes.data,
+                           k.ctypes.data, out.ctypes.data)
+    return out

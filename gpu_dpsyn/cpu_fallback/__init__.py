@@ -1,1 +1,0 @@
-"""NumPy implementation of the backend operations (see gpu_dpsyn.backend)."""

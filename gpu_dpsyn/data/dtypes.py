@@ -1,0 +1,153 @@
+"""Output dtypes: from the public schema only, never from the private table.
+
+pandas infers a table's dtypes from its values, so copying them to the output would
+release a data-dependent fact (one added record turns an int column into text, one
+NaN an int column into float).  Each column type has one default; a schema may name
+another (`"dtype"`), checked at load to hold every value the schema allows.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.errors import SchemaError
+
+MAX_ROWS = 2 ** 31 - 1  # the most rows sample() writes; id columns number them 1..n
+FLOAT_EXACT = 2 ** 53  # float64 holds every integer up to here; binning and decoding use it
+# pandas' nullable numbers: they hold missing values (pd.NA) without turning into float
+_MASKED = (pd.Int8Dtype, pd.Int16Dtype, pd.Int32Dtype, pd.Int64Dtype, pd.UInt8Dtype,
+           pd.UInt16Dtype, pd.UInt32Dtype, pd.UInt64Dtype, pd.Float32Dtype, pd.Float64Dtype,
+           pd.BooleanDtype)
+_TEXTUAL = ("object", "string", "category")  # hold any categorical value
+
+
+def value_kind(values) -> str:
+    """'bool', 'int' (integer-valued numbers), 'float' (other numbers) or 'text'."""
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "bool"
+    if all(isinstance(v, (int, float, np.integer, np.floating))
+           and not isinstance(v, (bool, np.bool_)) for v in values):
+        exact = all(isinstance(v, (int, np.integer)) or float(v).is_integer() for v in values)
+        return "int" if exact else "float"
+    return "text"
+
+
+def _family(d) -> str | None:
+    """Which of the supported kinds of dtype d is (None: unsupported)."""
+    if isinstance(d, pd.CategoricalDtype):
+        return "category"
+    if isinstance(d, pd.DatetimeTZDtype) or (isinstance(d, np.dtype) and d.kind == "M"):
+        return "datetime"
+    if isinstance(d, pd.StringDtype) or (isinstance(d, np.dtype) and d.kind == "U"):
+        return "string"
+    np_d = d.numpy_dtype if isinstance(d, _MASKED) else d
+    if not isinstance(np_d, np.dtype):
+        return None
+    return {"O": "object", "b": "bool", "i": "int", "u": "int", "f": "float"}.get(np_d.kind)
+
+
+def _holds_missing(d) -> bool:
+    return not (isinstance(d, np.dtype) and d.kind in "biu")
+
+
+def _allowed(col) -> tuple:
+    if col.kind == "id":
+        return ("int",)
+    if col.kind == "datetime":
+        return ("datetime",)
+    if col.kind == "derived":  # integers by construction
+        return ("int", "float")
+    if col.kind == "numeric":
+        return ("int", "float") if col.integer else ("float",)
+    kind = value_kind(col.values)
+    return {"bool": ("bool",), "int": ("int", "float"), "float": ("float",)}.get(kind, ()) \
+        + _TEXTUAL
+
+
+def _range(col) -> tuple:
+    """(lowest, highest, integer-valued) of the values the column takes."""
+    if col.kind == "id":
+        return 1, MAX_ROWS, True
+    if col.kind == "derived":
+        return (*col.derive.value_range, True)
+    if col.kind == "numeric":
+        return (*col.value_range, col.integer)
+    return min(col.values), max(col.values), value_kind(col.values) == "int"
+
+
+def _holds(d, lo, hi, integer: bool) -> bool:
+    np_d = d.numpy_dtype if isinstance(d, _MASKED) else d
+    if np_d.kind in "iu":
+        info = np.iinfo(np_d)
+        return info.min <= lo and hi <= info.max
+    big = max(abs(lo), abs(hi))
+    fi = np.finfo(np_d)
+    return big <= 2 ** (fi.nmant + 1) if integer else big <= float(fi.max)
+
+
+def check_column(col) -> None:
+    """SchemaError unless the column's values can be binned and written exactly: integer
+    ranges within float64's exact integers, and a requested dtype that fits."""
+    name = col.name
+    if col.kind == "numeric":
+        if col.integer and max(map(abs, col.value_range)) > FLOAT_EXACT:
+            raise SchemaError(f"column {name!r}: integer range {list(col.value_range)} goes "
+                              f"beyond +-2**53; values are binned in float64, exact only up "
+                              "to there: shift or rescale the column, or make it an id column")
+        if not all(math.isfinite(b - a) for a, b in zip(col.edges, col.edges[1:])):
+            raise SchemaError(f"column {name!r}: range too wide for float64 bins")
+    if col.dtype is None:
+        return
+    try:
+        d = pd.api.types.pandas_dtype(col.dtype) if isinstance(col.dtype, str) else None
+    except (TypeError, ValueError, ImportError):
+        d = None
+    if d is None:
+        raise SchemaError(f"column {name!r}: 'dtype' {col.dtype!r} is not a pandas dtype "
+                          "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category')")
+    allowed = _allowed(col)
+    if _family(d) not in allowed:
+        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} does not fit a {col.kind} "
+                          f"column like this one; use a dtype of kind {', '.join(allowed)}")
+    if col.kind == "datetime" and _zone(d) != col.time.timezone:
+        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} has time zone {_zone(d)} but "
+                          f"the column's is {col.time.timezone}; use e.g. "
+                          f"{str(_default_datetime(col))!r}")
+    if col.nullable and not _holds_missing(d):
+        raise SchemaError(f"column {name!r} is nullable but dtype {col.dtype!r} cannot hold "
+                          "missing values; use a nullable one (e.g. 'Int64', 'boolean')")
+    if _family(d) in ("int", "float") and not _holds(d, *_range(col)):
+        lo, hi, _ = _range(col)
+        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} cannot hold the schema's "
+                          f"range [{lo}, {hi}] exactly; use a wider dtype")
+
+
+def output_dtype(col):
+    """The dtype a decoded column gets: the schema's `dtype`, else one per column type."""
+    if col.dtype is not None:
+        d = pd.api.types.pandas_dtype(col.dtype)
+        # categories from the schema, so they do not depend on which values were drawn
+        return pd.CategoricalDtype(col.values) if isinstance(d, pd.CategoricalDtype) else d
+    if col.kind == "id":
+        return np.dtype(np.int64)
+    if col.kind == "datetime":
+        return _default_datetime(col)
+    kind = "int" if (col.kind == "numeric" and col.integer) or col.kind == "derived" else \
+        "float" if col.kind == "numeric" else value_kind(col.values)
+    if kind == "int" and _holds(np.dtype(np.int64), *_range(col)):
+        return pd.Int64Dtype() if col.nullable else np.dtype(np.int64)
+    if kind == "bool":
+        return pd.BooleanDtype() if col.nullable else np.dtype(bool)
+    return np.dtype(np.float64) if kind == "float" else np.dtype(object)
+
+
+def _zone(d) -> str | None:
+    tz = getattr(d, "tz", None)
+    return None if tz is None else str(tz)
+
+
+def _default_datetime(col):
+    tz = col.time.timezone
+    return pd.DatetimeTZDtype("ns", tz) if tz else np.dtype("datetime64[ns]")

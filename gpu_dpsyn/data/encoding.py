@@ -1,0 +1,298 @@
+"""DataFrame <-> columnar integer codes (one contiguous array per column).
+
+Codes use the smallest unsigned dtype that holds the column's domain.
+Decoding draws numeric values uniformly inside their bin (or the midpoint),
+using the counter RNG so the same seed gives the same table.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.philox import philox4x32, uniform
+from gpu_dpsyn.data.dtypes import output_dtype
+from gpu_dpsyn.errors import DataError
+from gpu_dpsyn.data.schema import Column, Schema, _value_key
+from gpu_dpsyn.data.types import datetime, derived, support
+
+
+def code_dtype(size: int) -> np.dtype:
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if size <= np.iinfo(dt).max + 1:
+            return np.dtype(dt)
+    return np.dtype(np.uint64)
+
+
+def is_cudf(obj) -> bool:
+    """A cuDF DataFrame or Series (checked by module, so cuDF need not be installed)."""
+    return type(obj).__module__.split(".")[0] == "cudf"
+
+
+def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
+    """The table's columns are the schema's; allow_empty: one partition of a larger table."""
+    if not (isinstance(df, pd.DataFrame) or is_cudf(df)):
+        raise DataError(f"expected a pandas (or cuDF) DataFrame, got {type(df).__name__}")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in schema.names if c not in names]
+    extra = [c for c in names if c not in schema.names]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing from the data: {missing}")
+        if extra:
+            parts.append(f"not in the schema: {extra}")
+        raise DataError("data columns do not match the schema; " + "; ".join(parts))
+    if len(df) == 0 and not allow_empty:
+        raise DataError("the table is empty: nothing to synthesize")
+
+
+def _host(a) -> np.ndarray:
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _on(xp, a):
+    """a (NumPy or CuPy) as an xp array: CuPy refuses implicit copies to the host."""
+    return _host(a) if xp is np else xp.asarray(a)
+
+
+def _describe(vals, limit=5) -> str:
+    vals = list(vals)
+    more = f" (and {len(vals) - limit} more)" if len(vals) > limit else ""
+    return ", ".join(repr(v) for v in vals[:limit]) + more
+
+
+# text that pandas' CSV reader would have read as a boolean; the schema reads it as text
+_BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
+
+
+def _lookup(col: Column) -> dict:
+    """Value key -> code, with the spellings of booleans that CSV files use."""
+    out = {}
+    for i, v in enumerate(col.values):
+        keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
+        out.update(dict.fromkeys(keys, i))
+    return out
+
+
+# a number as CSV files write it ("4.50", ".5", "7.0", "1e3"), not a code with leading
+# zeros ("02134" is text)
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+_EXACT = 2.0 ** 53  # beyond it a float64 stands for several integers: no match by value
+
+
+def _code_of(lookup: dict, u, numbers: bool) -> int:
+    """The code of data value u: by its text form; where the column lists numbers and u is
+    number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value; a
+    float32 value by its shortest text (float32 0.1 is 0.10000000149011612 in float64)."""
+    code = lookup.get(_value_key(u), -1)
+    if code >= 0 or not numbers:
+        return code
+    if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()) and abs(float(u)) < _EXACT:
+        return lookup.get(_value_key(float(u)), -1)
+    if isinstance(u, (float, np.floating)) and float(np.float32(u)) == float(u):
+        return lookup.get(_value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
+    return -1
+
+
+def bin_codes(xp, edges: np.ndarray, x):
+    """Each value's bin on the host array `edges`: [edges[k], edges[k + 1]), the top edge
+    closed; an edge given twice (edges[k] == edges[k + 1]) is the bin holding just it."""
+    codes = xp.clip(xp.searchsorted(xp.asarray(edges), x, side="right") - 1, 0, len(edges) - 2)
+    for k in np.flatnonzero(edges[1:] == edges[:-1]).tolist():  # x == edges[k] fell into
+        codes = xp.where(x == edges[k], k, codes)  # bin k + 1, [edges[k], ...)
+    return codes
+
+
+def _encode_column(s, col: Column, xp=np):
+    """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
+    a cuDF column stays on the device, a pandas one is copied there once."""
+    gpu_frame = is_cudf(s)
+    na = _on(xp, s.isna().to_cupy() if gpu_frame else s.isna().to_numpy())
+    n_na = int(na.sum())
+    if n_na and not col.nullable:
+        raise DataError(f"column {col.name!r} has {n_na} missing values (NaN) but the "
+                        "schema does not allow them; set \"nullable\": true or clean the data")
+    if col.kind == "categorical":
+        lookup = _lookup(col)
+        fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
+        if gpu_frame:
+            uniques = uniques.to_pandas()
+        numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                      for v in col.values)
+        lut = np.array([_code_of(lookup, u, numbers) for u in uniques], dtype=np.int64)
+        bad = [u for u, c in zip(uniques, lut) if c < 0]
+        if bad:
+            raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
+        codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
+                 xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
+    elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
+        x = xp.asarray(datetime.to_epoch(s, col)[0])
+        codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), x)
+    else:
+        try:
+            if gpu_frame:
+                x = s.astype("float64").to_cupy(na_value=np.nan)
+            else:
+                x = pd.to_numeric(s, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (ValueError, TypeError):
+            h = s.to_pandas() if gpu_frame else s
+            bad = h[pd.to_numeric(h, errors="coerce").isna() & ~h.isna()].unique()
+            raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
+                            f"values: {_describe(bad)}") from None
+        x = _on(xp, x)
+        if col.integer:
+            frac = (x != xp.floor(x)) & ~na
+            if bool(frac.any()):
+                raise DataError(f"column {col.name!r} is integer in the schema but has "
+                                f"non-integer values: {_describe(np.unique(_host(x[frac])))}")
+        edges = np.asarray(col.edges, dtype=np.float64)
+        lo, hi = edges[0], float(col.value_range[1])
+        out_of_range = ((x < lo) | (x > hi)) & ~na
+        n_bad = int(out_of_range.sum())
+        if n_bad:
+            raise DataError(f"column {col.name!r} has {n_bad} values outside the schema range "
+                            f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
+        if col.support is not None:
+            off = support.outside(col.support, xp, xp.where(na, lo, x).astype(xp.int64)) & ~na
+            if bool(off.any()):
+                raise DataError(f"column {col.name!r} has {int(off.sum())} values outside its "
+                                f"support {support.describe(col.support)}: "
+                                f"{_describe(np.unique(_host(x[off])))}")
+        codes = bin_codes(xp, edges, x)
+    if col.nullable:
+        codes = xp.where(na, col.null_code, codes)
+    return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))
+
+
+def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
+    """Validate the table against the schema and return one code array per synth column
+    (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF).  allow_empty: df is one
+    partition of a larger table."""
+    check_columns(df, schema, allow_empty)
+    codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    sources = {}  # parsed once however many columns derive from one source
+    for col in schema.columns:  # only that the data follows the declared rule
+        if col.kind == "derived":
+            src = col.derive.source
+            if src not in sources:
+                sources[src] = _source_values(df, schema[src])
+            derived.check_data(df[col.name], col, sources[src])
+    return codes
+
+
+def _source_values(df, src: Column) -> pd.Series:
+    """A derived column's source as the rule reads it: numbers, or datetimes in the
+    source's zone (already validated by its own encoding)."""
+    s = df[src.name]
+    if src.kind == "datetime":
+        x, na = datetime.to_epoch(s, src)
+        return datetime.from_epoch(x, na, src)
+    s = s.to_pandas() if is_cudf(s) else s
+    return pd.Series(pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan))
+
+
+def to_schema_types(df, schema: Schema) -> pd.DataFrame:
+    """df with every column in the dtype the schema declares (dtypes.output_dtype), values
+    unchanged: how a table read back from CSV text gets the types sample() gave it.
+    Checks the table with encode() first."""
+    encode(df, schema)
+    if is_cudf(df):
+        df = df.to_pandas()
+    out = {}
+    for col in schema.columns:
+        s, want = df[col.name].reset_index(drop=True), output_dtype(col)
+        if col.kind == "categorical":  # exact: a code per value, and back
+            s = _categorical_lut(col, want).array.take(
+                _encode_column(s, col).astype(np.intp))
+        elif col.kind == "datetime":
+            s = datetime.from_epoch(*datetime.to_epoch(s, col), col)
+        elif col.kind == "id":  # ours are 1..n; other ids stay as written ("007")
+            n = pd.to_numeric(s, errors="coerce")
+            s = n if n.notna().all() and (n.astype(str) == s.astype(str)).all() else s
+            want = want if pd.api.types.is_numeric_dtype(s) else s.dtype
+        else:
+            s = pd.to_numeric(s)
+        out[col.name] = pd.Series(s, name=col.name).astype(want)
+    return pd.DataFrame(out)
+
+
+def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: bool) -> np.ndarray:
+    """A value inside each code's bin.  Per-bin tables first, then one gather each: at
+    10^7 rows per-element edge arithmetic was most of decode's time.  The table entry
+    for the null code is a placeholder (the caller writes NaN there)."""
+    if col.within is not None and not midpoint:  # private bins: their noisy inner shape
+        return col.within.draw(codes, u, col.integer)
+    edges = np.asarray(col.edges, dtype=np.float64)
+    if col.integer:
+        lo, top = col.integer_bins()
+        if col.support is not None:  # only the support's values, never between them
+            return support.draw(col.support, _table(lo), _table(top), codes, u, midpoint)
+        width = np.maximum(top - lo, 1.0)  # top: exclusive upper bound
+        if midpoint:
+            return _table(lo + np.floor((width - 1) / 2))[codes]
+        return _table(lo)[codes] + np.floor(u * _table(width)[codes])
+    lo, hi = edges[:-1], edges[1:]
+    if midpoint:
+        return _table((lo + hi) / 2)[codes]
+    return _table(lo)[codes] + u * _table(hi - lo)[codes]
+
+
+def _table(per_bin: np.ndarray) -> np.ndarray:
+    return np.append(per_bin, per_bin[-1])  # codes go up to bins (the null code)
+
+
+def _categorical_lut(col: Column, want) -> pd.Series:
+    """One output value per code (the last: the null code) in the output dtype."""
+    vals = list(col.values) + [None if col.nullable else col.values[0]]  # [-1]: placeholder
+    return pd.Series(vals, dtype=object).astype(want)
+
+
+def _draws(uniforms, key, j: int, n: int, call: int) -> np.ndarray:
+    """Column j's n decode draws: from the backend, or the same numbers in NumPy."""
+    if uniforms is not None:
+        return uniforms(j, n)
+    return uniform(philox4x32(key, np.arange(n, dtype=np.uint64), j, rng.DECODE, call)[0])
+
+
+def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
+           numeric_decode: str = "uniform", uniforms=None) -> pd.DataFrame:
+    """Codes back to a DataFrame in the schema's column order, dtypes from the schema only
+    (dtypes.output_dtype).  uniforms(j, n): the n draws for column j,
+    uniform(philox(i, j, DECODE, call).w0); a backend computes the same numbers faster
+    (default: NumPy)."""
+    key = rng.split_key(seed)
+    n = len(codes[0]) if codes else 0
+    out = {}
+    it = iter(codes)
+    for j, col in enumerate(schema.columns):
+        want = output_dtype(col)
+        if col.kind == "derived":
+            continue  # from its decoded source, below
+        if col.kind == "id":
+            out[col.name] = pd.Series(np.arange(1, n + 1, dtype=np.int64), name=col.name,
+                                      dtype=want)
+            continue
+        c = np.asarray(next(it))
+        if col.kind == "categorical":
+            x = _categorical_lut(col, want).array.take(c.astype(np.intp))
+        elif col.kind == "datetime":
+            u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
+            x = datetime.draw(col, c, u, numeric_decode == "midpoint")
+            null = c == col.null_code if col.nullable else np.zeros(n, bool)
+            x = datetime.from_epoch(x, null, col).astype(want).array
+        else:
+            u = _draws(uniforms, key, j, n, call)
+            x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
+            if col.nullable:
+                x[c == col.null_code] = np.nan
+        # the dtype given up front: inferring one from 10^7 objects first costs seconds
+        out[col.name] = pd.Series(x, name=col.name, dtype=want)
+    for col in schema.columns:
+        if col.kind == "derived":
+            x = col.derive.apply(out[col.derive.source])
+            out[col.name] = pd.Series(x, name=col.name).astype(output_dtype(col))
+    # side by side, not consolidated into 2-D blocks (a copy of the whole table)
+    return pd.concat([out[c] for c in schema.names], axis=1) if out else pd.DataFrame()

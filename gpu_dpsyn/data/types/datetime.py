@@ -1,0 +1,209 @@
+"""Datetime columns: public min / max, binned by a calendar unit or a bin count.
+
+Codes are bins of the int64 epoch value in nanoseconds (the UTC instant for a column
+with a time zone, the wall time for one without).  A calendar unit (year ... second)
+puts the edges on the zone's local calendar, so a day bin is midnight to midnight even
+across a daylight-saving change, and decodes to the bin's start; a bin count cuts the
+range into equal spans and decodes uniformly inside the bin, in whole seconds when the
+range is given in whole seconds.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.errors import DataError, SchemaError
+
+UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
+_SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 3600,
+             "minute": 60, "second": 1}  # seconds; a day can be 23 hours
+_NS = 10 ** 9
+# "... 10:00:00+02:00", "...T10:00Z": a time of day followed by a UTC offset
+_OFFSET = r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d:?\d\d)$"
+
+
+class DatetimeSpec:
+    """What the schema says about one datetime column."""
+
+    def __init__(self, name: str, spec: dict, max_bins: int):
+        self.timezone = _zone(name, spec.get("timezone"))
+        self.min = self._stamp(name, spec, "min")
+        self.max = self._stamp(name, spec, "max")
+        if self.max <= self.min:
+            raise SchemaError(f"column {name!r}: 'max' ({self.max}) must come after 'min' "
+                              f"({self.min})")
+        unit, bins = spec.get("unit"), spec.get("bins")
+        if (unit is None) == (bins is None):
+            raise SchemaError(f"column {name!r}: a datetime column needs either 'unit' "
+                              f"({', '.join(UNITS)}) or 'bins' (a number of equal spans)")
+        if unit is not None and unit not in UNITS:
+            raise SchemaError(f"column {name!r}: unknown unit {unit!r}; use one of "
+                              f"{', '.join(UNITS)} (or 'bins')")
+        if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int)
+                                 or bins < 1):
+            raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got "
+                              f"{bins!r}")
+        self.unit, self.calendar = unit, unit is not None
+        lo, hi = _epoch(self.min), _epoch(self.max)
+        # whole seconds in, whole seconds out: no nanosecond noise in decoded values
+        self.tick = _NS if lo % _NS == 0 and hi % _NS == 0 else 1
+        if self.calendar:
+            if (hi - lo) / _NS / _SHORTEST[unit] > max_bins:
+                raise SchemaError(f"column {name!r}: {unit}s from {self.min} to {self.max} "
+                                  f"are too large a domain (max {max_bins}); use a coarser "
+                                  "unit or 'bins'")
+            self.edges = self._calendar_edges(lo, hi)
+        else:
+            lo_t, span = lo // self.tick, hi // self.tick - lo // self.tick + 1
+            k = min(bins, span)
+            self.edges = [(lo_t + -((-j * span) // k)) * self.tick for j in range(k)] + [hi + 1]
+        if len(self.edges) - 1 > max_bins:
+            raise SchemaError(f"column {name!r}: {len(self.edges) - 1} bins is too large a "
+                              f"domain (max {max_bins}); use a coarser unit or fewer bins")
+        self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
+                     **({"unit": unit} if self.calendar else {"bins": bins}),
+                     **({"timezone": self.timezone} if self.timezone else {})}
+
+    def _stamp(self, name, spec, key) -> pd.Timestamp:
+        v = spec.get(key)
+        try:
+            t = pd.Timestamp(v)
+        except (TypeError, ValueError):
+            t = pd.NaT
+        if not isinstance(v, str) or t is pd.NaT:
+            raise SchemaError(f"column {name!r}: '{key}' must be an ISO 8601 date or time "
+                              f"text, got {v!r}")
+        if t.tz is not None and self.timezone is None:
+            raise SchemaError(f"column {name!r}: '{key}' {v!r} has a UTC offset but the "
+                              "column has no \"timezone\"; name one (e.g. \"UTC\")")
+        if self.timezone is not None:
+            t = t.tz_convert(self.timezone) if t.tz is not None else \
+                t.tz_localize(self.timezone, ambiguous=True, nonexistent="shift_forward")
+        try:
+            t.as_unit("ns")
+        except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+            raise SchemaError(f"column {name!r}: '{key}' {v!r} lies outside the range of "
+                              "nanosecond timestamps (1677-09-22 to 2262-04-11)") from None
+        return t
+
+    def _calendar_edges(self, lo: int, hi: int) -> list:
+        """The first bin starts at min; later edges are the unit's local boundaries."""
+        wall = self.min.tz_localize(None) if self.timezone else self.min
+        top = self.max.tz_localize(None) if self.timezone else self.max
+        start = {"year": pd.Timestamp(wall.year, 1, 1),
+                 "month": pd.Timestamp(wall.year, wall.month, 1)}.get(
+            self.unit) or wall.floor(UNITS[self.unit])
+        marks = pd.date_range(start, top, freq=UNITS[self.unit])
+        if self.timezone:  # a boundary in a skipped or doubled local hour: its first instant
+            marks = marks.tz_localize(self.timezone, ambiguous=np.ones(len(marks), bool),
+                                      nonexistent="shift_forward")
+        inner = np.unique(np.asarray(marks.as_unit("ns").asi8, dtype=np.int64))
+        return [lo] + [int(e) for e in inner if lo < e <= hi] + [hi + 1]
+
+    def to_dict(self) -> dict:
+        return dict(self.spec)
+
+
+def _zone(name, tz):
+    if tz is None:
+        return None
+    try:
+        pd.Timestamp("2000-01-01").tz_localize(tz)
+    except Exception:  # zoneinfo's and pytz's errors differ; any failure means unknown
+        raise SchemaError(f"column {name!r}: unknown time zone {tz!r}; use an IANA name "
+                          "such as \"UTC\" or \"America/New_York\"") from None
+    if not isinstance(tz, str):
+        raise SchemaError(f"column {name!r}: 'timezone' must be a name, got {tz!r}")
+    return tz
+
+
+def _epoch(t: pd.Timestamp) -> int:
+    return int(t.as_unit("ns").value)
+
+
+def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 nanoseconds, missing mask) of one column's values, checked against the
+    schema: parseable, in the schema's time zone, inside [min, max]."""
+    spec = col.time
+    if type(s).__module__.split(".")[0] == "cudf":
+        s = s.to_pandas()  # parsing and zone rules run on the host
+    na = s.isna().to_numpy()
+    t = _parse(s, col, na)
+    if spec.timezone is not None:
+        if t.dt.tz is None:
+            try:
+                t = t.dt.tz_localize(spec.timezone, ambiguous="raise", nonexistent="raise")
+            except Exception:  # pytz and zoneinfo raise different errors
+                raise DataError(f"column {col.name!r} has local times that do not exist or "
+                                f"are ambiguous in {spec.timezone} (a daylight-saving "
+                                "change); write them with a UTC offset") from None
+        else:
+            t = t.dt.tz_convert(spec.timezone)
+    elif t.dt.tz is not None:
+        raise DataError(f"column {col.name!r} has time zone {t.dt.tz} but the schema has "
+                        "none; add \"timezone\" to the column")
+    bad = ((t < spec.min) | (t > spec.max)).to_numpy() & ~na
+    if bad.any():
+        raise DataError(f"column {col.name!r} has {int(bad.sum())} values outside the schema "
+                        f"range [{spec.min}, {spec.max}]: {_few(t[bad])}")
+    if t.dt.tz is not None:
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    x = t.dt.as_unit("ns").to_numpy(dtype="datetime64[ns]").view(np.int64)
+    return np.where(na, np.int64(0), x), na
+
+
+def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return s.reset_index(drop=True)
+    s = s.reset_index(drop=True)
+    text = s.astype(object).where(~na, None)
+    is_text = text.map(lambda v: isinstance(v, str) or v is None)
+    if not is_text.all():  # datetime objects in an object column
+        try:
+            return pd.Series(pd.to_datetime(text, errors="raise"))
+        except (TypeError, ValueError) as e:
+            raise DataError(f"column {col.name!r} has values that are not dates: {e}") from None
+    aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+    if aware[~na].any() and not aware[~na].all():
+        raise DataError(f"column {col.name!r} mixes times with a UTC offset and times without "
+                        "one; write every value the same way")
+    t = pd.to_datetime(text, format="ISO8601", errors="coerce", utc=bool(aware.any()))
+    unparsed = t.isna().to_numpy() & ~na
+    if unparsed.any():
+        raise DataError(f"column {col.name!r} has values that are not ISO 8601 dates/times: "
+                        f"{_few(text[unparsed].unique())}")
+    return pd.Series(t)
+
+
+def from_epoch(x: np.ndarray, na: np.ndarray, col) -> pd.Series:
+    """Decoded nanoseconds back to datetime64 in the schema's zone (NaT where na)."""
+    x = np.where(na, np.iinfo(np.int64).min, x)  # int64 min is NaT
+    t = pd.Series(x.view("datetime64[ns]"))
+    if col.time.timezone is not None:
+        t = t.dt.tz_localize("UTC").dt.tz_convert(col.time.timezone)
+    return t
+
+
+def draw(col, codes: np.ndarray, u, midpoint: bool) -> np.ndarray:
+    """Nanoseconds inside each code's bin: its start for a calendar unit, else uniform
+    (or the middle) in ticks; the null code decodes to a placeholder."""
+    edges = np.asarray(col.edges, dtype=np.int64)
+    lo = np.append(edges[:-1], edges[-2])[codes]
+    if col.time.calendar:
+        return lo
+    tick = col.time.tick
+    # ticks per bin, rounded up: the last edge is max + 1 ns
+    width = ((np.append(np.diff(edges), 1) + tick - 1) // tick)[codes]
+    if midpoint:
+        step = (width - 1) // 2
+    else:  # the float product can round up to width; stay inside the bin
+        step = np.minimum(np.floor(u * width).astype(np.int64), width - 1)
+    return lo + step * tick
+
+
+def _few(vals, limit=5) -> str:
+    vals = [str(v) for v in list(vals)[:limit + 1]]
+    more = " ..." if len(vals) > limit else ""
+    return ", ".join(repr(v) for v in vals[:limit]) + more

@@ -1,0 +1,110 @@
+"""Derived columns: a fixed public operation on one other column, applied after synthesis.
+
+{"type": "derived", "from": "sched_dep_time", "op": "floordiv", "by": 100}.  The column is
+never measured (it costs no budget); encode() only checks that the data follows the
+declared rule, and decode() computes it from the synthesized source.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.errors import DataError, SchemaError
+
+ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive integer
+DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
+              "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
+KEYS = {"type", "kind", "from", "op", "by", "nullable", "dtype"}
+
+
+class Derivation:
+    def __init__(self, name: str, spec: dict):
+        extra = sorted(set(spec) - KEYS)
+        if extra:
+            raise SchemaError(f"column {name!r}: a derived column takes from, op, by and "
+                              f"dtype; unexpected {extra}")
+        self.name, self.source, self.op, self.by = name, spec.get("from"), spec.get("op"), \
+            spec.get("by")
+        self.declared_nullable = spec.get("nullable")
+        if self.op not in ARITHMETIC and self.op not in DATE_PARTS:
+            raise SchemaError(f"column {name!r}: unknown op {self.op!r}; use one of "
+                              f"{', '.join([*ARITHMETIC, *DATE_PARTS])}")
+        if self.op in ARITHMETIC:
+            if isinstance(self.by, bool) or not isinstance(self.by, int) or self.by < 1:
+                raise SchemaError(f"column {name!r}: op {self.op!r} needs 'by', a positive "
+                                  f"integer, got {self.by!r}")
+        elif self.by is not None:
+            raise SchemaError(f"column {name!r}: op {self.op!r} takes no 'by'")
+        if not isinstance(self.source, str):
+            raise SchemaError(f"column {name!r}: 'from' must name a column, got "
+                              f"{self.source!r}")
+        self.value_range = None  # set by resolve(), from the source's range
+
+    def resolve(self, col, source) -> None:
+        """Check the source column and take nullability and range from it."""
+        name = self.name
+        if source is None:
+            raise SchemaError(f"column {name!r}: 'from' {self.source!r} is not a column of "
+                              "the schema")
+        if source.kind in ("derived", "id"):
+            raise SchemaError(f"column {name!r}: 'from' {self.source!r} is {'a derived' if source.kind == 'derived' else 'an id'} "
+                              "column; derive from a synthesized one")
+        if self.op in ARITHMETIC and not (source.kind == "numeric" and source.integer):
+            raise SchemaError(f"column {name!r}: op {self.op!r} needs an integer numeric "
+                              f"column, and {self.source!r} is not one")
+        if self.op in DATE_PARTS and source.kind != "datetime":
+            raise SchemaError(f"column {name!r}: op {self.op!r} needs a datetime column, and "
+                              f"{self.source!r} is not one")
+        if self.declared_nullable is not None and bool(self.declared_nullable) != \
+                source.nullable:
+            raise SchemaError(f"column {name!r}: nullable must follow its source "
+                              f"{self.source!r} (nullable: {source.nullable}); drop it")
+        col.nullable = source.nullable
+        if self.op == "floordiv":
+            lo, hi = source.value_range
+            self.value_range = (lo // self.by, hi // self.by)
+        elif self.op == "mod":
+            self.value_range = (0, self.by - 1)
+        elif self.op == "year":
+            self.value_range = (source.time.min.year, source.time.max.year)
+        else:
+            self.value_range = DATE_PARTS[self.op]
+
+    def rule(self) -> str:
+        if self.op in ARITHMETIC:
+            return f"{self.source} {ARITHMETIC[self.op]} {self.by}"
+        return f"the {self.op} of {self.source}"
+
+    def to_dict(self) -> dict:
+        d = {"type": "derived", "from": self.source, "op": self.op}
+        return {**d, "by": self.by} if self.op in ARITHMETIC else d
+
+    def apply(self, source: pd.Series) -> np.ndarray:
+        """float64 values (NaN where the source is missing) from the source's values:
+        numbers for an arithmetic op, datetimes in the column's own zone for a date part."""
+        if self.op in ARITHMETIC:
+            x = pd.to_numeric(source).to_numpy(dtype=np.float64, na_value=np.nan)
+            return np.floor_divide(x, self.by) if self.op == "floordiv" else np.mod(x, self.by)
+        part = "day_of_week" if self.op == "weekday" else self.op
+        return getattr(source.dt, part).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def check_data(s, col, source_values: pd.Series) -> None:
+    """DataError unless the column holds exactly the rule applied to its source (missing
+    where the source is)."""
+    d = col.derive
+    if type(s).__module__.split(".")[0] == "cudf":
+        s = s.to_pandas()
+    s = s.reset_index(drop=True)
+    got = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    text = np.isnan(got) & ~s.isna().to_numpy()
+    if text.any():
+        raise DataError(f"column {col.name!r} is numeric (derived) but has non-numeric values: "
+                        + ", ".join(repr(v) for v in pd.unique(s[text])[:5]))
+    want = d.apply(source_values)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    if not same.all():
+        i = int(np.argmin(same))
+        raise DataError(f"column {col.name!r} is derived as {d.rule()} in the schema, but "
+                        f"{int((~same).sum())} rows disagree (first: {d.source}="
+                        f"{source_values.iloc[i]}, {col.name}={s.iloc[i]})")

@@ -1,0 +1,126 @@
+"""Make noisy marginals agree (PriView / DPSyn) and non-negative.
+
+Consistency: for every intersection of attribute sets, smallest first, every
+marginal containing it is moved to the inverse-variance weighted mean of the
+projections, the difference spread evenly over the cells that project onto it.
+Non-negativity: norm_sub (project onto the simplex of the same total) early,
+norm_cut (zero negatives, absorb their mass from the smallest cells) late.
+Repeat until no cell is negative.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.summing import left_sum
+
+
+def norm_sub(v: np.ndarray, total: float | None = None) -> np.ndarray:
+    """Euclidean projection onto {x >= 0, sum x = total}: x = max(v - theta, 0)."""
+    total = float(v.sum()) if total is None else float(total)
+    if total <= 0:
+        return np.zeros_like(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.nonzero(u - css / np.arange(1, u.size + 1) > 0)[0][-1]
+    return np.maximum(v - css[k] / (k + 1), 0.0)
+
+
+def norm_cut(v: np.ndarray) -> np.ndarray:
+    """Zero the negatives, then take their mass from the smallest positive cells."""
+    total = float(v.sum())
+    if total <= 0:
+        return np.zeros_like(v)
+    out = np.maximum(v, 0.0)
+    debt = out.sum() - total
+    if debt <= 0:
+        return out
+    pos = np.nonzero(out > 0)[0]
+    pos = pos[np.argsort(out[pos], kind="stable")]
+    cum = np.cumsum(out[pos])
+    k = int(np.searchsorted(cum, debt))
+    out[pos[:k]] = 0.0
+    out[pos[k]] -= debt - (cum[k - 1] if k else 0.0)
+    return out
+
+
+def _subsets(marginals) -> list[tuple]:
+    """All non-empty intersections of the marginals' attribute sets, and the empty set."""
+    sets = {frozenset(m.attrs) for m in marginals}
+    found = set()
+    for a, b in itertools.combinations(sets, 2):
+        found.add(a & b)
+    frontier = set(found)
+    while frontier:  # close under intersection
+        new = {x & y for x in frontier for y in found} - found
+        found |= new
+        frontier = new
+    found.add(frozenset())
+    return sorted((tuple(sorted(s)) for s in found), key=lambda s: (len(s), s))
+
+
+def project_table(m: Marginal, sub: tuple) -> np.ndarray:
+    axes = tuple(i for i, a in enumerate(m.attrs) if a not in sub)
+    return m.table().sum(axis=axes) if axes else m.table()
+
+
+def consist(marginals: list[Marginal], subsets, total: float | None = None) -> None:
+    """One pass of weighted-mean agreement, in place."""
+    for sub in subsets:
+        views = [m for m in marginals if set(sub) <= set(m.attrs)]
+        if not sub and total is None and len(views) < 2:
+            continue
+        if sub and len(views) < 2:
+            continue
+        proj, wts, spread = [], [], []
+        for m in views:
+            collapsed = m.cells // int(np.prod([m.shape[m.attrs.index(a)] for a in sub] or [1]))
+            proj.append(project_table(m, sub))
+            wts.append(m.weight / collapsed)
+            spread.append(collapsed)
+        if not sub and total is not None:
+            target = np.asarray(float(total))
+        else:
+            target = left_sum(w * p for w, p in zip(wts, proj)) / left_sum(wts)
+        for m, p, c in zip(views, proj, spread):
+            diff = (target - p) / c
+            keep = tuple(i for i, a in enumerate(m.attrs) if a in sub)
+            shape = [m.shape[i] if i in keep else 1 for i in range(len(m.attrs))]
+            m.values = (m.table() + diff.reshape(shape)).reshape(-1)
+
+
+def negative_share(m: Marginal) -> float:
+    """Mass below zero relative to the marginal's total."""
+    tot = float(m.values.sum())
+    return float(-np.minimum(m.values, 0.0).sum()) / tot if tot > 0 else float("inf")
+
+
+def total_standard_error(marginals: list[Marginal], measured_cells=None) -> float:
+    """Standard error of the common total make_consistent returns: the mean of the
+    marginals' totals weighted 1/(cells sigma^2), a total of c noisy cells having variance
+    c sigma^2.  Noise levels and domains only: public.  measured_cells[i]: how many noisy
+    cells marginal i's total sums, when more than its cells (merged low counts)."""
+    cells = [m.cells for m in marginals] if measured_cells is None else measured_cells
+    w = np.array([m.weight / m.cells for m in marginals])
+    var = np.array([c * m.sigma ** 2 for c, m in zip(cells, marginals)])
+    return float(np.sqrt((w * w * var).sum()) / w.sum()) if w.sum() > 0 else 0.0
+
+
+def make_consistent(marginals: list[Marginal], total: float | None = None,
+                    max_rounds: int = 500, tol: float = 1e-3, cut_after: float = 0.5) -> float:
+    """Consistency + non-negativity until no marginal has more than `tol` of its mass
+    below zero (then the remainder is clipped); returns the common total."""
+    subsets = _subsets(marginals)
+    for r in range(max_rounds):
+        consist(marginals, subsets, total)
+        if max(negative_share(m) for m in marginals) <= tol:
+            break
+        late = r >= cut_after * max_rounds
+        for m in marginals:
+            m.values = norm_cut(m.values) if late else norm_sub(m.values)
+    tot = float(np.mean([m.values.sum() for m in marginals]))
+    for m in marginals:  # clip what is left, keeping each total
+        m.values = norm_sub(m.values, m.values.sum())
+    return tot

@@ -1,0 +1,2 @@
+"""How close a synthetic table is to the real one: fidelity scores, ML utility and the
+HTML report.  Reads the real table on purpose: its output is not private."""

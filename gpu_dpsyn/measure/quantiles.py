@@ -1,0 +1,177 @@
+"""Private quantile bins: bin edges of skewed numeric columns bought with a share of the budget.
+
+A column that asks for `"bins": {"private_quantiles": K}` (types/quantile_bins.py) is
+encoded on its public fine grid of G cells.  Before any marginal is measured, fit() spends
+a small share of the budget on each such column (`quantile_share`, 5% by default, split
+equally, Synthesizer's parameter) and:
+
+1. charges the share to the accountant (label "quantiles", G cells), then histograms the
+   column's grid codes (missing values are not counted);
+2. adds exact discrete Gaussian noise (or discrete Laplace, in a Laplace run) to every
+   cell, drawn with `draw` under the run's noise key on stream rng.QUANTILE, call = the
+   charge's ledger index;
+3. from here on post-processing only: the noisy cumulative counts C_1..C_G (C_0 = 0) are
+   replaced by their least-squares non-decreasing fit (isotonic regression, pool adjacent
+   violators), clipped at 0, and edge k goes to the grid boundary whose fitted cumulative
+   count is nearest k/K of the fitted total; repeated edges are merged, so every bin holds
+   at least one grid cell (and up to K bins remain), min and max stay the outer edges.
+   The noise in C_j is a random walk with no bias.  Making the cells non-negative
+   first would add bias instead: clipping or projecting (norm_sub) keeps the positive
+   noise of the empty cells and drags the upper quantiles into an empty tail.  Simulated
+   on log-normal wages (1024 log-spaced cells, sigma 25, K = 32), the bins' mass missed
+   1/K by 0.28 in total (L1) with norm_sub and 0.14 with the isotonic fit at 20,000 rows;
+   0.10 against 0.05 at 28,000 rows and sigma 12.
+   The fitted counts also shape decoding inside each bin (quantile_bins.Within): a top
+   bin that reaches a far public max is not filled uniformly up to it.
+
+Sensitivity: adding or removing one individual's D records changes the grid histogram by
+D in L1 and at most D in L2 (all D in one cell), the same as any marginal: the
+accountant's default per-record sensitivities, times D.
+
+Why a histogram and not per-quantile mechanisms (exponential mechanism, JointExp):
+one measurement answers all K quantiles at the cost of one, its noise comes from the exact
+integer samplers every other measurement uses (an exponential mechanism over real
+intervals needs floating-point sampling that the guarantee would have to trust), and it
+composes in zCDP with the rest of the plan.  Its error at an edge is a cumulative noise of
+about sigma * sqrt(cells before it), small next to the counts of any table worth binning.
+(A tree of histograms, Hay et al. 2010, cut that error by a third at 2,000 rows in the same
+simulation and by under a fifth from 20,000 rows: not worth its code here.)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.data.encoding import code_dtype
+from gpu_dpsyn.errors import ParameterError
+from gpu_dpsyn.privacy.samplers import draw
+from gpu_dpsyn.data.schema import Schema
+from gpu_dpsyn.data.types.quantile_bins import Within
+
+DEFAULT_SHARE = 0.05  # of the whole budget, for all private-quantile columns together
+_SHARE_QUANTUM = 2.0 ** -30  # shares are multiples of this, so the rest is exact in floats
+
+
+def private_columns(schema: Schema) -> list:
+    """(index among the synthesized columns, column) of each column whose bins are pending."""
+    return [(a, c) for a, c in enumerate(schema.synth_columns) if c.private is not None]
+
+
+def grid_schema(schema: Schema) -> Schema | None:
+    """The schema with every pending column on its fine grid (None: no such column): what
+    the private table is encoded (and checked) with, before anything is charged."""
+    cols = private_columns(schema)
+    if not cols:
+        return None
+    return schema.with_edges({c.name: c.private.grid for _, c in cols})
+
+
+def split(schema: Schema, share: float) -> tuple[list, float]:
+    """(budget fraction of each pending column, fraction left for the marginals).  The
+    columns' fractions are share / m rounded down to a multiple of 2^-30: then m of them
+    and the rest are exact floats that sum to 1 exactly, and a schema without pending
+    columns leaves the plan's fractions untouched (rest 1.0)."""
+    m = len(private_columns(schema))
+    if m == 0:
+        return [], 1.0
+    f = math.floor(share / m / _SHARE_QUANTUM) * _SHARE_QUANTUM
+    if f <= 0:
+        raise ParameterError(f"quantile_share={share} split over {m} private-quantile "
+                             "columns leaves nothing for each; use a larger share")
+    return [f] * m, 1.0 - m * f
+
+
+def isotonic(y) -> np.ndarray:
+    """The non-decreasing sequence nearest y in least squares (pool adjacent violators:
+    a block that falls below its predecessor merges with it into their mean)."""
+    means, sizes = [], []
+    for v in np.asarray(y, dtype=np.float64).tolist():
+        m, w = v, 1
+        while means and means[-1] > m:
+            m = (means[-1] * sizes[-1] + m * w) / (sizes[-1] + w)
+            w += sizes.pop()
+            means.pop()
+        means.append(m)
+        sizes.append(w)
+    return np.repeat(np.asarray(means), sizes)
+
+
+def cumulative(noisy) -> np.ndarray:
+    """cum[i], the fitted count left of grid boundary i (cum[0] = 0): non-decreasing,
+    non-negative, from a noisy histogram (post-processing only)."""
+    fit = np.maximum(isotonic(np.cumsum(np.asarray(noisy, dtype=np.float64))), 0.0)
+    return np.concatenate([[0.0], fit])
+
+
+def quantile_cuts(noisy, k: int) -> list[int]:
+    """Grid indices 0 = i_0 < i_1 < ... < i_m = G (m <= k) of the bin edges read off a
+    noisy histogram over G cells (post-processing only)."""
+    return _cuts(cumulative(noisy), k)
+
+
+def _cuts(cum: np.ndarray, k: int) -> list[int]:
+    g = len(cum) - 1
+    if cum[-1] <= 0:  # the noise hid everything: equal grid counts, data independent
+        inner = [-((-j * g) // k) for j in range(1, k)]
+    else:
+        q = cum[-1] * np.arange(1, k) / k
+        j = np.searchsorted(cum, q, side="left")  # cum[j - 1] < q <= cum[j], 1 <= j <= g
+        inner = np.where(q - cum[j - 1] <= cum[j] - q, j - 1, j).tolist()  # ties: lower
+    return [0] + sorted({int(i) for i in inner} - {0, g}) + [g]
+
+
+@dataclass
+class Binning:
+    """The chosen bins: the schema that carries them, and grid code -> bin code tables."""
+    schema: Schema
+    edges: dict  # column name -> chosen edges (DP outputs, fine to publish)
+    luts: dict  # synthesized column index -> int64 table indexed by grid code
+
+    def recodes(self) -> dict:
+        """Per column, grid code -> bin code as a recode a counts source applies (on every
+        partition of a distributed one); exact: every chosen edge is a grid edge."""
+        return {a: GridRecode(lut, code_dtype(self.schema.synth_columns[a].size))
+                for a, lut in self.luts.items()}
+
+    def remap(self, xp, codes: list) -> list:
+        """Grid codes to bin codes, for code arrays held here (the public table)."""
+        out = list(codes)
+        for a, r in self.recodes().items():
+            out[a] = r.apply(xp, codes[a])
+        return out
+
+
+@dataclass
+class GridRecode:
+    lut: np.ndarray
+    dtype: np.dtype
+
+    def apply(self, xp, codes):
+        return xp.ascontiguousarray(xp.asarray(self.lut)[codes].astype(self.dtype))
+
+
+def choose_bins(backend, counts, schema: Schema, fractions: list, accountant,
+                key) -> Binning:
+    """Charge, measure and choose every pending column's bins.  counts: a counts source
+    (marginals.LocalCounts, or a distributed one) of the table encoded with
+    grid_schema(schema) (bounded to D records per individual); key: the noise key."""
+    edges, luts, within = {}, {}, {}
+    for (a, col), f in zip(private_columns(schema), fractions):
+        pq = col.private
+        g = pq.cells
+        entry = accountant.charge(f, "quantiles", [col.name], g)  # before the data is read
+        exact = next(iter(counts.histograms([((a,), (g + col.nullable,))])))[:g]
+        noise = draw(backend, entry.noise, g, key, rng.QUANTILE, len(accountant.ledger) - 1)
+        cum = cumulative(exact.astype(np.float64) + noise)
+        cuts = _cuts(cum, pq.k)
+        edges[col.name] = [pq.grid[i] for i in cuts]
+        if col.support is None:  # support columns decode among their values, uniformly
+            within[col.name] = Within(np.asarray(pq.grid, dtype=np.float64), cum,
+                                      np.asarray(cuts, dtype=np.int64))
+        bins = len(cuts) - 1
+        lut = np.searchsorted(np.asarray(cuts[1:-1]), np.arange(g), side="right")
+        luts[a] = np.append(lut, bins).astype(np.int64) if col.nullable else lut.astype(np.int64)
+    return Binning(schema.with_edges(edges, within), edges, luts)

@@ -1,0 +1,130 @@
+"""PrivSyn marginal selection: noisy InDif scores, greedy choice, clique combining.
+
+InDif(a, b) = || M_ab - M_a x M_b / n ||_1 measures how far a pair is from
+independent.  Its sensitivity is 4 per record (PrivSyn, Lemma 1), and so is that of
+floor(InDif), computed exactly in integers (floor(x) - floor(y) < x - y + 1 <= 5), so
+the vector of m floored scores has L1 sensitivity 4m and squared L2 sensitivity 16m,
+and discrete Gaussian noise on it is exact.  The greedy step trades
+the noise a marginal brings (budget rho_i ~ c_i^(2/3)) against the dependency it
+would leave unexplained.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.measure.marginals import counts_source
+from gpu_dpsyn.privacy.samplers import draw
+
+COMBINE_MAX_CELLS = 5000
+
+
+def indif(backend, cols, domain, pairs) -> np.ndarray:
+    """floor(InDif) of each pair, exactly: sum |n M_ab - M_a M_b| // n in integers (each
+    term and the sum stay below 2 n^2 <= 2^63 for n < 2^31 rows).  Reads the private
+    data: charge before calling.  cols: the encoded columns or a counts source."""
+    n = None
+    one = {}
+    out = np.empty(len(pairs), dtype=np.int64)
+    counted = counts_source(backend, cols).histograms(
+        ((a, b), (domain[a], domain[b])) for a, b in pairs)
+    for k, ((a, b), ab) in enumerate(zip(pairs, counted)):
+        ab = ab.reshape(domain[a], domain[b]).astype(np.int64)
+        n = int(ab.sum()) if n is None else n
+        for x, axis in ((a, 1), (b, 0)):
+            if x not in one:
+                one[x] = ab.sum(axis=axis)
+        dev = np.abs(n * ab - np.outer(one[a], one[b])).astype(np.uint64)
+        out[k] = int(dev.sum(dtype=np.uint64)) // max(n, 1)
+    return out
+
+
+def measure_indif(backend, cols, domain, names, accountant, fraction, key, pairs=None):
+    """Noisy InDif scores for `pairs` (default: all), charged as one measurement:
+    floor(InDif) plus exact discrete Gaussian noise (cols: the encoded columns or a counts
+    source; key: the 256-bit noise key)."""
+    pairs = list(itertools.combinations(range(len(domain)), 2)) if pairs is None else pairs
+    m = len(pairs)
+    entry = accountant.charge(fraction, "indif", ["candidate pairs"], m, l1=4 * m,
+                             l2_sq=16 * m)
+    scores = indif(backend, cols, domain, pairs)
+    noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
+    return pairs, (scores + noise).astype(np.float64)
+
+
+def noise_cost(weight_sum: float, rho: float, sensitivity: float) -> float:
+    """Expected L1 noise of marginals sharing rho with rho_i ~ c_i^(2/3):
+    D sqrt(sum c^(2/3) / (pi rho)) * sum c^(2/3)."""
+    return sensitivity * math.sqrt(weight_sum / (math.pi * rho)) * weight_sum
+
+
+def greedy_select(scores, cells, rho: float, sensitivity: float = 1.0, forced=(),
+                  apart=None) -> list[int]:
+    """Indices of the chosen pairs: add the pair that lowers noise + unexplained InDif
+    the most, while any does.  apart: the candidates' column sets; one sharing a pair of
+    columns with a chosen one is no longer a candidate (adaptive.choose)."""
+    scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    chosen = np.zeros(len(scores), dtype=bool)
+    chosen[list(forced)] = True
+    open_ = ~chosen
+    pairs = None if apart is None else [set(itertools.combinations(r, 2)) for r in apart]
+    wsum, left = float(w[chosen].sum()), float(scores[~chosen].sum())
+    err = noise_cost(wsum, rho, sensitivity) + left if wsum else left
+    while open_.any():
+        cand = np.nonzero(open_)[0]
+        new = sensitivity * np.sqrt((wsum + w[cand]) / (math.pi * rho)) * (wsum + w[cand]) \
+            + (left - scores[cand])
+        k = int(np.argmin(new))
+        if new[k] >= err:
+            break
+        j = cand[k]
+        chosen[j], open_[j] = True, False
+        wsum, left, err = wsum + w[j], left - scores[j], float(new[k])
+        if pairs is not None:
+            open_[[i for i in cand if pairs[i] & pairs[j]]] = False
+    return [int(i) for i in np.nonzero(chosen)[0]]
+
+
+def connect_isolated(selected: list, pairs, scores, n_attrs: int) -> list:
+    """Give every attribute left out of all selected pairs its highest-scoring pair (an
+    attribute in no candidate pair, such as a group column, keeps none)."""
+    sel = list(selected)
+    covered = {a for i in sel for a in pairs[i]}
+    for a in range(n_attrs):
+        mine = [i for i, p in enumerate(pairs) if a in p]
+        if a in covered or not mine:
+            continue
+        best = max(mine, key=lambda i: scores[i])
+        sel.append(best)
+        covered.update(pairs[best])
+    return sorted(set(sel))
+
+
+def combine_cliques(marginals: list, domain, max_cells: int = COMBINE_MAX_CELLS) -> list:
+    """Replace triangles of selected pairs by one 3-way marginal when it stays small."""
+    pairs = {tuple(sorted(m)) for m in marginals if len(m) == 2}
+    out = [tuple(sorted(m)) for m in marginals if len(m) != 2]
+    attrs = sorted({a for p in pairs for a in p})
+    tris = [t for t in itertools.combinations(attrs, 3)
+            if all(p in pairs for p in itertools.combinations(t, 2))]
+    tris.sort(key=lambda t: (math.prod(domain[a] for a in t), t))
+    for t in tris:
+        sub = list(itertools.combinations(t, 2))
+        if math.prod(domain[a] for a in t) <= max_cells and all(p in pairs for p in sub):
+            out.append(t)
+            pairs -= set(sub)
+    return sorted(out + sorted(pairs), key=lambda m: (len(m), m))
+
+
+def c23_fractions(cells, total: float, weights=None) -> list[float]:
+    """Split a budget fraction proportionally to w_i c_i^(2/3) (PrivSyn's optimum)."""
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    if weights is not None:
+        w = w * np.asarray(weights, dtype=np.float64)
+    return [float(x) for x in total * w / w.sum()]
+
+
