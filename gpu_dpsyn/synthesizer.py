@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.estimate import targets
+from gpu_dpsyn.measure import errors as triple_errors
 from gpu_dpsyn.selection import triples as adaptive
 from gpu_dpsyn.measure import quantiles
 from gpu_dpsyn.core import rng
@@ -20,31 +22,39 @@ from gpu_dpsyn.core.checks import column_labels, flag, integer
 from gpu_dpsyn.estimate.consistency import make_consistent, total_standard_error
 from gpu_dpsyn.estimate.empirical_bayes import denoise_marginals
 from gpu_dpsyn.data.dtypes import MAX_ROWS
-from gpu_dpsyn.data.encoding import check_columns, code_dtype, decode, encode
+from gpu_dpsyn.data.encoding import check_columns, encode
+from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import (DataError, DPSynError, LargeDomainWarning, ParameterError,
     PrivacyParameterError, RowCountWarning, SchemaError)
 from gpu_dpsyn.estimate.filtering import low_count_recode, one_way_of, recoded, undo
 from gpu_dpsyn.generate.gibbs import REPAIR, gibbs_sweep
-from gpu_dpsyn.core.grouping import (PARALLEL_NOTE, Level, candidate_pairs, group_code,
-    group_size, parse_group_by, resolve_levels, split_group)
-from gpu_dpsyn.generate.gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute, apportion,
+from gpu_dpsyn.core.grouping import (PARALLEL_NOTE, candidate_pairs, group_code, group_size,
+    parse_group_by, resolve_levels, split_group)
+from gpu_dpsyn.core.types import Level
+from gpu_dpsyn.generate.gum import (DUPLICATE_SCOPES, GUMConfig, append_attribute,
     plan_structure, project, run_gum, target_errors)
-from gpu_dpsyn.measure.marginals import (DEFAULT_MAX_CELLS, LocalCounts, check_domains,
-    dpsyn_plan, measure)
+from gpu_dpsyn.backends.arrays import apportion
+from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS, check_domains
+from gpu_dpsyn.measure.marginals import LocalCounts, measure
+from gpu_dpsyn.selection.greedy import dpsyn_plan
 from gpu_dpsyn.generate.polish import polish
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.bounding import kept_rows
 from gpu_dpsyn.privacy.keys import noise_key
 from gpu_dpsyn.privacy.samplers import MAX_NOISE_CELLS
-from gpu_dpsyn.selection.public import SELECTIONS, private_row_estimate, public_scores
+from gpu_dpsyn.estimate.targets import private_row_estimate
+from gpu_dpsyn.measure.indif import public_scores
 from gpu_dpsyn.core.progress import bar
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.selection.greedy import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques,
-    connect_isolated, greedy_select, measure_indif)
+    connect_isolated, greedy_select)
+from gpu_dpsyn.measure.indif import measure_indif
 from gpu_dpsyn.generate.shuffle import neighbour_shuffle
 from gpu_dpsyn.core.summing import left_sum
 
 METHODS = ("privsyn", "dpsyn")
+SELECTIONS = ("auto", "public", "private")
 MECHANISMS = ("auto", "gaussian", "laplace")
 PRIVSYN_SPLIT = (0.1, 0.1, 0.8)  # InDif selection, 1-way marginals, selected marginals
 WORK_BYTES_PER_ROW = 80  # sort keys, order, removed slots and cell index of a GUM update;
@@ -458,7 +468,7 @@ class Synthesizer:
             n_syn = n_syn or min(n_hat, adaptive.FIT_ROWS)
             if not fitted:
                 synth = self._records(Level((), trial, level.measured_cells), n_syn, synth)
-            noisy = adaptive.measure_errors(self.backend, counts, synth, dom, cands, n_hat,
+            noisy = triple_errors.measure_errors(self.backend, counts, synth, dom, cands, n_hat,
                                             acc, f_err, key)
             left -= f_err
             chosen = [cands[i] for i in adaptive.choose(noisy, cands, cells, f_tri * acc.rho,
@@ -495,7 +505,7 @@ class Synthesizer:
     def _histograms(self, synth, sets) -> list:
         """S's histograms of the column sets, on the host (adaptive.realised reads them)."""
         return [self.backend.to_numpy(h) for h in
-                adaptive.histograms(self.backend, synth, self.domain, sets)]
+                triple_errors.histograms(self.backend, synth, self.domain, sets)]
 
     def _keep_round(self, level, trial, synth, pending, selected, label) -> bool:
         """Keep a round's triples if S, refitted with them, realised at least
@@ -531,7 +541,7 @@ class Synthesizer:
             return
         at = {m.attrs: i for i, m in enumerate(level.marginals)}
         for m in new:
-            level.marginals[at[m.attrs]] = adaptive.pool(level.marginals[at[m.attrs]], m)
+            level.marginals[at[m.attrs]] = targets.pool(level.marginals[at[m.attrs]], m)
 
     def _records(self, level, n: int, start=None) -> list:
         """n records fitted by GUM to the level's (consistent) marginals, as codes on the
@@ -566,7 +576,7 @@ class Synthesizer:
     def _scores(self, counts, pairs, one, f_sel) -> dict:
         """Each candidate pair's InDif: from the public table (free), or noisy (charged)."""
         if self._public_selection():
-            s = public_scores(self.public, self.domain, pairs, private_row_estimate(one))
+            s = public_scores(self.backend, self.public, self.domain, pairs, private_row_estimate(one))
         else:
             pairs, s = measure_indif(self.backend, counts, self.domain, self.names,
                                      self.accountant, f_sel, self._noise_key, pairs)

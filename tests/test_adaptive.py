@@ -8,9 +8,11 @@ import pytest
 from conftest import xor_table
 
 from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.estimate import targets
+from gpu_dpsyn.measure import errors as triple_errors
 from gpu_dpsyn.selection import triples as adaptive
 from gpu_dpsyn.backends import get_backend
-from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.types import Marginal
 from gpu_dpsyn.privacy import Accountant
 
 cpu = get_backend("cpu")
@@ -27,7 +29,7 @@ def test_errors_match_an_independent_float_computation():
     sets = adaptive.candidate_triples(domain, range(4), [], 10**6)
     assert sets == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
     for n_hat in (480, 500, 531):
-        got = adaptive.errors(cpu, real, syn, domain, sets, n_hat)
+        got = triple_errors.errors(cpu, real, syn, domain, sets, n_hat)
         for k, t in enumerate(sets):
             shape = tuple(domain[a] for a in t)
             d = np.zeros(shape)
@@ -42,10 +44,10 @@ def test_identical_tables_have_zero_error_and_a_copy_of_half_the_rows_too():
     r = np.random.default_rng(2)
     domain = (3, 3, 3)
     real = _cols(r, 400, domain)
-    assert adaptive.errors(cpu, real, real, domain, [(0, 1, 2)], 400)[0] == 0
+    assert triple_errors.errors(cpu, real, real, domain, [(0, 1, 2)], 400)[0] == 0
     half = [c[:200] for c in real]
     doubled = [np.concatenate([c, c]) for c in half]
-    assert adaptive.errors(cpu, doubled, half, domain, [(0, 1, 2)], 400)[0] == 0
+    assert triple_errors.errors(cpu, doubled, half, domain, [(0, 1, 2)], 400)[0] == 0
 
 
 def test_error_sensitivity_is_at_most_1():
@@ -58,8 +60,8 @@ def test_error_sensitivity_is_at_most_1():
         real, syn = _cols(r, n, domain), _cols(r, int(r.integers(1, 30)), domain)
         n_hat = int(r.integers(1, 40))
         extra = [np.append(c, r.integers(0, k)).astype(np.uint8) for c, k in zip(real, domain)]
-        a = adaptive.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0]
-        b = adaptive.errors(cpu, extra, syn, domain, [(0, 1, 2)], n_hat)[0]
+        a = triple_errors.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0]
+        b = triple_errors.errors(cpu, extra, syn, domain, [(0, 1, 2)], n_hat)[0]
         worst = max(worst, abs(int(a) - int(b)))
     assert worst == 1
 
@@ -75,7 +77,7 @@ def test_error_sensitivity_holds_for_any_noisy_row_count():
     def score(d0, n_hat):
         real = [np.repeat(np.arange(3, dtype=np.uint8), [d0, 5, 5]),
                 np.zeros(d0 + 10, np.uint8), np.zeros(d0 + 10, np.uint8)]
-        return int(adaptive.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0])
+        return int(triple_errors.errors(cpu, real, syn, domain, [(0, 1, 2)], n_hat)[0])
     for n_hat in (10**6, 2**31, (1 << 64) // 1023 + 13, 10**30):
         assert abs(score(6, n_hat) - score(5, n_hat)) <= 1
 
@@ -93,7 +95,7 @@ def test_errors_are_charged_before_the_data_is_read():
 
     sets = [(0, 1, 2), (0, 1, 3)]
     syn = [np.zeros(5, np.uint8)] * 4
-    noisy = adaptive.measure_errors(cpu, Source(), syn, (2, 2, 2, 2), sets, 5, acc, 0.05,
+    noisy = triple_errors.measure_errors(cpu, Source(), syn, (2, 2, 2, 2), sets, 5, acc, 0.05,
                                     (1,) * 8)
     assert seen == [1] and noisy.shape == (2,)
     e = acc.ledger[0]
@@ -105,7 +107,7 @@ def test_errors_are_charged_before_the_data_is_read():
 def test_pool_is_inverse_variance_weighting():
     a = Marginal((0, 1), (1, 2), np.array([10.0, 20.0]), 2.0)
     b = Marginal((0, 1), (1, 2), np.array([16.0, 26.0]), 4.0)
-    p = adaptive.pool(a, b)
+    p = targets.pool(a, b)
     # weights 1/4 and 1/16: (4 * a + 1 * b) / 5
     assert p.values == pytest.approx([(40 + 16) / 5, (80 + 26) / 5])
     assert p.sigma == pytest.approx((1 / 4 + 1 / 16) ** -0.5)
@@ -231,7 +233,7 @@ def test_noisy_errors_are_shifted_down_by_the_largest_noise_draw():
     domain = (2,) * 6
     real = _cols(r, 300, domain)
     sets = adaptive.candidate_triples(domain, range(6), [], 100)
-    noisy = adaptive.measure_errors(cpu, real, real, domain, sets, 300, acc, 1e-4, (2,) * 8)
+    noisy = triple_errors.measure_errors(cpu, real, real, domain, sets, 300, acc, 1e-4, (2,) * 8)
     sigma = acc.ledger[0].sigma  # every exact error is 0; the mean of 20 draws has sd
     shift = sigma * math.sqrt(2 * math.log(20))  # sigma / 4.5, the shift is 2.4 sigma
     assert len(sets) == 20 and abs(np.mean(noisy) + shift) < 0.9 * sigma  # 4 sd
@@ -300,8 +302,8 @@ def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
     df, schema = xor_table()
     monkeypatch.setattr(adaptive, "FIT_ROWS", 5000)
     seen = []
-    orig = adaptive.errors
-    monkeypatch.setattr(adaptive, "errors", lambda be, c, synth, dom, sets, n_hat:
+    orig = triple_errors.errors
+    monkeypatch.setattr(triple_errors, "errors", lambda be, c, synth, dom, sets, n_hat:
                         seen.append((len(synth[0]), n_hat)) or orig(be, c, synth, dom, sets,
                                                                     n_hat))
     syn = _fit(df, schema)

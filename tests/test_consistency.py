@@ -3,7 +3,8 @@ import pytest
 
 from gpu_dpsyn.estimate.consistency import (_subsets, consist, make_consistent, norm_cut,
     norm_sub)
-from gpu_dpsyn.measure.marginals import Marginal, dpsyn_plan
+from gpu_dpsyn.core.types import Marginal
+from gpu_dpsyn.selection.greedy import dpsyn_plan
 
 
 def test_norm_sub_is_the_simplex_projection():

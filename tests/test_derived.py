@@ -5,7 +5,8 @@ import pytest
 
 from conftest import FLIGHTS_SCHEMA
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.data.encoding import decode, encode
+from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, SchemaError
 from gpu_dpsyn.data.schema import load_schema
 

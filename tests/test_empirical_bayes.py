@@ -9,7 +9,7 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.estimate.consistency import norm_sub
 from gpu_dpsyn.estimate.empirical_bayes import (BLEND_SIGMAS, KEEP_SIGMAS, binned, count_grid,
     denoise, denoise_marginals, gaussian_likelihood, npmle)
-from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.types import Marginal
 
 
 def test_posterior_means_match_the_closed_form_of_a_two_point_prior():

@@ -5,7 +5,7 @@ import numpy as np
 from gpu_dpsyn.estimate.empirical_bayes import truncated_likelihood
 from gpu_dpsyn.estimate.filtering import (count_prior, decode_shares, low_count_recode,
     recoded_one_way, undo)
-from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.types import Marginal
 
 
 def test_low_values_are_merged_at_three_sigma():

@@ -12,7 +12,7 @@ from conftest import gpu, xyz_table
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.data.encoding import encode
-from gpu_dpsyn.generate.gum import plan_update, removal_rate
+from gpu_dpsyn.backends.arrays import plan_update, removal_rate
 from gpu_dpsyn.errors import BackendError, SamplerError
 from gpu_dpsyn.backends.cuda import ops as kops
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,

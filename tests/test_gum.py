@@ -4,8 +4,10 @@ import pytest
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.evaluation.evaluate import tvd_codes
-from gpu_dpsyn.generate.gum import GUMConfig, apportion, plan_update, run_gum  # noqa: F401
-from gpu_dpsyn.measure.marginals import dpsyn_plan, exact_marginals
+from gpu_dpsyn.generate.gum import GUMConfig, run_gum
+from gpu_dpsyn.backends.arrays import apportion, plan_update  # noqa: F401
+from gpu_dpsyn.selection.greedy import dpsyn_plan
+from gpu_dpsyn.measure.marginals import exact_marginals
 from gpu_dpsyn.data.schema import Schema
 
 COLS = ["month", "dep_delay", "carrier", "origin", "air_time", "distance", "sched_dep_time",

@@ -7,7 +7,8 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.errors import ParameterError
 from gpu_dpsyn.generate.gum import GUMConfig, hold_close, run_gum
-from gpu_dpsyn.selection.public import public_scores
+from gpu_dpsyn.backends.numpy.ops import NumpyBackend
+from gpu_dpsyn.measure.indif import public_scores
 
 cpu = get_backend("cpu")
 SPEC = {"type": "numeric", "integer": True, "min": 0, "max": 3}
@@ -61,7 +62,7 @@ def test_public_selection_charges_nothing_and_depends_on_the_public_table_only(m
 
 def test_public_scores_are_indif_scaled_to_the_private_rows():
     a = np.repeat([0, 1], 500).astype(np.uint8)  # a == b on 1,000 public rows: InDif = n
-    s = public_scores([a, a.copy()], (2, 2), [(0, 1)], 3000.0)
+    s = public_scores(NumpyBackend(), [a, a.copy()], (2, 2), [(0, 1)], 3000.0)
     assert s[0] == pytest.approx(3000.0)
 
 

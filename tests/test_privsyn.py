@@ -6,7 +6,8 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.evaluation.evaluate import mean_tvd
-from gpu_dpsyn.generate.gum import append_attribute, plan_structure, plan_update
+from gpu_dpsyn.generate.gum import append_attribute, plan_structure
+from gpu_dpsyn.backends.arrays import plan_update
 from gpu_dpsyn.privacy import eps_delta_to_rho
 
 COLS = ["month", "dep_delay", "carrier", "origin", "distance", "sched_dep_time", "dest"]

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_table
-from gpu_dpsyn.data.encoding import decode, encode
+from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, SchemaError
 from gpu_dpsyn.data.schema import load_schema
 

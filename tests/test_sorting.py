@@ -163,7 +163,7 @@ def test_first_k_is_the_stable_orders_first_k(seed):
 def test_apportion_takes_the_same_cells_as_the_stable_sort():
     """gum.apportion by selection (NumPy) against the largest-remainder definition by a
     stable sort, on vectors with many equal remainders."""
-    from gpu_dpsyn.generate.gum import apportion
+    from gpu_dpsyn.backends.arrays import apportion
     r = np.random.default_rng(5)
     for _ in range(200):
         n = int(r.integers(1, 2000))

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpu_dpsyn.data.encoding import decode, encode
+from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DataError, SchemaError
 from gpu_dpsyn.data.schema import load_schema
 

@@ -43,3 +43,8 @@ def column_labels(df, what: str = "the table") -> None:
     dup = sorted(c for c, k in Counter(labels).items() if k > 1)
     if dup:
         raise DataError(f"{what} has duplicate column label(s) {dup}")
+
+
+def is_cudf(obj) -> bool:
+    """A cuDF DataFrame or Series (checked by module, so cuDF need not be installed)."""
+    return type(obj).__module__.split(".")[0] == "cudf"

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 
-from gpu_dpsyn.data.encoding import code_dtype
+from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import DPSynError, SchemaError
-from gpu_dpsyn.measure.marginals import check_domains
+from gpu_dpsyn.core.types import check_domains
 
 PARALLEL_NOTE = (
     "group_by: each level measures every marginal jointly with its group columns (one "
@@ -37,18 +36,6 @@ PARALLEL_NOTE = (
     "bounds an individual's records in all groups together: it holds when each "
     "individual's records lie in one group (one person, one state); an individual with "
     "records in several groups must be counted with all of them in D.")
-
-
-@dataclass
-class Level:
-    """One level of a fit: its group columns (attribute indices, () for none) and its
-    consistent noisy marginals (attrs index the table's columns, the group code g being
-    column len(domain))."""
-    group: tuple
-    marginals: list
-    measured_cells: list  # noisy cells behind each marginal's total (before merging values)
-    total: float = 0.0
-    standard_error: float = 0.0
 
 
 def parse_group_by(group_by) -> list:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from gpu_dpsyn.data.encoding import bin_codes
 from gpu_dpsyn.errors import LargeDomainWarning, SchemaError  # noqa: F401 (re-exported)
-from gpu_dpsyn.measure.marginals import DEFAULT_MAX_CELLS
+from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import Column, Schema, _numeric_edges, column_from_spec
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.support import default_edges, parse_support

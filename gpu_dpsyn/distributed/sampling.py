@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from gpu_dpsyn.core.checks import integer
-from gpu_dpsyn.data.encoding import code_dtype, decode
+from gpu_dpsyn.core.types import code_dtype
+from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory

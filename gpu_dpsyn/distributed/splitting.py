@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_dpsyn.generate.gum import apportion
+from gpu_dpsyn.backends.arrays import apportion
 
 
 def batch_sizes(n: int, batch_rows: int) -> list[int]:

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.types import Marginal
 from gpu_dpsyn.core.summing import left_sum
 
 

@@ -6,7 +6,6 @@ marginals only."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,26 +13,10 @@ from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.philox import philox4x32, uniform
 from gpu_dpsyn.estimate.consistency import project_table
 from gpu_dpsyn.estimate.empirical_bayes import npmle, posterior_means, truncated_likelihood
-from gpu_dpsyn.data.encoding import code_dtype
-from gpu_dpsyn.measure.marginals import Marginal
+from gpu_dpsyn.core.types import Marginal
+from gpu_dpsyn.core.types import Recode
 
 THETA_SIGMAS = 3.0
-
-
-@dataclass
-class Recode:
-    attr: int
-    lut: np.ndarray  # old code -> new code
-    merged: np.ndarray  # old codes behind the last new code
-    merged_p: np.ndarray  # their decode probabilities
-
-    @property
-    def size(self) -> int:
-        return int(self.lut.max()) + 1
-
-    def apply(self, xp, codes):
-        """Old codes -> new codes, on the array module of `codes`."""
-        return xp.asarray(self.lut.astype(code_dtype(self.size)))[codes.astype(np.int64)]
 
 
 def low_count_recode(m: Marginal, theta_sigmas: float = THETA_SIGMAS) -> Recode | None:

@@ -1,56 +1,12 @@
 """Noisy marginals: which to measure, and measuring them through the accountant."""
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
-
 import numpy as np
 
-from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.samplers import draw
-
-DEFAULT_MAX_CELLS = 1_000_000
-
-
-@dataclass
-class Marginal:
-    attrs: tuple  # sorted column indices (into the synthesized columns)
-    shape: tuple  # domain size of each attr
-    values: np.ndarray  # flat counts in C order, float64
-    sigma: float  # noise std per cell (0 for an exact marginal)
-
-    @property
-    def cells(self) -> int:
-        return int(np.prod(self.shape))
-
-    @property
-    def weight(self) -> float:
-        """Inverse noise variance: how much this marginal counts in consistency."""
-        return 1.0 / self.sigma ** 2 if self.sigma > 0 else 1e12
-
-    def table(self) -> np.ndarray:
-        return self.values.reshape(self.shape)
-
-
-def dpsyn_plan(n_attrs: int) -> list[tuple]:
-    """DPSyn (2018): every 1-way and every 2-way marginal."""
-    one = [(a,) for a in range(n_attrs)]
-    return one + list(itertools.combinations(range(n_attrs), 2))
-
-
-def check_domains(plan, domain, names, max_cells: int = DEFAULT_MAX_CELLS) -> list[int]:
-    """Cells of each planned marginal; a clear error for any that is too large."""
-    cells = []
-    for attrs in plan:
-        c = int(np.prod([domain[a] for a in attrs], dtype=np.float64))
-        if c > max_cells:
-            cols = ", ".join(f"{names[a]} ({domain[a]} values)" for a in attrs)
-            raise DataError(f"marginal over {cols} has {c:,} cells, more than max_cells="
-                            f"{max_cells:,}; use fewer bins or group values in the schema")
-        cells.append(c)
-    return cells
+from gpu_dpsyn.core.types import Marginal
 
 
 class LocalCounts:

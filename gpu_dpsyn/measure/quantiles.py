@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_dpsyn.core import rng
-from gpu_dpsyn.data.encoding import code_dtype
+from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import ParameterError
 from gpu_dpsyn.privacy.samplers import draw
 from gpu_dpsyn.data.schema import Schema

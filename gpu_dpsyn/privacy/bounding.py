@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core import rng
-from gpu_dpsyn.data.encoding import is_cudf
+from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.privacy.chacha import keystream
 

@@ -15,44 +15,8 @@ import math
 
 import numpy as np
 
-from gpu_dpsyn.core import rng
-from gpu_dpsyn.measure.marginals import counts_source
-from gpu_dpsyn.privacy.samplers import draw
 
 COMBINE_MAX_CELLS = 5000
-
-
-def indif(backend, cols, domain, pairs) -> np.ndarray:
-    """floor(InDif) of each pair, exactly: sum |n M_ab - M_a M_b| // n in integers (each
-    term and the sum stay below 2 n^2 <= 2^63 for n < 2^31 rows).  Reads the private
-    data: charge before calling.  cols: the encoded columns or a counts source."""
-    n = None
-    one = {}
-    out = np.empty(len(pairs), dtype=np.int64)
-    counted = counts_source(backend, cols).histograms(
-        ((a, b), (domain[a], domain[b])) for a, b in pairs)
-    for k, ((a, b), ab) in enumerate(zip(pairs, counted)):
-        ab = ab.reshape(domain[a], domain[b]).astype(np.int64)
-        n = int(ab.sum()) if n is None else n
-        for x, axis in ((a, 1), (b, 0)):
-            if x not in one:
-                one[x] = ab.sum(axis=axis)
-        dev = np.abs(n * ab - np.outer(one[a], one[b])).astype(np.uint64)
-        out[k] = int(dev.sum(dtype=np.uint64)) // max(n, 1)
-    return out
-
-
-def measure_indif(backend, cols, domain, names, accountant, fraction, key, pairs=None):
-    """Noisy InDif scores for `pairs` (default: all), charged as one measurement:
-    floor(InDif) plus exact discrete Gaussian noise (cols: the encoded columns or a counts
-    source; key: the 256-bit noise key)."""
-    pairs = list(itertools.combinations(range(len(domain)), 2)) if pairs is None else pairs
-    m = len(pairs)
-    entry = accountant.charge(fraction, "indif", ["candidate pairs"], m, l1=4 * m,
-                             l2_sq=16 * m)
-    scores = indif(backend, cols, domain, pairs)
-    noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
-    return pairs, (scores + noise).astype(np.float64)
 
 
 def noise_cost(weight_sum: float, rho: float, sensitivity: float) -> float:
@@ -128,3 +92,7 @@ def c23_fractions(cells, total: float, weights=None) -> list[float]:
     return [float(x) for x in total * w / w.sum()]
 
 
+def dpsyn_plan(n_attrs: int) -> list[tuple]:
+    """DPSyn (2018): every 1-way and every 2-way marginal."""
+    one = [(a,) for a in range(n_attrs)]
+    return one + list(itertools.combinations(range(n_attrs), 2))

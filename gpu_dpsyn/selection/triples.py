@@ -37,10 +37,6 @@ import math
 
 import numpy as np
 
-from gpu_dpsyn.core import rng
-from gpu_dpsyn.data.dtypes import MAX_ROWS
-from gpu_dpsyn.measure.marginals import Marginal, counts_source
-from gpu_dpsyn.privacy.samplers import draw
 from gpu_dpsyn.selection.greedy import greedy_select, noise_cost
 from gpu_dpsyn.core.summing import left_sum
 
@@ -77,43 +73,6 @@ def could_gain(cells, n_hat: int, rho: float, sensitivity: float = 1.0,
     add to every score's noise.  Public: cells, rho and the noisy n_hat."""
     noise = sensitivity * np.asarray(cells, dtype=np.float64) / math.sqrt(math.pi * rho)
     return noise + forgone < 2.0 * n_hat
-
-
-def histograms(backend, source, domain, sets) -> list:
-    """The flat histogram of each column set over a counts source (or code columns)."""
-    shapes = [tuple(int(domain[a]) for a in r) for r in sets]
-    return counts_source(backend, source).histograms(zip(sets, shapes))
-
-
-def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
-    """floor(|| M_r(D) - (n_hat / N) M_r(S) ||_1) of each column set r, exactly in
-    integers (each term stays below N (n + n_hat) < 2^63).  Reads the private data:
-    charge before calling.  counts: a counts source of D; synth: S's code columns.
-    n_hat, a noisy count unbounded at tiny epsilon, is capped at MAX_ROWS (post-processing)
-    so that those sums stay exact: past 2^64 / N they wrapped, and one record moved a
-    score by far more than the sensitivity 1 it is charged for."""
-    n_hat = min(int(n_hat), MAX_ROWS)
-    n_syn = int(len(synth[0]))
-    real = histograms(backend, counts, domain, sets)
-    fake = histograms(backend, synth, domain, sets)
-    out = np.empty(len(sets), dtype=np.int64)
-    for k, (d, s) in enumerate(zip(real, fake)):
-        dev = np.abs(n_syn * d.astype(np.int64) - int(n_hat) * s.astype(np.int64))
-        out[k] = int(dev.sum(dtype=np.uint64)) // max(n_syn, 1)
-    return out
-
-
-def measure_errors(backend, counts, synth, domain, sets, n_hat: int, accountant, fraction,
-                   key) -> np.ndarray:
-    """Noisy errors of the column sets, charged as one measurement (see the module), less
-    sigma sqrt(2 ln m), about the largest of m noise draws: a lower bound on each error
-    that the luckiest draw does not beat, so that no triple is measured for its noise."""
-    m = len(sets)
-    entry = accountant.charge(fraction, "3-way errors", ["candidate triples"], m, l1=m,
-                              l2_sq=m)
-    exact = errors(backend, counts, synth, domain, sets, n_hat)
-    noise = draw(backend, entry.noise, m, key, rng.SELECT, len(accountant.ledger) - 1)
-    return (exact + noise).astype(np.float64) - entry.sigma * math.sqrt(2 * math.log(max(m, 2)))
 
 
 def choose(scores, sets, cells, rho: float, sensitivity: float = 1.0,
@@ -160,10 +119,3 @@ def realised(before, after, targets) -> float:
     return (err - left_sum(l1(a, t) for a, t in zip(after, targets))) / err
 
 
-def pool(first: Marginal, second: Marginal) -> Marginal:
-    """Two independent noisy measurements of one marginal as one: inverse-variance
-    weights, sigma^-2 = sigma_1^-2 + sigma_2^-2 (Gaussian: what one measurement with
-    both budgets gives)."""
-    w1, w2 = first.sigma ** -2, second.sigma ** -2
-    values = (w1 * first.values + w2 * second.values) / (w1 + w2)
-    return Marginal(first.attrs, first.shape, values, (w1 + w2) ** -0.5)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_dpsyn.generate import gum
-from gpu_dpsyn.backends.numpy.ops import strides_of
-from gpu_dpsyn.data.encoding import code_dtype
+from gpu_dpsyn.backends import arrays
+from gpu_dpsyn.backends.arrays import strides_of
+from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import BackendError
 from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
@@ -33,7 +33,7 @@ SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
 # one block plans an update (a multiple of 32, <= 1024; plan.cu); on an H100, 512
 # threads took 0.124 ms for 3,255 cells, 256 took 0.129 and 1024 took 0.180
 PLAN_THREADS = 512
-PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (gum.plan_update)
+PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (arrays.plan_update)
 
 
 def load_cuda_module(name: str):
@@ -201,12 +201,12 @@ class CupyBackend:
         return self._tables[ptrs]
 
     def plan_update(self, s, t, alpha: float):
-        """gum.plan_update in one launch (plan.cu): the same add and rem, bit for bit.
+        """arrays.plan_update in one launch (plan.cu): the same add and rem, bit for bit.
         The launch also leaves the prefix sums gum_apply needs for this add and rem."""
         n = int(s.size)
         if n > PLAN_MAX_CELLS:
             self._plan = None
-            return gum.plan_update(cp, s, t, alpha)
+            return arrays.plan_update(cp, s, t, alpha)
         # float64 over, work | int64 add, rem, offset, cumadd, cumrem | beta
         work = cp.empty(7 * n + 1, dtype=cp.float64)
         ints = work[2 * n:7 * n].view(cp.int64)

@@ -10,20 +10,13 @@ import os
 import numpy as np
 
 from gpu_dpsyn.core import rng
-from gpu_dpsyn.data.encoding import code_dtype
+from gpu_dpsyn.backends.arrays import plan_update, strides_of
+from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.core.sorting import argsort_bounded
 from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.backends.numpy import noise as _noise
 from gpu_dpsyn.backends.numpy.permute import feistel_ranks, round_keys
 from gpu_dpsyn.core.philox import philox4x32, uniform
-
-
-def strides_of(shape) -> list[int]:
-    st, acc = [], 1
-    for d in reversed(shape):
-        st.append(acc)
-        acc *= int(d)
-    return st[::-1]
 
 
 def philox_range(key, n: int, c1: int, c2: int, c3: int, words: int = 1) -> tuple:
@@ -99,8 +92,7 @@ class NumpyBackend:
         return _noise.sample(spec, n, key, stream, call, max_words)
 
     def plan_update(self, s, t, alpha: float):
-        """(add, rem) per cell for one GUM update (gum.plan_update)."""
-        from gpu_dpsyn.generate.gum import plan_update
+        """(add, rem) per cell for one GUM update (arrays.plan_update)."""
         return plan_update(np, s, t, alpha)
 
     # -- records -------------------------------------------------------------------
