@@ -5,7 +5,7 @@ from gpu_dpsyn.errors import (BackendError, BudgetExceededError, DataError, DPSy
 from gpu_dpsyn.data.inference import LargeDomainWarning, NonPrivateSchemaWarning, infer_schema
 from gpu_dpsyn.data.schema import Schema, load_schema
 
-__version__ = "0.1.0"
+from gpu_dpsyn.version import __version__  # noqa: F401
 __all__ = ["Synthesizer", "Schema", "load_schema", "infer_schema", "NonPrivateSchemaWarning",
            "LargeDomainWarning",
            "DPSynError", "DataError", "SchemaError", "PrivacyParameterError",

@@ -84,24 +84,25 @@ def no_raster(monkeypatch):
 
 
 def fit_spied(monkeypatch, step: str, record, default, rows: int, **kw):
-    """Fit (seed 4, epsilon 8) and sample `rows` records with api.<step> wrapped:
+    """Fit (seed 4, epsilon 8) and sample `rows` records with generate.records.<step> wrapped:
     record(result, backend, cols, targets, sizes, key, call, progress) is called around
     each call: with None before it (what it returns is kept), then with (that, the
     call's result).  kw: Synthesizer settings, and table= (default: `default`) / public=
     (the first rows of the table as a public prior)."""
     import warnings
 
-    import gpu_dpsyn.synthesizer as api
+
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.privacy.keys import SeededNoiseWarning
-    real = getattr(api, step)
+    from gpu_dpsyn.generate import records
+    real = getattr(records, step)
 
     def spy(*args):
         state = record(None, *args)
         out = real(*args)
         record((state, out), *args)
         return out
-    monkeypatch.setattr(api, step, spy)
+    monkeypatch.setattr(records, step, spy)
     df, schema = kw.pop("table", None) or default
     public = kw.pop("public", None)
     with warnings.catch_warnings():

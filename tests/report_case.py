@@ -41,7 +41,7 @@ def _case(seed):
     syn = Synthesizer(2.0, 1e-9, iterations=5, seed=seed, progress=False)
     out = syn.fit(real, SCHEMA).sample()
     run = syn.privacy_report()
-    run["gum_history"] = syn.history
+    run["gum_history"] = syn.last_run.history
     return real, out, load_schema(SCHEMA), run
 
 

@@ -126,7 +126,7 @@ def test_the_round_finds_a_triple_that_no_pair_shows():
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
     labels = [e.label for e in syn.ledger]
     assert "3-way errors" in labels
-    assert ("a", "b", "c") in syn.selected
+    assert ("a", "b", "c") in syn.model.selected
     out = syn.sample(len(df))
     assert ((out["a"] ^ out["b"]) == out["c"]).mean() > 0.97
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
@@ -144,9 +144,9 @@ def test_without_the_round_the_xor_is_lost():
         syn = Synthesizer(1.0, 1e-9, seed=seed, progress=False, backend="cpu",
                           adaptive_rounds=0).fit(df, schema)
         assert "3-way errors" not in [e.label for e in syn.ledger]
-        if ("a", "b", "c") not in syn.selected:
+        if ("a", "b", "c") not in syn.model.selected:
             break
-    assert ("a", "b", "c") not in syn.selected
+    assert ("a", "b", "c") not in syn.model.selected
     out = syn.sample(len(df))
     assert ((out["a"] ^ out["b"]) == out["c"]).mean() < 0.7
 
@@ -154,13 +154,13 @@ def test_without_the_round_the_xor_is_lost():
 def test_no_triple_worth_it_pools_the_pairs(monkeypatch):
     df, schema = xor_table(seed=1)
     rounds = []
-    monkeypatch.setattr("gpu_dpsyn.synthesizer.greedy_select",  # pairs (a, d) and (b, c)
+    monkeypatch.setattr("gpu_dpsyn.measure.privsyn.greedy_select",  # pairs (a, d) and (b, c)
                         lambda scores, cells, rho, *a, **k: [2, 3])
     monkeypatch.setattr("gpu_dpsyn.selection.triples.choose",
                         lambda scores, sets, *a, **k: rounds.append(len(sets)) or [])
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
     assert rounds == [4]  # the first round scores the 4 triples, takes none: no second
-    pairs = [m for m in syn.levels[0].marginals if len(m.attrs) == 2]
+    pairs = [m for m in syn.model.levels[0].marginals if len(m.attrs) == 2]
     assert sorted(m.attrs for m in pairs) == [(0, 3), (1, 2)]
     twice = {}
     for e in syn.ledger:
@@ -168,7 +168,7 @@ def test_no_triple_worth_it_pools_the_pairs(monkeypatch):
             twice.setdefault(e.columns, []).append(e.sigma)
     assert len(twice) == 2 and all(len(v) == 2 for v in twice.values())
     for m in pairs:
-        s1, s2 = twice[tuple(syn.names[a] for a in m.attrs)]
+        s1, s2 = twice[tuple(syn.model.names[a] for a in m.attrs)]
         assert m.sigma == pytest.approx((s1 ** -2 + s2 ** -2) ** -0.5)
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
 
@@ -268,7 +268,7 @@ def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 1,048,576 records "
                                         r"needs about .*adaptive_rounds=0 \(--adaptive-round"):
         syn.fit(df, schema)
-    assert syn.accountant.ledger == []
+    assert syn.ledger == []
     _fit(df, schema, adaptive_rounds=0)  # without the rounds it fits
 
 
@@ -295,7 +295,7 @@ def test_workload_triples_are_measured_not_scored(monkeypatch):
                                                                                    *a, **k))
     syn = _fit(df, schema, workload={("a", "b", "d"): 1.0})
     assert scored and (0, 1, 3) not in scored
-    assert ("a", "b", "d") in syn.selected
+    assert ("a", "b", "d") in syn.model.selected
 
 
 def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
@@ -309,7 +309,7 @@ def test_s_is_capped_and_scaled_to_the_noisy_count(monkeypatch):
     syn = _fit(df, schema)
     assert seen and all(n == 5000 for n, _ in seen)  # the same N every round
     assert all(abs(n_hat - len(df)) < 0.02 * len(df) for _, n_hat in seen)
-    assert ("a", "b", "c") in syn.selected  # scaled by n_hat / N the xor still shows
+    assert ("a", "b", "c") in syn.model.selected  # scaled by n_hat / N the xor still shows
 
 
 def test_same_seed_same_output_with_the_rounds():
@@ -317,7 +317,7 @@ def test_same_seed_same_output_with_the_rounds():
     a, b = _fit(df, schema, 8.0), _fit(df, schema, 8.0)
     assert [e.label for e in a.ledger].count("3-way errors") >= 1
     pd.testing.assert_frame_equal(a.sample(), b.sample())
-    assert a.selected == b.selected
+    assert a.model.selected == b.model.selected
 
 
 def test_realised_is_the_share_of_the_error_the_refit_removed():
@@ -346,21 +346,21 @@ def test_a_round_whose_triples_gum_does_not_realise_is_dropped(monkeypatch):
     # stop after the first, and its budget (spent, in the ledger) goes unused by GUM
     df, schema = xor_table()
     kept = _fit(df, schema)
-    assert ("a", "b", "c") in kept.selected  # a round takes the xor (the tests above)
+    assert ("a", "b", "c") in kept.model.selected  # a round takes the xor (the tests above)
     monkeypatch.setattr(adaptive, "REALISED", 1.01)
     syn = _fit(df, schema)
     assert [e.label for e in syn.ledger].count("3-way errors") == 1
-    assert ("a", "b", "c") not in syn.selected and ("a", "b", "c") in syn.unused
-    lv, labels = syn.levels[0], [e.label for e in syn.ledger]
+    assert ("a", "b", "c") not in syn.model.selected and ("a", "b", "c") in syn.model.unused
+    lv, labels = syn.model.levels[0], [e.label for e in syn.ledger]
     base = [e.columns for e in syn.ledger[:labels.index("3-way errors")]
             if e.label == "marginal" and len(e.columns) > 1]  # PrivSyn's own selection
-    assert sorted(tuple(syn.names[a] for a in m.attrs) for m in lv.marginals
+    assert sorted(tuple(syn.model.names[a] for a in m.attrs) for m in lv.marginals
                   if len(m.attrs) > 1) == sorted(base)
     assert len(lv.measured_cells) == len(lv.marginals)
     after = syn.ledger[labels.index("3-way errors") + 1]
     assert after.label == "marginal" and after.columns == ("a", "b", "c")  # charged
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
-    assert kept.unused == []
+    assert kept.model.unused == []
     assert syn.privacy_report()["unused_marginals"] == [["a", "b", "c"]]
     assert "unused_marginals" not in kept.privacy_report()
 
@@ -371,8 +371,8 @@ def test_the_last_round_is_judged_by_one_more_fit(monkeypatch):
     orig = adaptive.realised
     monkeypatch.setattr(adaptive, "realised", lambda *a: judged.append(1) or orig(*a))
     kept = _fit(df, schema, adaptive_rounds=1)
-    assert judged == [1] and ("a", "b", "c") in kept.selected
+    assert judged == [1] and ("a", "b", "c") in kept.model.selected
     monkeypatch.setattr(adaptive, "REALISED", 1.01)
     syn = _fit(df, schema, adaptive_rounds=1)
-    assert syn.unused == [("a", "b", "c")] and ("a", "b", "c") not in syn.selected
+    assert syn.model.unused == [("a", "b", "c")] and ("a", "b", "c") not in syn.model.selected
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)

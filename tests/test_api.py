@@ -35,9 +35,9 @@ def test_end_to_end_shape_dtypes_and_quality(table):
     assert out["month"].dtype == np.int64 and str(out["dep_delay"].dtype) == "Int64"
     assert set(out["carrier"].unique()) <= set(schema["columns"]["carrier"]["values"])
     assert out["dep_delay"].isna().any()  # missing values are synthesized too
-    res = mean_tvd(df, out, syn.schema, ways=(1, 2))
+    res = mean_tvd(df, out, syn.model.schema, ways=(1, 2))
     assert res[1] < 0.03 and res[2] < 0.08, res
-    assert syn.history[-1] < syn.history[0]
+    assert syn.last_run.history[-1] < syn.last_run.history[0]
 
 
 def test_ledger_spends_exactly_the_budget(table):
@@ -74,9 +74,9 @@ def test_rows_argument(table):
         with pytest.raises(DataError, match="number of rows"):
             syn.sample(bad)
     syn.backend.free_memory = lambda: 2 ** 30  # pretend 1 GiB is free
-    import gpu_dpsyn.synthesizer as api
-    need = 10 ** 8 * (sum(api.code_dtype(d).itemsize for d in syn.domain)
-                      + api.WORK_BYTES_PER_ROW) / 2 ** 30
+    from gpu_dpsyn.generate import sample as sampling
+    need = 10 ** 8 * (sum(sampling.code_dtype(d).itemsize for d in syn.model.domain)
+                      + sampling.WORK_BYTES_PER_ROW) / 2 ** 30
     with pytest.raises(DataError, match=rf"needs about {need:.1f} GiB of CPU memory, only 1.0 "
                                         "GiB"):
         syn.sample(10 ** 8)
@@ -153,7 +153,7 @@ def test_privsyn_leaves_a_huge_pair_out_and_says_so_before_spending(flights):
     syn = Synthesizer(1, 1e-9, progress=False, max_cells=100_000, seed=0)
     with pytest.warns(LargeDomainWarning, match="leaves that pair out"):
         syn.fit(df, schema)
-    assert ("flight", "dep_time") not in syn.selected
+    assert ("flight", "dep_time") not in syn.model.selected
     out = syn.sample(2000)
     assert list(out.columns) == list(df.columns) and len(out) == 2000
 
@@ -189,3 +189,22 @@ def test_report_says_how_marginals_were_chosen():
     syn = Synthesizer(1.0, 1e-6, **kw).fit(df[["color"]], one)
     assert "indif" not in {e.label for e in syn.ledger}
     assert syn.privacy_report()["selection"].startswith("none needed")  # not "charged"
+
+
+def test_a_fit_that_fails_after_a_charge_stays_spent(table, monkeypatch):
+    """The accountant is held before the first charge: a later failure must not let the
+    same Synthesizer fit (and spend) again."""
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.measure import fit as measuring
+    df, schema = table
+
+    def broken(*a, **k):
+        raise RuntimeError("after the charges")
+    monkeypatch.setattr(measuring, "total_standard_error", broken)
+    syn = Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False)
+    with pytest.raises(RuntimeError):
+        syn.fit(df.head(500), schema)
+    assert len(syn.ledger) > 2  # charged
+    monkeypatch.undo()
+    with pytest.raises(DPSynError, match="already fitted"):
+        syn.fit(df.head(500), schema)

@@ -116,7 +116,7 @@ def test_bad_sensitivity_is_a_clean_error(files, capsys, value):
 def _no_reading(monkeypatch):
     def fail(*a, **k):
         pytest.fail("the input was read before the check")
-    monkeypatch.setattr("gpu_dpsyn.cli.read_table", fail)
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
 
 
 @pytest.mark.parametrize("cmd,flag", [("synthesize", "--out"), ("synthesize", "--ledger"),
@@ -361,13 +361,13 @@ def test_public_selection_and_group_by_levels(files, tmp_path):
                                              ("denoise", ["--no-denoise"], False)])
 def test_post_processing_flags_reach_the_synthesizer(files, monkeypatch, attr, flag, want):
     tmp, real, schema = files
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn import synthesizer as api
     seen = []
     real_init = api.Synthesizer.__init__
 
     def spy(self, *a, **k):
         real_init(self, *a, **k)
-        seen.append(getattr(self, attr))
+        seen.append(getattr(self.settings, attr))
     monkeypatch.setattr(api.Synthesizer, "__init__", spy)
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",

@@ -57,12 +57,12 @@ def parts(table, tmp_path_factory):
 
 def _same_fit(a: Synthesizer, b: Synthesizer) -> None:
     assert a.privacy_report() == b.privacy_report()  # the ledger: charges, sigmas, selection
-    assert len(a.marginals) == len(b.marginals)
-    for x, y in zip(a.marginals, b.marginals):
+    assert len(a.model.marginals) == len(b.model.marginals)
+    for x, y in zip(a.model.marginals, b.model.marginals):
         assert x.attrs == y.attrs and np.array_equal(x.values, y.values)  # to the bit
-    assert a.recodes.keys() == b.recodes.keys()
-    assert all(np.array_equal(a.recodes[k].lut, b.recodes[k].lut) for k in a.recodes)
-    assert a.n_estimate == b.n_estimate
+    assert a.model.recodes.keys() == b.model.recodes.keys()
+    assert all(np.array_equal(a.model.recodes[k].lut, b.model.recodes[k].lut) for k in a.model.recodes)
+    assert a.model.n_estimate == b.model.n_estimate
 
 
 @pytest.mark.parametrize("method,source", [("privsyn", "parquet glob"), ("dpsyn", "csv dir"),
@@ -82,7 +82,7 @@ def test_same_noisy_marginals_and_ledger_as_in_memory(client, table, parts, meth
     dist = Synthesizer(1.0, 1e-9, method=method, client=client, **KW).fit(data, schema)
     _same_fit(local, dist)
     if method == "privsyn":
-        assert local.recodes  # low-count merging ran, on every partition too
+        assert local.model.recodes  # low-count merging ran, on every partition too
 
 
 def test_private_quantile_bins_are_chosen_alike_on_dask(client, table, parts):
@@ -132,11 +132,11 @@ def test_sample_to_writes_exactly_n_rows_numbered_across_parts(client, table, tm
 def _target_tvd(syn, out: pd.DataFrame, n: int) -> float:
     """Mean TVD of the output to the fitted targets, in the fitted (merged) codes."""
     be = get_backend("cpu")
-    codes = encode(out, syn.schema)
-    for a, r in syn.recodes.items():
+    codes = encode(out, syn.model.schema)
+    for a, r in syn.model.recodes.items():
         codes[a] = r.apply(np, codes[a])
     return float(np.mean([np.abs(be.histogram(codes, attrs, shape) / n - t / t.sum()).sum() / 2
-                          for attrs, shape, t in syn._targets(n)]))
+                          for attrs, shape, t in syn.model.targets(n)]))
 
 
 def test_union_of_batches_fits_the_targets_as_one_batch_does(client, table, tmp_path):
@@ -181,11 +181,11 @@ def test_default_batches_keep_every_worker_busy_within_its_memory(client, table)
     from gpu_dpsyn.distributed import sampling
     df, schema = table
     syn = Synthesizer(1.0, 1e-9, client=client, **KW).fit(df, schema)
-    assert sampling.default_batch_rows(syn, 10 ** 6) == 500_000  # 2 threads, a batch each
-    assert sampling.default_batch_rows(syn, 100_000) == 100_000  # too small to split
+    assert sampling.default_batch_rows(syn.model, client, 10 ** 6) == 500_000  # 2 threads, a batch each
+    assert sampling.default_batch_rows(syn.model, client, 100_000) == 100_000  # too small to split
     limit = min(w["host"] for w in client.run(sampling.worker_memory, "cpu").values())
-    rows = sampling.default_batch_rows(syn, 2 * 10 ** 9)
-    per_row = 64 + 48 * len(syn.schema.columns) + sum(1 for _ in syn.domain)  # uint8 codes
+    rows = sampling.default_batch_rows(syn.model, client, 2 * 10 ** 9)
+    per_row = 64 + 48 * len(syn.model.schema.columns) + sum(1 for _ in syn.model.domain)  # uint8 codes
     assert len(batch_sizes(2 * 10 ** 9, rows)) % 2 == 0  # as many batches per worker
     assert rows * per_row <= sampling.MEMORY_SHARE * limit
     assert rows <= sampling.MAX_BATCH_ROWS

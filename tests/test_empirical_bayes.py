@@ -128,16 +128,16 @@ def test_only_multiway_marginals_of_single_noisy_cells_are_denoised():
 
 
 def test_a_grouped_fit_keeps_its_merged_marginals_as_measured(monkeypatch):
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.estimate import targets
     seen = []
-    real = api.denoise_marginals
+    real = targets.denoise_marginals
 
     def spy(marginals, measured_cells):
         before = [m.values.copy() for m in marginals]
         real(marginals, measured_cells)
         seen.extend((c != m.cells, np.array_equal(b, m.values))
                     for m, b, c in zip(marginals, before, measured_cells))
-    monkeypatch.setattr(api, "denoise_marginals", spy)
+    monkeypatch.setattr(targets, "denoise_marginals", spy)
     r = np.random.default_rng(5)
     n = 6000
     g = r.integers(0, 3, n)
@@ -185,12 +185,12 @@ def test_the_fit_denoises_its_targets_at_no_cost():
                               filter_low_counts=False)
             with pytest.warns(Warning):
                 syn.fit(df, schema)
-            for m in syn.marginals:
+            for m in syn.model.marginals:
                 if len(m.attrs) > 1:
                     cols = [df.iloc[:, a].to_numpy() for a in m.attrs]
                     h = np.bincount(np.ravel_multi_index(cols, m.shape), minlength=m.cells)
                     e.append(np.abs(m.values - h).sum() / h.sum())
-            assert min(m.values.min() for m in syn.marginals) >= 0
+            assert min(m.values.min() for m in syn.model.marginals) >= 0
             ledgers[on].append([(x.label, x.columns, x.fraction)
                                 for x in syn.accountant.ledger])
         errs[on] = np.mean(e)

@@ -57,7 +57,7 @@ def test_parquet_input_is_read(real):
 @pytest.mark.parametrize("name", ["o.txt", "o.xlsx", "o", "o.json"])
 def test_unknown_out_suffix_fails_before_reading(real, capsys, monkeypatch, name):
     tmp, path, _ = real
-    monkeypatch.setattr("gpu_dpsyn.cli.read_table",
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table",
                         lambda *a, **k: pytest.fail("the input was read before the check"))
     assert _synth(tmp, path, tmp / name) == 2
     err = capsys.readouterr().err

@@ -13,7 +13,7 @@ from conftest import fit_spied, small_table, xor_table
 
 from stats_util import CHI2_1E6
 
-import gpu_dpsyn.synthesizer as api
+from gpu_dpsyn.generate import records
 import gpu_dpsyn.generate.gibbs as gibbs
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
@@ -215,24 +215,24 @@ def test_the_repair_carries_an_appended_column_with_its_anchors(monkeypatch):
     # it: the repair's Duplicates copy 0 along with its anchors 1 and 2, and the sample
     # keeps that target (independent re-appending measured 0.0022-0.0030 here)
     calls = []
-    real = api.run_gum
+    real = records.run_gum
 
     def spy(backend, targets, cols, key, call, cfg, progress=None, groups=None, *a, **k):
         calls.append((cfg, groups))
         return real(backend, targets, cols, key, call, cfg, progress, groups, *a, **k)
-    monkeypatch.setattr(api, "run_gum", spy)
+    monkeypatch.setattr(records, "run_gum", spy)
     df, schema = small_table(3000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededNoiseWarning)
         syn = Synthesizer(8.0, 1e-6, seed=0, backend="cpu", progress=False,
                           adaptive_rounds=0, polish=False).fit(df, schema)
         out = syn.sample(20000)
-    assert syn.structure.appended == [(0, 0)]
+    assert syn.last_run.structure.appended == [(0, 0)]
     (cfg, groups), = [c for c in calls if c[0] is gibbs.REPAIR]
     assert all(0 in g for g in groups if {1, 2} <= set(g))
     from gpu_dpsyn.data.encoding import encode
-    codes = encode(out, syn.schema)
-    (attrs, shape, t), = [x for x in syn._targets(20000) if len(x[0]) > 1]
+    codes = encode(out, syn.model.schema)
+    (attrs, shape, t), = [x for x in syn.model.targets(20000) if len(x[0]) > 1]
     h = np.bincount(np.ravel_multi_index([codes[a] for a in attrs], shape),
                     minlength=int(np.prod(shape)))
     assert 0.5 * np.abs(h - t).sum() / 20000 < 0.0015  # measured 0.0008

@@ -292,8 +292,8 @@ def test_whole_pipeline_identical_on_cpu_and_gpu(gb, flights, flights_schema, mo
     rounds = "3-way errors" in [e.label for e in cpu.ledger]
     assert rounds == (table != "x=y=z")  # x=y=z: its one triple is measured already
     if table == "x=y=z":
-        assert cpu.structure.appended and cpu.structure.attrs[0] == (1, 2)
-    import gpu_dpsyn.synthesizer as api
+        assert cpu.last_run.structure.appended and cpu.last_run.structure.attrs[0] == (1, 2)
+    from gpu_dpsyn import synthesizer as api
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df, schema).sample()
     pd.testing.assert_frame_equal(a, b)
@@ -311,7 +311,7 @@ def test_grouped_levels_from_a_public_prior_identical_on_cpu_and_gpu(gb, flights
     cpu = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df.iloc[1000:], schema,
                                                           public=df.iloc[:1000])
     a = cpu.sample()
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn import synthesizer as api
     monkeypatch.setattr(api, "get_backend", lambda name: gb)
     b = Synthesizer(1.0, 1e-9, backend="gpu", **kw).fit(df.iloc[1000:], schema,
                                                         public=df.iloc[:1000]).sample()

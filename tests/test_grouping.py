@@ -86,7 +86,7 @@ def test_group_by_refusals():
 
 def test_every_marginal_holds_the_group_and_levels_share_the_budget():
     syn = _fit(_table(), group_by=[["g"], ["h"]])
-    assert [lv.group for lv in syn.levels] == [(0,), (0, 1)]  # cumulative: g, then g x h
+    assert [lv.group for lv in syn.model.levels] == [(0,), (0, 1)]  # cumulative: g, then g x h
     marg = [e for e in syn.ledger if e.label == "marginal"]
     first = [e for e in marg if e.columns[-1] == "g"]
     second = [e for e in marg if e.columns[-1] == "g x h"]
@@ -116,7 +116,7 @@ def test_grouped_synthesis_keeps_each_groups_own_relationship():
         syn = _fit(df, group_by=by) if by else _fit(df, adaptive_rounds=0,
                                                        gibbs_sweep=False)
         out = syn.sample()
-        per = group_tvd(real, encode(out, syn.schema), sch.domain, [0], max_pairs=None)
+        per = group_tvd(real, encode(out, syn.model.schema), sch.domain, [0], max_pairs=None)
         assert [p["group"] for p in per] == [(3,), (2,), (1,), (0,)]  # largest first
         tvd[by is not None] = per
     # within each group y = x + k: grouped, (x, y) per group is close to the real one
@@ -146,8 +146,8 @@ def test_group_columns_are_never_merged_as_low_counts():
     # g groups the second level: at the first it is an ordinary column, yet kept whole
     syn = Synthesizer(0.5, 1e-9, seed=0, iterations=2, progress=False,
                       group_by=[["h"], ["g"]]).fit(df, SCHEMA)
-    assert 0 not in syn.recodes and syn.domain[0] == 4  # g: public groups stay whole
-    assert 4 in syn.recodes and syn.domain[4] == 3  # z's rare values are merged as usual
+    assert 0 not in syn.model.recodes and syn.model.domain[0] == 4  # g: public groups stay whole
+    assert 4 in syn.model.recodes and syn.model.domain[4] == 3  # z's rare values are merged as usual
 
 
 def test_a_pair_too_large_at_a_finer_level_is_left_out_not_refused_after_charges():
@@ -161,11 +161,11 @@ def test_a_pair_too_large_at_a_finer_level_is_left_out_not_refused_after_charges
 def test_a_grouped_sample_counts_its_group_code_in_memory(monkeypatch):
     """A grouped level's GUM holds one more column (the group code, built in int64): the
     memory check before sampling counts it, so a size that fits ungrouped may not."""
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.generate import sample as sampling
     from gpu_dpsyn.errors import DataError
     sch = load_schema(SCHEMA)
     n = 10 ** 6
-    per_row = sum(api.code_dtype(d).itemsize for d in sch.domain) + api.WORK_BYTES_PER_ROW
+    per_row = sum(sampling.code_dtype(d).itemsize for d in sch.domain) + sampling.WORK_BYTES_PER_ROW
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: n * (per_row + 1))
     kw = {"progress": False, "backend": "cpu"}

@@ -81,7 +81,7 @@ def test_a_draft_whose_pair_the_fit_leaves_out_says_so():
     # what the warning foretold: the fit leaves that pair out, and says so again
     with pytest.warns(LargeDomainWarning, match=r"'inst'.*'city'.*1,050,000 cells.*leaves that pair out"):
         syn = Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s)
-    assert ("inst", "city") not in syn.selected and len(syn.sample(100)) == 100
+    assert ("inst", "city") not in syn.model.selected and len(syn.sample(100)) == 100
     small = df.assign(inst=df["inst"].str[:9])  # 'college 1'..'college 9': few names
     with warnings.catch_warnings():
         warnings.simplefilter("error", LargeDomainWarning)

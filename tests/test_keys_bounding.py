@@ -1,5 +1,6 @@
 """The noise key (secret, or derived from a seed with a warning) and contribution
 bounding (at most D records per individual, enforced before measuring)."""
+import pickle
 import json
 import warnings
 
@@ -31,9 +32,9 @@ def test_unseeded_keys_are_secret_and_seeded_ones_depend_on_the_parameters():
 def _noise(syn, df):
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.measure.marginals import exact_marginals
-    cols = encode(df, syn.schema)
-    exact = exact_marginals(syn.backend, cols, syn.domain, [m.attrs for m in syn.marginals])
-    return np.concatenate([m.values - e.values for m, e in zip(syn.marginals, exact)])
+    cols = encode(df, syn.model.schema)
+    exact = exact_marginals(syn.backend, cols, syn.model.domain, [m.attrs for m in syn.model.marginals])
+    return np.concatenate([m.values - e.values for m, e in zip(syn.model.marginals, exact)])
 
 
 def test_one_seed_at_two_epsilons_gives_unrelated_noise():
@@ -97,13 +98,13 @@ def test_each_individual_keeps_at_most_d_random_records(d):
 def test_fit_measures_the_bounded_table():
     df, schema = _people()
     syn = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, method="dpsyn").fit(df, schema)
-    assert abs(syn.n_estimate - 100) < 10  # 100 individuals, not 600 rows
+    assert abs(syn.model.n_estimate - 100) < 10  # 100 individuals, not 600 rows
     rep = syn.privacy_report()
     assert "'pid'" in rep["unit_of_privacy"] and "at most 1" in rep["unit_of_privacy"]
     assert rep["neighbouring"] == "add or remove all records of one individual"
     syn3 = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, method="dpsyn") \
         .fit(df, {**schema, "max_records_per_individual": 3})
-    assert abs(syn3.n_estimate - 102) < 10 and syn3.privacy_report()["sensitivity"] == 3
+    assert abs(syn3.model.n_estimate - 102) < 10 and syn3.privacy_report()["sensitivity"] == 3
 
 
 def test_missing_individual_ids_are_refused_before_spending():
@@ -125,14 +126,34 @@ def test_several_id_columns_need_the_individual_named():
         load_schema({"columns": cols, "individual_id": "c"})
 
 
-def test_fit_forgets_the_noise_key():
+def _holds(obj, key, seen) -> bool:
+    """Whether obj, or anything it refers to, is the key (as a tuple or list of words)."""
+    if id(obj) in seen:
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, (tuple, list)) and tuple(obj) == key:
+        return True
+    if isinstance(obj, dict):
+        return any(_holds(v, key, seen) for v in obj.values())
+    if isinstance(obj, (tuple, list, set)):
+        return any(_holds(v, key, seen) for v in obj)
+    return hasattr(obj, "__dict__") and _holds(vars(obj), key, seen)
+
+
+def test_fit_forgets_the_noise_key(monkeypatch):
+    from gpu_dpsyn.measure import fit as measuring
+    keys, real = [], measuring.noise_key
+    monkeypatch.setattr(measuring, "noise_key", lambda *a, **k: keys.append(real(*a, **k))
+                        or keys[-1])
     df, schema = small_table(200)
     syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False).fit(df, schema)
-    assert syn._noise_key is None  # a pickled fitted object cannot redraw the noise
+    assert len(keys) == 1 and _holds([keys[0]], keys[0], set())  # the walk finds it
+    # a pickled fitted object cannot redraw the noise
+    assert not _holds(pickle.loads(pickle.dumps(syn)), keys[0], set())
 
 
 def test_kernel_builds_and_table_size_fail_before_the_first_charge(monkeypatch):
-    from gpu_dpsyn import synthesizer as api
+    from gpu_dpsyn.measure import fit as measuring
     df, schema = small_table(200)
     syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
 
@@ -142,7 +163,7 @@ def test_kernel_builds_and_table_size_fail_before_the_first_charge(monkeypatch):
     with pytest.raises(DataError, match="no compiler"):
         syn.fit(df, schema)
     assert syn.ledger == []
-    monkeypatch.setattr(api, "MAX_ROWS", 100)  # InDif's exact sums assume n < 2^31
+    monkeypatch.setattr(measuring, "MAX_ROWS", 100)  # InDif's exact sums assume n < 2^31
     syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
     with pytest.raises(DataError, match="rows"):
         syn.fit(df, schema)
@@ -158,10 +179,10 @@ def test_max_cells_stays_within_one_noise_stream():
 def test_seeded_keys_differ_with_grouping_selection_rounds_and_a_public_table(monkeypatch):
     """What is measured depends on group_by, the selection, the adaptive rounds and a
     public table: one seed must not give related noise across them."""
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.measure import fit as measuring
     keys = []
-    real = api.noise_key
-    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    real = measuring.noise_key
+    monkeypatch.setattr(measuring, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
     df, schema = small_table(600)
     kw = dict(seed=5, backend="cpu", progress=False, iterations=0)
     with warnings.catch_warnings():
@@ -180,10 +201,10 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
     """The adaptive rounds choose triples from GUM's records: every setting that changes
     those records (or the domain, or the plan) changes what is measured, so one seed must
     not give the same noise across them."""
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.measure import fit as measuring
     keys = []
-    real = api.noise_key
-    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    real = measuring.noise_key
+    monkeypatch.setattr(measuring, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
     df, schema = small_table(600)
     kw = dict(seed=5, backend="cpu", progress=False, adaptive_rounds=0)
     variants = [{}, dict(update_mix="half"), dict(alpha=0.5),
@@ -207,10 +228,10 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
 def test_seeded_keys_differ_with_the_public_tables_contents(monkeypatch):
     """A public table chooses the marginals and starts the rounds' records: two public
     tables, one seed, unrelated noise."""
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.measure import fit as measuring
     keys = []
-    real = api.noise_key
-    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    real = measuring.noise_key
+    monkeypatch.setattr(measuring, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
     df, schema = small_table(600)
     kw = dict(seed=5, backend="cpu", progress=False, iterations=0, adaptive_rounds=0)
     with warnings.catch_warnings():

@@ -130,7 +130,7 @@ def test_cli_refuses_a_bad_target_before_reading_the_tables(tmp_path, capsys, mo
     from gpu_dpsyn import cli
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps(SCHEMA))
-    monkeypatch.setattr(cli, "read_table", lambda *a, **k: pytest.fail("read a table"))
+    monkeypatch.setattr(cli.commands, "read_table", lambda *a, **k: pytest.fail("read a table"))
     assert cli.main(["evaluate", "r.csv", "s.csv", "--schema", str(schema), "--target",
                      "colour"]) == 2
     assert "target 'colour' is not a column" in capsys.readouterr().err

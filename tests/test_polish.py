@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import fit_spied, small_table, xor_table
 
-import gpu_dpsyn.synthesizer as api
+from gpu_dpsyn.generate import records as level_records
 import gpu_dpsyn.generate.polish as polish
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
@@ -210,9 +210,9 @@ def test_the_sample_fits_its_targets_better_with_the_polish():
             syn = Synthesizer(8.0, 1e-6, seed=2, backend="cpu", progress=False,
                               adaptive_rounds=0, polish=on).fit(df, schema)
             out = syn.sample(30000)
-        codes = encode(out, syn.schema)
-        fit[on] = np.mean([0.5 * np.abs(hist(codes, a, syn.domain) - t).sum() / 30000
-                           for a, _, t in syn._targets(30000)])
+        codes = encode(out, syn.model.schema)
+        fit[on] = np.mean([0.5 * np.abs(hist(codes, a, syn.model.domain) - t).sum() / 30000
+                           for a, _, t in syn.model.targets(30000)])
     assert fit[True] < 0.8 * fit[False]
 
 
@@ -238,24 +238,24 @@ def test_after_the_sweep_the_polish_is_the_repair_and_keeps_an_appended_columns_
     # it; the sweep redraws the columns and the polish, not a GUM iteration, repairs
     import gpu_dpsyn.generate.gibbs as gibbs
     calls = []
-    real = api.run_gum
+    real = level_records.run_gum
 
     def spy(backend, targets, cols, key, call, cfg, *a, **k):
         calls.append(cfg)
         return real(backend, targets, cols, key, call, cfg, *a, **k)
-    monkeypatch.setattr(api, "run_gum", spy)
+    monkeypatch.setattr(level_records, "run_gum", spy)
     df, schema = small_table(3000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededNoiseWarning)
         syn = Synthesizer(8.0, 1e-6, seed=0, backend="cpu", progress=False,
                           adaptive_rounds=0).fit(df, schema)
         out = syn.sample(20000)
-    assert syn.structure.appended == [(0, 0)]
+    assert syn.last_run.structure.appended == [(0, 0)]
     assert calls and gibbs.REPAIR not in calls
-    codes = encode(out, syn.schema)
-    (attrs, shape, t), = [x for x in syn._targets(20000) if len(x[0]) > 1]
+    codes = encode(out, syn.model.schema)
+    (attrs, shape, t), = [x for x in syn.model.targets(20000) if len(x[0]) > 1]
     # measured 0.0006 (with the repair instead, polish=False: 0.0011)
-    assert 0.5 * np.abs(hist(codes, attrs, syn.domain) - t).sum() / 20000 < 0.0009
+    assert 0.5 * np.abs(hist(codes, attrs, syn.model.domain) - t).sum() / 20000 < 0.0009
 
 
 def test_a_skipped_column_is_named_in_a_warning(monkeypatch):

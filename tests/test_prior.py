@@ -33,22 +33,22 @@ def test_public_selection_charges_nothing_and_depends_on_the_public_table_only(m
     a, b = _table(4000, "yz", 0), _table(4000, "wy", 2)  # private tables that differ
     syn = _fit(a, public)
     assert "indif" not in [e.label for e in syn.ledger]
-    assert ("w", "x") in syn.selected
-    assert _fit(b, public).selected == syn.selected
+    assert ("w", "x") in syn.model.selected
+    assert _fit(b, public).model.selected == syn.model.selected
     one = sum(e.fraction for e in syn.ledger if len(e.columns) == 1 and e.label == "marginal")
     assert one == pytest.approx(0.1 / 0.9)  # the selection's 10% went to the measurements
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
     assert syn.privacy_report()["selection"].startswith("public")
     # selection="private" keeps the noisy private InDif: charged, and it finds y = z
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.measure import privsyn
     scored = []
-    real = api.measure_indif
-    monkeypatch.setattr(api, "measure_indif",
+    real = privsyn.measure_indif
+    monkeypatch.setattr(privsyn, "measure_indif",
                         lambda *x, **k: scored.append(real(*x, **k)) or scored[-1])
     own = _fit(a, public, selection="private")
     assert [e.label for e in own.ledger].count("indif") == 1
     def covers(syn, pair):  # measured as a pair or inside a combined 3-way marginal
-        return any(set(pair) <= set(m) for m in syn.selected)
+        return any(set(pair) <= set(m) for m in syn.model.selected)
     own_b = _fit(b, public, selection="private")
     # each private table's dependent pair scores highest (InDif 1.5 n = 6,000 against a
     # noise sigma near 200) and is measured; which other pairs join it is up to the noise
@@ -119,11 +119,11 @@ def test_gum_from_a_prior_appends_nothing_by_default():
     kw = dict(seed=0, iterations=2, progress=False, backend="cpu")
     alone = Synthesizer(1.0, 1e-9, **kw).fit(df, schema)
     alone.sample(500)
-    assert alone.structure.appended  # x is appended from (x, y, z)
+    assert alone.last_run.structure.appended  # x is appended from (x, y, z)
     prior = Synthesizer(1.0, 1e-9, **kw).fit(df, schema, public=df.iloc[:1000])
     prior.sample(500)
-    assert prior.structure.appended == []
+    assert prior.last_run.structure.appended == []
     forced = Synthesizer(1.0, 1e-9, append_attributes=True, **kw).fit(df, schema,
                                                                      public=df.iloc[:1000])
     forced.sample(500)
-    assert forced.structure.appended
+    assert forced.last_run.structure.appended

@@ -57,7 +57,7 @@ def test_a_3way_marginal_keeps_every_pair(method):
     syn = Synthesizer(1.0, 1e-9, seed=0, method=method, iterations=20, progress=False,
                       backend="cpu").fit(df, schema)
     if method == "privsyn":
-        assert syn.selected == [("x", "y", "z")]  # the triangle became one 3-way marginal
+        assert syn.model.selected == [("x", "y", "z")]  # the triangle became one 3-way marginal
     out = syn.sample()
     for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
         assert (out[a] == out[b]).mean() >= 0.95, (a, b)
@@ -102,11 +102,11 @@ def test_privsyn_end_to_end(table):
         frac["indif" if e.label == "indif" else "one" if one_way else "sel"] += e.fraction
     assert frac == pytest.approx({"one": 0.1, "indif": 0.1, "sel": 0.8})
     assert sum(e.rho for e in syn.ledger) == pytest.approx(eps_delta_to_rho(1.0, 1e-9))
-    assert all(1 <= len(m) <= 3 for m in syn.selected)
-    res = mean_tvd(df, out, syn.schema, ways=(1, 2))
+    assert all(1 <= len(m) <= 3 for m in syn.model.selected)
+    res = mean_tvd(df, out, syn.model.schema, ways=(1, 2))
     assert res[1] < 0.03 and res[2] < 0.1, res
     # low-count destinations were merged, yet decoded back to real airport codes
-    assert syn.recodes and set(out["dest"]) <= set(schema["columns"]["dest"]["values"])
+    assert syn.model.recodes and set(out["dest"]) <= set(schema["columns"]["dest"]["values"])
     assert out["dest"].nunique() > 30
 
 
@@ -115,8 +115,8 @@ def test_privsyn_beats_independent_sampling(table):
     kw = dict(seed=3, progress=False)
     fitted = Synthesizer(2.0, 1e-9, iterations=20, **kw).fit(df, schema)
     indep = Synthesizer(2.0, 1e-9, iterations=0, **kw).fit(df, schema)
-    a = mean_tvd(df, fitted.sample(), fitted.schema, ways=(2,))[2]
-    b = mean_tvd(df, indep.sample(), indep.schema, ways=(2,))[2]
+    a = mean_tvd(df, fitted.sample(), fitted.model.schema, ways=(2,))[2]
+    b = mean_tvd(df, indep.sample(), indep.model.schema, ways=(2,))[2]
     assert a < 0.6 * b
 
 
@@ -129,13 +129,13 @@ def test_public_prior_seeds_gum(table):
     # with no GUM iteration the records are resampled public rows (compared as codes:
     # numeric values are redrawn inside their bins)
     from gpu_dpsyn.data.encoding import encode
-    pub_rows = set(map(tuple, np.stack(encode(public, syn.schema), 1)))
-    assert all(tuple(r) in pub_rows for r in np.stack(encode(out, syn.schema), 1))
+    pub_rows = set(map(tuple, np.stack(encode(public, syn.model.schema), 1)))
+    assert all(tuple(r) in pub_rows for r in np.stack(encode(out, syn.model.schema), 1))
     # and the prior helps: from a public start, GUM ends closer to the private data
     kw = dict(seed=1, iterations=5, progress=False)
     a = Synthesizer(1.0, 1e-9, **kw).fit(df, schema, public=public).sample()
     b = Synthesizer(1.0, 1e-9, **kw).fit(df, schema).sample()
-    s = syn.schema
+    s = syn.model.schema
     assert mean_tvd(df, a, s, ways=(2,))[2] < mean_tvd(df, b, s, ways=(2,))[2] + 0.005
 
 
@@ -152,9 +152,9 @@ def test_workload_gets_forced_and_weighted(table):
                       workload={("origin", "sched_dep_time"): 5.0,
                                 ("month", "carrier", "origin"): 2.0})
     syn.fit(df, schema)
-    assert ("origin", "sched_dep_time") in syn.selected or \
-        ("month", "origin", "sched_dep_time") in syn.selected
-    assert ("month", "carrier", "origin") in syn.selected
+    assert ("origin", "sched_dep_time") in syn.model.selected or \
+        ("month", "origin", "sched_dep_time") in syn.model.selected
+    assert ("month", "carrier", "origin") in syn.model.selected
     # the selected marginals' one split (the adaptive rounds measure triples from their
     # own share, and measure again with weights over a different set)
     first = syn.ledger[:next((i for i, e in enumerate(syn.ledger) if e.label == "3-way errors"),

@@ -82,7 +82,7 @@ def test_pending_schema_round_trips_and_chosen_one_writes_edges():
     again = load_schema(s.to_dict())
     assert again["wage"].private == s["wage"].private
     syn = fit(df, schema)
-    d = syn.schema.to_dict()["columns"]["wage"]
+    d = syn.model.schema.to_dict()["columns"]["wage"]
     assert "bins" not in d and d["edges"] == syn.privacy_report()["private_bins"]["wage"]
 
 
@@ -197,11 +197,11 @@ def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
     means, flat_means, q99, q99_flat, worse = [], [], [], [], 0
     for seed in range(8):
         syn = fit(df, schema, seed=seed)
-        w = syn.schema["wage"]
+        w = syn.model.schema["wage"]
         assert w.within is not None and w.edges[-2] > 1500  # a top bin reaching 19001
         out = syn.sample()["wage"]
         assert (out == out.round()).all() and out.min() >= 50 and out.max() <= 19000
-        syn.schema = syn.schema.with_edges(syn.bins.edges)  # the same bins, no shape
+        syn.model.schema = syn.model.schema.with_edges(syn.model.bins.edges)  # the same bins, no shape
         flat = syn.sample()["wage"]
         # uniform inside the top bin puts 1/32 of the rows near (1500 + 19000) / 2; a
         # draw whose top bin came out small leaves both close (one in 8 under this noise
@@ -216,7 +216,7 @@ def test_synthetic_wages_follow_the_noisy_shape_not_the_far_max():
     assert np.median(q99) < 0.5 * np.median(q99_flat)
     assert abs(np.mean(means) - real.mean()) < 0.5 * abs(np.mean(flat_means) - real.mean())
     assert np.mean(means) == pytest.approx(real.mean(), rel=0.15)
-    assert load_schema(syn.schema.to_dict())["wage"].within is None  # not saved
+    assert load_schema(syn.model.schema.to_dict())["wage"].within is None  # not saved
 
 
 # -- the mechanism, recomputed independently --------------------------------------------
@@ -265,7 +265,7 @@ def test_edges_equal_an_independent_computation(method, backend, monkeypatch):
         pq = s[name].private
         grid_codes = np.searchsorted(pq.grid, df[name], side="right") - 1
         want = _reference_edges(grid_codes, pq.cells, pq.k, entry.noise, key, call, pq.grid)
-        assert syn.privacy_report()["private_bins"][name] == want == syn.schema[name].edges
+        assert syn.privacy_report()["private_bins"][name] == want == syn.model.schema[name].edges
         assert entry.cells == pq.cells
 
 
@@ -306,10 +306,10 @@ def test_quantile_share_is_a_parameter():
 
 def test_a_seeded_key_depends_on_the_quantile_share_when_a_column_asks(monkeypatch):
     # the share changes every measurement's budget: one seed, two shares, unrelated noise
-    import gpu_dpsyn.synthesizer as api
+    from gpu_dpsyn.measure import fit as measuring
     keys = []
-    real = api.noise_key
-    monkeypatch.setattr(api, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
+    real = measuring.noise_key
+    monkeypatch.setattr(measuring, "noise_key", lambda *a, **k: keys.append(real(*a, **k)) or keys[-1])
     df, schema = wages(3000)
     fit(df, schema, quantile_share=0.2, adaptive_rounds=0)
     fit(df, schema, quantile_share=0.3, adaptive_rounds=0)
@@ -322,7 +322,7 @@ def test_a_schema_without_private_bins_spends_as_before():
     a = fit(df, schema)
     b = fit(df, schema, quantile_share=0.3)  # no column asks: the share is not spent
     assert [e.fraction for e in a.ledger] == [e.fraction for e in b.ledger]
-    assert all(e.label != "quantiles" for e in a.ledger) and a.bins is None
+    assert all(e.label != "quantiles" for e in a.ledger) and a.model.bins is None
 
 
 # -- what it is for -----------------------------------------------------------------------
@@ -333,8 +333,8 @@ def test_skewed_column_bins_hold_near_equal_shares():
     equal["columns"]["wage"]["bins"] = K
     assert fattest_bin(df, equal) > 0.55  # equal width: most wages in the first bin
     syn = fit(df, schema)
-    share = fattest_bin(df, syn.schema)
-    assert syn.schema["wage"].bins >= K - 2 and share < 2.5 / K
+    share = fattest_bin(df, syn.model.schema)
+    assert syn.model.schema["wage"].bins >= K - 2 and share < 2.5 / K
     out = syn.sample()
     # the synthetic wages follow the real quantiles, not the equal-width bins
     assert np.median(out["wage"]) == pytest.approx(np.median(df["wage"]), rel=0.1)
@@ -343,7 +343,7 @@ def test_skewed_column_bins_hold_near_equal_shares():
 def test_same_seed_same_edges_other_seed_other_edges():
     df, schema = wages(5000)
     a, b, c = fit(df, schema), fit(df, schema), fit(df, schema, seed=1)
-    assert a.bins.edges == b.bins.edges and a.bins.edges != c.bins.edges
+    assert a.model.bins.edges == b.model.bins.edges and a.model.bins.edges != c.model.bins.edges
     assert a.sample().equals(b.sample())
 
 
@@ -354,10 +354,10 @@ def test_nullable_and_public_prior_use_the_chosen_bins():
     schema["columns"]["wage"]["nullable"] = True
     pub = df.sample(300, random_state=0).reset_index(drop=True)
     syn = fit(df, schema, public=pub, filter_low_counts=False)
-    col = syn.schema["wage"]
-    assert col.null_code == col.bins and (syn.public[0] == col.null_code).any()
+    col = syn.model.schema["wage"]
+    assert col.null_code == col.bins and (syn.model.public[0] == col.null_code).any()
     # the public codes are the public table binned with the chosen edges
-    assert np.array_equal(syn.public[0], encode(pub, syn.schema)[0])
+    assert np.array_equal(syn.model.public[0], encode(pub, syn.model.schema)[0])
     out = syn.sample()
     assert out["wage"].isna().mean() == pytest.approx(0.1, abs=0.03)
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import small_table, xor_table
 from stats_util import CHI2_1E6
 
-import gpu_dpsyn.synthesizer as api
+from gpu_dpsyn.generate import records
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy.keys import SeededNoiseWarning
@@ -134,7 +134,7 @@ def run_fit(monkeypatch, **kw):
         before = [c.copy() for c in cols]
         neighbour_shuffle(backend, cols, targets, sizes, key, call, **more)
         seen.append((targets, list(sizes), before, [c.copy() for c in cols]))
-    monkeypatch.setattr(api, "neighbour_shuffle", spy)
+    monkeypatch.setattr(records, "neighbour_shuffle", spy)
     df, schema = kw.pop("table", None) or small_table(800)
     public = kw.pop("public", None)
     with warnings.catch_warnings():

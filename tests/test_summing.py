@@ -42,7 +42,7 @@ def test_seeded_output_is_the_same_with_either_pythons_sum(flights, flights_sche
     def run():
         syn = Synthesizer(1.0, 1e-9, backend="cpu", **kw).fit(df, schema)
         return syn.sample(), [e.sigma for e in syn.ledger], \
-            [m.values.tobytes() for m in syn.marginals]
+            [m.values.tobytes() for m in syn.model.marginals]
 
     a = run()
     monkeypatch.setattr(builtins, "sum", compensated_sum)

@@ -103,11 +103,11 @@ def test_combined_triangles_stay_within_max_cells():
     df, schema["columns"] = df[["a", "b", "c"]], {x: schema["columns"][x] for x in "abc"}
     syn = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, max_cells=100, seed=0,
                       iterations=2).fit(df, schema)
-    assert {("a", "b"), ("a", "c"), ("b", "c")} <= set(syn.selected)
+    assert {("a", "b"), ("a", "c"), ("b", "c")} <= set(syn.model.selected)
     assert max(e.cells for e in syn.ledger) <= 100
     big = Synthesizer(50.0, 1e-6, backend="cpu", progress=False, seed=0,
                       iterations=2).fit(df, schema)
-    assert ("a", "b", "c") in big.selected  # the triangle is combined when it fits
+    assert ("a", "b", "c") in big.model.selected  # the triangle is combined when it fits
 
 
 def test_check_sample_before_fit_needs_the_schema():
@@ -126,7 +126,7 @@ def test_numpy_scalars_are_accepted_for_the_budget_and_seed(eps, delta):
     df, schema = small_table(300)
     syn = Synthesizer(eps, delta, seed=np.int64(3), backend="cpu", progress=False,
                       iterations=1).fit(df, schema)
-    assert type(syn.epsilon) is float and type(syn.delta) is float
+    assert type(syn.settings.epsilon) is float and type(syn.settings.delta) is float
     assert syn.privacy_report()["epsilon"] == float(eps)
 
 
@@ -178,7 +178,7 @@ def test_a_noisy_row_count_warns_from_the_estimate_and_noise_levels():
     df, schema = small_table(3000)
     kw = dict(seed=0, iterations=1, progress=False, backend="cpu")
     syn = Synthesizer(1e-4, 1e-9, **kw).fit(df, schema)
-    with pytest.warns(RowCountWarning, match=rf"estimated at {syn.n_estimate:,} with a "
+    with pytest.warns(RowCountWarning, match=rf"estimated at {syn.model.n_estimate:,} with a "
                                              r"standard error of about [\d,]+ .*--rows"):
         syn.sample()
     with warnings.catch_warnings():
@@ -186,7 +186,7 @@ def test_a_noisy_row_count_warns_from_the_estimate_and_noise_levels():
         syn.sample(500)  # the size was chosen: nothing to warn about
         Synthesizer(1.0, 1e-9, **kw).fit(df, schema).sample()
     # the standard error comes from noise levels and domains only, never the data
-    se = [Synthesizer(0.01, 1e-9, method="dpsyn", **kw).fit(d, schema).n_standard_error
+    se = [Synthesizer(0.01, 1e-9, method="dpsyn", **kw).fit(d, schema).model.n_standard_error
           for d in (df, small_table(1000, seed=1)[0])]
     assert se[0] == se[1] > 0
 
@@ -198,12 +198,12 @@ def test_an_estimated_row_count_beyond_memory_names_the_estimate(monkeypatch):
     for seed in range(20):  # about half the noise draws at this epsilon are positive
         syn = Synthesizer(1e-9, 1e-9, seed=seed, iterations=1, progress=False,
                           backend="cpu").fit(df, schema)
-        if syn.n_estimate > 10 ** 8:
+        if syn.model.n_estimate > 10 ** 8:
             break
-    assert syn.n_estimate > 10 ** 8  # the noise made it absurd
+    assert syn.model.n_estimate > 10 ** 8  # the noise made it absurd
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(DataError, match=rf"^the row count is estimated at "
-                                            rf"{syn.n_estimate:,} .*needs about .*--rows N"):
+                                            rf"{syn.model.n_estimate:,} .*needs about .*--rows N"):
             syn.sample()
     assert len(syn.sample(100)) == 100

@@ -7,7 +7,6 @@ what was guessed and why, so the user can replace it with public knowledge.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 
 import numpy as np
@@ -19,24 +18,12 @@ from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import Column, Schema, _numeric_edges, column_from_spec
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.support import default_edges, parse_support
+from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
+                                    is_text, numbering, span_in, unit_start)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
-ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
-# (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
 ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
-_ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
-             "hhid", "ssn"}  # anywhere in the name
-_ID_LAST = {"no", "nr", "num", "number", "key", "code", "serial"}  # as its last word only:
-# account_number, case_no; not num_votes, price_no_tax
-_CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
-_GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|account|client|"
-                       r"member|order|case|student|employee|household|family|firm|company|"
-                       r"school|transaction|product|item|session|visit|event|device)"
-                       r"_?(?:id|no|nr|num|number|key|code)$", re.I)  # CUSTOMERID
-_LEADING_ZERO = re.compile(r"^[+-]?0\d")
-_ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
-                  r"(?:Z|[+-]\d\d:?\d\d)?$")
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
 _FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
@@ -149,8 +136,8 @@ class _Guesser:
         vals = s.dropna()
         if vals.empty and not is_id:
             raise SchemaError(f"column {name!r} has no values to infer a schema from")
-        text = _is_text(s)
-        stamps, offsets = _as_datetime(s, vals, text)
+        text = is_text(s)
+        stamps, offsets = as_datetime(s, vals, text)
         if is_id:
             if stamps is not None:
                 raise SchemaError(f"--id {name}: column {name!r} holds dates; an id column "
@@ -162,7 +149,7 @@ class _Guesser:
         if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
             values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
-        numbers = _as_numbers(vals, text)
+        numbers = as_numbers(vals, text)
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
@@ -173,8 +160,8 @@ class _Guesser:
         whole = integral and (huge or not beyond)
         distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
         if numbers is None or whole:
-            if distinct and (numbers is None or _id_name(name) or huge or
-                             _numbering(numbers, n_distinct)):
+            if distinct and (numbers is None or id_name(name) or huge or
+                             numbering(numbers, n_distinct)):
                 warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -208,7 +195,7 @@ class _Guesser:
             raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
                               "to list: bin it or mark it as an id column (--id)")
         values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
-        zeros = text and any(_LEADING_ZERO.match(str(v)) for v in values)
+        zeros = text and any(LEADING_ZERO.match(str(v)) for v in values)
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
 
@@ -255,14 +242,14 @@ class _Guesser:
         v = t.dropna()
         wall = v.dt.tz_localize(None) if tz else v
         # what a coarser draft needs (_bin_listed_codes), not the column itself
-        self.stamps[name] = (wall.min(), wall.max(), _finest_unit(wall), tz, nullable, offsets)
+        self.stamps[name] = (wall.min(), wall.max(), finest_unit(wall), tz, nullable, offsets)
         return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
 
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
         """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
         whose span has at most `limit` bins, else in at most `bins` equal bins."""
         for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
-            if _span_in(unit, lo, hi) <= limit:
+            if span_in(unit, lo, hi) <= limit:
                 break
         else:
             unit = None
@@ -270,8 +257,8 @@ class _Guesser:
             spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
                     "bins": min(self.bins, limit)}
         else:
-            start = _unit_start(lo, unit)
-            end = _unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
+            start = unit_start(lo, unit)
+            end = unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
                 - pd.Timedelta(seconds=1)
             spec = {"min": start.isoformat(), "max": end.isoformat(), "unit": unit}
         if tz:
@@ -362,86 +349,3 @@ def _decode_error(x: np.ndarray, edges) -> float:
     return float(np.abs(x - spread).mean())
 
 
-def _numbering(numbers: np.ndarray, n_distinct: int) -> bool:
-    """Distinct integers that number the rows: dense in their range (ID_DENSITY).  Amounts
-    are nearly all distinct too, but scattered (household spending 14,601 to 11,397,547);
-    so are identifiers not named as such, which are then binned, never listed."""
-    return n_distinct >= ID_DENSITY * (float(numbers.max()) - float(numbers.min()) + 1)
-
-
-def _id_name(name: str) -> bool:
-    """A name that says identifier: a word of _ID_WORDS (person_id, pid), a last word of
-    _ID_LAST (case_no, account_number), camelCase ...Id / ...ID, or an entity glued to
-    one (CUSTOMERID, objectid)."""
-    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
-    return bool(set(words) & _ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
-        bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
-
-
-def _is_text(s: pd.Series) -> bool:
-    return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
-
-
-def _as_numbers(vals: pd.Series, text: bool):
-    """float64 values when every value is a finite number written plainly (no leading
-    zeros: "02134" is a code), else None."""
-    if pd.api.types.is_bool_dtype(vals):
-        return None
-    if not text:
-        if pd.api.types.is_numeric_dtype(vals):
-            x = vals.to_numpy(dtype=np.float64)
-            return x if np.isfinite(x).all() else None
-        return None
-    if not all(isinstance(v, str) for v in vals):
-        x = pd.to_numeric(vals, errors="coerce")
-        return None if x.isna().any() else x.to_numpy(dtype=np.float64)
-    if vals.str.match(_LEADING_ZERO).any():
-        return None
-    x = pd.to_numeric(vals, errors="coerce")
-    if x.isna().any():
-        return None
-    x = x.to_numpy(dtype=np.float64)
-    # text beyond 2**53 is a code: as floats, 1500000000000000001 and ...002 are one value
-    return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
-
-
-def _as_datetime(s: pd.Series, vals: pd.Series, text: bool):
-    """(datetimes, read from text with UTC offsets) when the column holds datetimes or
-    ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
-    if pd.api.types.is_datetime64_any_dtype(s.dtype):
-        return s.reset_index(drop=True), False
-    if not text or not all(isinstance(v, str) for v in vals) or \
-            not vals.str.match(_ISO).all():
-        return None, False
-    aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
-    if aware.any() and not aware.all():
-        return None, False  # mixed: left as text for the user to sort out
-    t = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=bool(aware.any()))
-    if t[s.notna()].isna().any():
-        return None, False
-    return pd.Series(t).reset_index(drop=True), bool(aware.any())
-
-
-def _finest_unit(wall: pd.Series) -> str:
-    ns = wall.dt.as_unit("ns").astype("int64").to_numpy()
-    for unit, size in (("second", 60), ("minute", 3600), ("hour", 86400)):
-        if (ns % (size * 10 ** 9)).any():
-            return unit
-    return "day"
-
-
-def _span_in(unit: str, lo: pd.Timestamp, hi: pd.Timestamp) -> float:
-    if unit == "year":
-        return hi.year - lo.year + 1
-    if unit == "month":
-        return (hi.year - lo.year) * 12 + hi.month - lo.month + 1
-    size = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[unit]
-    return (hi - lo).total_seconds() / size + 1
-
-
-def _unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
-    if unit == "year":
-        return pd.Timestamp(t.year, 1, 1)
-    if unit == "month":
-        return pd.Timestamp(t.year, t.month, 1)
-    return t.floor(UNITS[unit])

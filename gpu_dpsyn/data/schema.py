@@ -360,9 +360,3 @@ def load_schema(source) -> Schema:
         raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
     return schema_from_dict(d)
 
-
-def __getattr__(name):  # inference moved to inference.py; these names still import from here
-    if name in ("infer_schema", "NonPrivateSchemaWarning"):
-        from gpu_dpsyn.data import inference
-        return getattr(inference, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 GUM is post-processing, so batches need nothing from each other: batch b is fitted to
 its exact integer share of every target (splitting.py) by the very code sample() runs
-(Synthesizer._generate), with the post-processing RNG's call word set to its own value,
+(generate.sample.generate), with the post-processing RNG's call word set to its own value,
 and written to part-<b>.parquet.  A task writes to a temporary name and renames, so a
 part is there whole or not at all, and a task that is run again (a retry, a lost
 worker) replaces its part with the same bytes: nothing is written twice.  A lost
@@ -11,7 +11,7 @@ only ever holds one batch's targets per task in flight, never rows.
 """
 from __future__ import annotations
 
-import copy
+import dataclasses
 import itertools
 import math
 import os
@@ -23,6 +23,7 @@ import numpy as np
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
@@ -33,9 +34,9 @@ MAX_BATCH_ROWS = 1 << 22
 # 10^5 rows fitted the targets within 0.98-1.05 times one batch's TVD, of 10^4 rows 1.2-1.3
 MIN_BATCH_ROWS = 1 << 17
 MEMORY_SHARE = 0.5  # of a worker's memory limit, split over its threads, for one batch
-# host bytes per row of a batch besides its codes: GUM's work arrays (api.WORK_BYTES_PER_ROW)
-# and, per column, the decoded frame plus its Arrow copy while the part is written
-WORK_BYTES_PER_ROW = 80
+# host bytes per row of a batch besides its codes and GUM's work arrays
+# (generate.sample.WORK_BYTES_PER_ROW): per column, the decoded frame plus its Arrow copy
+# while the part is written
 OUTPUT_BYTES_PER_CELL = 48
 
 
@@ -59,27 +60,33 @@ def check_output_dir(path) -> Path:
     return p
 
 
-def sample_to(syn, path, n: int, batch_rows: int | None = None) -> dict:
-    """Write n rows of the fitted `syn` under `path` (see Synthesizer.sample_to)."""
+def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None = None
+              ) -> dict:
+    """Write n rows of the fitted model under `path` (see Synthesizer.sample_to), on the
+    client's workers or in this process; reserve_calls(k): the first of k fresh values
+    of the post-processing RNG's call word."""
     out = check_output_dir(path)
+    backend = model.settings.backend
     if batch_rows is None:
-        batch_rows = default_batch_rows(syn, n)
+        batch_rows = default_batch_rows(model, client, n)
     batch_rows = integer("batch_rows", batch_rows, 1)
     sizes = batch_sizes(n, batch_rows)
-    first_call = syn._reserve_calls(len(sizes))
+    first_call = reserve_calls(len(sizes))
     out.mkdir(exist_ok=True)
     width = max(5, len(str(len(sizes) - 1)))
-    arrow = arrow_schema(syn)
-    detached = detach(syn)
+    arrow = arrow_schema(model)
+    # the tasks draw no bars (their settings' only difference: no output effect)
+    model = dataclasses.replace(model, settings=dataclasses.replace(model.settings,
+                                                                    progress=False))
     starts = itertools.accumulate(sizes, initial=1)  # the first id of each batch
     batches = (dict(part=f"part-{b:0{width}d}.parquet", n=size, targets=targets,
                     call=first_call + b, first_id=first)
                for b, (size, first, targets) in enumerate(zip(sizes, starts, split_targets(
-                   syn._targets(n), sizes))))
-    if syn.client is None:
-        done = [write_batch(detached, syn.backend_name, str(out), arrow, **b) for b in batches]
+                   model.targets(n), sizes))))
+    if client is None:
+        done = [write_batch(model, backend, str(out), arrow, **b) for b in batches]
     else:
-        done = _run_on(syn.client, detached, syn.backend_name, str(out), arrow, batches)
+        done = _run_on(client, model, backend, str(out), arrow, batches)
     for tmp in out.glob(".part-*.tmp"):  # a lost worker's unfinished part (the directory
         tmp.unlink(missing_ok=True)     # was empty at the start: these are ours)
     rows = sum(d["rows"] for d in done)
@@ -91,18 +98,18 @@ def sample_to(syn, path, n: int, batch_rows: int | None = None) -> dict:
             "gum_history": done[0]["history"]}
 
 
-def _run_on(client, detached, backend: str, out: str, arrow, batches) -> list:
+def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
     """Every batch as a task, at most two per worker thread in flight (their targets
     are the client's only memory of them)."""
     from dask.distributed import as_completed
-    syn = client.scatter(detached, broadcast=True)
+    model = client.scatter(model, broadcast=True)
     window = 2 * max(1, sum(client.nthreads().values()))
     running = as_completed()
 
     def submit():
         b = next(batches, None)
         if b is not None:
-            running.add(client.submit(write_batch, syn, backend, out, arrow, retries=RETRIES,
+            running.add(client.submit(write_batch, model, backend, out, arrow, retries=RETRIES,
                                       key=f"gpu-dpsyn-{b['part']}-{uuid.uuid4().hex}", **b))
     for _ in range(window):
         submit()
@@ -114,33 +121,21 @@ def _run_on(client, detached, backend: str, out: str, arrow, batches) -> list:
     return done
 
 
-def detach(syn):
-    """A copy of the fitted synthesizer for the tasks: without its backend (each worker
-    takes its own), client and accountant, none of which a batch uses."""
-    s = copy.copy(syn)
-    s.backend = s.client = s.accountant = None
-    s.progress = False
-    s.timings, s.history, s.gum_seconds = {}, [], []
-    return s
-
-
-def arrow_schema(syn):
+def arrow_schema(model):
     """The Arrow schema every part is written with: read off one decoded row, so the
     types follow the schema (dtypes.output_dtype), whatever values a batch holds."""
     import pyarrow as pa
-    codes = [np.zeros(1, code_dtype(c.size)) for c in syn.schema.synth_columns]
-    return pa.Schema.from_pandas(decode(codes, syn.schema), preserve_index=False)
+    codes = [np.zeros(1, code_dtype(c.size)) for c in model.schema.synth_columns]
+    return pa.Schema.from_pandas(decode(codes, model.schema), preserve_index=False)
 
 
-def write_batch(syn, backend: str, out: str, arrow, part: str, n: int, targets, call: int,
+def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets, call: int,
                 first_id: int) -> dict:
     """Task: n rows fitted to targets, written to out/part (whole, or not at all)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    s = copy.copy(syn)  # the tasks of one worker share `syn`
-    s.backend, s.timings = worker_backend(backend), {}
-    df = s._generate(n, targets, call)
-    for col in s.schema.columns:
+    df, run = generate(worker_backend(backend), model, n, targets, call)
+    for col in model.schema.columns:
         if col.kind == "id":  # numbered 1..n over the union, not per batch
             df[col.name] += first_id - 1
     final = os.path.join(out, part)
@@ -151,21 +146,22 @@ def write_batch(syn, backend: str, out: str, arrow, part: str, n: int, targets, 
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    return {"part": part, "rows": len(df), "history": s.history}
+    return {"part": part, "rows": len(df), "history": run.history}
 
 
-def default_batch_rows(syn, n: int) -> int:
+def default_batch_rows(model, client, n: int) -> int:
     """Rows per batch from the workers' configured memory (never from what is free now,
     which would change the output from run to run): the fewest batches of at most
     MEMORY_SHARE of the smallest worker's limit (and GPU memory) per thread, rounded down
     to a power of two and to MAX_BATCH_ROWS; then, while batches stay above
     MIN_BATCH_ROWS, a multiple of the cluster's threads, so that each gets as many."""
-    code_bytes = sum(code_dtype(d).itemsize for d in syn.domain)
-    host_row = code_bytes + WORK_BYTES_PER_ROW + OUTPUT_BYTES_PER_CELL * len(syn.schema.columns)
-    if syn.client is None:
-        infos = [worker_memory(syn.backend_name)]
+    backend = model.settings.backend
+    code_bytes = sum(code_dtype(d).itemsize for d in model.domain)
+    host_row = code_bytes + WORK_BYTES_PER_ROW + OUTPUT_BYTES_PER_CELL * len(model.schema.columns)
+    if client is None:
+        infos = [worker_memory(backend)]
     else:
-        infos = list(syn.client.run(worker_memory, syn.backend_name).values())
+        infos = list(client.run(worker_memory, backend).values())
     if not infos:
         raise DPSynError("the Dask cluster has no workers")
     fits = []

@@ -5,6 +5,44 @@ from __future__ import annotations
 import numpy as np
 
 from gpu_dpsyn.core.types import Marginal
+from gpu_dpsyn.estimate.consistency import make_consistent
+from gpu_dpsyn.estimate.empirical_bayes import denoise_marginals
+
+
+def estimate(marginals, measured_cells, denoise: bool, rounds: int) -> float:
+    """The noisy marginals, in place, as GUM's targets: each multi-way one's cells by
+    their posterior means (empirical_bayes.py; denoise=False keeps them as measured),
+    then consistent and non-negative.  Returns their common total."""
+    if denoise:
+        denoise_marginals(marginals, measured_cells)
+    return make_consistent(marginals, max_rounds=rounds)
+
+
+def top(marginals) -> list:
+    """The marginals inside no other one."""
+    sets = [set(m.attrs) for m in marginals]
+    return [m for m, s in zip(marginals, sets) if not any(s < o for o in sets)]
+
+
+def scaled_targets(level, n: int) -> list:
+    """GUM's targets (attrs, shape, counts): the level's most detailed marginals (those
+    inside no other), scaled to n records."""
+    out = []
+    for m in top(level.marginals):
+        tot = m.values.sum()
+        t = m.values * (n / tot) if tot > 0 else np.full(m.cells, n / m.cells)
+        out.append((m.attrs, m.shape, t))
+    return out
+
+
+def pooled_total(levels) -> tuple:
+    """(row count estimate, its standard error): the levels' common totals pooled by
+    inverse variance (one level: its own)."""
+    if len(levels) == 1:
+        return levels[0].total, levels[0].standard_error
+    w = np.array([1.0 / max(lv.standard_error, 1e-12) ** 2 for lv in levels])
+    t = np.array([lv.total for lv in levels])
+    return float((w * t).sum() / w.sum()), float(1.0 / np.sqrt(w.sum()))
 
 
 def private_row_estimate(one_way) -> float:

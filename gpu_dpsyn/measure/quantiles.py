@@ -51,7 +51,6 @@ from gpu_dpsyn.privacy.samplers import draw
 from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.data.types.quantile_bins import Within
 
-DEFAULT_SHARE = 0.05  # of the whole budget, for all private-quantile columns together
 _SHARE_QUANTUM = 2.0 ** -30  # shares are multiples of this, so the rest is exact in floats
 
 

@@ -34,7 +34,7 @@ def noise_key(seed: int | None, **context) -> tuple[int, ...]:
     the public parameters in `context` (warns: SeededNoiseWarning)."""
     if seed is None:
         return key_words(os.urandom(32))
-    warnings.warn(SEEDED_MESSAGE, SeededNoiseWarning, stacklevel=3)
+    warnings.warn(SEEDED_MESSAGE, SeededNoiseWarning, stacklevel=4)  # the caller of fit()
     text = json.dumps(context, sort_keys=True, default=str).encode()
     # each version: the same parameters measure other triples (v2 the neighbour shuffle,
     # v3 the Gibbs sweep on the rounds' records); a seed must not repeat older noise on them

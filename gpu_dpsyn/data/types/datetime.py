@@ -9,7 +9,6 @@ range is given in whole seconds.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd

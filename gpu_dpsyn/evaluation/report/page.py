@@ -9,7 +9,7 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn import __version__
+from gpu_dpsyn.version import __version__
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.evaluation.evaluate import ml_utility
 from gpu_dpsyn.evaluation.fidelity import Evaluation, evaluate_tables

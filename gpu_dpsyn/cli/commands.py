@@ -1,7 +1,7 @@
-"""Command line: gpu-dpsyn synthesize | evaluate | infer-schema."""
+"""The commands behind gpu-dpsyn synthesize | evaluate | infer-schema (cli/parser.py
+has their arguments)."""
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpu_dpsyn.selection.triples import ROUNDS
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
@@ -31,7 +30,7 @@ def _check_inputs(*paths) -> None:
 
 
 @contextmanager
-def _warnings_to_stderr():
+def warnings_to_stderr():
     """Each warning as one 'gpu-dpsyn: warning:' line when it is raised (Python's format
     adds the source line, which says nothing to a command-line user)."""
     with warnings.catch_warnings():
@@ -64,7 +63,7 @@ def _check_outputs(outputs: dict, inputs) -> None:
             raise DPSynError(f"{flag} {path!r} is not writable")
 
 
-def _synthesize(a) -> int:
+def synthesize(a) -> int:
     if a.workers is not None or a.scheduler is not None:
         return _synthesize_on_dask(a)
     if a.batch_rows is not None:
@@ -91,21 +90,10 @@ def _synthesize(a) -> int:
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
     write_table(out, a.out)
-    rep = _write_ledger(a, syn, syn.history)
+    rep = _write_ledger(a, syn, syn.last_run.history)
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
     return 0
-
-
-def _iterations(text: str):
-    """argparse type for --iterations: 'auto' or an integer (validated by GUMConfig)."""
-    if text == "auto":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer, got {text!r}") \
-            from None
 
 
 def _synthesizer(a, client=None):
@@ -172,8 +160,8 @@ def _synthesize_on_dask(a) -> int:
     check_writable(schema, Path(a.out) / "part.parquet")
     syn = _synthesizer(a)  # parameters checked before a cluster starts
     if a.rows is not None:
-        from gpu_dpsyn.synthesizer import _row_count
-        _row_count(a.rows)
+        from gpu_dpsyn.generate.sample import row_count
+        row_count(a.rows)
     public = read_table(a.public, schema=schema) if a.public else None
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
     with dask_client(a.workers, a.scheduler, gpu) as client:
@@ -202,7 +190,7 @@ def _parse_workload(items):
     return out
 
 
-def _evaluate(a) -> int:
+def evaluate(a) -> int:
     from gpu_dpsyn.evaluation.evaluate import check_sklearn, check_target, ml_rows, ml_utility
     from gpu_dpsyn.evaluation.fidelity import evaluate_tables
     from gpu_dpsyn.data.inference import infer_schema
@@ -277,7 +265,7 @@ def _chosen_bins(schema, chosen: dict):
     return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 
 
-def _infer(a) -> int:
+def infer(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema_with_summary
     _check_inputs(a.input)
     _check_outputs({"--out": a.out}, [a.input])
@@ -293,147 +281,3 @@ def _infer(a) -> int:
           file=sys.stderr)
     print("\n".join(summary), file=sys.stderr)
     return 0
-
-
-BUDGET_HELP = """choosing epsilon and delta:
-  epsilon bounds how much one individual can change the probability of any output: by at most
-  a factor e^epsilon. Smaller is stronger and noisier: 0.3-1 is strong, 1-3 moderate, up to 10
-  weak; epsilon = 1 is a common starting point.
-  delta is the probability that the epsilon bound may fail. Choose it well below 1/n for n
-  individuals, typically 1e-9 to 1e-6 (1e-9 costs little accuracy)."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from gpu_dpsyn import __version__
-    p = argparse.ArgumentParser(prog="gpu-dpsyn", description=__doc__)
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
-                   help="print the version and exit")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("synthesize", help="fit on a private table and write a synthetic one",
-                       epilog=BUDGET_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    s.add_argument("input", help="the private table (.csv, .csv.gz/.bz2/.xz/.zip, .parquet)")
-    s.add_argument("--schema", required=True,
-                   help="public schema JSON (ours or NIST); draft one with infer-schema, then "
-                        "review it")
-    s.add_argument("--epsilon", type=float, required=True,
-                   help="privacy budget epsilon > 0: smaller is more private and noisier "
-                        "(0.3-1 strong, 1-3 moderate, up to 10 weak; see below)")
-    s.add_argument("--delta", type=float, required=True,
-                   help="privacy parameter delta in (0, 1): well below 1/n for n "
-                        "individuals, typically 1e-9 to 1e-6")
-    s.add_argument("--out", required=True,
-                   help="the synthetic table to write; its suffix picks the format")
-    s.add_argument("--rows", type=int, default=None,
-                   help="rows to write (default: the differentially private estimate of the "
-                        "real row count)")
-    s.add_argument("--seed", type=int, default=None,
-                   help="make the run reproducible, for tests only: a seeded release must "
-                        "not be published")
-    s.add_argument("--iterations", type=_iterations, default="auto",
-                   help="GUM iterations: a number, or auto (default: until the fit to the "
-                        "noisy marginals stops improving, at most 200; post-processing, "
-                        "costs no budget)")
-    s.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"],
-                   help="privsyn: private marginal selection (default); dpsyn: all 2-way")
-    s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
-                   help="column set that matters more, e.g. carrier,dest:3 (repeatable)")
-    s.add_argument("--public", help="a public table of the same schema: GUM starts from its "
-                                    "records and (with --selection auto) the marginals are "
-                                    "chosen from it at no privacy cost")
-    s.add_argument("--selection", default="auto", choices=["auto", "public", "private"],
-                   help="how the marginals are chosen: from the --public table (free), from "
-                        "noisy private scores (10%% of the budget; better when the public "
-                        "table differs much), or auto: public when --public is given")
-    s.add_argument("--prior-tolerance", type=float, default=0.0, metavar="K",
-                   help="GUM leaves a cell within K noise standard deviations of its target "
-                        "as the prior has it (default 0: K = 1 helped a close --public table "
-                        "a little and hurt a distant one much)")
-    s.add_argument("--adaptive-rounds", type=int, default=ROUNDS, metavar="N",
-                   help="privsyn: rounds that add the 3-way marginals a first fit misses "
-                        "most (35%% of the marginals' budget; what they do not use measures "
-                        "the chosen marginals again); 0: pairs and their triangles only")
-    s.add_argument("--no-neighbour-shuffle", action="store_true",
-                   help="keep GUM's records as they are: by default each column is permuted "
-                        "among the records that agree on the columns it shares a marginal "
-                        "with, which keeps every marginal and undoes GUM's copies")
-    s.add_argument("--no-gibbs-sweep", action="store_true",
-                   help="skip the Gibbs sweep after GUM: by default each column is redrawn "
-                        "from the maximum-entropy model given the columns it shares a "
-                        "marginal with, then the polish (or, with --no-polish, one GUM "
-                        "iteration) repairs the marginals")
-    s.add_argument("--no-polish", action="store_true",
-                   help="skip the polish after GUM: by default each column's values are "
-                        "moved, record by record, wherever that brings the marginals "
-                        "closer to their targets")
-    s.add_argument("--no-denoise", action="store_true",
-                   help="keep the measured marginals as they are: by default each multi-way "
-                        "marginal's cells become their posterior means under a prior on its "
-                        "counts estimated from the noisy counts (empirical Bayes)")
-    s.add_argument("--group-by", action="append", metavar="COLS",
-                   help="synthesize per group of these categorical columns (comma-separated); "
-                        "each flag adds a level, e.g. --group-by state --group-by puma,year; "
-                        "every group gets its own noisy count and marginals")
-    s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
-                   help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
-    s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
-                   help="cpu (NumPy), gpu (CuPy) or auto: the GPU when one is usable")
-    s.add_argument("--reader", default="auto", choices=["auto", "pandas", "cudf"],
-                   help="table reader: cudf parses .csv/.parquet on the GPU (auto: when "
-                        "installed and the run is on the GPU)")
-    s.add_argument("--sensitivity", type=int, default=None,
-                   help="max records per individual (default: schema's, else 1)")
-    s.add_argument("--ledger",
-                   help="write the privacy ledger as JSON here (released with the table; "
-                        "evaluate --ledger reads it for the report)")
-    s.add_argument("--quiet", action="store_true", help="no progress bars")
-    s.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="run on a local Dask cluster of N workers: INPUT may be a directory "
-                        "or a glob ('in/*.parquet'), --out is a directory of Parquet parts")
-    s.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
-    s.add_argument("--batch-rows", type=int, default=None, metavar="N",
-                   help="rows per sampling batch on Dask (default: from worker memory)")
-    s.set_defaults(fn=_synthesize)
-    e = sub.add_parser("evaluate", help="compare a synthetic table with the real one: TVD of "
-                                        "1/2/3-way marginals, optional HTML report")
-    e.add_argument("real", help="the real (private) table")
-    e.add_argument("synthetic", help="the synthetic table")
-    e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
-    e.add_argument("--max-sets", type=int, default=None,
-                   help="evaluate at most this many random column sets per k (default: all); "
-                        "the terminal and the report use the same ones")
-    e.add_argument("--json", help="also write the numbers as JSON here (statistics of the "
-                                  "real table: not for publication)")
-    e.add_argument("--report", help="write an HTML report here (needs matplotlib); it shows "
-                                    "real statistics: not for publication")
-    e.add_argument("--ledger", help="the --ledger JSON of the run, for the report's privacy "
-                                    "section and GUM curve")
-    e.add_argument("--target", help="a column to predict: train on synthetic vs train on "
-                                    "real, both tested on held-out real rows (needs "
-                                    "scikit-learn, the 'ml' extra)")
-    e.add_argument("--quiet", action="store_true", help="no progress bars")
-    e.set_defaults(fn=_evaluate)
-    i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
-    i.add_argument("input", help="the table to read the draft from")
-    i.add_argument("--out", required=True, help="the schema JSON to write")
-    i.add_argument("--bins", type=int, default=32,
-                   help="bins for numeric columns that are not read as categories (default "
-                        "32)")
-    i.add_argument("--id", action="append",
-                   help="an id column (repeatable): never synthesized, identifies individuals")
-    i.set_defaults(fn=_infer)
-    return p
-
-
-def main(argv=None) -> int:
-    a = build_parser().parse_args(argv)
-    try:
-        with _warnings_to_stderr():
-            return a.fn(a)
-    except DPSynError as err:
-        print(f"gpu-dpsyn: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

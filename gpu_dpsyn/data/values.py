@@ -1,0 +1,124 @@
+"""What a column's values look like, for infer-schema: identifiers, plain numbers,
+ISO 8601 datetimes and their finest unit."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.types.datetime import UNITS
+
+ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
+# (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
+
+
+_ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
+             "hhid", "ssn"}  # anywhere in the name
+
+
+_ID_LAST = {"no", "nr", "num", "number", "key", "code", "serial"}  # as its last word only:
+# account_number, case_no; not num_votes, price_no_tax
+
+
+_CAMEL_ID = re.compile(r"[a-z0-9](?:Id|ID)$")  # personId, PatientID
+
+
+_GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|account|client|"
+                       r"member|order|case|student|employee|household|family|firm|company|"
+                       r"school|transaction|product|item|session|visit|event|device)"
+                       r"_?(?:id|no|nr|num|number|key|code)$", re.I)  # CUSTOMERID
+
+
+LEADING_ZERO = re.compile(r"^[+-]?0\d")
+
+
+_ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
+                  r"(?:Z|[+-]\d\d:?\d\d)?$")
+
+
+
+def numbering(numbers: np.ndarray, n_distinct: int) -> bool:
+    """Distinct integers that number the rows: dense in their range (ID_DENSITY).  Amounts
+    are nearly all distinct too, but scattered (household spending 14,601 to 11,397,547);
+    so are identifiers not named as such, which are then binned, never listed."""
+    return n_distinct >= ID_DENSITY * (float(numbers.max()) - float(numbers.min()) + 1)
+
+
+def id_name(name: str) -> bool:
+    """A name that says identifier: a word of _ID_WORDS (person_id, pid), a last word of
+    _ID_LAST (case_no, account_number), camelCase ...Id / ...ID, or an entity glued to
+    one (CUSTOMERID, objectid)."""
+    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
+    return bool(set(words) & _ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
+        bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
+
+
+def is_text(s: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
+
+
+def as_numbers(vals: pd.Series, text: bool):
+    """float64 values when every value is a finite number written plainly (no leading
+    zeros: "02134" is a code), else None."""
+    if pd.api.types.is_bool_dtype(vals):
+        return None
+    if not text:
+        if pd.api.types.is_numeric_dtype(vals):
+            x = vals.to_numpy(dtype=np.float64)
+            return x if np.isfinite(x).all() else None
+        return None
+    if not all(isinstance(v, str) for v in vals):
+        x = pd.to_numeric(vals, errors="coerce")
+        return None if x.isna().any() else x.to_numpy(dtype=np.float64)
+    if vals.str.match(LEADING_ZERO).any():
+        return None
+    x = pd.to_numeric(vals, errors="coerce")
+    if x.isna().any():
+        return None
+    x = x.to_numpy(dtype=np.float64)
+    # text beyond 2**53 is a code: as floats, 1500000000000000001 and ...002 are one value
+    return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
+
+
+def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
+    """(datetimes, read from text with UTC offsets) when the column holds datetimes or
+    ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return s.reset_index(drop=True), False
+    if not text or not all(isinstance(v, str) for v in vals) or \
+            not vals.str.match(_ISO).all():
+        return None, False
+    aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+    if aware.any() and not aware.all():
+        return None, False  # mixed: left as text for the user to sort out
+    t = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=bool(aware.any()))
+    if t[s.notna()].isna().any():
+        return None, False
+    return pd.Series(t).reset_index(drop=True), bool(aware.any())
+
+
+def finest_unit(wall: pd.Series) -> str:
+    ns = wall.dt.as_unit("ns").astype("int64").to_numpy()
+    for unit, size in (("second", 60), ("minute", 3600), ("hour", 86400)):
+        if (ns % (size * 10 ** 9)).any():
+            return unit
+    return "day"
+
+
+def span_in(unit: str, lo: pd.Timestamp, hi: pd.Timestamp) -> float:
+    if unit == "year":
+        return hi.year - lo.year + 1
+    if unit == "month":
+        return (hi.year - lo.year) * 12 + hi.month - lo.month + 1
+    size = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}[unit]
+    return (hi - lo).total_seconds() / size + 1
+
+
+def unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
+    if unit == "year":
+        return pd.Timestamp(t.year, 1, 1)
+    if unit == "month":
+        return pd.Timestamp(t.year, t.month, 1)
+    return t.floor(UNITS[unit])
+

@@ -1,0 +1,85 @@
+"""sample(n): records fitted level by level, then decoded to a table; and the checks that
+refuse a size before anything is allocated.  Post-processing: a fitted model can be
+sampled any number of times at no privacy cost."""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.types import code_dtype
+from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.errors import DataError, RowCountWarning
+from gpu_dpsyn.estimate.filtering import undo
+from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.generate.records import SampleRun, fit_level, init_records
+
+# device bytes per row beside the codes: GUM's sort keys, order, removed slots and cell
+# index; the Gibbs sweep's contexts, orders and ranks (gibbs.systematic_positions)
+WORK_BYTES_PER_ROW = 80
+GROUP_BYTES_PER_ROW = 16  # a grouped level's group code column and its int64 build
+COUNT_RELATIVE_SE = 0.1  # warn when the row count's standard error passes this share
+
+
+def generate(backend, model, n: int, targets, call: int) -> tuple[pd.DataFrame, SampleRun]:
+    """n records fitted to targets ((attrs, shape, counts summing to n)) by GUM, then
+    decoded; the RNG streams are keyed by the model's seed and `call`.  targets=None:
+    every level's, at n, level l's GUM with call + l (a grouped fit reserves one call
+    per level).  Returns the table and the run's record."""
+    key = rng.split_key(model.seed)
+    run = SampleRun()
+    t0 = time.perf_counter()
+    cols = init_records(backend, model, n, key, call)
+    steps = [(model.levels[0], targets)] if targets is not None else \
+        [(lv, model.targets(n, lv)) for lv in model.levels]
+    for i, (lv, tg) in enumerate(steps):
+        cols = fit_level(backend, model, cols, lv, tg, key, call + i,
+                         model.public is not None or i > 0, run)
+    backend.synchronize()
+    t1 = time.perf_counter()
+    codes = [backend.to_numpy(c) for c in cols]
+    for a, r in model.recodes.items():
+        codes[a] = undo(codes[a], r, key, call)
+    out = decode(codes, model.schema, model.seed, call, model.settings.numeric_decode,
+                 lambda j, m: backend.to_numpy(backend.uniforms(key, m, j, rng.DECODE, call)))
+    # gum: the records' whole fit; shuffle, sweep, polish: those steps' part of it
+    run.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
+    return out, run
+
+
+def row_count(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_ROWS:
+        raise DataError(f"number of rows must be an integer in [1, {MAX_ROWS}], got {n!r}")
+    return int(n)
+
+
+def check_memory(backend, n: int, domain, grouped: bool, what: str | None = None,
+                 instead: str = "ask for fewer rows") -> None:
+    """Refuse a sample that cannot fit, before allocating it."""
+    need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
+                + (GROUP_BYTES_PER_ROW if grouped else 0))
+    free = backend.free_memory()
+    if free is not None and need > free:
+        raise DataError(f"{what or f'sample({n:,})'} needs about {need / 2**30:.1f} GiB "
+                        f"of {backend.name.upper()} memory, only "
+                        f"{free / 2**30:.1f} GiB is free; {instead}")
+
+
+def estimated_rows(model, check) -> int:
+    """The DP estimate of the row count, with a warning when the noise makes it
+    unreliable and an error naming it when check(n) refuses it."""
+    n, se = model.n_estimate, model.n_standard_error
+    if se > COUNT_RELATIVE_SE * n:
+        warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
+                      f"about {se:,.0f} from the privacy noise; choose the size with "
+                      "sample(n) (--rows N)",
+                      RowCountWarning, stacklevel=4)
+    try:
+        return check(n)
+    except DataError as e:
+        raise DataError(f"the row count is estimated at {n:,} (standard error about "
+                        f"{se:,.0f}): {e}; choose the size with sample(n) (--rows N)") \
+            from None

@@ -1,0 +1,219 @@
+"""fit(): the one pass over the private table.  Every check that can fail runs first;
+then the table is encoded (straight onto the device), bounded to the declared records per
+individual, and handed as a counts source to the method (dpsyn.py, privsyn.py), which
+charges the accountant before each measurement.  What comes out is a FittedModel of
+noisy, post-processed values; the noise key never leaves this module's call."""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpu_dpsyn.core.checks import column_labels
+from gpu_dpsyn.core.grouping import resolve_levels
+from gpu_dpsyn.core.types import Level
+from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.data.encoding import check_columns, encode
+from gpu_dpsyn.data.schema import Schema, load_schema
+from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
+from gpu_dpsyn.errors import SchemaError
+from gpu_dpsyn.estimate.consistency import total_standard_error
+from gpu_dpsyn.estimate.targets import estimate, pooled_total
+from gpu_dpsyn.measure import quantiles
+from gpu_dpsyn.measure.marginals import LocalCounts
+from gpu_dpsyn.model import FittedModel
+from gpu_dpsyn.privacy import Accountant
+from gpu_dpsyn.privacy.bounding import kept_rows
+from gpu_dpsyn.privacy.keys import noise_key
+
+
+@dataclass
+class FitState:
+    """A fit in progress: what the method's steps share.  `key` is the noise key and
+    `counts` the private table's counts source: both stay inside measure/."""
+    settings: object
+    backend: object
+    accountant: Accountant
+    key: bytes
+    counts: object
+    model: FittedModel
+    workload: dict  # column indices -> weight
+    public_raw: list | None = None  # the public table's codes as encoded, until bins/merges
+    calls: int = 0  # post-processing RNG calls the rounds' records S took
+
+    def reserve_calls(self, k: int) -> int:
+        call, self.calls = self.calls, self.calls + k
+        return call
+
+    def estimate(self, marginals, measured_cells) -> float:
+        s = self.settings
+        return estimate(marginals, measured_cells, s.denoise, s.consistency_rounds)
+
+    def choose_bins(self, fractions) -> None:
+        """Buy the private-quantile columns' edges (charged first): the schema and domain
+        from here on carry them, and the counts source recodes grid codes to bin codes."""
+        m = self.model
+        if fractions:
+            m.bins = quantiles.choose_bins(self.backend, self.counts, m.schema, fractions,
+                                           self.accountant, self.key)
+            m.schema = m.bins.schema
+            for a, recode in m.bins.recodes().items():
+                self.counts.recode(a, recode)
+        m.domain = m.schema.domain
+
+    def public_codes(self) -> list:
+        """The public table's codes in the fitted domain (chosen bins, merged values)."""
+        m, pub = self.model, self.public_raw
+        pub = m.bins.remap(np, pub) if m.bins is not None else pub
+        return [m.recodes[a].apply(np, c) if a in m.recodes else c for a, c in enumerate(pub)]
+
+
+def check_plan(settings, schema) -> tuple:
+    """(workload as column indices, each level's group columns) for this schema: the
+    checks of fit() that need no data, callable before the table is read."""
+    schema = as_schema(schema)
+    workload = _resolve_workload(settings.workload, [c.name for c in schema.synth_columns])
+    groups = resolve_levels(settings.group_by, schema, workload, settings.max_cells) \
+        if settings.group_by else [()]
+    return workload, groups
+
+
+def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
+        hold=None):
+    """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
+    timings).  See Synthesizer.fit for the inputs.  hold(accountant) is called before the
+    first charge: whoever holds it sees the spend even if a later step fails."""
+    from gpu_dpsyn.measure import dpsyn, privsyn
+    t0 = time.perf_counter()
+    if settings.selection == "public" and public is None:
+        raise ParameterError("selection='public' needs a public table: fit(df, schema, "
+                             "public=...)")
+    schema = as_schema(schema)
+    names = [c.name for c in schema.synth_columns]
+    workload, groups = check_plan(settings, schema)
+    sens = _sensitivity(settings.sensitivity, schema)
+    grid = quantiles.grid_schema(schema)  # private-quantile columns on their grid
+    counts = None
+    if settings.group_by and is_distributed_input(df):
+        raise DPSynError("group_by runs in memory: fit a pandas DataFrame, without Dask")
+    if is_distributed_input(df):
+        from gpu_dpsyn.distributed.counting import dask_counts
+        # every partition is read, checked and encoded before the first charge
+        counts = dask_counts(client, df, grid or schema, settings.backend)
+    else:
+        column_labels(df, "the table")
+        if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
+            raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
+                            "one Synthesizer")
+        dev = encode(df, grid or schema, backend.xp)  # straight onto the device
+    backend.prepare()  # kernels compiled before the first charge, not after
+    pub = None
+    if public is not None:
+        column_labels(public, "the public table")
+        try:
+            check_columns(public, schema)
+            pub = encode(public, grid or schema)
+        except DataError as e:
+            raise DataError(f"public table: {e}") from None
+    s = settings
+    key = noise_key(seed if seeded else None, epsilon=s.epsilon, delta=s.delta,
+                    method=s.method, sensitivity=sens, conversion=s.conversion,
+                    mechanism=s.mechanism, schema=schema.to_dict(),
+                    workload=list(s.workload), group_by=list(s.group_by or ()),
+                    selection=s.selection,
+                    # its records choose and start what is measured
+                    public=None if pub is None else _digest(pub),
+                    adaptive_rounds=s.adaptive_rounds,
+                    # what the rounds' records and the plan depend on (the rounds fix
+                    # GUM's iterations themselves)
+                    gum=[s.gum.alpha, s.gum.alpha_decay, s.gum.alpha_step, s.gum.mix],
+                    duplicate_scope=s.duplicate_scope,
+                    append_attributes=s.append_attributes,
+                    neighbour_shuffle=s.neighbour_shuffle,
+                    gibbs_sweep=s.gibbs_sweep, polish=s.polish,
+                    # the rounds' records are fitted to what it estimates
+                    denoise=s.denoise, prior_tolerance=s.prior_tolerance,
+                    consistency_rounds=s.consistency_rounds,
+                    filter_low_counts=s.filter_low_counts, max_cells=s.max_cells,
+                    quantile_share=s.quantile_share if
+                    quantiles.private_columns(schema) else None)
+    unit = schema.unit_id
+    if unit is not None and counts is None:  # enforce the bound the noise is calibrated
+        keep = kept_rows(df, unit, sens, key)  # to (dask_counts refuses ids)
+        if keep is not None:
+            idx = backend.asarray(keep)
+            dev = [c[idx] for c in dev]
+    if counts is None:
+        counts = LocalCounts(backend, dev)
+    model = FittedModel(settings, seed, seeded, schema, names,
+                        public_selection=pub is not None and s.selection != "private")
+    state = FitState(settings, backend, Accountant(s.epsilon, s.delta, sens, s.conversion),
+                     key, counts, model, workload, pub)
+    if hold is not None:
+        hold(state.accountant)
+    t1 = time.perf_counter()
+    if s.method == "dpsyn":
+        marginals = dpsyn.fit(state)
+        model.levels = [Level((), marginals, measured_cells=[m.cells for m in marginals])]
+    else:
+        model.levels = privsyn.fit(state, groups)
+    t2 = time.perf_counter()
+    for lv in model.levels:
+        # from noise levels and domains alone: a warning may show it
+        lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
+        lv.total = state.estimate(lv.marginals, lv.measured_cells)
+    total, model.n_standard_error = pooled_total(model.levels)
+    model.n_estimate = max(1, int(round(total)))
+    if pub is not None and model.public is None:
+        model.public = state.public_codes()
+    model.fit_calls = state.calls
+    timings = dict(encode=t1 - t0, measure=t2 - t1, consistency=time.perf_counter() - t2)
+    return model, state.accountant, timings
+
+
+def as_schema(schema) -> Schema:
+    if not isinstance(schema, (Schema, dict, str, os.PathLike)):
+        raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
+                          f"{type(schema).__name__}")
+    return load_schema(schema)
+
+
+def is_distributed_input(df) -> bool:
+    """A path or a dask collection: read through Dask (by module name, so pandas input
+    never imports dask)."""
+    return isinstance(df, (str, os.PathLike)) or \
+        type(df).__module__.split(".")[0] in ("dask", "dask_expr", "dask_cudf")
+
+
+def _digest(codes) -> str:
+    """SHA-256 of code columns (host arrays): a public table's part of a seeded key."""
+    h = hashlib.sha256()
+    for c in codes:
+        c = np.ascontiguousarray(np.asarray(c), dtype=np.int64)
+        h.update(len(c).to_bytes(8, "little") + c.tobytes())
+    return h.hexdigest()
+
+
+def _sensitivity(given, schema) -> int:
+    """Records per individual: an explicit value may not undercut the schema's."""
+    declared = schema.max_records_per_individual
+    if given is None:
+        return declared or 1
+    if declared and given < declared:
+        raise PrivacyParameterError(
+            f"sensitivity={given} is below the schema's max_records_per_individual "
+            f"({declared} records): it would under-count what one individual contributes")
+    return given
+
+
+def _resolve_workload(workload, names) -> dict:
+    out = {}
+    for cols, w in workload:
+        unknown = [c for c in cols if c not in names]
+        if unknown:
+            raise DataError(f"workload names unknown column(s) {unknown}; columns are {names}")
+        out[tuple(sorted(names.index(c) for c in cols))] = w
+    return out
