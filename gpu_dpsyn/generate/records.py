@@ -69,19 +69,20 @@ def init_records(backend, model, n: int, key, call: int, level=None) -> list:
 
 
 def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
-              run: SampleRun, cfg=None) -> list:
+              run: SampleRun, cfg=None, plan=plan_structure) -> list:
     """One level's GUM (and attribute appending) on the records cols; a grouped level
     fits its group code as one more column, then writes the group columns from it.
     cfg: GUM's settings (default the model's; the adaptive rounds pass theirs).  The
     rounds' records S get the Gibbs sweep and the polish too: S ranks the triples'
     errors, and without them it shows errors the release will not have.  Neither runs
     without GUM iterations: they fit the targets, and iterations=0 asks for the
-    independent draws."""
+    independent draws.  plan: how the targets are used (gum.plan_structure; experiments
+    pass variants)."""
     be, st_, d = backend, model.settings, len(model.domain)
     if lv.group:
         cols = cols + [group_code(be.xp, cols, lv.group, model.domain)]
     append = not prior if st_.append_attributes == "auto" else st_.append_attributes
-    st = plan_structure([t[0] for t in targets], len(cols), append, st_.duplicate_scope)
+    st = plan([t[0] for t in targets], len(cols), append, st_.duplicate_scope)
     cfg = cfg or st_.gum
     gum_targets = [project(*targets[i], st.attrs[i]) for i in st.gum_targets]
     groups, slack = [st.groups[i] for i in st.gum_targets], _slack(st_, lv, targets, st)

@@ -15,6 +15,7 @@ from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.errors import DataError, RowCountWarning
 from gpu_dpsyn.estimate.filtering import undo
 from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.generate.gum import plan_structure
 from gpu_dpsyn.generate.records import SampleRun, fit_level, init_records
 
 # device bytes per row beside the codes: GUM's sort keys, order, removed slots and cell
@@ -24,11 +25,12 @@ GROUP_BYTES_PER_ROW = 16  # a grouped level's group code column and its int64 bu
 COUNT_RELATIVE_SE = 0.1  # warn when the row count's standard error passes this share
 
 
-def generate(backend, model, n: int, targets, call: int) -> tuple[pd.DataFrame, SampleRun]:
+def generate(backend, model, n: int, targets, call: int, plan=plan_structure
+             ) -> tuple[pd.DataFrame, SampleRun]:
     """n records fitted to targets ((attrs, shape, counts summing to n)) by GUM, then
     decoded; the RNG streams are keyed by the model's seed and `call`.  targets=None:
     every level's, at n, level l's GUM with call + l (a grouped fit reserves one call
-    per level).  Returns the table and the run's record."""
+    per level).  plan: records.fit_level's.  Returns the table and the run's record."""
     key = rng.split_key(model.seed)
     run = SampleRun()
     t0 = time.perf_counter()
@@ -37,7 +39,7 @@ def generate(backend, model, n: int, targets, call: int) -> tuple[pd.DataFrame, 
         [(lv, model.targets(n, lv)) for lv in model.levels]
     for i, (lv, tg) in enumerate(steps):
         cols = fit_level(backend, model, cols, lv, tg, key, call + i,
-                         model.public is not None or i > 0, run)
+                         model.public is not None or i > 0, run, plan=plan)
     backend.synchronize()
     t1 = time.perf_counter()
     codes = [backend.to_numpy(c) for c in cols]

@@ -82,10 +82,12 @@ def check_plan(settings, schema) -> tuple:
 
 
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
-        hold=None):
+        hold=None, key_context=None):
     """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
     timings).  See Synthesizer.fit for the inputs.  hold(accountant) is called before the
-    first charge: whoever holds it sees the spend even if a later step fails."""
+    first charge: whoever holds it sees the spend even if a later step fails.
+    key_context(context) -> context: what a seeded noise key is derived from (a paired
+    experiment drops a setting so that two fits share their noise); never a key itself."""
     from gpu_dpsyn.measure import dpsyn, privsyn
     t0 = time.perf_counter()
     if settings.selection == "public" and public is None:
@@ -119,27 +121,29 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         except DataError as e:
             raise DataError(f"public table: {e}") from None
     s = settings
-    key = noise_key(seed if seeded else None, epsilon=s.epsilon, delta=s.delta,
-                    method=s.method, sensitivity=sens, conversion=s.conversion,
-                    mechanism=s.mechanism, schema=schema.to_dict(),
-                    workload=list(s.workload), group_by=list(s.group_by or ()),
-                    selection=s.selection,
-                    # its records choose and start what is measured
-                    public=None if pub is None else _digest(pub),
-                    adaptive_rounds=s.adaptive_rounds,
-                    # what the rounds' records and the plan depend on (the rounds fix
-                    # GUM's iterations themselves)
-                    gum=[s.gum.alpha, s.gum.alpha_decay, s.gum.alpha_step, s.gum.mix],
-                    duplicate_scope=s.duplicate_scope,
-                    append_attributes=s.append_attributes,
-                    neighbour_shuffle=s.neighbour_shuffle,
-                    gibbs_sweep=s.gibbs_sweep, polish=s.polish,
-                    # the rounds' records are fitted to what it estimates
-                    denoise=s.denoise, prior_tolerance=s.prior_tolerance,
-                    consistency_rounds=s.consistency_rounds,
-                    filter_low_counts=s.filter_low_counts, max_cells=s.max_cells,
-                    quantile_share=s.quantile_share if
-                    quantiles.private_columns(schema) else None)
+    context = dict(epsilon=s.epsilon, delta=s.delta,
+                   method=s.method, sensitivity=sens, conversion=s.conversion,
+                   mechanism=s.mechanism, schema=schema.to_dict(),
+                   workload=list(s.workload), group_by=list(s.group_by or ()),
+                   selection=s.selection,
+                   # its records choose and start what is measured
+                   public=None if pub is None else _digest(pub),
+                   adaptive_rounds=s.adaptive_rounds,
+                   # what the rounds' records and the plan depend on (the rounds fix
+                   # GUM's iterations themselves)
+                   gum=[s.gum.alpha, s.gum.alpha_decay, s.gum.alpha_step, s.gum.mix],
+                   duplicate_scope=s.duplicate_scope,
+                   append_attributes=s.append_attributes,
+                   neighbour_shuffle=s.neighbour_shuffle,
+                   gibbs_sweep=s.gibbs_sweep, polish=s.polish,
+                   # the rounds' records are fitted to what it estimates
+                   denoise=s.denoise, prior_tolerance=s.prior_tolerance,
+                   consistency_rounds=s.consistency_rounds,
+                   filter_low_counts=s.filter_low_counts, max_cells=s.max_cells,
+                   quantile_share=s.quantile_share if
+                   quantiles.private_columns(schema) else None)
+    key = noise_key(seed if seeded else None,
+                    **(context if key_context is None else key_context(context)))
     unit = schema.unit_id
     if unit is not None and counts is None:  # enforce the bound the noise is calibrated
         keep = kept_rows(df, unit, sens, key)  # to (dask_counts refuses ids)
