@@ -14,7 +14,7 @@ tables, keeps the noise of every empty cell that came out high and takes its mas
 all the others.  Under a prior with mass near 0 the posterior mean shrinks those cells to
 about 0 and leaves large ones as measured; the targets get closer to the data, and to
 each other, so GUM fits them better.  Paired with the same noise (seed 0), 3-way TVD on
-bench/heldout.py's tables went down in most cells (README, Method).
+bench/heldout.py's tables went down in most cells (docs/method.md).
 """
 from __future__ import annotations
 

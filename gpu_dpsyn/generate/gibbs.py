@@ -54,7 +54,7 @@ More repair undoes more of the sweep; Replaces diverge where the targets conflic
 Replace-only GUM does on diamonds), and the mean TVD to the targets is no guide (on
 diamonds the sweep left it at GUM's own, with 2-way TVD 0.0082).  The polish repairs
 with far fewer moves, and in REPAIR's stead it lowered held-out 3-way TVD by up to a
-third (README, Polish).
+third (docs/method.md).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  Both backends compute the same numbers: the contexts and their counts come from

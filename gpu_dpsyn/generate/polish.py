@@ -12,7 +12,7 @@ themselves 0.00080 from the real table: the fit was as large an error as the noi
 Where.  After GUM and the Gibbs sweep (gibbs.py), in place of the sweep's repair: the
 repair's Duplicates copied donors' structure back over the sweep's draws, the polish
 moves only the records it must (held-out tables: 3-way TVD down by up to a third at
-epsilon 8, README).
+epsilon 8, docs/method.md).
 
 The moves.  Fix a column a and the other columns of the targets holding it (its
 neighbours).  Records that agree on the neighbours (a context k) are interchangeable

@@ -12,7 +12,7 @@ window w of consecutive elements is one contiguous keystream (one OpenSSL call).
 
 Three implementations, checked against each other, the RFC vectors and OpenSSL
 (through `cryptography`): `block_ref` (plain Python, for the exact reference samplers),
-`blocks` (NumPy, many elements at once) and kernels/chacha.cuh (CUDA).
+`blocks` (NumPy, many elements at once) and backends/cuda/chacha.cuh (CUDA).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ point touches a random value, so every output has exactly the probability the
 mechanism's proof assumes (no truncated tails, no quantized inverse CDF).
 
 This module is the scalar reference, on Python's unbounded integers.  The NumPy
-fallback (cpu_fallback/noise.py) and the CUDA kernel (kernels/noise.cu) run the same
+fallback (backends/numpy/noise.py) and the CUDA kernel (backends/cuda/noise.cu) run the same
 algorithms on fixed-width integers and consume the same words in the same order; an
 element whose intermediate values would not fit their widths is handed back (status
 WIDE) and finished here, so all three give the same, exact, result.

@@ -49,7 +49,7 @@ ROUNDS = 3
 ERROR_SHARE = 0.15  # of a round's budget: the triples' noisy errors
 REALISED = 0.5  # a round's triples are kept if S, refitted with them, removes this share
 # of their error; bench/heldout.py's tables: 0.24-0.41 where the rounds hurt, 0.61-0.94
-# on the others (README, adaptive rounds)
+# on the others (docs/method.md)
 
 
 def candidate_triples(domain, free, exclude, max_cells: int) -> list:

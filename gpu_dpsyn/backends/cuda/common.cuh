@@ -1,5 +1,5 @@
 // Shared device helpers: Philox4x32-10, uniforms, code load/store, Feistel permutation.
-// Every formula here mirrors gpu_dpsyn/cpu_fallback (philox.py, permute.py) bit for bit.
+// Every formula here mirrors gpu_dpsyn/core/philox.py and gpu_dpsyn/backends/numpy/permute.py bit for bit.
 #pragma once
 
 #define PHILOX_M0 0xD2511F53u
@@ -28,7 +28,7 @@ __device__ __forceinline__ u32x4 philox4x32(unsigned int c0, unsigned int c1, un
     return out;
 }
 
-// uint32 -> (0, 1); the same double arithmetic as cpu_fallback.philox.uniform
+// uint32 -> (0, 1); the same double arithmetic as core.philox.uniform
 __device__ __forceinline__ double u01(unsigned int w) {
     return ((double)w + 0.5) * (1.0 / 4294967296.0);
 }

@@ -39,7 +39,7 @@ __device__ __forceinline__ long long order_at(const K* sorted, long long p, int 
     return (long long)(sorted[p] & (((K)1 << idx_bits) - (K)1));
 }
 
-// Feistel round keys of this update, as cpu_fallback.permute.round_keys
+// Feistel round keys of this update, as backends.numpy.permute.round_keys
 __device__ __forceinline__ void round_keys(unsigned int* rk, unsigned int stream,
                                            unsigned int update, unsigned int call,
                                            unsigned int k0, unsigned int k1) {
@@ -47,7 +47,7 @@ __device__ __forceinline__ void round_keys(unsigned int* rk, unsigned int stream
 }
 
 // removed slot j: rank r of over cell c -> the record at position pi_c(r) of that cell,
-// pi_c a Feistel bijection of [0, s[c]) salted by c (cpu_fallback.permute.feistel_ranks)
+// pi_c a Feistel bijection of [0, s[c]) salted by c (backends.numpy.permute.feistel_ranks)
 template <typename K>
 __device__ __forceinline__ void pick_removed_t(
     long long n, const long long* total_ptr, const long long* cumrem, long long ncells,

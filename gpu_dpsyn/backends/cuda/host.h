@@ -1,4 +1,4 @@
-// Host build of the data-parallel kernels (cpu_fallback/host_kernels.py): a loop over
+// Host build of the data-parallel kernels (backends/numpy/host_kernels.py): a loop over
 // the elements stands in for the grid, one element per "thread".
 #pragma once
 #include <cmath>

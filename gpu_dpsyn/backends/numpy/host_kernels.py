@@ -1,8 +1,8 @@
-"""The exact samplers of kernels/noise.cu compiled for the CPU, when a C++ compiler is
+"""The exact samplers of backends/cuda/noise.cu compiled for the CPU, when a C++ compiler is
 at hand: the same source as the GPU's, so the same words give the same noise, at about
-10x the speed of the vectorized NumPy samplers (cpu_fallback/noise.py), which remain
+10x the speed of the vectorized NumPy samplers (backends/numpy/noise.py), which remain
 the fallback and give identical results.  Likewise the records' Philox words and GUM's
-Feistel removal permutation (host_records.cpp, from kernels/common.cuh): NumPy spent a
+Feistel removal permutation (host_records.cpp, from backends/cuda/common.cuh): NumPy spent a
 quarter of a small table's fit on them (philox.py, permute.py remain the fallback).
 
 Built once per source version into ~/.cache/gpu_dpsyn (GPU_DPSYN_CACHE overrides),
@@ -98,7 +98,7 @@ def _agrees_with_numpy(lib) -> bool:
 
 
 def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
-    """(values, status) as cpu_fallback.noise.sample computes them."""
+    """(values, status) as backends.numpy.noise.sample computes them."""
     check_max_words(max_words)
     out = np.empty(n, dtype=np.int64)
     status = np.full(n, FAIL, dtype=np.uint8)  # an element never written fails closed

@@ -1,4 +1,4 @@
-// kernels/noise.cu compiled for the CPU: the same exact samplers, element by element.
+// backends/cuda/noise.cu compiled for the CPU: the same exact samplers, element by element.
 #include "host.h"
 #include "noise.cu"
 

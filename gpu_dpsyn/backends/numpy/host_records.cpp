@@ -1,5 +1,5 @@
 // The records' random words and GUM's removal permutation compiled for the CPU: the
-// formulas of kernels/common.cuh (philox4x32 as rng.cu's philox_fill uses it, from
+// formulas of backends/cuda/common.cuh (philox4x32 as rng.cu's philox_fill uses it, from
 // counter 0, and feistel_perm as gum.cu's pick_removed does), element by element.
 #include "host.h"
 #include "common.cuh"

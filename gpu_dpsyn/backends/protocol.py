@@ -1,0 +1,49 @@
+"""The Backend protocol: the data-parallel operations every backend implements, with the
+NumPy body (numpy/ops.py) and the CuPy body (cuda/ops.py) side by side, one method each.
+
+Both follow one counter-RNG layout and one set of formulas, so for one seed they give the
+same noise, records and table.  Cell-level code that is not an operation here is written
+against `xp` (the array module) and shared (arrays.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str  # "cpu" or "gpu"
+    xp: Any  # numpy or cupy
+
+    # -- transfer
+    def asarray(self, x, dtype=None): ...
+    def to_numpy(self, x): ...
+    def synchronize(self) -> None: ...
+    def free_memory(self) -> int | None: ...
+    def prepare(self) -> None:
+        """Build what the operations need (kernels, host samplers): before any charge."""
+
+    # -- marginals
+    def cell_index(self, cols, attrs, shape):
+        """Flat C-order cell of each record over the column set attrs."""
+    def cell_histogram(self, cols, attrs, shape):
+        """(cell of each record, int64 counts per cell) in one pass."""
+    def histogram(self, cols, attrs, shape):
+        """int64 counts per cell of the column set (flat, C order)."""
+
+    # -- randomness
+    def uniforms(self, key, n: int, c1: int, c2: int, c3: int):
+        """u_i = uniform(philox(key, i, c1, c2, c3).w0) in (0, 1), i < n."""
+    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
+        """(values, status) of exact discrete noise for elements 0 .. n-1
+        (privacy.samplers.draw finishes and checks them)."""
+
+    # -- GUM
+    def plan_update(self, s, t, alpha: float):
+        """(add, rem) per cell for one GUM update (arrays.plan_update's formulas)."""
+    def init_records(self, counts: list, key, call: int) -> list:
+        """Column j holds value v counts[j][v] times, in an independent random order."""
+    def gum_apply(self, cols, attrs, shape, cell, s, add, rem, dup_frac: float,
+                  key, update_id: int, call: int, copy_cols=None) -> None:
+        """Remove rem[c] random records of each over cell and refill add[c] slots of each
+        under cell (Duplicate or Replace); edits cols in place."""
