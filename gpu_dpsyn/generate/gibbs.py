@@ -108,12 +108,12 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     if host is not None:
         p = None  # the host holds its own copy: one fewer U x size array alive
     for _ in range(iterations):
-        worst = 0.0
+        worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
         for i, t in enumerate(tables):
             E = host.margin(i, t.shape[1]) if host is not None else \
                 cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1]).T
             gap = on_grid(xp, xp.abs(E - t), n + totals[i])
-            worst = max(worst, 0.5 * float(gap.sum()) / max(totals[i], 1e-300))
+            worst.append(0.5 * gap.sum() / max(totals[i], 1e-300))
             ok = (E > 0) & (t > 0)
             ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
             if host is not None:
@@ -121,7 +121,7 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
             else:
                 p *= ratio.T[ctx[:, i]]
                 p = rows_normalised(xp, p)
-        if worst < tolerance:
+        if not worst or float(xp.stack(worst).max()) < tolerance:
             break
     return host.result() if host is not None else p
 
@@ -210,8 +210,9 @@ def cell_sums(xp, values, cells, n_cells: int):
             out[present] = np.add.reduceat(values[order], starts, axis=0)
         return out
     idx = (cells.astype(xp.int64)[:, None] * size + xp.arange(size)).reshape(-1)
-    return xp.bincount(idx, weights=values.reshape(-1),
-                       minlength=n_cells * size).reshape(n_cells, size)
+    out = xp.zeros(n_cells * size)
+    xp.add.at(out, idx, values.reshape(-1).astype(xp.float64))  # CuPy's bincount reads
+    return out.reshape(n_cells, size)  # the ids' range on the host: a scatter-add does not
 
 
 def rows_normalised(xp, p):
@@ -277,11 +278,12 @@ def column_contexts(backend, cols, a: int, near, targets, sizes):
         k = attrs.index(a)
         rest = [x for x in attrs if x != a]
         rshape = [int(sizes[x]) for x in rest]
-        ctx.append(backend.to_numpy(backend.cell_index(cols, rest, rshape)[first])
-                   .astype(np.int64) if rest else np.zeros(len(w), dtype=np.int64))
+        # on the backend: a GPU keeps the contexts on the device
+        ctx.append(backend.cell_index(cols, rest, rshape)[first].astype(xp.int64)
+                   if rest else xp.zeros(len(w), dtype=xp.int64))
         tables.append(np.moveaxis(np.asarray(t, dtype=np.float64).reshape(shape), k, 0)
                       .reshape(size, -1))
-    return w, inv.reshape(-1).astype(xp.int64), np.stack(ctx, axis=1), tables
+    return w, inv.reshape(-1).astype(xp.int64), xp.stack(ctx, axis=1), tables
 
 
 def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int) -> bool:
@@ -294,8 +296,10 @@ def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int)
         return False
     w, inv, ctx, tables = found
     passes = max(MIN_PASSES, min(IPF_ITERATIONS, IPF_WORK // (len(w) * size * len(tables))))
-    p = backend.to_numpy(fit_conditional(ctx, backend.to_numpy(w).astype(np.float64), tables,
-                                         size, passes, xp=backend.xp))
+    # the fit on the backend; p comes to the host, where its rows' CDFs are summed in
+    # NumPy's order (draw_rows)
+    p = backend.to_numpy(fit_conditional(ctx, w.astype(backend.xp.float64), tables, size,
+                                         passes, xp=backend.xp))
     x = systematic_positions(backend, inv, w, a, key, call)
     cols[a][...] = draw_rows(backend, p, inv, x).astype(cols[a].dtype)
     return True

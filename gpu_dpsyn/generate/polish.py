@@ -164,9 +164,12 @@ def all_block_gains(blocks, q, priority, xp=np):
         order = perm[argsort_bounded(xp, cells[perm])]  # by block and cell, then priority
         c, qq, sg = cells[order], xp.tile(q.astype(xp.float64), k)[order], sign[order]
         csum = xp.cumsum(qq)
-        first = xp.concatenate([xp.ones(1, dtype=bool), c[1:] != c[:-1]])
-        head = xp.flatnonzero(first)
-        before = csum - qq - (csum - qq)[head][xp.cumsum(first) - 1]
+        if xp is np:
+            first = np.concatenate([np.ones(1, dtype=bool), c[1:] != c[:-1]])
+            head = np.flatnonzero(first)[np.cumsum(first) - 1]
+        else:  # each run's start by a search in the sorted cells: no array sized by
+            head = xp.searchsorted(c, c, side="left")  # the data, so no read
+        before = csum - qq - (csum - qq)[head]
         x = g[c] + sg * before  # g + before leaving, g - before entering
         res = xp.empty(k * m)
         res[order] = xp.abs(x) - xp.abs(x + sg * qq)
@@ -188,7 +191,11 @@ def by_cell(xp, cells, priority):
 def one_pass(X, s, ctx, tables, rank, xp=np):
     """One pass of moves on the table X whose target cells count s (per target, values x
     cells; see the module): (the new table, its counts, the gain counted for the accepted
-    moves, a lower bound on the fall of the L1 error)."""
+    moves, a lower bound on the fall of the L1 error).  NumPy takes the contexts with a
+    gaining move apart (fewer to sort); a device keeps every context and masks
+    (one_pass_masked): the same moves, and the host reads nothing."""
+    if xp is not np:
+        return one_pass_masked(X, s, ctx, tables, rank, xp)
     g = [t - si for t, si in zip(tables, s)]
     # one record leaving / entering a cell with g = t - s gains |g| - |g + 1| /
     # |g| - |g - 1|, that is clip(-2g - 1, -1, 1) / clip(2g - 1, -1, 1); summed over the
@@ -243,12 +250,62 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     return X, s, float(total[ok].sum())
 
 
+def one_pass_masked(X, s, ctx, tables, rank, xp):
+    """one_pass with every context proposing: one without a gaining move proposes q = 0
+    records, and what is accepted is a mask.  The same moves as one_pass: the proposals
+    that gain rank first by (gain, rank) -- above every other, whose gains are lower --
+    in the same order among themselves; a block of 0 records adds nothing to the counts
+    before the blocks ranked after it, and gains 0.  Every sum is of whole counts,
+    exact in any order.  Returns the gain as a device scalar: fit_table reads it, the
+    pass's one read."""
+    g = [t - si for t, si in zip(tables, s)]
+    LA = None
+    for i, gi in enumerate(g):  # as one_pass
+        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
+                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
+        if LA is None:
+            LA = part
+        else:
+            LA += part
+    u, v, gain = best_moves(X, LA, xp)
+    del LA
+    cand = gain > GAIN_TOLERANCE
+    rows = xp.arange(len(gain))
+    c = [ctx[:, i] for i in range(len(tables))]
+    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
+    q = xp.minimum(xp.maximum(xp.floor(room), 1), X[rows, u]).astype(xp.int64)
+    q = xp.where(cand, q, 0)
+    prio = xp.empty(len(gain), dtype=xp.int64)
+    prio[by_cell(xp, -gain, rank)] = rows
+    flat = [gi.reshape(-1) for gi in g]
+    blocks = [(w * t.shape[1] + ci, flat[i], leaving)
+              for i, (t, ci) in enumerate(zip(tables, c)) for w, leaving in ((u, True),
+                                                                              (v, False))]
+    total = xp.zeros(len(gain))
+    for gained in all_block_gains(blocks, q, prio, xp):  # in order: the same sums
+        total += gained
+    ok = cand & (total > GAIN_TOLERANCE)
+    qo = xp.where(ok, q, 0)
+    X = X.copy()
+    X[rows, u] -= qo  # a context's u and v differ where it moves: plain assignments
+    X[rows, v] += qo
+    moved = qo.astype(xp.float64)
+    s = [si + cell_counts_of(xp, u, v, ci, moved, si.shape) for si, ci in zip(s, c)]
+    return X, s, xp.where(ok, total, 0.0).sum()
+
+
 def cell_counts_of(xp, u, v, cells, q, shape):
     """The change of s_T (values x cells) when q records of each move leave (u, cell) and
-    enter (v, cell): whole counts, exact in any order."""
+    enter (v, cell): whole counts, exact in any order (a device adds them by scatter: its
+    bincount reads the ids' range on the host)."""
     n = shape[0] * shape[1]
-    return (xp.bincount(v * shape[1] + cells, weights=q, minlength=n)
-            - xp.bincount(u * shape[1] + cells, weights=q, minlength=n)).reshape(shape)
+    if xp is np:
+        return (np.bincount(v * shape[1] + cells, weights=q, minlength=n)
+                - np.bincount(u * shape[1] + cells, weights=q, minlength=n)).reshape(shape)
+    out = xp.zeros(n)
+    xp.add.at(out, v * shape[1] + cells, q)
+    xp.add.at(out, u * shape[1] + cells, -q)
+    return out.reshape(shape)
 
 
 def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np):
@@ -264,7 +321,7 @@ def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np):
     rank[argsort_stable(xp, tiebreak)] = xp.arange(len(tiebreak))
     for _ in range(passes):
         X, s, gained = one_pass(X, s, ctx, tables, rank, xp)
-        if gained <= 0:
+        if float(gained) <= 0:  # a device: the pass's one read
             break
     return X
 
@@ -311,11 +368,14 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
         return False
     w, inv, ctx, tables = found
     U = int(len(w))
-    # counted with weights: CuPy before 14.2 could miscount a weightless bincount of
-    # this many bins (its CUB histogram's int offsets); the float counts are exact
     cell = inv * size + cols[a].astype(xp.int64)
-    X0 = xp.bincount(cell, weights=xp.ones(len(cell)),
-                     minlength=U * size).reshape(U, size).astype(xp.int64)
+    if xp is np:
+        X0 = np.bincount(cell, minlength=U * size).reshape(U, size).astype(np.int64)
+    else:  # a float64 scatter-add (exact counts; CuPy's atomics take it): CuPy's
+        # bincount reads the ids' range on the host
+        X0 = xp.zeros(U * size)
+        xp.add.at(X0, cell, 1.0)
+        X0 = X0.reshape(U, size).astype(xp.int64)
     del cell
     tiebreak = backend.uniforms(key, U, a + (1 << 30), rng.POLISH, call)
     passes = max(MIN_PASSES, min(passes, WORK // (U * size * len(tables))))

@@ -1,0 +1,132 @@
+"""What a GPU run would cost in kernel launches and host reads, counted on a CPU.
+
+The CuPy backend runs with its kernels compiled by g++ and its arrays a counting
+stand-in for CuPy's (cuda_emu/counting.py).  One default fit and sample of a small table
+is counted per stage and per call, and each call is held to a budget that grows with the
+columns and the iterations it ran, never with rows, cells or candidates (docs/gpu.md).
+"""
+import shutil
+import warnings
+
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.generate import gibbs, polish, records
+from gpu_dpsyn.generate import sample as sampling
+from gpu_dpsyn.measure import errors, privsyn, rounds
+
+# host reads per call: a column of the sweep reads once per IPF pass, plus its contexts'
+# count, their total and the fitted p (drawn from on the host); a column of the polish
+# once per pass, plus its contexts, the move check and the records' moves (3 masks)
+SWEEP_READS_PER_COLUMN = gibbs.IPF_ITERATIONS + 3
+POLISH_READS_PER_COLUMN = 6  # besides one per pass
+GUM_READS = 2  # besides one per iteration (its error, for the stop rule)
+# measuring: each marginal's histogram, and its noise's values and status (fail closed)
+MEASURE_READS_PER_MARGINAL = 3
+ERROR_READS = 3  # all the candidates' errors at once, and their noise's values and status
+POLISH_LAUNCHES_PER_PASS_AND_TARGET = 80
+SWEEP_LAUNCHES_PER_PASS_AND_TARGET = 40
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is needed to emulate the kernels")
+    from conftest import FLIGHTS, FLIGHTS_SCHEMA, _flights
+    from cuda_emu import counting, emulate
+    from gpu_dpsyn.data.schema import load_schema
+    flights, flights_schema = _flights(20000), load_schema(FLIGHTS_SCHEMA)
+    assert FLIGHTS.exists()
+    so = emulate.build(tmp_path_factory.mktemp("emu"))
+    cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
+    df = flights[cols].iloc[:1000]
+    schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
+    calls = []
+    mp = pytest.MonkeyPatch()
+    try:
+        be = counting.counting_backend(mp, so)
+        from gpu_dpsyn import synthesizer as api
+        mp.setattr(api, "get_backend", lambda name: be)
+        count = counting.reset()
+
+        def watch(module, name, stage, info=None):
+            real = getattr(module, name)
+
+            def wrapped(*a, **k):
+                before = (count.syncs[stage], count.launches[stage], passes[0])
+                with count.at(stage):
+                    out = real(*a, **k)
+                calls.append(dict(stage=stage, syncs=count.syncs[stage] - before[0],
+                                  launches=count.launches[stage] - before[1],
+                                  passes=passes[0] - before[2],
+                                  **(info(a, out) if info else {})))
+                return out
+            mp.setattr(module, name, wrapped)
+        passes = [0]
+
+        def counted_pass(real):
+            def one(*a, **k):
+                passes[0] += 1
+                return real(*a, **k)
+            return one
+        mp.setattr(polish, "one_pass", counted_pass(polish.one_pass))
+        mp.setattr(gibbs, "rows_normalised", counted_pass(gibbs.rows_normalised))
+
+        def columns(a, out):  # targets (a's 3rd argument): the columns they hold
+            return dict(columns=len({x for t in a[2] if len(t[0]) > 1 for x in t[0]}),
+                        targets=len([t for t in a[2] if len(t[0]) > 1]))
+        watch(records, "gibbs_sweep", "sweep", columns)
+        watch(records, "polish", "polish", columns)
+        watch(records, "run_gum", "gum", lambda a, out: dict(iterations=len(out.history)))
+        watch(errors, "measure_errors", "errors", lambda a, out: dict(candidates=len(a[4])))
+        watch(privsyn, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
+        watch(rounds, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
+        watch(sampling, "decode", "decode", lambda a, out: dict(columns=len(a[0])))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Synthesizer(1.0, 1e-9, seed=5, progress=False, backend="gpu").fit(df, schema) \
+                .sample()
+    finally:
+        mp.undo()
+    return calls
+
+
+def _of(calls, stage):
+    got = [c for c in calls if c["stage"] == stage]
+    assert got, f"no {stage} call was counted"
+    return got
+
+
+def test_the_sweep_reads_once_a_pass_per_column(counted):
+    for c in _of(counted, "sweep"):
+        assert c["syncs"] <= c["columns"] * SWEEP_READS_PER_COLUMN, c
+        # rows_normalised runs once a target and pass
+        assert c["launches"] <= c["passes"] * SWEEP_LAUNCHES_PER_PASS_AND_TARGET + \
+            200 * c["columns"], c
+
+
+def test_the_polish_reads_once_a_pass(counted):
+    for c in _of(counted, "polish"):
+        assert c["passes"] >= c["columns"]  # at least a pass a column
+        assert c["syncs"] <= c["passes"] + POLISH_READS_PER_COLUMN * c["columns"], c
+        assert c["launches"] <= c["passes"] * c["targets"] * \
+            POLISH_LAUNCHES_PER_PASS_AND_TARGET + 200 * c["columns"], c
+
+
+def test_gum_reads_once_an_iteration(counted):
+    for c in _of(counted, "gum"):
+        assert c["syncs"] <= c["iterations"] + GUM_READS, c
+
+
+def test_the_candidates_errors_are_read_at_once(counted):
+    got = _of(counted, "errors")
+    assert max(c["candidates"] for c in got) > 2 * ERROR_READS  # the bound means something
+    for c in got:
+        assert c["syncs"] <= ERROR_READS, c
+
+
+def test_measuring_and_decoding_read_per_marginal_and_column(counted):
+    for c in _of(counted, "measure"):
+        assert c["syncs"] <= MEASURE_READS_PER_MARGINAL * c["marginals"], c
+    for c in _of(counted, "decode"):
+        assert c["syncs"] <= c["columns"], c
