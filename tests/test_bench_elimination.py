@@ -1,4 +1,4 @@
-"""bench/elimination.py, AIM's scorer: a log-linear model's marginals by variable
+"""bench/baselines/elimination.py, AIM's scorer: a log-linear model's marginals by variable
 elimination equal the brute-force joint's (an independent computation), and, where
 mbi is installed, mbi's own projections."""
 import importlib.util
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "baselines"
 
 
 @pytest.fixture(scope="module")

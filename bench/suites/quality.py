@@ -1,45 +1,25 @@
 """Quality and time of the full pipeline on real tables (eps=1, delta=1e-9 by default).
 
-    python bench/quality.py [--datasets fertility,flights] [--epsilon 1] [--backend cpu]
-                            [--rows N]  # the first N rows of each table only
+    python bench/suites/quality.py [--datasets fertility,flights] [--epsilon 1]
+                                   [--backend cpu] [--rows N]  # the first N rows only
 
-Prints time and mean 1/2/3-way TVD per dataset and writes bench/results/quality_<backend>.json.
+Prints time and mean 1/2/3-way TVD per dataset and writes
+bench/results/quality_<method>_<backend>.json.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import re
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 from datasets import DATASETS  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.evaluation.evaluate import mean_tvd  # noqa: E402
 from gpu_dpsyn.data.schema import load_schema  # noqa: E402
-
-
-def device_name(backend) -> str:
-    if backend.name == "gpu":
-        import cupy
-        return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    return f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores)"
-
-
-def write_result(data, out: str | None, stem: str, device: str | None = None) -> Path:
-    """JSON to `out`, or to bench/results/<stem>[_<device as a file name>].json."""
-    if device is not None:
-        stem += "_" + re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_")
-    path = Path(out or Path(__file__).parent / "results" / f"{stem}.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n")
-    print(f"wrote {path}")
-    return path
 
 
 def main(argv=None):
@@ -65,16 +45,17 @@ def main(argv=None):
         out = syn.sample()
         elapsed = time.perf_counter() - t0
         tvd = mean_tvd(df, out, load_schema(schema))
+        timings = {**syn.fit_timings, **syn.last_run.timings}  # seconds per stage
         row = {"dataset": name, "method": a.method, "rows": len(df), "attrs": len(df.columns),
                "epsilon": a.epsilon, "seed": a.seed,
                "delta": a.delta, "backend": syn.backend.name, "device": device_name(syn.backend),
-               "seconds": round(elapsed, 2), "timings": {k: round(v, 3) for k, v in syn.timings.items()},
+               "seconds": round(elapsed, 2), "timings": {k: round(v, 3) for k, v in timings.items()},
                "tvd_1way": tvd.get(1), "tvd_2way": tvd.get(2), "tvd_3way": tvd.get(3),
                "marginals": len(syn.ledger), "mechanism": syn.accountant.mechanism,
                # attributes appended after GUM from a 3-way marginal (where the pair of
                # the other two must stay fitted)
-               "appended_from_3way": sum(len(syn._targets(1)[i][0]) == 3
-                                         for _, i in syn.structure.appended)}
+               "appended_from_3way": sum(len(syn.model.targets(1)[i][0]) == 3
+                                         for _, i in syn.last_run.structure.appended)}
         rows.append(row)
         print(f"{name:10s} rows={len(df):>8,} time={elapsed:7.1f}s  1-way={tvd[1]:.4f} "
               f"2-way={tvd[2]:.4f} 3-way={tvd[3]:.4f}  ({row['device']})", flush=True)

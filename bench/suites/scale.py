@@ -1,9 +1,9 @@
 """Scale-out on Dask: fit on a partitioned Parquet table and write n synthetic rows as
 Parquet parts, on a LocalCluster of 1 and 2 one-thread worker processes (NumPy backend).
 
-    python bench/scale.py [--rows 1e6,1e7] [--workers 1,2] [--iterations 50]
-                          [--big-rows 1e8] [--big-fit-rows 1e6] [--big-iterations 2]
-                          [--big-memory-limit 2GiB] [--data /tmp/gpu_dpsyn_scale]
+    python bench/suites/scale.py [--rows 1e6,1e7] [--workers 1,2] [--iterations 50]
+                                 [--big-rows 1e8] [--big-fit-rows 1e6] [--big-iterations 2]
+                                 [--big-memory-limit 2GiB] [--data /tmp/gpu_dpsyn_scale]
 
 Input: the bundled flights table bootstrap-resampled to each size (whole rows, so the
 derived hour/minute columns stay true), in Parquet files of 10^6 rows.  Each run: a fresh
@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 from datasets import flights  # noqa: E402
-from quality import device_name, write_result  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 PART_ROWS = 10 ** 6
 

@@ -1,6 +1,6 @@
 """Where one GUM marginal update spends its time, per operation, on one backend.
 
-    python bench/gpu_profile.py [--rows 1e6] [--backend gpu] [--repeat 50]
+    python bench/suites/gpu_profile.py [--rows 1e6] [--backend gpu] [--repeat 50]
 
 Records are flights20 bootstrap-resampled to --rows, initialised from the exact 1-way
 marginals; each operation of an update on the 2-way marginal (dest, day) (3,255 cells)
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 from datasets import flights20  # noqa: E402
-from quality import device_name, write_result  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.data.encoding import encode  # noqa: E402

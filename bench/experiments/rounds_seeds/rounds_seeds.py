@@ -1,32 +1,33 @@
 """gpu_dpsyn with and without the adaptive rounds over several seeds, with what the
 rounds did (3-way marginals measured, rounds of errors, triples dropped), on one of
-bench/heldout.py's tables.  A single seed's difference is mostly noise: the setting is
-in the noise key, so each variant draws other noise.
+the held-out tables (bench/common/datasets.py's HELDOUT).  A single seed's difference
+is mostly noise: the setting is in the noise key, so each variant draws other noise.
 
-    python bench/rounds_seeds.py TABLE 1,8 0,1,2,3 OUT.jsonl
+    python bench/experiments/rounds_seeds/rounds_seeds.py TABLE 1,8 0,1,2,3 OUT.jsonl
 
 bench/results/rounds_seeds_x86_64_2_cores.jsonl holds the rows the README cites."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 
 VARIANTS = {"default": {}, "norounds": {"adaptive_rounds": 0}}
 
 
 def main(table: str, epss, seeds, out: str) -> None:
-    from heldout import TABLES, load_table
+    from datasets import HELDOUT, load_table
 
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
-    df, schema = load_table(*TABLES[table])
+    df, schema = load_table(*HELDOUT[table])
     real, dom = encode(df, schema), schema.domain
     for eps in epss:
         for seed in seeds:
@@ -42,12 +43,18 @@ def main(table: str, epss, seeds, out: str) -> None:
                            triples=sum(e.label == "marginal" and len(e.columns) == 3
                                        for e in led),
                            err_rounds=sum(e.label == "3-way errors" for e in led),
-                           unused=len(syn.unused))
+                           unused=len(syn.model.unused))
                 print(json.dumps(row), flush=True)
                 with open(out, "a") as f:
                     f.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":
-    a = sys.argv[1:]
-    main(a[0], [float(e) for e in a[1].split(",")], [int(s) for s in a[2].split(",")], a[3])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("table")
+    p.add_argument("eps", help="comma-separated, e.g. 1,8")
+    p.add_argument("seeds", help="comma-separated, e.g. 0,1")
+    p.add_argument("out", help="JSON lines are appended here")
+    a = p.parse_args()
+    main(a.table, [float(e) for e in a.eps.split(",")], [int(s) for s in a.seeds.split(",")],
+         a.out)

@@ -3,7 +3,7 @@
 # backend="auto" now means the GPU), compute-sanitizer on the kernel tests, the
 # per-operation profile and the GPU-vs-CPU benchmark.  Logs and JSON go to $OUT (or out/device).  Each stage has its own
 # time limit so one hang does not cost the others.
-#   STAGES="env gpu suite profile bench" ROWS=1e5,1e6,1e7 bash bench/device_session.sh
+#   STAGES="env gpu suite profile bench" ROWS=1e5,1e6,1e7 bash bench/suites/device_session.sh
 # DEMO_BACKENDS="gpu" runs the demo on the GPU alone: compare its sha256 with a CPU run's
 # made elsewhere (same seed, same bytes).  BENCH_ARGS are passed to gpu_vs_cpu.py (e.g.
 # "--backends gpu --no-polish"); stage bench_polish runs it again on ROWS_POLISH with the
@@ -33,7 +33,7 @@ for st in $STAGES; do
           | tee "$OUT/sanitize_$tool.log" | tail -8
         echo "compute-sanitizer $tool: exit ${PIPESTATUS[0]}"
       done ;;
-    profile) timeout 120 $PY bench/gpu_profile.py --rows 1e6 --out "$OUT/gpu_profile.json" 2>&1 \
+    profile) timeout 120 $PY bench/suites/gpu_profile.py --rows 1e6 --out "$OUT/gpu_profile.json" 2>&1 \
            | tee "$OUT/profile.log" ;;
     demo)  # the README's demo through the CLI on each backend: same seed, same table?
       for b in ${DEMO_BACKENDS:-gpu cpu}; do
@@ -54,9 +54,9 @@ for st in $STAGES; do
         | tee -a "$OUT/demo.log"
       timeout 200 $PY -m gpu_dpsyn evaluate data/flights.csv.xz /tmp/flights_gpu.csv \
         --schema data/flights_schema.json --max-sets 300 2>&1 | tee -a "$OUT/demo.log" ;;
-    bench) timeout ${BENCH_TIMEOUT:-400} $PY bench/gpu_vs_cpu.py --rows "$ROWS" \
+    bench) timeout ${BENCH_TIMEOUT:-400} $PY bench/suites/gpu_vs_cpu.py --rows "$ROWS" \
            ${BENCH_ARGS:-} --out "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/bench.log" ;;
-    bench_polish) timeout ${BENCH_POLISH_TIMEOUT:-200} $PY bench/gpu_vs_cpu.py \
+    bench_polish) timeout ${BENCH_POLISH_TIMEOUT:-200} $PY bench/suites/gpu_vs_cpu.py \
            --rows "${ROWS_POLISH:-1e5}" --backends gpu --out "$OUT/gpu_vs_cpu_polish.json" 2>&1 \
            | tee "$OUT/bench_polish.log" ;;
   esac

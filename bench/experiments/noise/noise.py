@@ -2,7 +2,7 @@
 discrete Laplace noise, with noise.cu built for the host and with the vectorized NumPy
 samplers alone.  Writes bench/results/noise_<cpu>.json.
 
-    python bench/noise.py [--cells 1000000] [--repeats 3]
+    python bench/experiments/noise/noise.py [--cells 1000000] [--repeats 3] [--out PATH]
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality import device_name, write_result  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.backends.numpy import host_kernels  # noqa: E402
@@ -29,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--cells", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default=None, help="default: bench/results/noise_<cpu>.json")
     a = ap.parse_args()
     be = get_backend("cpu")
     key = tuple(range(8))
@@ -45,7 +46,7 @@ def main():
         print(row)
         rows.append(row)
     write_result({"device": device_name(be), "host_build": lib is not None, "results": rows},
-                 None, "noise", device_name(be))
+                 a.out, "noise", device_name(be))
 
 
 def _time(fn) -> float:

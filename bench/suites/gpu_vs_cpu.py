@@ -1,9 +1,9 @@
 """GPU vs CPU: the whole pipeline on bootstrap-resampled flights (20 attributes, all
 2-way marginals, 50 GUM iterations), per stage, per marginal update, peak GPU memory.
 
-    python bench/gpu_vs_cpu.py [--rows 1e5,1e6,1e7] [--backends gpu,cpu]
-                               [--cpu-max-rows 1e6] [--cpu-iterations 2]
-                               [--method dpsyn|privsyn] [--no-polish]
+    python bench/suites/gpu_vs_cpu.py [--rows 1e5,1e6,1e7] [--backends gpu,cpu]
+                                      [--cpu-max-rows 1e6] [--cpu-iterations 2]
+                                      [--method dpsyn|privsyn] [--no-polish]
 
 The NumPy fallback is slow at 1e6+ rows, so above --cpu-max-rows it is skipped and
 below it may run fewer iterations (--cpu-iterations): its per-update time is what
@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
 from datasets import flights20  # noqa: E402
-from quality import device_name, write_result  # noqa: E402
+from results import device_name, write_result  # noqa: E402
 
 from gpu_dpsyn import Synthesizer  # noqa: E402
 from gpu_dpsyn.backends import get_backend, gpu_available  # noqa: E402
@@ -43,23 +43,25 @@ def run_one(df, schema, backend: str, iterations: int, matched: int, polish: boo
     syn.fit(df, schema)
     out = syn.sample()
     total = time.perf_counter() - t0
-    n_targets = len(syn.structure.gum_targets)
+    run = syn.last_run  # the sample's GUM curve, its wall times and step times
+    timings = {**syn.fit_timings, **run.timings}
+    n_targets = len(run.structure.gum_targets)
     updates = iterations * n_targets
     # early iterations move more records than late ones: the speedup compares the same
     # first `matched` iterations on both backends
     k = min(matched, iterations)
-    first_k = 1e3 * (syn.gum_seconds[k] - syn.gum_seconds[0]) / max(k * n_targets, 1)
+    first_k = 1e3 * (run.gum_seconds[k] - run.gum_seconds[0]) / max(k * n_targets, 1)
     # the gum stage holds the shuffle, the Gibbs sweep and the polish after GUM: the
     # per-update time is GUM's own
-    gum_only = syn.timings["gum"] - sum(syn.timings.get(s, 0.0)
-                                        for s in ("shuffle", "sweep", "polish"))
+    gum_only = timings["gum"] - sum(timings.get(s, 0.0)
+                                    for s in ("shuffle", "sweep", "polish"))
     res = {"backend": backend, "device": device_name(syn.backend), "method": method,
            "polish": polish, "iterations": iterations,
            "marginal_updates": updates, "seconds_total": round(total, 3),
-           "stages": {k: round(v, 4) for k, v in syn.timings.items()},
+           "stages": {k: round(v, 4) for k, v in timings.items()},
            "ms_per_update": round(1e3 * gum_only / max(updates, 1), 4),
            f"ms_per_update_first_{k}_iterations": round(first_k, 4),
-           "rows_out": len(out), "final_gum_tvd": round(syn.history[-1], 5)}
+           "rows_out": len(out), "final_gum_tvd": round(run.history[-1], 5)}
     if backend == "gpu":
         res["peak_gpu_bytes"] = peak_gpu_bytes()
     return res

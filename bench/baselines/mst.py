@@ -1,5 +1,5 @@
 """MST (McKenna, Miklau, Sheldon 2021) written against the public API of mbi 2.0,
-for bench/peers.py.  Same steps as the NIST-winning original: 1-way marginals
+for bench/suites/peers.py.  Same steps as the NIST-winning original: 1-way marginals
 (rho/3), domain compression (values below 3 sigma merged), a maximum spanning tree
 of pairs chosen by the exponential mechanism (rho/3), the tree's 2-way marginals
 (rho/3), mirror-descent estimation (5,000 iterations, as private-pgm's

@@ -1,5 +1,5 @@
 """AIM (McKenna, Mullins, Sheldon, Miklau 2022) written against the public API of mbi
-2.0, for bench/peers.py, following private-pgm's mechanisms/aim.py: 1-way marginals
+2.0, for bench/suites/peers.py, following private-pgm's mechanisms/aim.py: 1-way marginals
 first, then rounds that pick the worst-approximated candidate (the workload's downward
 closure, within a model size that grows with the budget spent, capped at 80 MB) by
 the exponential mechanism and measure it with Gaussian noise; sigma halves (and
@@ -138,7 +138,7 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
     checkpoint: a file to go on from and write after each round (module docstring), or
     None.  stats: a dict given "seconds_before" (the wall time of the processes before
     this one, counted to their last round written) and "segments" (processes in all).
-    scorer: "numpy" (bench/elimination.py) or "mbi" (mbi's project, op by op: the
+    scorer: "numpy" (bench/baselines/elimination.py) or "mbi" (mbi's project, op by op: the
     reference, 20x slower a round).  The same seed gives the same output either way,
     and again on a rerun only with PYTHONHASHSEED fixed (mbi orders sets of names)."""
     if scorer not in ("numpy", "mbi"):
@@ -148,7 +148,7 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
         raise ValueError("an AIM checkpoint needs PYTHONHASHSEED fixed (e.g. 0) in every "
                          "process of the run: mbi orders sets of names by their hashes")
     t_call = time.perf_counter()
-    from elimination import marginal  # bench/, on the path as peers.py runs it
+    from elimination import marginal  # bench/baselines/: on the path as peers.py runs it
     mbi, jt, MirrorDescent = _mbi()
     import jax
     rng = np.random.default_rng(seed)
@@ -189,7 +189,7 @@ def aim(codes: dict, sizes: dict, epsilon: float, delta: float, seed: int = 0,
                  if cl in free or jt.hypothetical_model_size(dom, list(model.cliques) + [cl])
                  <= limit}
         errors = {}
-        # In NumPy (bench/elimination.py): mbi's project, jitted or op by op, took
+        # In NumPy (bench/baselines/elimination.py): mbi's project, jitted or op by op, took
         # 20-45 ms a candidate, most of AIM's time; the same marginals to rounding.
         if scorer == "numpy":
             pots = [(tuple(c), np.asarray(model.potentials[c].values))

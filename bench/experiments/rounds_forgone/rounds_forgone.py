@@ -1,0 +1,76 @@
+"""The adaptive rounds with and without their pooling test, with the same noise.
+
+A round measures its chosen triples only when they gain more than the same budget would
+by measuring the chosen marginals again (selection.triples.pooling_gain, `forgone`).
+Here the variant "no pooling test" sets that gain to 0 (AIM's rule: a triple is
+measured when its error exceeds its own noise).  `forgone` is not in the noise key, so both variants
+draw the same noise for everything up to the first round that differs.
+
+    python bench/experiments/rounds_forgone/rounds_forgone.py TABLE EPS[,EPS] SEED[,SEED] \\
+        OUT.jsonl
+
+TABLE: a name of bench/common/datasets.py's HELDOUT or DATASETS (fertility, ...).
+bench/results/rounds_forgone_x86_64_2_cores.jsonl holds the rows of the README."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+
+
+@contextlib.contextmanager
+def pooling_test(on: bool):
+    """The rounds as they are (on) or without their pooling test (its gain 0).  No setting
+    or stage argument reaches it, so this replaces selection.triples.pooling_gain (which
+    measure/rounds.py calls through the module) for the duration, and restores it."""
+    from gpu_dpsyn.selection import triples
+    kept = triples.pooling_gain
+    if not on:
+        triples.pooling_gain = lambda *a, **k: 0.0
+    try:
+        yield
+    finally:
+        triples.pooling_gain = kept
+
+
+def main(table: str, epss, seeds, out: str) -> None:
+    from datasets import load_named
+
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.evaluation.evaluate import tvd_codes
+    warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
+    df, schema = load_named(table)
+    real, dom = encode(df, schema), schema.domain
+    for eps in epss:
+        for seed in seeds:
+            for test in (True, False):
+                t0 = time.perf_counter()
+                with pooling_test(test):
+                    syn = Synthesizer(eps, 1e-9, seed=seed, progress=False).fit(df, schema)
+                codes = encode(syn.sample(), schema)
+                row = dict(table=table, eps=eps, seed=seed, pooling_test=test,
+                           seconds=round(time.perf_counter() - t0, 1),
+                           tvd2=round(float(tvd_codes(real, codes, dom, 2).mean()), 5),
+                           tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
+                           triples=len({m for m in syn.model.selected or () if len(m) == 3}))
+                print(json.dumps(row), flush=True)
+                with open(out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("table")
+    p.add_argument("eps", help="comma-separated, e.g. 1,8")
+    p.add_argument("seeds", help="comma-separated, e.g. 0,1")
+    p.add_argument("out", help="JSON lines are appended here")
+    a = p.parse_args()
+    main(a.table, [float(e) for e in a.eps.split(",")], [int(s) for s in a.seeds.split(",")],
+         a.out)
