@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The device check: one command on a lent GPU machine, at most 8 minutes in all.  Each
+# stage runs under its own cap and appends a JSON line to $OUT/device_check.jsonl when it
+# finishes (a stage cut off at its cap appends {"timeout": true}), so a cap hit keeps the
+# rest.  Logs go beside it.
+#   bash bench/suites/device_check.sh                      # every stage, GPU
+#   STAGES="env demo" BACKEND=cpu SCALE_ROWS=2e4 bash bench/suites/device_check.sh   # dry run
+# Stages (cap, seconds): env 45 (versions, every kernel compiled), gpu 90 (pytest -m gpu),
+# demo 75 (the README demo on the GPU, sha256 against the NumPy backend's), scale_1e6 60
+# and scale_1e7 120 (the full default method, per stage, ms per GUM update), largest 90
+# (sample_to of 3e7, 1e8, 3e8 rows as Parquet from one fit: the largest that fits).
+# Optional: sanitize (compute-sanitizer memcheck on the kernel tests, small sizes).
+set -u
+OUT=${OUT:-out/device}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+BACKEND=${BACKEND:-gpu}
+STAGES=${STAGES:-"env gpu demo scale_1e6 scale_1e7 largest"}
+JSON="$OUT/device_check.jsonl"
+SCRATCH=${SCRATCH:-/tmp/device_check}
+mkdir -p "$SCRATCH"
+capped() {  # name cap command...: run it, and note a cap hit or a failure as a JSON line
+  local name=$1 cap=$2; shift 2
+  echo "=== $name (cap ${cap}s) $(date +%T)"
+  timeout "$cap" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  tail -5 "$OUT/$name.log"
+  if [ $rc -eq 124 ]; then
+    echo "{\"stage\": \"$name\", \"ok\": false, \"timeout\": true, \"cap_seconds\": $cap}" >> "$JSON"
+  elif [ $rc -ne 0 ] && ! grep -q "\"stage\": \"$name\"" "$JSON" 2>/dev/null; then
+    echo "{\"stage\": \"$name\", \"ok\": false, \"exit\": $rc}" >> "$JSON"
+  fi
+}
+for st in $STAGES; do
+  case $st in
+    env) capped env 45 $PY bench/suites/device_check.py env --backend "$BACKEND" --out "$JSON" ;;
+    gpu) capped gpu 90 bash -c "$PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py \
+           2>&1 | tee /dev/stderr | tail -1 | $PY -c 'import json, sys; print(json.dumps({\"stage\": \"gpu\", \"summary\": sys.stdin.read().strip()}))' >> $JSON" ;;
+    demo) capped demo 75 $PY bench/suites/device_check.py demo --backend "$BACKEND" --out "$JSON" ;;
+    scale_*) capped "$st" "$([ "$st" = scale_1e7 ] && echo 120 || echo 60)" \
+           $PY bench/suites/device_check.py scale --backend "$BACKEND" \
+           --rows "${SCALE_ROWS:-${st#scale_}}" --out "$JSON" ;;
+    largest) capped largest 90 $PY bench/suites/device_check.py largest --backend "$BACKEND" \
+           --rows "${LARGEST_FIT_ROWS:-1e6}" --sizes "${SIZES:-3e7,1e8,3e8}" \
+           --scratch "$SCRATCH" --out "$JSON" ;;
+    sanitize) capped sanitize 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+           $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py \
+           -k "${SANITIZE_K:-fused or init_and_gum or noise or chacha}" ;;
+    *) echo "unknown stage $st" ;;
+  esac
+done
+rm -rf "$SCRATCH"
+echo "=== done $(date +%T)"
+cat "$JSON"
