@@ -261,7 +261,8 @@ def test_after_the_sweep_the_polish_is_the_repair_and_keeps_an_appended_columns_
 def test_a_skipped_column_is_named_in_a_warning(monkeypatch):
     import gpu_dpsyn.generate.gibbs as gibbs
     monkeypatch.setattr(gibbs, "MAX_CONTEXT_CELLS", 1)
-    with pytest.warns(UserWarning, match="polish left columns a, b, c, d as they were"):
+    with pytest.warns(UserWarning, match=r"^the polish left columns 'a' \(2 values\), .*'d' "
+                      r"\(\d+ values\) as they were: with their neighbouring columns"):
         fit_sample(monkeypatch, adaptive_rounds=0)
 
 

@@ -15,6 +15,7 @@ from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.grouping import group_code, group_size, split_group
 from gpu_dpsyn.core.progress import bar
 from gpu_dpsyn.estimate.filtering import one_way_of
+from gpu_dpsyn.generate import gibbs
 from gpu_dpsyn.generate.gibbs import REPAIR, gibbs_sweep
 from gpu_dpsyn.generate.gum import (append_attribute, plan_structure, project, run_gum,
                                     target_errors)
@@ -106,7 +107,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
         with bar(st_.progress, len(res.cols), "Gibbs sweep") as pb:
             skipped = gibbs_sweep(be, res.cols, targets, model.domain, key, call, pb)
         run.timed(be, "sweep", t0)
-        _warn_left(model.names, "the Gibbs sweep", skipped, "as GUM made them: their fit")
+        _warn_left(model, "the Gibbs sweep", skipped, "as GUM made them")
         if not polished:  # the repair: one GUM iteration of Duplicates (gibbs.py)
             # a Duplicate that copies all of an appended column's anchors copies it
             # too (the sweep drew it from its target given them)
@@ -123,7 +124,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
         t0 = time.perf_counter()
         with bar(st_.progress, len(res.cols), "polish") as pb:
             skipped = polish(be, res.cols, targets, model.domain, key, call, pb)
-        _warn_left(model.names, "the polish", skipped, "as they were: their table")
+        _warn_left(model, "the polish", skipped, "as they were")
         run.timed(be, "polish", t0)
         err = target_errors(be, res.cols, gum_targets)
         res.history.append(float(err.mean()) if err.size else 0.0)
@@ -141,11 +142,17 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
     return res.cols[:d]
 
 
-def _warn_left(names, step: str, skipped, how: str) -> None:
-    if skipped:
-        warnings.warn(f"{step} left columns " + ", ".join(names[a] for a in skipped)
-                      + f" {how} would pass gibbs.MAX_CONTEXT_CELLS (contexts x values)",
-                      stacklevel=5)
+def _warn_left(model, step: str, skipped, how: str) -> None:
+    """Name the columns a step left out, in the user's terms: their values, why, and what
+    would bring them in (the bound is on the records' contexts times the values)."""
+    if not skipped:
+        return
+    which = ", ".join(f"{model.names[a]!r} ({model.domain[a]:,} values)" for a in skipped)
+    warnings.warn(f"{step} left columns {which} {how}: with their neighbouring columns (those "
+                  f"they share a marginal with) their tables would pass "
+                  f"{gibbs.MAX_CONTEXT_CELLS:,} cells (contexts x values), so their joint "
+                  "structure is as GUM fitted it. Give them fewer values in the schema (fewer "
+                  "bins, or merged categories) to include them", stacklevel=5)
 
 
 def _slack(settings, lv, targets, st):
