@@ -224,3 +224,27 @@ def test_rotate_must_be_a_flag():
     from gpu_dpsyn.errors import ParameterError
     with pytest.raises(ParameterError, match="rotate must be True or False"):
         GUMConfig(rotate="yes")
+
+
+def test_row_search_counts_as_searchsorted_over_every_row():
+    """draw_rows' NumPy search within each record's row gives searchsorted's position over
+    the rows' CDFs laid end to end, clipped as draw_rows clips it: rows with zeros, draws
+    at the ends of (0, 1), and row ids past 2^22 where r + u rounds onto r + 1."""
+    from gpu_dpsyn.generate.gum import row_search
+    r = np.random.default_rng(1)
+    for t in range(200):
+        rows, size = int(r.integers(1, 50)), int(r.integers(1, 40))
+        cond = r.random((rows, size)) * (r.random((rows, size)) < 0.6)
+        cond[cond.sum(axis=1) == 0, 0] = 1.0
+        cdf = np.minimum(np.cumsum(cond / cond.sum(axis=1, keepdims=True), axis=1), 1.0)
+        cdf[:, -1] = 1.0
+        base = (1 << 22) if t % 2 else 0
+        flat = (cdf + (np.arange(rows) + base)[:, None]).reshape(-1)
+        idx = r.integers(0, rows, 3000)
+        u = r.random(3000)
+        u[:10], u[10:20] = np.nextafter(1.0, 0.0), 1e-300
+        q = (idx + base).astype(np.float64) + u
+        want = np.searchsorted(flat, q, side="right") - idx * size
+        got = row_search(flat, idx, q, size)
+        np.testing.assert_array_equal(np.clip(got, 0, size - 1), np.clip(want, 0, size - 1))
+        np.testing.assert_array_equal(got[want < size], want[want < size])

@@ -273,5 +273,28 @@ def draw_rows(backend, cond, row, u):
     cdf[:, -1] = 1.0
     flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
     last = size - 1 - np.argmax(cond[:, ::-1] > 0, axis=1)
-    pos = xp.searchsorted(xp.asarray(flat), row.astype(xp.float64) + u, side="right")
-    return xp.minimum(xp.clip(pos - row * size, 0, size - 1), xp.asarray(last)[row])
+    q = row.astype(xp.float64) + u
+    if xp is np:  # searched within each record's own row: see row_search
+        at = row_search(flat, row, q, size)
+    else:
+        at = xp.searchsorted(xp.asarray(flat), q, side="right") - row * size
+    return xp.minimum(xp.clip(at, 0, size - 1), xp.asarray(last)[row])
+
+
+def row_search(flat, row, q, size: int):
+    """searchsorted(flat, q, side="right") - row * size, clipped to [0, size], for NumPy:
+    a binary search within each query's own run of `size` entries (its row of the CDFs
+    laid end to end) instead of across all of them: log2(size) gathers near each other,
+    not log2(rows * size) far apart (a quarter of a second per column at 3 * 10^5
+    records).  The same counts: every entry of an earlier row is at most r <= q, every
+    entry of a later one at least r + 1, which only a q rounded onto r + 1 reaches, and
+    then both give size or more, clipped to size."""
+    first = row * size  # the first entry of the run holding the answer
+    length = np.full(len(row), size, dtype=np.int64)
+    while length.any():  # upper bound: first entry > q
+        half = length // 2
+        mid = first + half
+        go = (flat[np.minimum(mid, len(flat) - 1)] <= q) & (length > 0)
+        first = np.where(go, mid + 1, first)
+        length = np.where(go, length - half - 1, half)
+    return first - row * size
