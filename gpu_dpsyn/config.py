@@ -159,6 +159,9 @@ def _check_workload_shape(workload) -> tuple:
     """((column names, weight), ...), validated for form; names are checked in fit()."""
     if workload is None:
         return ()
+    if isinstance(workload, (str, bytes)) or not isinstance(workload, (dict, list, tuple)):
+        raise DPSynError("workload must be a dict {columns: weight} or a list of (columns, "
+                         f"weight) pairs, got {type(workload).__name__}")
     items = workload.items() if isinstance(workload, dict) else workload
     out = []
     for entry in items:
@@ -166,7 +169,13 @@ def _check_workload_shape(workload) -> tuple:
             cols, w = entry
         except (TypeError, ValueError):
             raise DPSynError(f"workload entries are (columns, weight), got {entry!r}") from None
-        cols = (cols,) if isinstance(cols, str) else tuple(cols)
+        try:
+            cols = (cols,) if isinstance(cols, str) else tuple(cols)
+        except TypeError:  # a number, say
+            cols = (cols,)
+        if not all(isinstance(c, str) for c in cols):
+            raise DPSynError(f"workload columns are a column name or a tuple of names, got "
+                             f"{entry[0]!r}")
         if not 1 <= len(cols) <= 3 or len(set(cols)) != len(cols):
             raise DPSynError(f"workload column sets have 1 to 3 distinct columns, got {cols!r}")
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not (w > 0 and

@@ -29,6 +29,10 @@ class SamplerError(DPSynError):
     """A noise sampler could not finish; nothing was released (fail closed)."""
 
 
+class ClusterError(DPSynError):
+    """The Dask cluster failed or gave no result in time."""
+
+
 class ParameterError(DPSynError):
     """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
 
@@ -39,4 +43,5 @@ class LargeDomainWarning(UserWarning):
 
 
 class RowCountWarning(UserWarning):
-    """The DP estimate of the row count is dominated by the privacy noise."""
+    """The DP estimate of the row count is dominated by the privacy noise, or was clamped
+    to [1, the schema's public "max_rows"]."""

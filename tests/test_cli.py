@@ -242,15 +242,18 @@ def test_warnings_are_printed_as_one_line_each(files, capsys):
 
 
 def test_an_unsampleable_row_estimate_is_a_clear_error(files, capsys, monkeypatch):
+    """Without --rows the release may be as large as the public maximum the noisy count is
+    clamped to: if that cannot be sampled, the run is refused before the table is read."""
     tmp, real, schema = files
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 16)  # 64 KiB: 5,000 estimated rows do not fit
+    _no_reading(monkeypatch)
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--iterations", "1",
                  "--backend", "cpu", "--quiet", "--adaptive-rounds", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("gpu-dpsyn: error: the row count is estimated at ") and \
-        "--rows N" in err and err.count("\n") == 1, err
+    assert err.startswith("gpu-dpsyn: error: without --rows, the release may have up to ") \
+        and "--rows N" in err and err.count("\n") == 1, err
 
 
 def test_version(capsys):

@@ -3,7 +3,6 @@ has their arguments)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import warnings
@@ -14,6 +13,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.data.files import check_output, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
 
@@ -42,25 +42,22 @@ def warnings_to_stderr():
 
 def _check_outputs(outputs: dict, inputs) -> None:
     """Refuse output paths that cannot be written before anything is read: a failure
-    after fit() would come with the budget spent and the synthetic table lost."""
+    after fit() would come with the budget spent and the synthetic table lost.  Paths are
+    compared as files (a hard link to the input is the input); each output is probed
+    (files.check_output: its directory takes a new file, it is no device or FIFO)."""
     seen = {}
     for flag, path in outputs.items():
         if not path:
             continue
-        p = Path(path)
-        where = p.resolve()
+        check_output(path, flag)
+        where = file_id(path)
         if where in seen:
             raise DPSynError(f"{seen[where]} and {flag} name the same file {path!r}")
-        if any(i and Path(i).resolve() == where for i in inputs):
-            raise DPSynError(f"{flag} {path!r} is an input file; writing it would destroy it")
+        clash = next((i for i in inputs if i and file_id(i) == where), None)
+        if clash is not None:
+            raise DPSynError(f"{flag} {path!r} is the input file {str(clash)!r}; writing it "
+                             "would destroy it")
         seen[where] = flag
-        if p.is_dir():
-            raise DPSynError(f"{flag} {path!r} is a directory; give a file name")
-        if not p.parent.is_dir():
-            raise DPSynError(f"{flag} {path!r}: {str(p.parent)!r} is not an existing directory")
-        if not os.access(p.parent, os.W_OK | os.X_OK) or (p.exists() and
-                                                          not os.access(p, os.W_OK)):
-            raise DPSynError(f"{flag} {path!r} is not writable")
 
 
 def synthesize(a) -> int:
@@ -82,6 +79,8 @@ def synthesize(a) -> int:
     syn.check_plan(schema)  # workload and --group-by columns
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
+    else:
+        _check_row_cap(syn, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
     df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
     public = read_table(a.public, schema=schema) if a.public else None
@@ -89,11 +88,23 @@ def synthesize(a) -> int:
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
-    write_table(out, a.out)
+    write_table(out, a.out, "--out")
     rep = _write_ledger(a, syn, syn.last_run.history)
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
     return 0
+
+
+def _check_row_cap(syn, schema) -> None:
+    """Without --rows the release has the noisy row count, clamped to the schema's public
+    maximum: sampling that many rows must fit before the fit spends anything."""
+    from gpu_dpsyn.generate.sample import check_memory
+    cap = schema.row_cap
+    whose = "the schema's \"max_rows\"" if schema.max_rows else "the default maximum"
+    check_memory(syn.backend, cap, schema.domain, bool(syn.settings.group_by),
+                 what=f"without --rows, the release may have up to {cap:,} rows ({whose}), "
+                      "which",
+                 instead="give --rows N, or a smaller \"max_rows\" in the schema")
 
 
 def _synthesizer(a, client=None):
@@ -125,7 +136,7 @@ def _write_ledger(a, syn, history) -> dict:
     rep = syn.privacy_report()
     if a.ledger:
         rep["gum_history"] = history
-        Path(a.ledger).write_text(json.dumps(rep, indent=2) + "\n")
+        write_text(a.ledger, json.dumps(rep, indent=2) + "\n", "--ledger")
     return rep
 
 
@@ -149,13 +160,13 @@ def _synthesize_on_dask(a) -> int:
     if a.group_by:
         raise DPSynError("--group-by runs in memory: leave out --workers / --scheduler")
     # every check that can fail runs before the private table is read
-    table_files(a.input)  # files there, one format (before a cluster starts)
+    inputs = table_files(a.input)  # files there, one format (before a cluster starts)
     _check_inputs(a.public)
     check_output_dir(a.out)
-    if a.ledger and Path(a.ledger).resolve().parent == Path(a.out).resolve():
+    if a.ledger and file_id(Path(a.ledger).absolute().parent) == file_id(a.out):
         raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
                          "only parts")
-    _check_outputs({"--ledger": a.ledger}, [a.schema, a.public])
+    _check_outputs({"--ledger": a.ledger}, [*inputs, a.schema, a.public])
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
     syn = _synthesizer(a)  # parameters checked before a cluster starts
@@ -191,7 +202,8 @@ def _parse_workload(items):
 
 
 def evaluate(a) -> int:
-    from gpu_dpsyn.evaluation.evaluate import check_sklearn, check_target, ml_rows, ml_utility
+    from gpu_dpsyn.evaluation.evaluate import (check_ml_tables, check_sklearn, check_target,
+                                               ml_rows, ml_utility)
     from gpu_dpsyn.evaluation.fidelity import evaluate_tables
     from gpu_dpsyn.data.inference import infer_schema
     from gpu_dpsyn.data.schema import load_schema
@@ -228,6 +240,8 @@ def evaluate(a) -> int:
         with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
             warnings.simplefilter("ignore")
             schema = infer_schema(pd.concat([real, syn], ignore_index=True))
+    if a.target:  # before the TVDs: an unknown target (no --schema) or too few rows
+        check_ml_tables(real, syn, schema, a.target)
     # the report shows these very numbers: one computation, one choice of sets
     ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
     print(f"note: {NOT_FOR_PUBLICATION}")
@@ -246,14 +260,14 @@ def evaluate(a) -> int:
                        for k, kw in ev.ways.items()}
         if ml is not None:
             out["ml_utility"] = ml
-        Path(a.json).write_text(json.dumps(out) + "\n")
+        write_text(a.json, json.dumps(out) + "\n", "--json")
     if a.report:
         from gpu_dpsyn.evaluation.report import build_report
         meta = {"real": a.real, "synthetic": a.synthetic, "schema": a.schema,
                 "ledger": a.ledger, "schema_inferred": inferred,
                 "seconds": time.perf_counter() - t0}
-        Path(a.report).write_text(build_report(real, syn, schema, run, ev=ev, target=a.target,
-                                               ml=ml, meta=meta, progress=not a.quiet))
+        write_text(a.report, build_report(real, syn, schema, run, ev=ev, target=a.target,
+                                          ml=ml, meta=meta, progress=not a.quiet), "--report")
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
 
@@ -275,7 +289,7 @@ def infer(a) -> int:
             raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
                              f"{list(df.columns)}")
     schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
-    schema.save(a.out)
+    schema.save(a.out, "--out")
     print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
           "(NOT private): review every line and replace what you can with public facts:",
           file=sys.stderr)

@@ -6,6 +6,7 @@ using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -17,6 +18,38 @@ from gpu_dpsyn.data.schema import Column, Schema, _value_key
 from gpu_dpsyn.data.types import datetime, derived, support
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.types import code_dtype
+
+
+def check_frame(df, what: str = "the table") -> None:
+    """DataError unless df is a pandas (or cuDF) DataFrame."""
+    if not (isinstance(df, pd.DataFrame) or is_cudf(df)):
+        hint = "; read the file with gpu_dpsyn.data.ingest.read_table(path) first" if \
+            isinstance(df, (str, os.PathLike)) else ""
+        raise DataError(f"{what} must be a pandas (or cuDF) DataFrame, got "
+                        f"{type(df).__name__}{hint}")
+
+
+# cells that are not one value: a Parquet list column, a column of dicts or arrays
+_CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray)
+
+
+def check_cells(s, name: str) -> None:
+    """DataError when an object column holds lists, tuples, dicts, sets or arrays (a
+    Parquet list column, say): each cell must be one value.  pandas' C type inference
+    looks first, so a column of text or numbers costs one fast pass."""
+    if is_cudf(s) or s.dtype != object or \
+            pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
+        return
+    for i, v in enumerate(s):
+        if isinstance(v, _CONTAINERS):
+            raise DataError(f"column {name!r} holds a {type(v).__name__} ({_short(v)}) in row "
+                            f"{i}: each cell must be one value (text, a number, a boolean "
+                            "or a date), not a list column")
+
+
+def _short(v) -> str:
+    text = repr(v.tolist() if isinstance(v, np.ndarray) else v)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
@@ -160,6 +193,8 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF).  allow_empty: df is one
     partition of a larger table."""
     check_columns(df, schema, allow_empty)
+    for c in schema.columns:
+        check_cells(df[c.name], c.name)
     codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule

@@ -12,10 +12,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.encoding import bin_codes
-from gpu_dpsyn.errors import LargeDomainWarning, SchemaError  # noqa: F401 (re-exported)
+from gpu_dpsyn.core.checks import integer
+from gpu_dpsyn.data.encoding import bin_codes, check_cells, check_frame
+from gpu_dpsyn.errors import DataError, LargeDomainWarning  # noqa: F401 (re-exported)
+from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data.schema import Column, Schema, _numeric_edges, column_from_spec
+from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
+                                   column_from_spec)
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
@@ -46,6 +49,15 @@ def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
                               id_columns=()) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review."""
+    check_frame(df, "infer_schema's table")
+    integer("max_categories", max_categories, 1, DataError)
+    integer("bins", bins, 1, DataError)
+    if bins > MAX_COLUMN_DOMAIN:  # edges are built for every bin
+        raise DataError(f"bins must be at most {MAX_COLUMN_DOMAIN}, got {bins}")
+    if isinstance(id_columns, str):
+        id_columns = (id_columns,)
+    for name in df.columns:  # a list column (Parquet's, say) has no domain to guess
+        check_cells(df[name], str(name))
     warnings.warn(
         "infer_schema reads the domain (value lists, min/max) off the private data itself. "
         "This is NOT differentially private: rare values and extremes leak. Review the "

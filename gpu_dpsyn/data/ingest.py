@@ -8,11 +8,17 @@ else (.csv.xz, say) goes to pandas.
 """
 from __future__ import annotations
 
+import lzma
+import os
+import zipfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
 
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.data.files import check_output, replacing, target_of
+from gpu_dpsyn.data.schema import Schema, load_schema
+from gpu_dpsyn.errors import DataError, DPSynError
 
 ENGINES = ("auto", "pandas", "cudf")
 CUDF_SUFFIXES = (".csv", ".parquet")
@@ -51,12 +57,29 @@ def _family_name(d) -> str:
     return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
 
 
-def write_table(df, path) -> None:
-    """Write df in the format its name asks for (checked by table_format first)."""
-    if table_format(path) == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_csv(path, index=False)  # compression inferred from the suffix
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+
+
+def write_table(df, path, flag: str | None = None) -> None:
+    """Write df in the format its name asks for (checked by table_format first), whole or
+    not at all: to a temporary file beside it, which then replaces it (files.replacing);
+    a failure is a DPSynError naming the path and leaves an earlier file as it was."""
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"write_table needs a pandas DataFrame, got {type(df).__name__}")
+    fmt = table_format(path, flag)
+    check_output(path, flag)  # a missing directory, a device: named before writing
+    name = target_of(path).name
+    suffix = Path(name).suffix.lower()
+    # the compression from the real name (the temporary one ends in .tmp); a zip's member
+    # is named after the table, as pandas names it
+    comp = _COMPRESSION.get(suffix)
+    if comp == "zip":
+        comp = {"method": "zip", "archive_name": name[:-len(suffix)]}
+    with replacing(path, flag) as tmp:
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False, compression=comp)
 
 
 def cudf_available() -> bool:
@@ -107,9 +130,14 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
     """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
     schema, a CSV's categorical, datetime and id columns are read as text and only empty
     cells are missing; encode() then checks every value against the schema."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DPSynError(f"read_table's path must be a file path (str or os.PathLike), got "
+                         f"{type(path).__name__}")
+    if schema is not None and not isinstance(schema, Schema):  # a path or a dict, as fit()
+        schema = load_schema(schema)                            # takes
     p = Path(path)
     if not p.is_file():
-        raise DPSynError(f"cannot read {path!r}: no such file")
+        raise DPSynError(f"cannot read {str(path)!r}: no such file")
     if engine not in ("pandas", "cudf"):
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
@@ -122,6 +150,25 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             return pd.read_parquet(p)
         return pd.read_csv(p, **csv_options(schema, as_text))
     except ImportError as e:  # Parquet without pyarrow, say
-        raise DPSynError(f"cannot read {path!r}: {e}") from None
-    except (OSError, ValueError, UnicodeDecodeError, RuntimeError) as e:
-        raise DPSynError(f"cannot read {path!r} as a table: {e}") from None
+        raise DPSynError(f"cannot read {str(path)!r}: {e}") from None
+    except READ_ERRORS as e:
+        raise DataError(read_error(path, e)) from None
+
+
+# what reading a damaged file raises: pandas' and pyarrow's parse and I/O errors, and the
+# decompressors' own (a truncated .gz or .xz ends in EOFError, a damaged .xz in
+# LZMAError, a damaged .zip in BadZipFile or zlib.error)
+READ_ERRORS = (OSError, ValueError, UnicodeDecodeError, RuntimeError, EOFError,
+               lzma.LZMAError, zipfile.BadZipFile, zlib.error)
+
+
+def read_error(path, e: BaseException) -> str:
+    """One line naming the file and what was wrong with it."""
+    first = (str(e).strip().splitlines() or [""])[0] or type(e).__name__
+    name = str(path).lower()
+    packed = next((s for s in (".gz", ".bz2", ".xz", ".zip") if name.endswith(s)), None)
+    if packed and isinstance(e, (EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error,
+                                 OSError)):
+        return (f"cannot read {str(path)!r}: the {packed} file is truncated or damaged "
+                f"({first})")
+    return f"cannot read {str(path)!r} as a table: {first}"

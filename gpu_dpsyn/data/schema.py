@@ -8,19 +8,27 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from gpu_dpsyn.data import schema_rules as rules
 from gpu_dpsyn.data.dtypes import check_column
+from gpu_dpsyn.data.files import write_text
 from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
 from gpu_dpsyn.data.types import quantile_bins
-from gpu_dpsyn.data.types.support import check_bins, default_edges, parse_support
+from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
+from gpu_dpsyn.data.types.support import check_bins, parse_support
 
-MAX_COLUMN_DOMAIN = 1 << 16  # codes per column; a wider column must be binned
+MAX_COLUMN_DOMAIN = rules.MAX_BINS  # codes per column (1 << 16); a wider one must be binned
+# the most rows a release has when its size is the noisy row count (public; the schema's
+# "max_rows" may say otherwise): a tiny epsilon or a huge sensitivity can make the
+# estimate 10^8 or more, which is clamped to this with a warning instead of sampled
+DEFAULT_MAX_ROWS = 10_000_000
 
 
 @dataclass
@@ -103,6 +111,7 @@ class Schema:
     columns: list = field(default_factory=list)
     max_records_per_individual: int | None = None
     individual_id: str | None = None  # the id column naming each record's individual
+    max_rows: int | None = None  # public bound on the noisy row count (None: the default)
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
@@ -131,6 +140,12 @@ class Schema:
         return self.individual_id or (ids[0] if ids else None)
 
     @property
+    def row_cap(self) -> int:
+        """The most rows a release sized by the noisy row count has: "max_rows", else
+        DEFAULT_MAX_ROWS (public: the estimate is clamped to it)."""
+        return self.max_rows or DEFAULT_MAX_ROWS
+
+    @property
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
 
@@ -151,7 +166,7 @@ class Schema:
         cols = [replace(c, edges=list(edges[c.name]), private=None,
                         within=within.get(c.name)) if c.name in edges else c
                 for c in self.columns]
-        return Schema(cols, self.max_records_per_individual, self.individual_id)
+        return Schema(cols, self.max_records_per_individual, self.individual_id, self.max_rows)
 
     def __getitem__(self, name: str) -> Column:
         for c in self.columns:
@@ -165,10 +180,15 @@ class Schema:
             d["max_records_per_individual"] = self.max_records_per_individual
         if self.individual_id is not None:
             d["individual_id"] = self.individual_id
+        if self.max_rows is not None:
+            d["max_rows"] = self.max_rows
         return d
 
-    def save(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
+    def save(self, path, flag: str | None = None) -> None:
+        """Write the schema as JSON, whole or not at all (files.write_text); flag names
+        the path in an error (--out)."""
+        write_text(path, json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n",
+                   flag)
 
 
 def _json_default(o):
@@ -182,61 +202,6 @@ def _json_default(o):
 
 
 # -- reading -----------------------------------------------------------------------
-
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
-        and math.isfinite(float(x))
-
-
-def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
-    """The column's checked range; an integer column's rounded inwards to integers."""
-    lo, hi = spec.get("min"), spec.get("max")
-    if not (_is_number(lo) and _is_number(hi)):
-        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
-                          f"{alternative}, got min={lo!r} max={hi!r}")
-    if hi < lo or (hi == lo and not integer):
-        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
-    return (math.ceil(lo), math.floor(hi)) if integer else (lo, hi)
-
-
-def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
-    if "edges" in spec:
-        edges = spec["edges"]
-        if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
-            raise SchemaError(f"column {name!r}: 'edges' must be a list of >= 2 numbers")
-        if any(b < a for a, b in zip(edges, edges[1:])):
-            raise SchemaError(f"column {name!r}: 'edges' must be increasing")
-        if any(a == c for a, c in zip(edges, edges[2:])):
-            raise SchemaError(f"column {name!r}: an edge repeated more than twice; one "
-                              "repeat (a, a) is the bin holding just a")
-        if integer and any(a == b for a, b in zip(edges, edges[1:])):
-            raise SchemaError(f"column {name!r}: 'edges' of an integer column must be "
-                              "strictly increasing (bin [a, a + 1) holds just a)")
-        if integer:
-            for a, b in zip(edges, edges[1:-1] + [edges[-1] + 1]):
-                if math.ceil(b) - math.ceil(a) < 1:
-                    raise SchemaError(
-                        f"column {name!r}: bin [{a}, {b}) holds no integer; widen it")
-        return [float(e) if not integer else (int(e) if float(e).is_integer() else float(e))
-                for e in edges]
-    lo, hi = _min_max(name, spec, integer, "(or 'edges')")
-    if integer:
-        span = hi - lo + 1
-        if support is not None and "bins" not in spec:  # bins of equal support counts
-            return default_edges(parse_support(name, support, lo, hi), lo, hi, 32)
-        bins = spec.get("bins", min(span, 32))
-    else:
-        bins = spec.get("bins", 32)
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got {bins!r}")
-    if integer:
-        if bins > span:
-            bins = span  # one code per integer is already exact
-        # bin k holds lo + [ceil(k*span/bins), ceil((k+1)*span/bins)); edges in value units
-        return [lo + -((-k * span) // bins) for k in range(bins)] + [hi + 1]
-    with np.errstate(all="ignore"):  # a range too wide for float64: check_column refuses it
-        return [float(x) for x in np.linspace(lo, hi, bins + 1)]
-
 
 _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat": "categorical",
                  "numeric": "numeric", "numerical": "numeric", "continuous": "numeric",
@@ -254,10 +219,13 @@ def column_from_spec(name: str, spec: dict) -> Column:
     if kind is None:  # NIST parameters.json: values -> categorical, min/max -> numeric
         kind = "categorical" if "values" in spec else \
             "numeric" if ("min" in spec or "edges" in spec) else None
-    if kind not in _TYPE_ALIASES:
+    if not isinstance(kind, str) or kind not in _TYPE_ALIASES:
         raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
                           "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
+    rules.check_column(name, kind, spec)  # its keys and their types, limits on bins
+    if "name" in spec and spec["name"] != name:
+        raise SchemaError(f"column {name!r}: 'name' {spec['name']!r} differs from its key")
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
         return Column(name, "id", dtype=dtype)
@@ -319,13 +287,17 @@ def _value_key(v):
 def schema_from_dict(d: dict) -> Schema:
     if not isinstance(d, dict):
         raise SchemaError("schema must be a JSON object")
-    sens = d.get("max_records_per_individual")
+    rules.check_document(d)  # its keys and their types (schema_rules.DOCUMENT_RULES)
+    sens, max_rows = d.get("max_records_per_individual"), d.get("max_rows")
     cols = d.get("columns")
     if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
         cols = d["schema"]
         runs = d.get("runs")
-        if sens is None and isinstance(runs, list) and runs and isinstance(runs[0], dict):
-            sens = runs[0].get("max_records_per_individual")
+        if isinstance(runs, list) and runs and isinstance(runs[0], dict):
+            if sens is None:
+                sens = runs[0].get("max_records_per_individual")
+            if max_rows is None:  # NIST's bound on the rows of a release
+                max_rows = runs[0].get("max_records")
     if cols is None:
         raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
     if isinstance(cols, list):  # [{"name": ..., ...}, ...]
@@ -335,12 +307,14 @@ def schema_from_dict(d: dict) -> Schema:
             raise SchemaError("schema 'columns' list entries need a 'name'") from None
     if not isinstance(cols, dict) or not cols:
         raise SchemaError("schema 'columns' must be a non-empty object")
-    if sens is not None and (isinstance(sens, bool) or not isinstance(sens, int) or sens < 1):
-        raise SchemaError(f"max_records_per_individual must be a positive integer, got {sens!r}")
-    unit = d.get("individual_id")
-    if unit is not None and not isinstance(unit, str):
-        raise SchemaError(f"individual_id must be a column name, got {unit!r}")
-    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens, unit)
+    # the types and ranges of these were checked with the document (schema_rules)
+    sens = None if sens is None else int(sens)
+    max_rows = None if max_rows is None else int(max_rows)
+    if max_rows is not None and max_rows > rules.MAX_ROWS:  # a NIST run's max_records
+        raise SchemaError(f"max_rows (NIST runs' max_records) must be at most "
+                          f"{rules.MAX_ROWS}, got {max_rows}")
+    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
+                  d.get("individual_id"), max_rows)
 
 
 def load_schema(source) -> Schema:
@@ -349,14 +323,20 @@ def load_schema(source) -> Schema:
         return source
     if isinstance(source, dict):
         return schema_from_dict(source)
+    if not isinstance(source, (str, os.PathLike)):
+        raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
+                          f"{type(source).__name__}")
     path = Path(source)
     try:
         text = path.read_text()
     except OSError as e:
         raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
     try:
-        d = json.loads(text)
+        d = json.loads(text, object_pairs_hook=rules.object_pairs)
     except json.JSONDecodeError as e:
         raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
+    twice = rules.first_duplicate(d)  # json.loads alone keeps the last silently
+    if twice is not None:
+        raise SchemaError(f"schema file {str(path)!r}: {twice}")
     return schema_from_dict(d)
 

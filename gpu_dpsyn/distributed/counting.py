@@ -19,10 +19,12 @@ import numpy as np
 from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, encode
-from gpu_dpsyn.errors import DataError, DPSynError
+from gpu_dpsyn.data.ingest import READ_ERRORS
+from gpu_dpsyn.errors import ClusterError, DataError, DPSynError
 from gpu_dpsyn.distributed.reading import read_partitioned
 from gpu_dpsyn.distributed.workers import worker_backend
 
+TIMEOUT_S = 3600.0  # the longest wait for one gather (a pass over every partition)
 CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds task memory
 FAN_IN = 8  # partial sums added per reduction task
 
@@ -65,16 +67,31 @@ def reading_errors():
         yield
     except DPSynError:
         raise
-    except (OSError, ValueError) as e:  # pandas / pyarrow parse and I/O errors
+    except READ_ERRORS as e:  # pandas / pyarrow parse and I/O errors, decompressors'
         while e.__cause__ is not None:  # Dask wraps the reader's own error
             e = e.__cause__
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0] or type(e).__name__
         raise DataError(f"cannot read the table: {first}") from None
 
 
 def gather(client, futures):
+    """client.gather with a timeout: a scheduler or worker that fails without an error
+    (a lost worker whose task cannot run again, a graph the scheduler cannot place) is a
+    clear error after TIMEOUT_S, not a hang."""
+    wait_for(futures)
     with reading_errors():
         return client.gather(futures)
+
+
+def wait_for(futures, **kw):
+    """distributed.wait with the TIMEOUT_S timeout; ClusterError when it passes."""
+    from dask.distributed import wait
+    try:
+        return wait(futures, timeout=TIMEOUT_S, **kw)
+    except TimeoutError:
+        raise ClusterError(f"the Dask cluster gave no result in {TIMEOUT_S:g} s: a worker "
+                           "or the scheduler may have failed (see its logs); the run "
+                           "stopped (what was charged to the budget stays spent)") from None
 
 
 class DaskCounts:
@@ -98,7 +115,11 @@ class DaskCounts:
             yield from self._count(chunk)
 
     def _count(self, requests):
-        parts = self.client.map(partition_histograms, self.parts, requests=requests,
+        # sent once, as data of its own: distributed turns a keyword argument over 100 kB
+        # into a graph node keyed by the argument's name, so two large request lists
+        # collided on the key "requests" and the second pass hung
+        shared = self._share(requests)
+        parts = self.client.map(partition_histograms, self.parts, requests=shared,
                                 backend=self.backend)
         total = gather(self.client, tree_sum(self.client, parts))
         ends = np.cumsum([math.prod(shape) for _, shape in requests])
@@ -106,8 +127,13 @@ class DaskCounts:
 
     def recode(self, attr: int, recode) -> None:
         """Merge low-count values of one column on every partition (filtering.Recode)."""
-        self.parts = self.client.map(recode_partition, self.parts, attr=attr, recode=recode,
-                                     backend=self.backend)
+        self.parts = self.client.map(recode_partition, self.parts, attr=attr,
+                                     recode=self._share(recode), backend=self.backend)
+
+    def _share(self, obj):
+        """obj as a future of its own (scatter keys it by its content), for the tasks of
+        one map to depend on."""
+        return self.client.scatter([obj], hash=True)[0]
 
 
 def tree_sum(client, futures):

@@ -22,9 +22,11 @@ import numpy as np
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
+from gpu_dpsyn.data.files import probe_directory
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.distributed.counting import wait_for
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
 
@@ -53,10 +55,13 @@ def check_output_dir(path) -> Path:
                              "directory")
         if not os.access(p, os.W_OK | os.X_OK):
             raise DPSynError(f"output directory {str(p)!r} is not writable")
+        probe_directory(p, f"output directory {str(p)!r}")  # a read-only mount, say
     elif not p.parent.is_dir():
         raise DPSynError(f"output {str(p)!r}: {str(p.parent)!r} is not an existing directory")
     elif not os.access(p.parent, os.W_OK | os.X_OK):
         raise DPSynError(f"output {str(p)!r}: {str(p.parent)!r} is not writable")
+    else:
+        probe_directory(p.parent, f"output {str(p)!r}")
     return p
 
 
@@ -101,10 +106,9 @@ def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None
 def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
     """Every batch as a task, at most two per worker thread in flight (their targets
     are the client's only memory of them)."""
-    from dask.distributed import as_completed
     model = client.scatter(model, broadcast=True)
     window = 2 * max(1, sum(client.nthreads().values()))
-    running = as_completed()
+    running = set()
 
     def submit():
         b = next(batches, None)
@@ -114,10 +118,14 @@ def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
     for _ in range(window):
         submit()
     done = []
-    for fut in running:
-        done.append(fut.result())  # a task that failed after its retries raises here
-        fut.release()
-        submit()
+    while running:
+        # a batch at least every TIMEOUT_S, else a clear error instead of a hang
+        finished, running = wait_for(list(running), return_when="FIRST_COMPLETED")
+        running = set(running)
+        for fut in finished:
+            done.append(fut.result())  # a task that failed after its retries raises here
+            fut.release()
+            submit()
     return done
 
 

@@ -119,7 +119,7 @@ def ml_utility(real: pd.DataFrame, syn: pd.DataFrame, schema, target: str, seed:
     metrics, models = _sklearn()
     schema = load_schema(schema)
     names = [c.name for c in schema.synth_columns]
-    col = check_target(schema, target)
+    col = check_ml_tables(real, syn, schema, target)
     t = names.index(target)
     r, s = encode(real, schema), encode(syn, schema)
     feats = [a for a in range(len(names)) if a != t]
@@ -168,6 +168,26 @@ def check_target(schema: Schema, target: str):
                          "(classification) or numeric (regression) one")
     if len(schema.synth_columns) < 2:
         raise DPSynError("ml utility needs a feature column besides the target")
+    return col
+
+
+def check_ml_tables(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, target: str):
+    """The target column, if ml_utility can use it on these tables: a usable target
+    (check_target) with at least ML_MIN_ROWS real and 2 synthetic rows holding a value
+    (DPSynError otherwise).  Cheap: callable before anything is computed."""
+    col = check_target(schema, target)
+    for df, what in ((real, "real"), (syn, "synthetic")):
+        if target not in df.columns:
+            raise DPSynError(f"target {target!r} is not a column of the {what} table")
+
+    def rows(df) -> int:
+        if col.kind == "categorical":  # a missing value is a class of its own
+            return len(df)
+        return int(pd.to_numeric(df[target], errors="coerce").notna().sum())
+    nr, ns = rows(real), rows(syn)
+    if nr < ML_MIN_ROWS or ns < 2:
+        raise DPSynError(f"ml utility needs at least {ML_MIN_ROWS} real and 2 synthetic rows "
+                         f"with a {target!r} value, got {nr} and {ns}")
     return col
 
 

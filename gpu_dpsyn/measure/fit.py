@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,10 +17,10 @@ from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.core.grouping import resolve_levels
 from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
-from gpu_dpsyn.data.encoding import check_columns, encode
+from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
-from gpu_dpsyn.errors import SchemaError
+from gpu_dpsyn.errors import RowCountWarning, SchemaError
 from gpu_dpsyn.estimate.consistency import total_standard_error
 from gpu_dpsyn.estimate.targets import estimate, pooled_total
 from gpu_dpsyn.measure import quantiles
@@ -106,6 +107,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         # every partition is read, checked and encoded before the first charge
         counts = dask_counts(client, df, grid or schema, settings.backend)
     else:
+        check_frame(df, "the table")
         column_labels(df, "the table")
         if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
             raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
@@ -114,6 +116,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     backend.prepare()  # kernels compiled before the first charge, not after
     pub = None
     if public is not None:
+        check_frame(public, "the public table")
         column_labels(public, "the public table")
         try:
             check_columns(public, schema)
@@ -170,12 +173,34 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
         lv.total = state.estimate(lv.marginals, lv.measured_cells)
     total, model.n_standard_error = pooled_total(model.levels)
-    model.n_estimate = max(1, int(round(total)))
+    model.n_estimate = clamped_rows(total, schema)
     if pub is not None and model.public is None:
         model.public = state.public_codes()
     model.fit_calls = state.calls
     timings = dict(encode=t1 - t0, measure=t2 - t1, consistency=time.perf_counter() - t2)
     return model, state.accountant, timings
+
+
+def clamped_rows(total: float, schema) -> int:
+    """The noisy row count as a release size: clamped to [1, the schema's public maximum
+    ("max_rows", else DEFAULT_MAX_ROWS), with a RowCountWarning when it was outside
+    (post-processing of a noisy value: a tiny epsilon or a huge sensitivity can make it
+    10^8 or negative)."""
+    cap = schema.row_cap
+    where = "the schema's \"max_rows\"" if schema.max_rows else \
+        "the default maximum; set \"max_rows\" in the schema"
+    if not total < cap + 0.5:  # NaN included
+        warnings.warn(f"the noisy row count ({total:,.0f}) is above the public maximum of "
+                      f"{cap:,} rows ({where}): the release has {cap:,} rows unless you "
+                      "choose the size with sample(n) (--rows N)", RowCountWarning,
+                      stacklevel=3)
+        return cap
+    if total < 0.5:
+        warnings.warn(f"the noisy row count ({total:,.0f}) is below 1: the release has 1 row "
+                      "unless you choose the size with sample(n) (--rows N)",
+                      RowCountWarning, stacklevel=3)
+        return 1
+    return int(round(total))
 
 
 def as_schema(schema) -> Schema:

@@ -6,6 +6,7 @@
   count, decoded back to datetime64 in the schema's time zone.
 * derived.py: columns computed after synthesis from another column by a fixed public
   operation; never measured, so they cost no budget.
+* numeric.py: a numeric column's bins from its min / max and bin count, or its edges.
 * quantile_bins.py: `"bins": {"private_quantiles": K}`, numeric bins whose edges fit()
   chooses privately on a public grid (the mechanism: quantiles.py).
 """

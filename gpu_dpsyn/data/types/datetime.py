@@ -40,10 +40,11 @@ class DatetimeSpec:
         if unit is not None and unit not in UNITS:
             raise SchemaError(f"column {name!r}: unknown unit {unit!r}; use one of "
                               f"{', '.join(UNITS)} (or 'bins')")
-        if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int)
-                                 or bins < 1):
+        if bins is not None and (isinstance(bins, bool) or
+                                 not isinstance(bins, (int, np.integer)) or bins < 1):
             raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got "
                               f"{bins!r}")
+        bins = None if bins is None else int(bins)
         self.unit, self.calendar = unit, unit is not None
         lo, hi = _epoch(self.min), _epoch(self.max)
         # whole seconds in, whole seconds out: no nanosecond noise in decoded values

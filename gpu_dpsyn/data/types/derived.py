@@ -14,7 +14,7 @@ from gpu_dpsyn.errors import DataError, SchemaError
 ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive integer
 DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
-KEYS = {"type", "kind", "from", "op", "by", "nullable", "dtype"}
+KEYS = {"type", "kind", "name", "from", "op", "by", "nullable", "dtype"}
 
 
 class Derivation:
@@ -30,9 +30,11 @@ class Derivation:
             raise SchemaError(f"column {name!r}: unknown op {self.op!r}; use one of "
                               f"{', '.join([*ARITHMETIC, *DATE_PARTS])}")
         if self.op in ARITHMETIC:
-            if isinstance(self.by, bool) or not isinstance(self.by, int) or self.by < 1:
+            if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
+                    self.by < 1:
                 raise SchemaError(f"column {name!r}: op {self.op!r} needs 'by', a positive "
                                   f"integer, got {self.by!r}")
+            self.by = int(self.by)
         elif self.by is not None:
             raise SchemaError(f"column {name!r}: op {self.op!r} takes no 'by'")
         if not isinstance(self.source, str):

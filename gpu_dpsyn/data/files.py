@@ -1,0 +1,119 @@
+"""Output files: checked before anything is read, written whole or not at all.
+
+A run's outputs come after the fit has spent the privacy budget, so everything that can be
+known about them is checked first (check_output): the path names a regular file or nothing
+yet, its directory exists and takes a new file (a probe file is created there and removed:
+os.access says yes to root and to a read-only mount), it is no dangling symlink.  Two paths
+are compared as files (file_id: device and inode), so a hard link to the input counts as
+the input.  Every write goes to a temporary file beside the target, which then replaces it
+(os.replace, atomic on one file system): on a full disk, an error or Ctrl-C, the earlier
+file is still there whole and the temporary file is removed.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from gpu_dpsyn.errors import DPSynError
+
+
+def _where(path, flag: str | None) -> str:
+    return f"{flag} {str(path)!r}" if flag else repr(str(path))
+
+
+def file_id(path) -> tuple:
+    """What identifies the file a path names: its device and inode when it exists (hard
+    links and symlinks to one file are one file), else its resolved path."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", str(Path(path).resolve()))
+    return ("inode", st.st_dev, st.st_ino)
+
+
+def same_file(a, b) -> bool:
+    return file_id(a) == file_id(b)
+
+
+def target_of(path) -> Path:
+    """The file a write replaces: a symlink's target (the link stays a link), else path."""
+    p = Path(path)
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def check_output(path, flag: str | None = None) -> None:
+    """DPSynError unless `path` can take a new file: it names a regular file or nothing
+    yet, not a directory, a device, a FIFO or a dangling symlink, and its directory
+    accepts a new file (a probe file is created and removed there)."""
+    p, where = Path(path), _where(path, flag)
+    if p.is_symlink() and not p.exists():
+        raise DPSynError(f"{where} is a dangling symlink (to {os.readlink(p)!r}); give a "
+                         "file name")
+    if p.is_dir():
+        raise DPSynError(f"{where} is a directory; give a file name")
+    if p.exists():
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise DPSynError(f"{where} is not a regular file (a device, FIFO or socket); "
+                             "give a file name")
+        if not os.access(p, os.W_OK):
+            raise DPSynError(f"{where} is not writable")
+    parent = target_of(p).parent
+    if not parent.is_dir():
+        raise DPSynError(f"{where}: {str(parent)!r} is not an existing directory")
+    probe_directory(parent, where, target_of(p).name)
+
+
+def probe_directory(directory, where: str, name: str = "probe") -> None:
+    """DPSynError unless a new file can be created in `directory` (one is, then removed)."""
+    probe = _temporary(Path(directory) / name)
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except OSError as e:
+        raise DPSynError(f"{where}: cannot create a file in {str(directory)!r}: "
+                         f"{e.strerror or e}") from None
+    try:
+        os.remove(probe)
+    except OSError:
+        pass
+
+
+def _temporary(target: Path) -> Path:
+    return target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
+
+
+@contextmanager
+def replacing(path, flag: str | None = None):
+    """Yield a temporary path beside `path` for the caller to write; once the body
+    returns, the temporary file replaces `path` (a symlink's target).  On any exception,
+    KeyboardInterrupt included, the temporary file is removed and `path` keeps what it
+    held; an OSError becomes a one-line DPSynError naming the path."""
+    target = target_of(path)
+    tmp = _temporary(target)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:  # on the disk before it takes the name
+            os.fsync(f.fileno())
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = None  # a new file keeps the mode the umask gave it
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise DPSynError(f"cannot write {_where(path, flag)}: {e.strerror or e}") from None
+    finally:
+        try:
+            os.remove(tmp)
+        except OSError:  # replaced (gone), or never created
+            pass
+
+
+def write_text(path, text: str, flag: str | None = None) -> None:
+    """Write text to path whole or not at all (see replacing)."""
+    with replacing(path, flag) as tmp:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)

@@ -1,0 +1,310 @@
+"""Nothing lost: every output is checked before anything is read (it is a file, not an input,
+not another output: compared as files, so hard links count) and written whole or not at
+all (a temporary file beside it, then a rename)."""
+import errno
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.ingest import write_table
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import DPSynError
+
+COLS = ["month", "carrier", "origin"]
+
+
+@pytest.fixture
+def files(tmp_path, flights, flights_schema):
+    real = tmp_path / "real.csv"
+    flights[COLS].iloc[:2000].to_csv(real, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"columns": {c: flights_schema[c].to_dict() for c in COLS}}))
+    return tmp_path, real, schema
+
+
+def _no_reading(monkeypatch):
+    def fail(*a, **k):
+        pytest.fail("the input was read before the check")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
+
+
+def _one_line_error(capsys, *parts):
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
+    assert all(p in err for p in parts), err
+
+
+def _synth(real, schema, out, *extra):
+    return ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(out), "--quiet", *extra]
+
+
+def _leftovers(d):
+    return sorted(p.name for p in d.iterdir() if p.name.startswith("."))
+
+
+# -- hard links and other names of one file -------------------------------------------------
+def test_synthesize_out_hard_linked_to_the_input_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    before = real.read_bytes()
+    link = tmp / "link.csv"
+    os.link(real, link)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, link)) == 2
+    _one_line_error(capsys, "--out", "input")
+    assert real.read_bytes() == before
+
+
+def test_evaluate_json_hard_linked_to_the_real_table_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    link = tmp / "link.json"
+    os.link(real, link)
+    _no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--json",
+                 str(link)]) == 2
+    _one_line_error(capsys, "--json", "input")
+
+
+def test_infer_schema_out_hard_linked_to_the_input_is_refused(files, capsys, monkeypatch):
+    tmp, real, _ = files
+    before = real.read_bytes()
+    link = tmp / "s.json"
+    os.link(real, link)
+    _no_reading(monkeypatch)
+    assert main(["infer-schema", str(real), "--out", str(link)]) == 2
+    _one_line_error(capsys, "--out", "input")
+    assert real.read_bytes() == before
+
+
+def test_ledger_hard_linked_to_out_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    out.write_text("earlier\n")
+    os.link(out, ledger)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, out, "--ledger", str(ledger))) == 2
+    _one_line_error(capsys, "--out and --ledger name the same file")
+
+
+def test_ledger_hard_linked_to_the_schema_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    ledger = tmp / "l.json"
+    os.link(schema, ledger)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, tmp / "o.csv", "--ledger", str(ledger))) == 2
+    _one_line_error(capsys, "--ledger", "input")
+
+
+@pytest.mark.parametrize("how", ["same", "hardlink"])
+def test_dask_ledger_that_is_the_input_is_refused(files, capsys, monkeypatch, how):
+    tmp, real, schema = files
+    before = real.read_bytes()
+    ledger = real
+    if how == "hardlink":
+        ledger = tmp / "l.json"
+        os.link(real, ledger)
+
+    def no_cluster(*a, **k):
+        pytest.fail("a cluster was started before the check")
+    monkeypatch.setattr("gpu_dpsyn.distributed.cluster.dask_client", no_cluster)
+    assert main(_synth(real, schema, tmp / "parts", "--workers", "1", "--ledger",
+                       str(ledger))) == 2
+    _one_line_error(capsys, "--ledger", "input")
+    assert real.read_bytes() == before
+
+
+def test_dask_ledger_hard_linked_inside_out_is_refused(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    parts = tmp / "parts"
+    parts.mkdir()
+    alias = tmp / "alias"
+    os.symlink(parts, alias)
+    assert main(_synth(real, schema, parts, "--workers", "1", "--ledger",
+                       str(alias / "l.json"))) == 2
+    _one_line_error(capsys, "--ledger", "inside --out")
+
+
+# -- outputs that cannot take a new file --------------------------------------------------
+@pytest.mark.parametrize("flag", ["--out", "--ledger"])
+def test_a_character_device_is_refused_before_reading(files, capsys, monkeypatch, flag):
+    tmp, real, schema = files
+    _no_reading(monkeypatch)
+    args = _synth(real, schema, tmp / "o.csv") if flag == "--ledger" else \
+        _synth(real, schema, "/dev/full")
+    if flag == "--ledger":
+        args += ["--ledger", "/dev/full"]
+    assert main(args) == 2
+    _one_line_error(capsys, flag, "/dev/full", "not a regular file")
+
+
+def test_a_fifo_is_refused_before_reading(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    fifo = tmp / "pipe.csv"
+    os.mkfifo(fifo)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, fifo)) == 2
+    _one_line_error(capsys, "--out", "not a regular file")
+
+
+def test_a_dangling_symlink_is_refused_before_reading(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    link = tmp / "o.csv"
+    os.symlink(tmp / "nowhere" / "x.csv", link)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, link)) == 2
+    _one_line_error(capsys, "--out", "dangling")
+
+
+def test_a_directory_that_refuses_new_files_is_found_by_a_probe(files, capsys, monkeypatch):
+    """The probe creates (and removes) a file beside the output: os.access alone says yes
+    to root, and to a read-only mount."""
+    tmp, real, schema = files
+    real_open = os.open
+
+    def refuse(path, flags, *a, **k):
+        if flags & os.O_CREAT and os.path.dirname(os.fspath(path)) == str(tmp / "ro"):
+            raise OSError(errno.EROFS, "Read-only file system", os.fspath(path))
+        return real_open(path, flags, *a, **k)
+    (tmp / "ro").mkdir()
+    monkeypatch.setattr(os, "open", refuse)
+    _no_reading(monkeypatch)
+    assert main(_synth(real, schema, tmp / "ro" / "o.csv")) == 2
+    _one_line_error(capsys, "--out", "Read-only file system")
+    assert list((tmp / "ro").iterdir()) == []
+
+
+def test_the_probe_leaves_nothing_behind(tmp_path):
+    from gpu_dpsyn.data import files as outfiles
+    outfiles.check_output(tmp_path / "o.csv", "--out")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlink_to_a_file_is_written_through(tmp_path):
+    target = tmp_path / "target.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    os.symlink(target, link)
+    write_table(pd.DataFrame({"a": [1, 2]}), link)
+    assert link.is_symlink() and pd.read_csv(target)["a"].tolist() == [1, 2]
+
+
+# -- written whole or not at all ----------------------------------------------------------
+def _failing_to_csv(monkeypatch, exc):
+    real = pd.DataFrame.to_csv
+
+    def half(self, path, *a, **k):
+        with open(path, "w") as f:
+            f.write("a,b\n1,")  # half a table, then the failure
+        raise exc
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half)
+    return real
+
+
+def test_a_full_disk_keeps_the_earlier_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    out = tmp_path / "o.csv"
+    out.write_text("earlier output\n")
+    _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
+    with pytest.raises(DPSynError, match=r"cannot write .*o\.csv.*No space left on device"):
+        write_table(pd.DataFrame({"a": [1]}), out)
+    assert out.read_text() == "earlier output\n"
+    assert _leftovers(tmp_path) == []
+
+
+def test_ctrl_c_while_writing_keeps_the_earlier_file(tmp_path, monkeypatch):
+    out = tmp_path / "o.csv"
+    out.write_text("earlier output\n")
+    _failing_to_csv(monkeypatch, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        write_table(pd.DataFrame({"a": [1]}), out)
+    assert out.read_text() == "earlier output\n"
+    assert _leftovers(tmp_path) == []
+
+
+def test_write_table_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    out = tmp_path / "o.csv"
+    out.write_text("x\n")
+    os.chmod(out, 0o640)
+    write_table(pd.DataFrame({"a": [1]}), out)
+    assert (os.stat(out).st_mode & 0o777) == 0o640
+
+
+def test_a_zip_output_names_its_member_after_the_table(tmp_path):
+    import zipfile
+    out = tmp_path / "syn.csv.zip"
+    write_table(pd.DataFrame({"a": [1, 2]}), out)
+    assert zipfile.ZipFile(out).namelist() == ["syn.csv"]
+    assert pd.read_csv(out)["a"].tolist() == [1, 2]
+
+
+def test_write_table_into_a_missing_directory_is_a_dpsyn_error(tmp_path):
+    with pytest.raises(DPSynError, match="nodir"):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "nodir" / "o.csv")
+
+
+def test_schema_save_is_whole_or_nothing(tmp_path, monkeypatch):
+    out = tmp_path / "s.json"
+    out.write_text("earlier\n")
+    s = load_schema({"columns": {"a": {"type": "categorical", "values": ["x", "y"]}}})
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        s.save(out)
+    assert out.read_text() == "earlier\n" and _leftovers(tmp_path) == []
+
+
+def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output(
+        files, capsys, monkeypatch):
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    out.write_text("earlier output\n")
+    ledger.write_text("earlier ledger\n")
+    _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
+    assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
+                       "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
+    _one_line_error(capsys, "--out", "No space left on device")
+    assert out.read_text() == "earlier output\n" and ledger.read_text() == "earlier ledger\n"
+    assert _leftovers(tmp) == []
+
+
+def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    res = tmp / "res.json"
+    res.write_text("earlier\n")
+    real_replace = os.replace
+
+    def full(src, dst):
+        if str(dst).endswith("res.json"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", full)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--json",
+                 str(res), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--json" in err and "No space left on device" in err and \
+        err.count("gpu-dpsyn: error") == 1
+    assert res.read_text() == "earlier\n" and _leftovers(tmp) == []
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_the_dask_output_directory_is_probed(tmp_path, monkeypatch, exists):
+    from gpu_dpsyn.distributed.sampling import check_output_dir
+    parts = tmp_path / "parts"
+    if exists:
+        parts.mkdir()
+    real_open = os.open
+
+    def refuse(path, flags, *a, **k):
+        if flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system", os.fspath(path))
+        return real_open(path, flags, *a, **k)
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(DPSynError, match="Read-only file system"):
+        check_output_dir(parts)
+    assert list(tmp_path.iterdir()) == ([parts] if exists else [])
+    if exists:
+        assert list(parts.iterdir()) == []
