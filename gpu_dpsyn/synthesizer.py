@@ -142,6 +142,30 @@ class Synthesizer:
         self._calls += k
         return call
 
+    # -- keeping a fitted model -------------------------------------------------------
+    def save(self, path):
+        """Write the fitted model (noisy marginals and public inputs, no private record),
+        the ledger and the RNG's next call to `path` (saving.py); returns the path.
+        Sampling a loaded model later spends no budget."""
+        from gpu_dpsyn import saving
+        return saving.save(path, self._fitted("save()"), self.accountant, self._calls)
+
+    @classmethod
+    def load(cls, path, *, backend: str | None = None, client=None) -> "Synthesizer":
+        """A fitted Synthesizer from a file save() wrote (only files you trust: it is a
+        pickle); backend: where to sample (default: the one it was fitted with; every
+        backend writes the same rows for a seed)."""
+        from gpu_dpsyn import saving
+        state = saving.load(path)
+        model = state["model"]
+        syn = cls.__new__(cls)
+        syn.settings = model.settings
+        syn.seed, syn.client, syn.model = model.seed, client, model
+        syn.backend = get_backend(backend or model.settings.backend)
+        syn.accountant, syn.fit_timings, syn.last_run = state["accountant"], {}, None
+        syn._calls = state["next_call"]
+        return syn
+
     # -- reporting --------------------------------------------------------------------
     @property
     def ledger(self) -> list:

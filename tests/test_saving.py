@@ -1,0 +1,70 @@
+"""Saving a fitted synthesizer and loading it back: the same samples, no new spend, and a
+clear refusal of other files and format versions."""
+import pickle
+
+import pandas as pd
+import pytest
+from conftest import small_table
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn import saving
+from gpu_dpsyn.saving import ModelFileError
+
+
+@pytest.fixture
+def fitted():
+    df, schema = small_table(400)
+    return Synthesizer(1.0, 1e-9, seed=3, backend="cpu", progress=False).fit(df, schema)
+
+
+def test_a_loaded_model_samples_what_the_fitted_one_would(fitted, tmp_path):
+    path = fitted.save(tmp_path / "model.dpsyn")
+    loaded = Synthesizer.load(path)
+    ledger = loaded.ledger
+    assert ledger == fitted.ledger and loaded.privacy_report() == fitted.privacy_report()
+    pd.testing.assert_frame_equal(loaded.sample(300), fitted.sample(300))
+    pd.testing.assert_frame_equal(loaded.sample(), fitted.sample())  # the next call, too
+    assert loaded.ledger == ledger  # sampling spends nothing
+    assert "fitted" in repr(loaded)
+
+
+def test_a_loaded_model_cannot_be_fitted_again(fitted, tmp_path):
+    loaded = Synthesizer.load(fitted.save(tmp_path / "m"))
+    df, schema = small_table(100)
+    with pytest.raises(Exception, match="already fitted"):
+        loaded.fit(df, schema)
+
+
+def test_an_unfitted_synthesizer_cannot_be_saved(tmp_path):
+    with pytest.raises(Exception, match="fit"):
+        Synthesizer(1.0, 1e-9, backend="cpu").save(tmp_path / "m")
+
+
+def test_other_files_and_versions_are_refused(fitted, tmp_path):
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"not a pickle")
+    with pytest.raises(ModelFileError, match="not a gpu_dpsyn model file"):
+        Synthesizer.load(junk)
+    other = tmp_path / "other"
+    other.write_bytes(pickle.dumps({"format": "something else"}))
+    with pytest.raises(ModelFileError, match="not a gpu_dpsyn model file"):
+        Synthesizer.load(other)
+    path = fitted.save(tmp_path / "m")
+    state = pickle.loads(path.read_bytes())
+    state["version"] = saving.VERSION + 1
+    path.write_bytes(pickle.dumps(state))
+    with pytest.raises(ModelFileError, match=r"format version 2 .* reads version 1"):
+        Synthesizer.load(path)
+    with pytest.raises(ModelFileError, match="cannot read"):
+        Synthesizer.load(tmp_path / "missing")
+    with pytest.raises(ModelFileError, match="must be a string or path"):
+        Synthesizer.load(None)
+
+
+def test_saving_is_whole_or_nothing(fitted, tmp_path):
+    with pytest.raises(ModelFileError, match="is a directory"):
+        fitted.save(tmp_path)
+    from gpu_dpsyn.errors import DPSynError
+    with pytest.raises(DPSynError, match="missing_dir"):
+        fitted.save(tmp_path / "missing_dir" / "m")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no temporary file left
