@@ -7,6 +7,7 @@ import pandas as pd
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.config import Settings
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.distributed.cluster import current_client
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.generate.sample import check_memory, estimated_rows, generate, row_count
 from gpu_dpsyn.measure import fit as measuring
@@ -41,7 +42,8 @@ class Synthesizer:
 
     client=dask.distributed.Client(...) scales out: fit() then reads a dask DataFrame or
     a path (file, directory or glob) on the workers, and sample_to(path, n) writes
-    Parquet parts, one batch per task (gpu_dpsyn.distributed).
+    Parquet parts, one batch per task (gpu_dpsyn.distributed).  Without client=, the
+    process's current Dask client is used when there is one.
 
     After fit(): `model` (model.FittedModel: the noisy marginals and everything sampling
     needs), `accountant` and `fit_timings`; after each sample(): `last_run`
@@ -76,8 +78,11 @@ class Synthesizer:
         if self.accountant is not None and self.accountant.ledger:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
+        client = self.client
+        if client is None and measuring.is_distributed_input(df):
+            client = current_client()  # a Dask user's current client, as Dask does
         self.model, self.accountant, self.fit_timings = measuring.fit(
-            self.settings, self.backend, self.client, df, schema, public, self.seed,
+            self.settings, self.backend, client, df, schema, public, self.seed,
             self.settings.seed is not None, hold=self._hold)
         self._calls = self.model.fit_calls
         return self
@@ -126,7 +131,8 @@ class Synthesizer:
             raise DPSynError("a group_by fit samples in memory: use sample(n)")
         from gpu_dpsyn.distributed.sampling import sample_to
         n = estimated_rows(m, row_count) if n is None else row_count(n)
-        return sample_to(m, self.client, self._reserve_calls, path, n, batch_rows)
+        return sample_to(m, self.client or current_client(), self._reserve_calls, path, n,
+                         batch_rows)
 
     def _fitted(self, what: str):
         if self.model is None:

@@ -232,8 +232,11 @@ def test_refusals_come_before_the_first_charge(client, table, parts, tmp_path):
     with pytest.raises(DPSynError, match="individual id column .*not done on Dask"):
         syn.fit(str(parts / "pq"), ids)
     assert syn.ledger == []
-    with pytest.raises(DPSynError, match="reads it on Dask workers"):
-        Synthesizer(1.0, 1e-9, **KW).fit(str(parts / "pq"), schema)
+    import gpu_dpsyn.synthesizer as api  # no client named and none current
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(api, "current_client", lambda: None)
+        with pytest.raises(DPSynError, match="reads it on Dask workers"):
+            Synthesizer(1.0, 1e-9, **KW).fit(str(parts / "pq"), schema)
     syn.fit(str(parts / "pq"), schema)  # nothing was spent: the same object may fit
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")
@@ -332,3 +335,15 @@ def test_a_lost_worker_has_its_batch_recomputed(table, tmp_path):
     assert sorted(os.listdir(tmp_path / "out")) == sorted(os.listdir(tmp_path / "ref"))
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out"),
                                   pd.read_parquet(tmp_path / "ref"))
+
+
+def test_the_current_dask_client_is_picked_up(client, table, parts, tmp_path):
+    """Without client=, a Dask user's current client reads a distributed input and runs
+    sample_to's batches, as Dask does; the same result as naming it."""
+    df, schema = table
+    named = Synthesizer(1.0, 1e-9, client=client, **KW).fit(str(parts / "pq"), schema)
+    with client.as_current():
+        found = Synthesizer(1.0, 1e-9, **KW).fit(str(parts / "pq"), schema)
+        res = found.sample_to(tmp_path / "out", 2000, batch_rows=1000)
+    _same_fit(named, found)
+    assert res["batches"] == 2 and res["rows"] == 2000

@@ -12,6 +12,19 @@ CONNECT_TIMEOUT = "20s"
 UNSET_TRIM = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
+def current_client():
+    """The Dask client this process has made current (a Client created here, or entered
+    as a context), as Dask users expect it to be used; None when there is none."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:  # no client
+        return None
+
+
 def local_cluster(workers: int, gpu: bool = False, memory_limit="auto"):
     """workers one-thread worker processes (NumPy), or with gpu a LocalCUDACluster
     (dask-cuda) of one worker per GPU, up to `workers`; memory_limit per worker."""
