@@ -209,3 +209,35 @@ def test_a_bin_of_one_value_is_labelled_and_ticked_once():
     assert labels.code_texts(col) == ["0", "(0, 0.5)", "[0.5, 2)", "[2, 7.5)", "7.5"]
     texts = [t for _, t in labels.axis(col, np.ones(5)).ticks]
     assert texts == ["0", "0.5", "2", "7.5"]
+
+
+def test_verdict_poor_when_marginals_are_good_but_ml_utility_is_lost():
+    df, spec = xyz_table(n=4000, values=8)
+    ev = _ev(df, df.sample(frac=1, random_state=0), spec)  # marginals as good as a copy
+    ml = {"target": "x", "task": "classification", "majority_accuracy": 0.13,
+          "real": {"accuracy": 0.74, "macro_f1": 0.74},
+          "synthetic": {"accuracy": 0.27, "macro_f1": 0.37}}
+    text = verdict.verdict(ev, ev.names, ml)
+    assert "Overall fidelity: <span class='poor'>poor</span>" in text
+    assert "What holds it down: ML utility keeps 23% of accuracy above the commonest class" \
+        in text
+    ml["synthetic"] = {"accuracy": 0.72, "macro_f1": 0.71}  # nearly all kept: good again
+    assert "Overall fidelity: <span class='good'>good</span>" in \
+        verdict.verdict(ev, ev.names, ml)
+    ml["synthetic"] = {"accuracy": 0.72, "macro_f1": 0.45}  # macro F1 lost: fair
+    text = verdict.verdict(ev, ev.names, ml)
+    assert "<span class='fair'>fair</span>" in text and "61% of macro F1" in text
+
+
+def test_verdict_names_sets_that_score_worse_than_independent_columns():
+    # b copies a in the real table; the synthetic table ties b to a the wrong way
+    r = np.random.default_rng(0)
+    real = pd.DataFrame({"a": r.integers(0, 4, 20000), "c": r.integers(0, 4, 20000)})
+    real["b"] = real.a
+    syn = real.assign(b=(real.a + 1) % 4)
+    spec = {"type": "numeric", "integer": True, "min": 0, "max": 3}
+    ev = _ev(real, syn, {"columns": {c: spec for c in "abc"}})
+    text = verdict.verdict(ev, ev.names)
+    assert "Overall fidelity: <span class='poor'>poor</span>" in text
+    assert re.search(r"1 of the 1 column pairs that clearly depend score worse than "
+                     r"independent columns would \(up to 1\.000 against 0\.750\)", text)

@@ -46,15 +46,29 @@ def _structure(kw) -> tuple:
 
 
 def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
-    """One paragraph: how close the tables are, against stated thresholds and yardsticks."""
+    """One paragraph: how close the tables are, against stated thresholds and yardsticks.
+    The headline is the worst of every signal the report shows (the k-way TVDs, the real
+    structure kept, column sets scoring worse than independent columns would, ML utility),
+    and a headline below good names the signals that hold it down."""
     ways = ev.ways
-    head = max((band(k, ways[k].mean) for k in (1, 2) if k in ways), key=_ORDER.index)
+    signals = [(band(k, ways[k].mean), f"mean {k}-way TVD {ways[k].mean:.3f}")
+               for k in (1, 2, 3) if k in ways]
     structure = {k: _structure(ways[k]) for k in ways if k > 1}
     kept = structure.get(2, ("", None))[1]
     lost = kept is not None and kept < MIN_KEPT
     if lost:  # close on average, yet most real relationships gone: not good for analysis
-        head = max(head, "fair", key=_ORDER.index)
+        signals.append(("fair", f"{kept:.0%} of the real pairwise structure kept"))
+    for k in sorted(structure):
+        worse = _worse_than_independent(ways[k])
+        if worse:
+            signals.append(worse)
+    if ml is not None:
+        signals.append(ml_rating(ml))
+    head = max((r for r, _ in signals), key=_ORDER.index)
     out = [f"<strong>Overall fidelity: <span class='{head}'>{head}</span>.</strong>"]
+    if head != "good":
+        held = [why for r, why in signals if r == head]
+        out.append("What holds it down: " + "; ".join(held) + ".")
     if lost:
         out.append(f"Most of the relationships between columns are lost (under {MIN_KEPT:.0%} "
                    "kept, below), though the mean distances look small.")
@@ -79,6 +93,51 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
         out.append("<span class='poor'>This run was seeded: do not publish it</span> "
                    "(see Privacy).")
     return "<p class='verdict'>" + " ".join(out) + "</p>"
+
+
+WORSE_SHARE = 0.1  # of the column sets that clearly depend: worse than independent there
+# on this many is poor, on fewer fair
+
+
+def _worse_than_independent(kw):
+    """(rating, reason) when column sets whose real columns clearly depend on each other
+    score worse than independent columns would there (None otherwise): the synthetic table
+    then misleads about them more than one that knew nothing of their relationship."""
+    linked = kw.independent > np.maximum(2 * kw.sampling, 0.01)
+    worse = linked & (kw.tvd > kw.independent)
+    if not worse.any():
+        return None
+    i = int(np.argmax(np.where(worse, kw.tvd - kw.independent, -np.inf)))
+    n, of = int(worse.sum()), int(linked.sum())
+    rating = "poor" if n >= WORSE_SHARE * of else "fair"
+    return rating, (f"{n:,} of the {of:,} {kw.noun} that clearly depend score worse than "
+                    f"independent columns would (up to {kw.tvd[i]:.3f} against "
+                    f"{kw.independent[i]:.3f})")
+
+
+ML_BANDS = (0.8, 0.5)  # share of what the real rows teach kept: good, fair
+
+
+def ml_rating(ml: dict) -> tuple:
+    """(rating, reason) for train-on-synthetic: the share kept of what the real rows teach
+    above the floor (the commonest class's accuracy, or R² 0), and for a classifier of its
+    macro F1; the worse of the two decides."""
+    metric = "accuracy" if ml["task"] == "classification" else "r2"
+    real, syn = ml["real"][metric], ml["synthetic"][metric]
+    floor = ml.get("majority_accuracy", 0.0)
+    shares = []
+    if real - floor > 0.02:
+        shares.append((max(0.0, (syn - floor) / (real - floor)),
+                       "accuracy above the commonest class" if metric == "accuracy" else "R²"))
+    f1_real, f1_syn = ml["real"].get("macro_f1"), ml["synthetic"].get("macro_f1")
+    if f1_real is not None and f1_syn is not None and f1_real > 0.02:
+        shares.append((max(0.0, f1_syn / f1_real), "macro F1"))
+    if not shares:
+        return "good", "ML utility: the real rows teach little here"
+    kept, what = min(shares)
+    rating = "good" if kept >= ML_BANDS[0] else "fair" if kept >= ML_BANDS[1] else "poor"
+    return rating, (f"ML utility keeps {kept:.0%} of {what} "
+                    f"(predicting {html.escape(str(ml['target']))}): {rating}")
 
 
 def ml_sentence(ml: dict) -> str:
