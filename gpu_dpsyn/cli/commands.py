@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.core.checks import integer
+from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.files import check_output, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
@@ -88,7 +89,8 @@ def synthesize(a) -> int:
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     out = syn.sample(a.rows)
     elapsed = time.perf_counter() - t0
-    write_table(out, a.out, "--out")
+    with step(not a.quiet, f"write {a.out}"):
+        write_table(out, a.out, "--out")
     rep = _write_ledger(a, syn, syn.last_run.history)
     print(f"wrote {len(out):,} synthetic rows to {a.out} in {elapsed:.1f} s "
           f"({syn.backend.name} backend); privacy: {rep['guarantee']}", file=sys.stderr)
@@ -247,7 +249,11 @@ def evaluate(a) -> int:
     print(f"note: {NOT_FOR_PUBLICATION}")
     for k, kw in ev.ways.items():
         print(f"mean {k}-way TVD: {kw.mean:.4f} ({kw.describe()})")
-    ml = ml_utility(real, syn, schema, a.target) if a.target else None
+    ml = None
+    if a.target:
+        with step(not a.quiet, f"ML utility: train on real and on synthetic, predict "
+                                f"{a.target}"):
+            ml = ml_utility(real, syn, schema, a.target)
     if ml is not None:
         print(f"ML utility, target {a.target!r} ({ml['task']}; both models tested on "
               f"{ml['test_rows']:,} held-out real rows):")

@@ -13,7 +13,7 @@ import numpy as np
 from gpu_dpsyn.backends.arrays import apportion
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.grouping import group_code, group_size, split_group
-from gpu_dpsyn.core.progress import bar
+from gpu_dpsyn.core.progress import bar, labelled
 from gpu_dpsyn.estimate.filtering import one_way_of
 from gpu_dpsyn.generate import gibbs
 from gpu_dpsyn.generate.gibbs import REPAIR, gibbs_sweep
@@ -33,6 +33,7 @@ class SampleRun:
     timings: dict = field(default_factory=lambda: dict.fromkeys(
         ("shuffle", "sweep", "polish"), 0.0))
     structure: object = None
+    label: str | None = None  # where in the run its bars are ("adaptive round 2/3: S")
 
     def timed(self, backend, step: str, t0: float) -> None:
         """Add the time since t0 to the step (after the device finished it)."""
@@ -87,7 +88,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
     cfg = cfg or st_.gum
     gum_targets = [project(*targets[i], st.attrs[i]) for i in st.gum_targets]
     groups, slack = [st.groups[i] for i in st.gum_targets], _slack(st_, lv, targets, st)
-    with bar(st_.progress, cfg.limit, "GUM iterations") as pb:
+    with bar(st_.progress, cfg.limit, labelled(run.label, "GUM iterations")) as pb:
         res = run_gum(be, gum_targets, cols, key, call, cfg, pb, groups, slack)
     for x, i in st.appended:
         append_attribute(be, res.cols, x, *targets[i], key, call)
@@ -104,7 +105,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
     if swept:
         # GUM's 3-way structure where no target holds it (gibbs.py): redraw
         t0 = time.perf_counter()
-        with bar(st_.progress, len(res.cols), "Gibbs sweep") as pb:
+        with bar(st_.progress, len(res.cols), labelled(run.label, "Gibbs sweep")) as pb:
             skipped = gibbs_sweep(be, res.cols, targets, model.domain, key, call, pb)
         run.timed(be, "sweep", t0)
         _warn_left(model, "the Gibbs sweep", skipped, "as GUM made them")
@@ -122,7 +123,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
         # the sweep it is the repair, and moves only the records it must (a column
         # too large for its table is one the sweep left as it was: the same bound)
         t0 = time.perf_counter()
-        with bar(st_.progress, len(res.cols), "polish") as pb:
+        with bar(st_.progress, len(res.cols), labelled(run.label, "polish")) as pb:
             skipped = polish(be, res.cols, targets, model.domain, key, call, pb)
         _warn_left(model, "the polish", skipped, "as they were")
         run.timed(be, "polish", t0)

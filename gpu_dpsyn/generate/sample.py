@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.errors import DataError, RowCountWarning
@@ -32,7 +33,7 @@ def generate(backend, model, n: int, targets, call: int, plan=plan_structure
     every level's, at n, level l's GUM with call + l (a grouped fit reserves one call
     per level).  plan: records.fit_level's.  Returns the table and the run's record."""
     key = rng.split_key(model.seed)
-    run = SampleRun()
+    run = SampleRun(label="sample")
     t0 = time.perf_counter()
     cols = init_records(backend, model, n, key, call)
     steps = [(model.levels[0], targets)] if targets is not None else \
@@ -45,8 +46,10 @@ def generate(backend, model, n: int, targets, call: int, plan=plan_structure
     codes = [backend.to_numpy(c) for c in cols]
     for a, r in model.recodes.items():
         codes[a] = undo(codes[a], r, key, call)
-    out = decode(codes, model.schema, model.seed, call, model.settings.numeric_decode,
-                 lambda j, m: backend.to_numpy(backend.uniforms(key, m, j, rng.DECODE, call)))
+    with step(model.settings.progress, f"sample: decode {n:,} rows"):
+        out = decode(codes, model.schema, model.seed, call, model.settings.numeric_decode,
+                     lambda j, m: backend.to_numpy(backend.uniforms(key, m, j, rng.DECODE,
+                                                                    call)))
     # gum: the records' whole fit; shuffle, sweep, polish: those steps' part of it
     run.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
     return out, run

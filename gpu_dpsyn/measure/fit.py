@@ -15,6 +15,7 @@ import numpy as np
 
 from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.core.grouping import resolve_levels
+from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
@@ -51,7 +52,8 @@ class FitState:
 
     def estimate(self, marginals, measured_cells) -> float:
         s = self.settings
-        return estimate(marginals, measured_cells, s.denoise, s.consistency_rounds)
+        with step(s.progress, "estimate: denoise, make the marginals consistent"):
+            return estimate(marginals, measured_cells, s.denoise, s.consistency_rounds)
 
     def choose_bins(self, fractions) -> None:
         """Buy the private-quantile columns' edges (charged first): the schema and domain

@@ -47,7 +47,8 @@ def run(state, level, plan, f_round, selected, label) -> None:
         trial, n_hat = _trial(state, level)
         fitted = pending is not None
         if fitted:  # S refitted with the last round's triples: does GUM realise them?
-            synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth)
+            synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth,
+                             f"adaptive round {r + 1}/{n_rounds}: records S")
             kept, pending = _keep_round(state, level, trial, synth, pending, selected,
                                         label), None
             if not kept:
@@ -66,7 +67,8 @@ def run(state, level, plan, f_round, selected, label) -> None:
         # start from the last round's records
         n_syn = n_syn or min(n_hat, triples.FIT_ROWS)
         if not fitted:
-            synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth)
+            synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth,
+                             f"adaptive round {r + 1}/{n_rounds}: records S")
         noisy = errors.measure_errors(state.backend, state.counts, synth, dom, cands, n_hat,
                                       acc, f_err, state.key)
         left -= f_err
@@ -75,18 +77,21 @@ def run(state, level, plan, f_round, selected, label) -> None:
         if not chosen:
             break
         pending = (chosen, _histograms(state, synth, chosen))
-        _measure_more(state, level, chosen, f_tri, label)
+        _measure_more(state, level, chosen, f_tri, label,
+                      desc=f"adaptive round {r + 1}/{n_rounds}: measure triples")
         left -= f_tri
         f_multi += f_tri
         measured += chosen
         selected += [tuple(label[a] for a in x) for x in chosen]
     if pending is not None:  # the last round's: one more fit of S to judge them
         trial, _ = _trial(state, level)
-        synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth)
+        synth = _records(state, Level((), trial, level.measured_cells), n_syn, synth,
+                         "adaptive rounds: last check of S")
         _keep_round(state, level, trial, synth, pending, selected, label)
     again = [x.attrs for x in top(level.marginals) if len(x.attrs) > 1]
     if left > 1e-12 * f_round and again:  # measure again, pooled: none left unspent
-        _measure_more(state, level, again, left, label, pool_them=True)
+        _measure_more(state, level, again, left, label, pool_them=True,
+                      desc="adaptive rounds: measure the chosen marginals again")
 
 
 def _trial(state, level):
@@ -121,12 +126,13 @@ def _keep_round(state, level, trial, synth, pending, selected, label) -> bool:
     return False
 
 
-def _measure_more(state, level, sets, fraction, label, pool_them=False) -> None:
+def _measure_more(state, level, sets, fraction, label, pool_them=False,
+                  desc: str = "measure marginals") -> None:
     """Measure the column sets (budget ~ w c^(2/3)) into the level: as new marginals, or
     pooled with the level's measurements of the same sets."""
     m, s = state.model, state.settings
     mcells = check_domains(sets, m.domain, label, s.max_cells)
-    with bar(s.progress, len(sets), "measure marginals") as pb:
+    with bar(s.progress, len(sets), desc) as pb:
         new = measure(state.backend, state.counts, m.domain, sets, c23_fractions(
             mcells, fraction, [state.workload.get(x, 1.0) for x in sets]),
             state.accountant, state.key, label, pb)
@@ -139,7 +145,7 @@ def _measure_more(state, level, sets, fraction, label, pool_them=False) -> None:
         level.marginals[at[x.attrs]] = pool(level.marginals[at[x.attrs]], x)
 
 
-def _records(state, level, n: int, start=None) -> list:
+def _records(state, level, n: int, start=None, label: str | None = None) -> list:
     """n records fitted by GUM to the level's (consistent) marginals, as codes on the
     device, from `start` (records of an earlier fit) or independent draws: S.  Its
     post-processing stream is a call of its own, so no release shares it."""
@@ -150,4 +156,4 @@ def _records(state, level, n: int, start=None) -> list:
     cfg = dataclasses.replace(state.settings.gum, iterations="auto",
                               max_iterations=triples.FIT_ITERATIONS)
     return fit_level(state.backend, m, cols, level, scaled_targets(level, n), key, call,
-                     m.public is not None or cols is start, SampleRun(), cfg)
+                     m.public is not None or cols is start, SampleRun(label=label), cfg)
