@@ -2,7 +2,8 @@
 from gpu_dpsyn.synthesizer import Synthesizer
 from gpu_dpsyn.errors import (BackendError, BudgetExceededError, DataError, DPSynError,
     PrivacyParameterError, SchemaError)
-from gpu_dpsyn.data.inference import LargeDomainWarning, NonPrivateSchemaWarning, infer_schema
+from gpu_dpsyn.data.inference import infer_schema
+from gpu_dpsyn.errors import LargeDomainWarning, NonPrivateSchemaWarning
 from gpu_dpsyn.data.schema import Schema, load_schema
 
 from gpu_dpsyn.version import __version__  # noqa: F401

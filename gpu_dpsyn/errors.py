@@ -37,6 +37,11 @@ class ParameterError(DPSynError):
     """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
 
 
+class NonPrivateSchemaWarning(UserWarning):
+    """The schema holds values read off the private data itself (infer-schema's draft):
+    not differentially private until they are replaced with public facts."""
+
+
 class LargeDomainWarning(UserWarning):
     """A pair of columns has more cells than max_cells: PrivSyn cannot measure it, so the
     two columns' joint distribution is not modelled (from the schema alone: public)."""

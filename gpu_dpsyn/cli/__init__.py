@@ -8,7 +8,7 @@ from gpu_dpsyn.cli.parser import build_parser
 from gpu_dpsyn.errors import DPSynError
 
 COMMANDS = {"synthesize": commands.synthesize, "evaluate": commands.evaluate,
-            "infer-schema": commands.infer}
+            "infer-schema": commands.infer, "schema": commands.edit_schema}
 
 
 def main(argv=None) -> int:

@@ -285,6 +285,22 @@ def _chosen_bins(schema, chosen: dict):
     return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 
 
+def edit_schema(a) -> int:
+    from gpu_dpsyn.data.files import write_text
+    from gpu_dpsyn.data.schema import read_document, schema_from_dict
+    from gpu_dpsyn.data.schema_edit import edit, parse_setting
+    out = a.out or a.file
+    doc = edit(read_document(a.file), [parse_setting(s) for s in a.set], a.drop, a.reviewed)
+    with warnings.catch_warnings():  # the drafted values left are listed below instead
+        warnings.simplefilter("ignore")
+        schema_from_dict(doc)  # refused before anything is written
+    write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
+    left = doc.get("_drafted_from_data") or []
+    print(f"wrote {out}" + (f"; still read off the data, to review: {', '.join(left)}"
+                            if left else "; no drafted value left"), file=sys.stderr)
+    return 0
+
+
 def infer(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema_with_summary
     _check_inputs(a.input)

@@ -14,7 +14,8 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.data.encoding import bin_codes, check_cells, check_frame
-from gpu_dpsyn.errors import DataError, LargeDomainWarning  # noqa: F401 (re-exported)
+from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
+                              NonPrivateSchemaWarning)
 from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
@@ -30,10 +31,6 @@ ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
 _FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
-
-
-class NonPrivateSchemaWarning(UserWarning):
-    """The schema was read off the private data itself."""
 
 
 class IdColumnWarning(UserWarning):
@@ -74,17 +71,32 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         cols.append(col)
         whys.append(why)
     _bin_listed_codes(cols, whys, guess)
+    read = {c.name: drafted_keys(c) for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
+             + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
              for c, why in zip(cols, whys)]
     # several ids: the first without gaps names the individual (the fit refuses gaps)
     ids = sorted((c.name for c in cols if c.kind == "id"),
                  key=lambda c: gaps[c])
-    schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None)
+    schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
+                    drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys])
     too_big = _largest_pair(schema)
     if too_big:  # the fit leaves that pair out: say so now, not after the review
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
         lines.append("  note: " + too_big)
     return schema, lines
+
+
+def drafted_keys(col: Column) -> list:
+    """The keys of a drafted column whose values were read off the data: what a review
+    must replace with public facts."""
+    if col.kind == "categorical":
+        return ["values"]
+    if col.kind == "numeric":
+        return ["edges"] + (["support"] if col.support is not None else [])
+    if col.kind == "datetime":
+        return ["min", "max"]
+    return []
 
 
 def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",

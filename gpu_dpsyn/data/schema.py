@@ -7,6 +7,7 @@ the data, which is NOT private: it warns loudly, and the result should be review
 from __future__ import annotations
 
 import json
+import warnings
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ import numpy as np
 from gpu_dpsyn.data import schema_rules as rules
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.files import write_text
-from gpu_dpsyn.errors import SchemaError
+from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
 from gpu_dpsyn.data.types import quantile_bins
@@ -112,6 +113,8 @@ class Schema:
     max_records_per_individual: int | None = None
     individual_id: str | None = None  # the id column naming each record's individual
     max_rows: int | None = None  # public bound on the noisy row count (None: the default)
+    # infer-schema's draft: "column.key" of each value read off the data, not yet reviewed
+    drafted: list = field(default_factory=list)
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
@@ -182,6 +185,8 @@ class Schema:
             d["individual_id"] = self.individual_id
         if self.max_rows is not None:
             d["max_rows"] = self.max_rows
+        if self.drafted:
+            d["_drafted_from_data"] = list(self.drafted)
         return d
 
     def save(self, path, flag: str | None = None) -> None:
@@ -313,8 +318,16 @@ def schema_from_dict(d: dict) -> Schema:
     if max_rows is not None and max_rows > rules.MAX_ROWS:  # a NIST run's max_records
         raise SchemaError(f"max_rows (NIST runs' max_records) must be at most "
                           f"{rules.MAX_ROWS}, got {max_rows}")
+    drafted = list(d.get("_drafted_from_data") or [])
+    if drafted:  # until each is reviewed and the list is emptied
+        warnings.warn(
+            f"the schema holds {len(drafted)} value(s) read off the private data by "
+            f"infer-schema ({', '.join(drafted[:6])}{', ...' if len(drafted) > 6 else ''}): "
+            "NOT private. Replace them with public facts, then mark them reviewed "
+            "(gpu-dpsyn schema FILE --reviewed COLUMN, or remove them from "
+            "\"_drafted_from_data\")", NonPrivateSchemaWarning, stacklevel=3)
     return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
-                  d.get("individual_id"), max_rows)
+                  d.get("individual_id"), max_rows, drafted)
 
 
 def load_schema(source) -> Schema:
@@ -326,6 +339,11 @@ def load_schema(source) -> Schema:
     if not isinstance(source, (str, os.PathLike)):
         raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
                           f"{type(source).__name__}")
+    return schema_from_dict(read_document(source))
+
+
+def read_document(source) -> dict:
+    """A schema file's JSON, a key given twice refused (json.loads keeps the last)."""
     path = Path(source)
     try:
         text = path.read_text()
@@ -335,8 +353,8 @@ def load_schema(source) -> Schema:
         d = json.loads(text, object_pairs_hook=rules.object_pairs)
     except json.JSONDecodeError as e:
         raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
-    twice = rules.first_duplicate(d)  # json.loads alone keeps the last silently
+    twice = rules.first_duplicate(d)
     if twice is not None:
         raise SchemaError(f"schema file {str(path)!r}: {twice}")
-    return schema_from_dict(d)
+    return d
 

@@ -101,6 +101,10 @@ DOCUMENT_RULES = {
         "individual_id": {**_TEXT, "x-message": "individual_id must be a column name"},
         "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                      "x-message": f"max_rows must be an integer in [1, {MAX_ROWS}]"},
+        # infer-schema's draft: the values read off the data, until they are reviewed
+        "_drafted_from_data": {"type": "array", "items": _TEXT,
+                               "x-message": "_drafted_from_data must be a list of "
+                                            "'column.key' names"},
         # NIST parameters.json: the columns under "schema", the bounds under "runs"
         "schema": {"type": "object", "x-message": "NIST 'schema' must be an object"},
         "runs": {"type": "array",

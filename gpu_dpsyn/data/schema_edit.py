@@ -1,0 +1,73 @@
+"""Editing a schema file without writing JSON by hand (gpu-dpsyn schema): set a column's
+keys, drop a column, mark drafted values reviewed.  The result is validated as any schema
+is before it is written."""
+from __future__ import annotations
+
+import json
+
+from gpu_dpsyn.errors import SchemaError
+
+# setting a numeric column's range replaces drafted edges: its bins keep their count
+RANGE_KEYS = ("min", "max", "bins")
+# what a column keeps when its type changes: the rest belonged to the old type
+KEPT_ON_RETYPE = ("name", "nullable", "dtype")
+
+
+def parse_setting(text: str) -> tuple:
+    """'COLUMN.KEY=VALUE' -> (column, key, value); VALUE as JSON when it parses
+    (numbers, true/false, lists), else as text."""
+    where, eq, value = text.partition("=")
+    column, dot, key = where.rpartition(".")
+    if not eq or not dot or not column or not key:
+        raise SchemaError(f"--set takes COLUMN.KEY=VALUE (e.g. age.max=120), got {text!r}")
+    try:
+        value = json.loads(value)
+    except json.JSONDecodeError:
+        pass  # text: a type name, a value
+    return column, key, value
+
+
+def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
+    """The schema document with the edits applied (a new dict).  sets: (column, key,
+    value); drops: columns; reviewed: columns whose drafted values are now public facts
+    ("all": every column).  A key set is reviewed too."""
+    doc = json.loads(json.dumps(doc))  # a copy
+    cols = doc.get("columns")
+    if not isinstance(cols, dict):
+        raise SchemaError("gpu-dpsyn schema edits our schema form ('columns' as an object)")
+    drafted = list(doc.get("_drafted_from_data") or [])
+
+    def column(name):
+        if name not in cols:
+            raise SchemaError(f"no column {name!r} in the schema; columns are {list(cols)}")
+        return cols[name]
+    for name in drops:
+        column(name)
+        del cols[name]
+        drafted = [d for d in drafted if d.split(".")[0] != name]
+    # a type first: a new type starts from the column's common keys, then takes the rest
+    for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
+        spec = column(name)
+        if key in ("type", "kind") and value != spec.get(key):
+            for k in [k for k in spec if k not in KEPT_ON_RETYPE]:
+                del spec[k]
+            drafted = [d for d in drafted if d.split(".")[0] != name]
+        if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
+            edges = spec.pop("edges")
+            spec.setdefault("bins", len(edges) - 1)
+            spec.pop("support", None)
+            drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+        drafted = [d for d in drafted if d != f"{name}.{key}"]
+    for name in reviewed:
+        if name != "all":
+            column(name)
+        drafted = [d for d in drafted if name != "all" and d.split(".")[0] != name]
+    if drafted:
+        doc["_drafted_from_data"] = drafted
+    else:
+        doc.pop("_drafted_from_data", None)
+    return doc

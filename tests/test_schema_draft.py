@@ -1,0 +1,68 @@
+"""A reviewable draft: infer-schema flags every value it read off the data, load_schema
+warns while any is left, and `gpu-dpsyn schema` sets ranges, types and drops columns and
+marks values reviewed without editing JSON by hand."""
+import json
+import warnings
+
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import NonPrivateSchemaWarning, load_schema
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.errors import SchemaError
+
+
+@pytest.fixture
+def draft(tmp_path):
+    df = pd.DataFrame({"age": list(range(18, 98)) * 5,
+                       "colour": ["red", "blue", "green", "red"] * 100,
+                       "when": pd.date_range("2020-01-01", periods=400, freq="D")
+                       .strftime("%Y-%m-%d")})
+    data = tmp_path / "t.csv"
+    df.to_csv(data, index=False)
+    out = tmp_path / "s.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(out)]) == 0
+    return out
+
+
+def test_the_draft_lists_what_it_read_off_the_data(draft, capsys):
+    doc = json.loads(draft.read_text())
+    flagged = doc["_drafted_from_data"]
+    assert {"colour.values", "when.min", "when.max"} <= set(flagged)
+    assert any(f.startswith("age.") for f in flagged)
+    with pytest.warns(NonPrivateSchemaWarning, match=r"read off the private data .*colour"):
+        load_schema(draft)
+
+
+def test_the_schema_command_sets_a_range_and_marks_it_reviewed(draft, tmp_path, capsys):
+    doc = json.loads(draft.read_text())
+    age = doc["columns"]["age"]
+    assert main(["schema", str(draft), "--set", "age.min=0", "--set", "age.max=120",
+                 "--set", "age.bins=12", "--set", "age.type=numeric",
+                 "--set", "age.integer=true", "--reviewed", "colour", "--drop", "when"]) == 0
+    doc = json.loads(draft.read_text())
+    age = doc["columns"]["age"]
+    assert (age["min"], age["max"], age["bins"]) == (0, 120, 12) and "edges" not in age
+    assert "values" not in age and age["type"] == "numeric"
+    assert "when" not in doc["columns"]
+    assert "_drafted_from_data" not in doc or not [
+        f for f in doc["_drafted_from_data"] if f.split(".")[0] in ("age", "colour", "when")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateSchemaWarning)  # nothing drafted is left
+        s = load_schema(draft)
+    assert s["age"].size == 12
+    assert "no drafted value left" in capsys.readouterr().err
+
+
+def test_the_schema_command_refuses_bad_edits_and_writes_nothing(draft):
+    before = draft.read_text()
+    assert main(["schema", str(draft), "--set", "age.nullable=maybe"]) == 2
+    assert main(["schema", str(draft), "--set", "nope.min=1"]) == 2
+    assert main(["schema", str(draft), "--set", "age"]) == 2
+    assert draft.read_text() == before
+    with pytest.raises(SchemaError, match="did you mean"):  # a key set must be a known one
+        from gpu_dpsyn.data.schema import schema_from_dict
+        from gpu_dpsyn.data.schema_edit import edit
+        schema_from_dict(edit(json.loads(before), [("colour", "valus", ["a"])]))
