@@ -37,6 +37,11 @@ class ParameterError(DPSynError):
     """A tuning parameter (iterations, alpha, max_cells, ...) is out of range."""
 
 
+class SeededNoiseWarning(UserWarning):
+    """Measurement noise was derived from a user seed: fine for tests, never for two
+    published releases."""
+
+
 class NonPrivateSchemaWarning(UserWarning):
     """The schema holds values read off the private data itself (infer-schema's draft):
     not differentially private until they are replaced with public facts."""

@@ -4,16 +4,18 @@ Sampling is post-processing: a loaded model samples any number of times and spen
 budget.  The file holds the FittedModel (noisy, post-processed values and public inputs;
 no private record, no noise key), the accountant's ledger of what the fit spent, and the
 post-processing RNG's next call word, in a pickle behind a format header and version.
+A seeded fit's file holds what its noise key was derived from (saving it warns).
 Like any pickle it runs code when loaded: load only files you made or trust.
 """
 from __future__ import annotations
 
 import os
 import pickle
+import warnings
 from pathlib import Path
 
 from gpu_dpsyn.data.files import check_output, replacing
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DPSynError, SeededNoiseWarning
 from gpu_dpsyn.version import __version__
 
 FORMAT = "gpu_dpsyn fitted model"
@@ -34,6 +36,10 @@ def save(path, model, accountant, next_call: int) -> Path:
     if path.is_dir():
         raise ModelFileError(f"cannot save the model to {str(path)!r}: it is a directory")
     check_output(path, "the model file")
+    if model.seeded:  # its seed, settings and schema are what the noise key came from
+        warnings.warn("this model was fitted with a seed: anyone holding the file can "
+                      "re-derive its noise and so undo it; keep it private, and release "
+                      "only unseeded fits", SeededNoiseWarning, stacklevel=3)
     state = {"format": FORMAT, "version": VERSION, "package": __version__,
              "model": model, "accountant": accountant, "next_call": int(next_call)}
     with replacing(path, "the model file") as tmp:

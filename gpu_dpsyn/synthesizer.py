@@ -1,6 +1,8 @@
 """The public API: Synthesizer(epsilon, delta).fit(df, schema).sample(n)."""
 from __future__ import annotations
 
+import dataclasses
+
 
 import pandas as pd
 
@@ -61,11 +63,12 @@ class Synthesizer:
         self.fit_timings: dict = {}  # seconds per stage: NOT for release (they grow with n)
         self.last_run = None
         self._calls = 0
+        self._spending = None  # the model while fit() builds it (its privacy report)
 
     def __repr__(self) -> str:
         s = self.settings
-        state = "unfitted" if self.model is None else \
-            f"fitted on {len(self.model.names)} columns"
+        state = f"fitted on {len(self.model.names)} columns" if self.model is not None else \
+            "a fit that failed after spending budget" if self.ledger else "unfitted"
         return (f"Synthesizer(epsilon={s.epsilon!r}, delta={s.delta!r}, method={s.method!r}, "
                 f"backend={self.backend.name!r}; {state})")
 
@@ -87,8 +90,9 @@ class Synthesizer:
         self._calls = self.model.fit_calls
         return self
 
-    def _hold(self, accountant) -> None:
-        self.accountant = accountant  # a fit that fails after a charge is still spent
+    def _hold(self, accountant, model) -> None:
+        # a fit that fails after a charge is still spent, and its report still made
+        self.accountant, self._spending = accountant, model
 
     def check_plan(self, schema) -> tuple:
         """(workload as column indices, each level's group columns) for this schema: the
@@ -164,12 +168,15 @@ class Synthesizer:
         from gpu_dpsyn import saving
         state = saving.load(path)
         model = state["model"]
+        if backend is not None:  # where to sample, in this process and on Dask workers
+            model = dataclasses.replace(model, settings=dataclasses.replace(
+                model.settings, backend=backend))
         syn = cls.__new__(cls)
         syn.settings = model.settings
         syn.seed, syn.client, syn.model = model.seed, client, model
         syn.backend = get_backend(backend or model.settings.backend)
         syn.accountant, syn.fit_timings, syn.last_run = state["accountant"], {}, None
-        syn._calls = state["next_call"]
+        syn._calls, syn._spending = state["next_call"], None
         return syn
 
     # -- reporting --------------------------------------------------------------------
@@ -180,4 +187,4 @@ class Synthesizer:
     def privacy_report(self) -> dict:
         if self.accountant is None:
             raise DPSynError("nothing was measured yet: call fit() first")
-        return privacy_report(self.accountant, self.model)
+        return privacy_report(self.accountant, self.model or self._spending)

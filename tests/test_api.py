@@ -205,6 +205,23 @@ def test_a_fit_that_fails_after_a_charge_stays_spent(table, monkeypatch):
     with pytest.raises(RuntimeError):
         syn.fit(df.head(500), schema)
     assert len(syn.ledger) > 2  # charged
+    rep = syn.privacy_report()  # still reported: what was spent, and on what
+    assert rep["unit_of_privacy"] and len(rep["measurements"]) == len(syn.ledger)
+    assert "failed after spending" in repr(syn)
     monkeypatch.undo()
     with pytest.raises(DPSynError, match="already fitted"):
         syn.fit(df.head(500), schema)
+
+
+def test_row_count_warnings_point_at_the_callers_line(table):
+    """A RowCountWarning names the line of the user's fit() or sample() call."""
+    import warnings
+    df, schema = table
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        syn = Synthesizer(1e-4, 1e-9, seed=0, backend="cpu", progress=False,
+                          adaptive_rounds=0).fit(df.head(300), {**schema, "max_rows": 400})
+        syn.sample()
+    rows = [w for w in got if w.category.__name__ == "RowCountWarning"]
+    assert rows and all(w.filename == __file__ for w in rows), \
+        [(w.filename, str(w.message)[:60]) for w in rows]

@@ -20,7 +20,19 @@ ALLOWED = {
     "generate": {"errors", "core", "data", "backends", "estimate"},
     "measure": None,
     "evaluation": {"errors", "core", "data", "generate", "version"},
+    # the top-level modules
+    "errors": set(), "version": set(),
+    "config": {"errors", "core", "backends", "privacy", "selection", "generate"},
+    "model": {"errors", "config", "data", "estimate"},
+    "saving": {"errors", "data", "version"},
 }
+# what reads private records or the noise key (measure/ calls these on its behalf)
+PRIVATE_READERS = ("gpu_dpsyn.measure", "gpu_dpsyn.distributed.counting",
+                   "gpu_dpsyn.privacy.bounding", "gpu_dpsyn.privacy.keys")
+# what runs after fit() on what it produced: sampling, here and on Dask workers
+AFTER_FIT = ("gpu_dpsyn.model", "gpu_dpsyn.saving", "gpu_dpsyn.generate",
+             "gpu_dpsyn.estimate", "gpu_dpsyn.selection", "gpu_dpsyn.distributed.sampling",
+             "gpu_dpsyn.distributed.splitting", "gpu_dpsyn.distributed.workers")
 POST_PROCESSING = ("selection", "estimate", "generate")
 
 
@@ -80,6 +92,20 @@ def test_post_processing_never_imports_the_measuring_code(pkg):
     assert not bad, f"{pkg}/ imports measure/: {bad}"
 
 
+def test_nothing_that_samples_imports_what_reads_private_records():
+    graph = _graph()
+    bad = sorted((m, d) for m, deps in graph.items() if m.startswith(AFTER_FIT)
+                 for d in deps if d.startswith(PRIVATE_READERS))
+    assert not bad, f"post-processing imports a private reader: {bad}"
+
+
+def test_imports_are_all_written_out():
+    """No import the reader cannot see (importlib, __import__)."""
+    hidden = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
+              if "importlib" in p.read_text() or "__import__(" in p.read_text()]
+    assert not hidden, hidden
+
+
 def test_each_package_imports_only_the_layers_below_it():
     graph = _graph()
     bad = []
@@ -125,3 +151,18 @@ def test_a_measure_import_in_post_processing_is_caught(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "ROOT", copy)
     with pytest.raises(AssertionError, match="generate/ imports measure/"):
         test_post_processing_never_imports_the_measuring_code("generate")
+
+
+def test_a_private_reader_imported_by_sampling_code_is_caught(tmp_path, monkeypatch):
+    import shutil
+    copy = tmp_path / "gpu_dpsyn"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns("__pycache__", "*.cu*", "*.cpp"))
+    f = copy / "distributed" / "sampling.py"
+    f.write_text(f.read_text() + "\n\ndef _late():\n    from . import counting\n")
+    m = copy / "model.py"
+    m.write_text(m.read_text() + "\n\ndef _late():\n    from gpu_dpsyn.measure import fit\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", copy)
+    with pytest.raises(AssertionError, match="distributed.sampling.*distributed.counting"):
+        test_nothing_that_samples_imports_what_reads_private_records()
+    with pytest.raises(AssertionError, match="gpu_dpsyn.model.*gpu_dpsyn.measure.fit"):
+        test_each_package_imports_only_the_layers_below_it()

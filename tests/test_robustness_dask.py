@@ -90,7 +90,8 @@ def test_a_wide_table_fits_on_dask_as_in_memory(client, wide):
 
 def test_a_gather_that_gets_no_result_times_out_with_a_clear_error(client, monkeypatch):
     import time
-    monkeypatch.setattr(counting, "TIMEOUT_S", 0.5)
+    from gpu_dpsyn.distributed import cluster
+    monkeypatch.setattr(cluster, "TIMEOUT_S", 0.5)
     fut = client.submit(time.sleep, 5, pure=False)
     t0 = time.perf_counter()
     with pytest.raises(DPSynError) as e:

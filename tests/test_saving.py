@@ -68,3 +68,18 @@ def test_saving_is_whole_or_nothing(fitted, tmp_path):
     with pytest.raises(DPSynError, match="missing_dir"):
         fitted.save(tmp_path / "missing_dir" / "m")
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no temporary file left
+
+
+def test_load_can_move_the_sampling_to_another_backend(tmp_path):
+    df, schema = small_table(300)
+    syn = Synthesizer(1.0, 1e-9, seed=3, backend="auto", progress=False).fit(df, schema)
+    loaded = Synthesizer.load(syn.save(tmp_path / "m"), backend="cpu")
+    assert loaded.backend.name == "cpu" and loaded.model.settings.backend == "cpu"
+    res = loaded.sample_to(tmp_path / "out", 200, batch_rows=100)  # the workers' backend too
+    assert res["rows"] == 200
+
+
+def test_saving_a_seeded_fit_warns(fitted, tmp_path):
+    from gpu_dpsyn.errors import SeededNoiseWarning
+    with pytest.warns(SeededNoiseWarning, match="re-derive its noise"):
+        fitted.save(tmp_path / "m")

@@ -228,7 +228,7 @@ def to_schema_types(df, schema: Schema) -> pd.DataFrame:
     for col in schema.columns:
         s, want = df[col.name].reset_index(drop=True), output_dtype(col)
         if col.kind == "categorical":  # exact: a code per value, and back
-            s = _categorical_lut(col, want).array.take(
+            s = categorical_lut(col, want).array.take(
                 _encode_column(s, col).astype(np.intp))
         elif col.kind == "datetime":
             s = datetime.from_epoch(*datetime.to_epoch(s, col), col)
@@ -242,7 +242,7 @@ def to_schema_types(df, schema: Schema) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _categorical_lut(col: Column, want) -> pd.Series:
+def categorical_lut(col: Column, want) -> pd.Series:
     """One output value per code (the last: the null code) in the output dtype."""
     vals = list(col.values) + [None if col.nullable else col.values[0]]  # [-1]: placeholder
     return pd.Series(vals, dtype=object).astype(want)

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import ClusterError, DPSynError
 
 CONNECT_TIMEOUT = "20s"
+TIMEOUT_S = 3600.0  # the longest wait for one gather (a pass over every partition)
 # Dask starts worker processes with MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's
 # adaptive mmap threshold: every large NumPy temporary is then mapped and faulted in
 # anew, and one GUM batch of 5 * 10^5 rows took 17-19 s on a worker instead of 6-7 s
@@ -61,3 +62,16 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, gpu: b
         return
     with local_cluster(workers, gpu) as cluster, Client(cluster) as client:
         yield client
+
+
+def wait_for(futures, after: str = "", **kw):
+    """distributed.wait with the TIMEOUT_S timeout; ClusterError when it passes (after: what
+    the message adds about the state left behind)."""
+    from dask.distributed import wait
+    try:
+        return wait(futures, timeout=TIMEOUT_S, **kw)
+    except TimeoutError:
+        raise ClusterError(f"the Dask cluster gave no result in {TIMEOUT_S:g} s: a worker "
+                           "or the scheduler may have failed (see its logs); the run "
+                           f"stopped{after}") from None
+

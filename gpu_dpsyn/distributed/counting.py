@@ -20,11 +20,11 @@ from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, encode
 from gpu_dpsyn.data.ingest import READ_ERRORS
-from gpu_dpsyn.errors import ClusterError, DataError, DPSynError
+from gpu_dpsyn.errors import DataError, DPSynError
+from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.reading import read_partitioned
 from gpu_dpsyn.distributed.workers import worker_backend
 
-TIMEOUT_S = 3600.0  # the longest wait for one gather (a pass over every partition)
 CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds task memory
 FAN_IN = 8  # partial sums added per reduction task
 
@@ -78,20 +78,9 @@ def gather(client, futures):
     """client.gather with a timeout: a scheduler or worker that fails without an error
     (a lost worker whose task cannot run again, a graph the scheduler cannot place) is a
     clear error after TIMEOUT_S, not a hang."""
-    wait_for(futures)
+    wait_for(futures, " (what was charged to the budget stays spent)")
     with reading_errors():
         return client.gather(futures)
-
-
-def wait_for(futures, **kw):
-    """distributed.wait with the TIMEOUT_S timeout; ClusterError when it passes."""
-    from dask.distributed import wait
-    try:
-        return wait(futures, timeout=TIMEOUT_S, **kw)
-    except TimeoutError:
-        raise ClusterError(f"the Dask cluster gave no result in {TIMEOUT_S:g} s: a worker "
-                           "or the scheduler may have failed (see its logs); the run "
-                           "stopped (what was charged to the budget stays spent)") from None
 
 
 class DaskCounts:

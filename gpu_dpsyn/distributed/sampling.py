@@ -26,7 +26,7 @@ from gpu_dpsyn.data.files import probe_directory
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.distributed.counting import wait_for
+from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
 

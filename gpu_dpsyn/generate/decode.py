@@ -8,7 +8,7 @@ import pandas as pd
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.philox import philox4x32, uniform
 from gpu_dpsyn.data.dtypes import output_dtype
-from gpu_dpsyn.data.encoding import _categorical_lut
+from gpu_dpsyn.data.encoding import categorical_lut
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, support
 
@@ -65,7 +65,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             continue
         c = np.asarray(next(it))
         if col.kind == "categorical":
-            x = _categorical_lut(col, want).array.take(c.astype(np.intp))
+            x = categorical_lut(col, want).array.take(c.astype(np.intp))
         elif col.kind == "datetime":
             u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
             x = datetime.draw(col, c, u, numeric_decode == "midpoint")

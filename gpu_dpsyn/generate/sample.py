@@ -81,7 +81,7 @@ def estimated_rows(model, check) -> int:
         warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
                       f"about {se:,.0f} from the privacy noise; choose the size with "
                       "sample(n) (--rows N)",
-                      RowCountWarning, stacklevel=4)
+                      RowCountWarning, stacklevel=3)
     try:
         return check(n)
     except DataError as e:

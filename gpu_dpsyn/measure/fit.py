@@ -87,8 +87,9 @@ def check_plan(settings, schema) -> tuple:
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         hold=None, key_context=None):
     """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
-    timings).  See Synthesizer.fit for the inputs.  hold(accountant) is called before the
-    first charge: whoever holds it sees the spend even if a later step fails.
+    timings).  See Synthesizer.fit for the inputs.  hold(accountant, model) is called
+    before the first charge: whoever holds them sees the spend, and can report it, even if
+    a later step fails.
     key_context(context) -> context: what a seeded noise key is derived from (a paired
     experiment drops a setting so that two fits share their noise); never a key itself."""
     from gpu_dpsyn.measure import dpsyn, privsyn
@@ -161,8 +162,8 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
                         public_selection=pub is not None and s.selection != "private")
     state = FitState(settings, backend, Accountant(s.epsilon, s.delta, sens, s.conversion),
                      key, counts, model, workload, pub)
-    if hold is not None:
-        hold(state.accountant)
+    if hold is not None:  # with the model as built so far: its report can be made
+        hold(state.accountant, model)
     t1 = time.perf_counter()
     if s.method == "dpsyn":
         marginals = dpsyn.fit(state)
@@ -195,12 +196,12 @@ def clamped_rows(total: float, schema) -> int:
         warnings.warn(f"the noisy row count ({total:,.0f}) is above the public maximum of "
                       f"{cap:,} rows ({where}): the release has {cap:,} rows unless you "
                       "choose the size with sample(n) (--rows N)", RowCountWarning,
-                      stacklevel=3)
+                      stacklevel=4)
         return cap
     if total < 0.5:
         warnings.warn(f"the noisy row count ({total:,.0f}) is below 1: the release has 1 row "
                       "unless you choose the size with sample(n) (--rows N)",
-                      RowCountWarning, stacklevel=3)
+                      RowCountWarning, stacklevel=4)
         return 1
     return int(round(total))
 

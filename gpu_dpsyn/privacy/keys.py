@@ -15,11 +15,7 @@ import os
 import warnings
 
 from gpu_dpsyn.privacy.chacha import key_words
-
-
-class SeededNoiseWarning(UserWarning):
-    """Measurement noise was derived from a user seed: fine for tests, never for two
-    published releases."""
+from gpu_dpsyn.errors import SeededNoiseWarning
 
 
 SEEDED_MESSAGE = (
