@@ -1,3 +1,4 @@
+import json
 import functools
 from pathlib import Path
 
@@ -111,3 +112,36 @@ def fit_spied(monkeypatch, step: str, record, default, rows: int, **kw):
         syn.fit(df, schema, public=None if public is None else df.iloc[:public])
         out = syn.sample(rows)
     return syn, out
+
+
+def cli_files(tmp_path, flights, flights_schema, cols, rows: int):
+    """(folder, a real table's CSV of `rows` flights rows and `cols`, its schema JSON) for
+    command-line tests."""
+    real = tmp_path / "real.csv"
+    flights[cols].iloc[:rows].to_csv(real, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"columns": {c: flights_schema[c].to_dict() for c in cols}}))
+    return tmp_path, real, schema
+
+
+def no_reading(monkeypatch) -> None:
+    """Fail the test if the command reads its input table (checks must come first)."""
+    def fail(*a, **k):
+        pytest.fail("the input was read before the check")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
+
+
+def one_line_error(capsys, *parts) -> None:
+    """The command printed exactly one error line, naming every part."""
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
+    assert all(p in err for p in parts), err
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client on an in-process cluster of two one-thread workers."""
+    from dask.distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
+        yield c

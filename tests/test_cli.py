@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from conftest import FLIGHTS_SCHEMA
+from conftest import FLIGHTS_SCHEMA, cli_files
 from gpu_dpsyn.cli import main
 
 COLS = ["month", "carrier", "origin", "distance"]
@@ -11,11 +11,7 @@ COLS = ["month", "carrier", "origin", "distance"]
 
 @pytest.fixture
 def files(tmp_path, flights, flights_schema):
-    real = tmp_path / "real.csv"
-    flights[COLS].iloc[:5000].to_csv(real, index=False)
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps({"columns": {c: flights_schema[c].to_dict() for c in COLS}}))
-    return tmp_path, real, schema
+    return cli_files(tmp_path, flights, flights_schema, COLS, 5000)
 
 
 def test_synthesize_then_evaluate(files, capsys):

@@ -25,14 +25,6 @@ KW = dict(seed=3, iterations=8, progress=False, backend="cpu")
 
 
 @pytest.fixture(scope="module")
-def client():
-    from dask.distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def table():
     flights_schema = load_schema(FLIGHTS_SCHEMA)
     return (_flights(20000)[COLS].copy(),

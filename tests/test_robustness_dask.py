@@ -23,14 +23,6 @@ ROWS = 20000
 
 
 @pytest.fixture(scope="module")
-def client():
-    from dask.distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def wide(tmp_path_factory):
     """21 columns of 3 values, 20,000 rows, as four Parquet files."""
     r = np.random.default_rng(0)

@@ -2,12 +2,12 @@
 not another output: compared as files, so hard links count) and written whole or not at
 all (a temporary file beside it, then a rename)."""
 import errno
-import json
 import os
 
 import pandas as pd
 import pytest
 
+from conftest import cli_files, no_reading, one_line_error
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.data.ingest import write_table
 from gpu_dpsyn.data.schema import load_schema
@@ -18,23 +18,7 @@ COLS = ["month", "carrier", "origin"]
 
 @pytest.fixture
 def files(tmp_path, flights, flights_schema):
-    real = tmp_path / "real.csv"
-    flights[COLS].iloc[:2000].to_csv(real, index=False)
-    schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps({"columns": {c: flights_schema[c].to_dict() for c in COLS}}))
-    return tmp_path, real, schema
-
-
-def _no_reading(monkeypatch):
-    def fail(*a, **k):
-        pytest.fail("the input was read before the check")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
-
-
-def _one_line_error(capsys, *parts):
-    err = capsys.readouterr().err
-    assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
-    assert all(p in err for p in parts), err
+    return cli_files(tmp_path, flights, flights_schema, COLS, 2000)
 
 
 def _synth(real, schema, out, *extra):
@@ -52,9 +36,9 @@ def test_synthesize_out_hard_linked_to_the_input_is_refused(files, capsys, monke
     before = real.read_bytes()
     link = tmp / "link.csv"
     os.link(real, link)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, link)) == 2
-    _one_line_error(capsys, "--out", "input")
+    one_line_error(capsys, "--out", "input")
     assert real.read_bytes() == before
 
 
@@ -62,10 +46,10 @@ def test_evaluate_json_hard_linked_to_the_real_table_is_refused(files, capsys, m
     tmp, real, schema = files
     link = tmp / "link.json"
     os.link(real, link)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--json",
                  str(link)]) == 2
-    _one_line_error(capsys, "--json", "input")
+    one_line_error(capsys, "--json", "input")
 
 
 def test_infer_schema_out_hard_linked_to_the_input_is_refused(files, capsys, monkeypatch):
@@ -73,9 +57,9 @@ def test_infer_schema_out_hard_linked_to_the_input_is_refused(files, capsys, mon
     before = real.read_bytes()
     link = tmp / "s.json"
     os.link(real, link)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(["infer-schema", str(real), "--out", str(link)]) == 2
-    _one_line_error(capsys, "--out", "input")
+    one_line_error(capsys, "--out", "input")
     assert real.read_bytes() == before
 
 
@@ -84,18 +68,18 @@ def test_ledger_hard_linked_to_out_is_refused(files, capsys, monkeypatch):
     out, ledger = tmp / "o.csv", tmp / "l.json"
     out.write_text("earlier\n")
     os.link(out, ledger)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, out, "--ledger", str(ledger))) == 2
-    _one_line_error(capsys, "--out and --ledger name the same file")
+    one_line_error(capsys, "--out and --ledger name the same file")
 
 
 def test_ledger_hard_linked_to_the_schema_is_refused(files, capsys, monkeypatch):
     tmp, real, schema = files
     ledger = tmp / "l.json"
     os.link(schema, ledger)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, tmp / "o.csv", "--ledger", str(ledger))) == 2
-    _one_line_error(capsys, "--ledger", "input")
+    one_line_error(capsys, "--ledger", "input")
 
 
 @pytest.mark.parametrize("how", ["same", "hardlink"])
@@ -112,7 +96,7 @@ def test_dask_ledger_that_is_the_input_is_refused(files, capsys, monkeypatch, ho
     monkeypatch.setattr("gpu_dpsyn.distributed.cluster.dask_client", no_cluster)
     assert main(_synth(real, schema, tmp / "parts", "--workers", "1", "--ledger",
                        str(ledger))) == 2
-    _one_line_error(capsys, "--ledger", "input")
+    one_line_error(capsys, "--ledger", "input")
     assert real.read_bytes() == before
 
 
@@ -124,38 +108,38 @@ def test_dask_ledger_hard_linked_inside_out_is_refused(files, capsys, monkeypatc
     os.symlink(parts, alias)
     assert main(_synth(real, schema, parts, "--workers", "1", "--ledger",
                        str(alias / "l.json"))) == 2
-    _one_line_error(capsys, "--ledger", "inside --out")
+    one_line_error(capsys, "--ledger", "inside --out")
 
 
 # -- outputs that cannot take a new file --------------------------------------------------
 @pytest.mark.parametrize("flag", ["--out", "--ledger"])
 def test_a_character_device_is_refused_before_reading(files, capsys, monkeypatch, flag):
     tmp, real, schema = files
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     args = _synth(real, schema, tmp / "o.csv") if flag == "--ledger" else \
         _synth(real, schema, "/dev/full")
     if flag == "--ledger":
         args += ["--ledger", "/dev/full"]
     assert main(args) == 2
-    _one_line_error(capsys, flag, "/dev/full", "not a regular file")
+    one_line_error(capsys, flag, "/dev/full", "not a regular file")
 
 
 def test_a_fifo_is_refused_before_reading(files, capsys, monkeypatch):
     tmp, real, schema = files
     fifo = tmp / "pipe.csv"
     os.mkfifo(fifo)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, fifo)) == 2
-    _one_line_error(capsys, "--out", "not a regular file")
+    one_line_error(capsys, "--out", "not a regular file")
 
 
 def test_a_dangling_symlink_is_refused_before_reading(files, capsys, monkeypatch):
     tmp, real, schema = files
     link = tmp / "o.csv"
     os.symlink(tmp / "nowhere" / "x.csv", link)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, link)) == 2
-    _one_line_error(capsys, "--out", "dangling")
+    one_line_error(capsys, "--out", "dangling")
 
 
 def test_a_directory_that_refuses_new_files_is_found_by_a_probe(files, capsys, monkeypatch):
@@ -170,9 +154,9 @@ def test_a_directory_that_refuses_new_files_is_found_by_a_probe(files, capsys, m
         return real_open(path, flags, *a, **k)
     (tmp / "ro").mkdir()
     monkeypatch.setattr(os, "open", refuse)
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(_synth(real, schema, tmp / "ro" / "o.csv")) == 2
-    _one_line_error(capsys, "--out", "Read-only file system")
+    one_line_error(capsys, "--out", "Read-only file system")
     assert list((tmp / "ro").iterdir()) == []
 
 
@@ -266,7 +250,7 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
     _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
     assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
                        "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
-    _one_line_error(capsys, "--out", "No space left on device")
+    one_line_error(capsys, "--out", "No space left on device")
     assert out.read_text() == "earlier output\n" and ledger.read_text() == "earlier ledger\n"
     assert _leftovers(tmp) == []
 

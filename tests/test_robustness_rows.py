@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import small_table
+from conftest import no_reading, one_line_error, small_table
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.data import schema as schema_module
@@ -26,18 +26,6 @@ def files(tmp_path, flights, flights_schema):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(spec))
     return tmp_path, real, schema, spec
-
-
-def _no_reading(monkeypatch):
-    def fail(*a, **k):
-        pytest.fail("the input was read before the check")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
-
-
-def _one_line_error(capsys, *parts):
-    err = capsys.readouterr().err
-    assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
-    assert all(p in err for p in parts), err
 
 
 def _fit_with_total(monkeypatch, total, schema):
@@ -125,11 +113,11 @@ def test_without_rows_the_cap_must_fit_in_memory_before_reading(files, capsys, m
     tmp, real, schema, _ = files
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: 2 ** 26)  # 64 MiB: 10^7 rows do not fit
-    _no_reading(monkeypatch)
+    no_reading(monkeypatch)
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--backend", "cpu",
                  "--quiet"]) == 2
-    _one_line_error(capsys, f"{getattr(schema_module, 'DEFAULT_MAX_ROWS', 10 ** 7):,}", "--rows",
+    one_line_error(capsys, f"{getattr(schema_module, 'DEFAULT_MAX_ROWS', 10 ** 7):,}", "--rows",
                     "max_rows")
     assert not (tmp / "o.csv").exists()
 
@@ -159,7 +147,7 @@ def test_evaluate_unknown_target_without_schema_fails_before_the_tvds(files, cap
     tmp, real, _, _ = files
     _no_tvds(monkeypatch)
     assert main(["evaluate", str(real), str(real), "--target", "nope", "--quiet"]) == 2
-    _one_line_error(capsys, "'nope'", "not a column")
+    one_line_error(capsys, "'nope'", "not a column")
 
 
 def test_evaluate_with_too_few_real_rows_fails_before_the_tvds(files, capsys, monkeypatch):
@@ -171,7 +159,7 @@ def test_evaluate_with_too_few_real_rows_fails_before_the_tvds(files, capsys, mo
     for extra in ([], ["--schema", str(schema)]):
         assert main(["evaluate", str(few), str(real), "--target", "carrier", "--quiet",
                      *extra]) == 2
-        _one_line_error(capsys, "at least 10 real", "got 5")
+        one_line_error(capsys, "at least 10 real", "got 5")
 
 
 def test_evaluate_numeric_target_counts_rows_with_a_value(tmp_path, capsys, monkeypatch):
@@ -188,4 +176,4 @@ def test_evaluate_numeric_target_counts_rows_with_a_value(tmp_path, capsys, monk
     _no_tvds(monkeypatch)
     assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--target", "y",
                  "--quiet"]) == 2
-    _one_line_error(capsys, "at least 10 real", "got 5")
+    one_line_error(capsys, "at least 10 real", "got 5")

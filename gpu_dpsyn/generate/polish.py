@@ -188,6 +188,24 @@ def by_cell(xp, cells, priority):
     return order[argsort_stable(xp, cells[order])]
 
 
+def record_gains(g, ctx, xp=np):
+    """What one record of each context gains leaving (the first size columns) or entering
+    (the rest) each value, summed over the targets: with g = t - s a cell gains
+    |g| - |g + 1| leaving and |g| - |g - 1| entering, that is clip(-2g - 1, -1, 1) and
+    clip(2g - 1, -1, 1); summed over the targets in order, element by element (the same on
+    both backends); leaving and entering side by side, so that a target takes one
+    gather."""
+    LA = None
+    for i, gi in enumerate(g):
+        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
+                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
+        if LA is None:
+            LA = part
+        else:
+            LA += part
+    return LA
+
+
 def one_pass(X, s, ctx, tables, rank, xp=np):
     """One pass of moves on the table X whose target cells count s (per target, values x
     cells; see the module): (the new table, its counts, the gain counted for the accepted
@@ -197,20 +215,7 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     if xp is not np:
         return one_pass_masked(X, s, ctx, tables, rank, xp)
     g = [t - si for t, si in zip(tables, s)]
-    # one record leaving / entering a cell with g = t - s gains |g| - |g + 1| /
-    # |g| - |g - 1|, that is clip(-2g - 1, -1, 1) / clip(2g - 1, -1, 1); summed over the
-    # targets in order, element by element: the same on both backends; leaving and
-    # entering side by side, so that a target takes one gather
-    LA = None
-    for i, gi in enumerate(g):
-        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
-                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
-        if LA is None:
-            LA = part
-        else:
-            LA += part
-    u, v, gain = best_moves(X, LA, xp)
-    del LA
+    u, v, gain = best_moves(X, record_gains(g, ctx, xp), xp)
     cand = xp.flatnonzero(gain > GAIN_TOLERANCE)
     if not len(cand):
         return X, s, 0.0
@@ -259,16 +264,7 @@ def one_pass_masked(X, s, ctx, tables, rank, xp):
     exact in any order.  Returns the gain as a device scalar: fit_table reads it, the
     pass's one read."""
     g = [t - si for t, si in zip(tables, s)]
-    LA = None
-    for i, gi in enumerate(g):  # as one_pass
-        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
-                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
-        if LA is None:
-            LA = part
-        else:
-            LA += part
-    u, v, gain = best_moves(X, LA, xp)
-    del LA
+    u, v, gain = best_moves(X, record_gains(g, ctx, xp), xp)
     cand = gain > GAIN_TOLERANCE
     rows = xp.arange(len(gain))
     c = [ctx[:, i] for i in range(len(tables))]

@@ -13,15 +13,14 @@ TABLE: a name of bench/common/datasets.py's HELDOUT or DATASETS (fertility, ...)
 bench/results/rounds_forgone_x86_64_2_cores.jsonl holds the rows of the README."""
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from results import append_row, table_runs  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -60,17 +59,8 @@ def main(table: str, epss, seeds, out: str) -> None:
                            tvd2=round(float(tvd_codes(real, codes, dom, 2).mean()), 5),
                            tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
                            triples=len({m for m in syn.model.selected or () if len(m) == 3}))
-                print(json.dumps(row), flush=True)
-                with open(out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                append_row(out, row)
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table")
-    p.add_argument("eps", help="comma-separated, e.g. 1,8")
-    p.add_argument("seeds", help="comma-separated, e.g. 0,1")
-    p.add_argument("out", help="JSON lines are appended here")
-    a = p.parse_args()
-    main(a.table, [float(e) for e in a.eps.split(",")], [int(s) for s in a.seeds.split(",")],
-         a.out)
+    main(*table_runs(__doc__))

@@ -9,13 +9,12 @@ TABLE: a name of bench/common/datasets.py's HELDOUT or DATASETS (fertility, ...)
 bench/results/rounds5_paired_x86_64_2_cores.jsonl holds the rows of the README."""
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from results import append_row, table_runs  # noqa: E402
 
 
 def without_rounds(seen: list):
@@ -58,16 +57,8 @@ def main(table: str, eps: float, seeds, out: str) -> None:
             row = dict(table=table, eps=eps, seed=seed, rounds=rounds,
                        tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
                        tri=sum(e.label == "marginal" and len(e.columns) == 3 for e in ledger))
-            print(json.dumps(row), flush=True)
-            with open(out, "a") as f:
-                f.write(json.dumps(row) + "\n")
+            append_row(out, row)
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table")
-    p.add_argument("eps", type=float)
-    p.add_argument("seeds", help="comma-separated, e.g. 0,1")
-    p.add_argument("out", help="JSON lines are appended here")
-    a = p.parse_args()
-    main(a.table, a.eps, [int(s) for s in a.seeds.split(",")], a.out)
+    main(*table_runs(__doc__, several_eps=False))

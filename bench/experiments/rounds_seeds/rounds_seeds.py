@@ -8,14 +8,13 @@ is mostly noise: the setting is in the noise key, so each variant draws other no
 bench/results/rounds_seeds_x86_64_2_cores.jsonl holds the rows the README cites."""
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
+from results import append_row, table_runs  # noqa: E402
 
 VARIANTS = {"default": {}, "norounds": {"adaptive_rounds": 0}}
 
@@ -44,17 +43,8 @@ def main(table: str, epss, seeds, out: str) -> None:
                                        for e in led),
                            err_rounds=sum(e.label == "3-way errors" for e in led),
                            unused=len(syn.model.unused))
-                print(json.dumps(row), flush=True)
-                with open(out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                append_row(out, row)
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table")
-    p.add_argument("eps", help="comma-separated, e.g. 1,8")
-    p.add_argument("seeds", help="comma-separated, e.g. 0,1")
-    p.add_argument("out", help="JSON lines are appended here")
-    a = p.parse_args()
-    main(a.table, [float(e) for e in a.eps.split(",")], [int(s) for s in a.seeds.split(",")],
-         a.out)
+    main(*table_runs(__doc__))
