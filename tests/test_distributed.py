@@ -307,12 +307,16 @@ class _DieOnce(dask_distributed.WorkerPlugin):
 
 
 @pytest.mark.slow
-def test_a_lost_worker_has_its_batch_recomputed(table, tmp_path):
+def test_a_lost_worker_has_its_batch_recomputed(table, tmp_path, monkeypatch):
     import cloudpickle
     from dask.distributed import Client, LocalCluster
+
+    import gpu_dpsyn.synthesizer as api
     df, schema = table
-    Synthesizer(1.0, 1e-9, **KW).fit(df, schema).sample_to(tmp_path / "ref", 9000,
-                                                           batch_rows=3000)
+    with monkeypatch.context() as mp:  # the reference in this process, whatever client
+        mp.setattr(api, "current_client", lambda: None)  # another test left current
+        Synthesizer(1.0, 1e-9, **KW).fit(df, schema).sample_to(tmp_path / "ref", 9000,
+                                                               batch_rows=3000)
     module = sys.modules[__name__]
     cloudpickle.register_pickle_by_value(module)  # worker processes cannot import tests/
     try:
