@@ -376,3 +376,20 @@ def test_the_last_round_is_judged_by_one_more_fit(monkeypatch):
     syn = _fit(df, schema, adaptive_rounds=1)
     assert syn.model.unused == [("a", "b", "c")] and ("a", "b", "c") not in syn.model.selected
     assert sum(e.fraction for e in syn.ledger) == pytest.approx(1.0)
+
+
+def test_the_pooling_test_is_an_argument_of_the_fit(monkeypatch):
+    """measure.fit.fit(pooling_test=False) runs the rounds without it (an experiment's
+    variant, bench/experiments/rounds_forgone), reached without replacing any global."""
+    from gpu_dpsyn.measure import fit as measuring
+    df, schema = xor_table()
+
+    def refuse(*a, **k):
+        raise AssertionError("the pooling test ran")
+    monkeypatch.setattr(adaptive, "pooling_gain", refuse)
+    syn = Synthesizer(8.0, 1e-9, seed=0, progress=False, backend="cpu")
+    model, acc, _ = measuring.fit(syn.settings, syn.backend, None, df, schema, None, syn.seed,
+                                  True, pooling_test=False)
+    assert any(e.label == "3-way errors" for e in acc.ledger)
+    with pytest.raises(AssertionError, match="the pooling test ran"):
+        measuring.fit(syn.settings, syn.backend, None, df, schema, None, syn.seed, True)

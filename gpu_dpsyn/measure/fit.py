@@ -45,6 +45,8 @@ class FitState:
     workload: dict  # column indices -> weight
     public_raw: list | None = None  # the public table's codes as encoded, until bins/merges
     calls: int = 0  # post-processing RNG calls the rounds' records S took
+    pooling_test: bool = True  # the rounds weigh triples against measuring again (tried
+    # without it: bench/experiments/rounds_forgone)
 
     def reserve_calls(self, k: int) -> int:
         call, self.calls = self.calls, self.calls + k
@@ -85,13 +87,15 @@ def check_plan(settings, schema) -> tuple:
 
 
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
-        hold=None, key_context=None):
+        hold=None, key_context=None, pooling_test: bool = True):
     """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
     timings).  See Synthesizer.fit for the inputs.  hold(accountant, model) is called
     before the first charge: whoever holds them sees the spend, and can report it, even if
     a later step fails.
     key_context(context) -> context: what a seeded noise key is derived from (a paired
-    experiment drops a setting so that two fits share their noise); never a key itself."""
+    experiment drops a setting so that two fits share their noise); never a key itself.
+    pooling_test=False: the adaptive rounds without their pooling test (an experiment's
+    variant, not a setting)."""
     from gpu_dpsyn.measure import dpsyn, privsyn
     t0 = time.perf_counter()
     if settings.selection == "public" and public is None:
@@ -161,7 +165,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     model = FittedModel(settings, seed, seeded, schema, names,
                         public_selection=pub is not None and s.selection != "private")
     state = FitState(settings, backend, Accountant(s.epsilon, s.delta, sens, s.conversion),
-                     key, counts, model, workload, pub)
+                     key, counts, model, workload, pub, pooling_test=pooling_test)
     if hold is not None:  # with the model as built so far: its report can be made
         hold(state.accountant, model)
     t1 = time.perf_counter()

@@ -55,7 +55,7 @@ def run(state, level, plan, f_round, selected, label) -> None:
                 break
         tops = [x.cells for x in top(level.marginals) if len(x.attrs) > 1]
         forgone = triples.pooling_gain(tops, f_multi * acc.rho, f_tri * acc.rho,
-                                       acc.sensitivity)
+                                       acc.sensitivity) if state.pooling_test else 0.0
         cands = triples.candidate_triples(dom, range(len(dom)), measured, cap)
         cells = [math.prod(dom[a] for a in t) for t in cands]
         keep = triples.could_gain(cells, n_hat, f_tri * acc.rho, acc.sensitivity, forgone)

@@ -13,7 +13,6 @@ TABLE: a name of bench/common/datasets.py's HELDOUT or DATASETS (fertility, ...)
 bench/results/rounds_forgone_x86_64_2_cores.jsonl holds the rows of the README."""
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
 import warnings
@@ -23,25 +22,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
 from results import append_row, table_runs  # noqa: E402
 
 
-@contextlib.contextmanager
-def pooling_test(on: bool):
-    """The rounds as they are (on) or without their pooling test (its gain 0).  No setting
-    or stage argument reaches it, so this replaces selection.triples.pooling_gain (which
-    measure/rounds.py calls through the module) for the duration, and restores it."""
-    from gpu_dpsyn.selection import triples
-    kept = triples.pooling_gain
-    if not on:
-        triples.pooling_gain = lambda *a, **k: 0.0
-    try:
-        yield
-    finally:
-        triples.pooling_gain = kept
+def fitted_sample(eps: float, seed: int, df, schema, test: bool):
+    """fit as Synthesizer.fit does, with or without the rounds' pooling test (an argument
+    of measure.fit.fit), then its first sample(): (table, model)."""
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.generate.sample import estimated_rows, generate, row_count
+    from gpu_dpsyn.measure import fit
+    syn = Synthesizer(eps, 1e-9, seed=seed, progress=False)
+    model, _, _ = fit.fit(syn.settings, syn.backend, None, df, schema, None, syn.seed, True,
+                          pooling_test=test)
+    n = estimated_rows(model, row_count)
+    return generate(syn.backend, model, n, model.targets(n), model.fit_calls)[0], model
 
 
 def main(table: str, epss, seeds, out: str) -> None:
     from datasets import load_named
 
-    from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the drafted schema, on purpose
@@ -51,14 +47,13 @@ def main(table: str, epss, seeds, out: str) -> None:
         for seed in seeds:
             for test in (True, False):
                 t0 = time.perf_counter()
-                with pooling_test(test):
-                    syn = Synthesizer(eps, 1e-9, seed=seed, progress=False).fit(df, schema)
-                codes = encode(syn.sample(), schema)
+                sample, model = fitted_sample(eps, seed, df, schema, test)
+                codes = encode(sample, schema)
                 row = dict(table=table, eps=eps, seed=seed, pooling_test=test,
                            seconds=round(time.perf_counter() - t0, 1),
                            tvd2=round(float(tvd_codes(real, codes, dom, 2).mean()), 5),
                            tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
-                           triples=len({m for m in syn.model.selected or () if len(m) == 3}))
+                           triples=len({m for m in model.selected or () if len(m) == 3}))
                 append_row(out, row)
 
 
