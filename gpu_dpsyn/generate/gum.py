@@ -175,13 +175,15 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
     what the noisy marginals do not contradict.  step0: where the updates' RNG counters
     start (a later run on the same records and call draws fresh streams)."""
     xp = backend.xp
-    current = {}  # target -> (r, the target led by its column r, on the device): one copy
+    # (target, r) -> the target led by its column r, on the device: each rotation is copied
+    # there once a run, not again at every change of lead (a target has at most 3 columns)
+    resident = {}
 
     def rotated(i, r):
-        if current.get(i, (None,))[0] != r:
+        if (i, r) not in resident:
             attrs, shape, t = rotate_target(*targets[i], r)
-            current[i] = (r, (attrs, shape, xp.asarray(t, dtype=xp.float64)))
-        return current[i][1]
+            resident[(i, r)] = (attrs, shape, xp.asarray(t, dtype=xp.float64))
+        return resident[(i, r)]
     slack = [0.0] * len(targets) if slack is None else [float(x) for x in slack]
     hist, seconds, t0 = [], [], time.perf_counter()
 
