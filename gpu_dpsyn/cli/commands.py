@@ -237,6 +237,7 @@ def evaluate(a) -> int:
         schema = _chosen_bins(schema, run["private_bins"])
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
+    _check_table_columns(real, syn, schema, a.real, a.synthetic)
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here, both
         with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
@@ -276,6 +277,29 @@ def evaluate(a) -> int:
                                           ml=ml, meta=meta, progress=not a.quiet), "--report")
         print(f"wrote report to {a.report}", file=sys.stderr)
     return 0
+
+
+def _check_table_columns(real, syn, schema, real_path, syn_path) -> None:
+    """DPSynError naming the table (real or synthetic) that lacks a column or has one too
+    many: against the schema, or without one, against the other table."""
+    from gpu_dpsyn.data.encoding import check_columns
+    from gpu_dpsyn.data.text import shown
+    if schema is not None:
+        for what, df, path in (("real", real, real_path), ("synthetic", syn, syn_path)):
+            try:
+                check_columns(df, schema)
+            except DPSynError as e:
+                raise type(e)(f"the {what} table {shown(str(path))}: {e}") from None
+        return
+    r, s = [str(c) for c in real.columns], [str(c) for c in syn.columns]
+    for what, path, have, other in (("synthetic", syn_path, s, r), ("real", real_path, r, s)):
+        lacks = [c for c in other if c not in have]
+        if lacks:
+            names = ", ".join(shown(c) for c in lacks[:20]) + \
+                (f" (and {len(lacks) - 20} more)" if len(lacks) > 20 else "")
+            raise DPSynError(f"the {what} table {shown(str(path))} lacks column(s) {names} "
+                             f"that the {'real' if what == 'synthetic' else 'synthetic'} "
+                             "table has; give tables with the same columns, or --schema")
 
 
 def _chosen_bins(schema, chosen: dict):

@@ -7,6 +7,8 @@ another (`"dtype"`), checked at load to hold every value the schema allows.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import math
 
 import numpy as np
@@ -93,11 +95,11 @@ def check_column(col) -> None:
     name = col.name
     if col.kind == "numeric":
         if col.integer and max(map(abs, col.value_range)) > FLOAT_EXACT:
-            raise SchemaError(f"column {name!r}: integer range {list(col.value_range)} goes "
+            raise SchemaError(f"column {shown(name)}: integer range {list(col.value_range)} goes "
                               f"beyond +-2**53; values are binned in float64, exact only up "
                               "to there: shift or rescale the column, or make it an id column")
         if not all(math.isfinite(b - a) for a, b in zip(col.edges, col.edges[1:])):
-            raise SchemaError(f"column {name!r}: range too wide for float64 bins")
+            raise SchemaError(f"column {shown(name)}: range too wide for float64 bins")
     if col.dtype is None:
         return
     try:
@@ -105,22 +107,22 @@ def check_column(col) -> None:
     except (TypeError, ValueError, ImportError):
         d = None
     if d is None:
-        raise SchemaError(f"column {name!r}: 'dtype' {col.dtype!r} is not a pandas dtype "
+        raise SchemaError(f"column {shown(name)}: 'dtype' {shown(col.dtype)} is not a pandas dtype "
                           "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category')")
     allowed = _allowed(col)
     if _family(d) not in allowed:
-        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} does not fit a {col.kind} "
+        raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} does not fit a {col.kind} "
                           f"column like this one; use a dtype of kind {', '.join(allowed)}")
     if col.kind == "datetime" and _zone(d) != col.time.timezone:
-        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} has time zone {_zone(d)} but "
+        raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} has time zone {_zone(d)} but "
                           f"the column's is {col.time.timezone}; use e.g. "
                           f"{str(_default_datetime(col))!r}")
     if col.nullable and not _holds_missing(d):
-        raise SchemaError(f"column {name!r} is nullable but dtype {col.dtype!r} cannot hold "
+        raise SchemaError(f"column {shown(name)} is nullable but dtype {shown(col.dtype)} cannot hold "
                           "missing values; use a nullable one (e.g. 'Int64', 'boolean')")
     if _family(d) in ("int", "float") and not _holds(d, *_range(col)):
         lo, hi, _ = _range(col)
-        raise SchemaError(f"column {name!r}: dtype {col.dtype!r} cannot hold the schema's "
+        raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} cannot hold the schema's "
                           f"range [{lo}, {hi}] exactly; use a wider dtype")
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 from gpu_dpsyn.data.dtypes import output_dtype
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.schema import Column, Schema, _value_key
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import datetime, derived, support
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.types import code_dtype
@@ -42,7 +43,7 @@ def check_cells(s, name: str) -> None:
         return
     for i, v in enumerate(s):
         if isinstance(v, _CONTAINERS):
-            raise DataError(f"column {name!r} holds a {type(v).__name__} ({_short(v)}) in row "
+            raise DataError(f"column {shown(name)} holds a {type(v).__name__} ({_short(v)}) in row "
                             f"{i}: each cell must be one value (text, a number, a boolean "
                             "or a date), not a list column")
 
@@ -62,9 +63,9 @@ def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"missing from the data: {missing}")
+            parts.append(f"missing from the data: [{_describe(missing, 20)}]")
         if extra:
-            parts.append(f"not in the schema: {extra}")
+            parts.append(f"not in the schema: [{_describe(extra, 20)}]")
         raise DataError("data columns do not match the schema; " + "; ".join(parts))
     if len(df) == 0 and not allow_empty:
         raise DataError("the table is empty: nothing to synthesize")
@@ -82,7 +83,20 @@ def _on(xp, a):
 def _describe(vals, limit=5) -> str:
     vals = list(vals)
     more = f" (and {len(vals) - limit} more)" if len(vals) > limit else ""
-    return ", ".join(repr(v) for v in vals[:limit]) + more
+    return ", ".join(_one(v) for v in vals[:limit]) + more
+
+
+def _one(v) -> str:
+    """One data value as the user wrote it: infinity as infinity (not inf or null), NumPy
+    numbers as plain numbers, dates and durations as such; capped (text.shown)."""
+    if isinstance(v, (float, np.floating)) and np.isinf(v):
+        return "infinity" if v > 0 else "-infinity"
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, (pd.Timestamp, pd.Timedelta, np.datetime64, np.timedelta64)):
+        return shown(str(pd.Timestamp(v) if isinstance(v, np.datetime64) else
+                         pd.Timedelta(v) if isinstance(v, np.timedelta64) else v))
+    return shown(v)
 
 
 # text that pandas' CSV reader would have read as a boolean; the schema reads it as text
@@ -118,6 +132,48 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     return -1
 
 
+def check_number_kind(s, name: str) -> None:
+    """DataError when a numeric column holds booleans (True/False would be read as 1/0)
+    or complex numbers (their imaginary part would be dropped): neither is a number the
+    schema's range and bins describe."""
+    dtype = getattr(s, "dtype", None)
+    if dtype is None:  # a frame-like without dtypes (a test double): the values decide
+        return
+    kind = getattr(dtype, "kind", None)
+    if pd.api.types.is_bool_dtype(dtype):
+        found = "true/false (boolean) values"
+    elif kind == "c":
+        found = "complex numbers"
+    elif kind in ("m", "M"):
+        what = "durations" if kind == "m" else "dates/times"
+        first = s.dropna()
+        example = f", e.g. {_one(first.iloc[0])}" if len(first) else ""
+        hint = "" if kind == "m" else " (a date column is \"type\": \"datetime\")"
+        raise DataError(f"column {shown(name)} is numeric in the schema but holds {what}"
+                        f"{example}{hint}; convert them to numbers first")
+    elif kind == "O" and not is_cudf(s):
+        inferred = pd.api.types.infer_dtype(s, skipna=True)
+        if inferred == "boolean":
+            found = "true/false (boolean) values"
+        elif inferred == "complex":
+            found = "complex numbers"
+        elif inferred.startswith("mixed"):
+            odd = next((v for v in s if isinstance(v, (bool, np.bool_, complex,
+                                                         np.complexfloating))), None)
+            if odd is None:
+                return
+            found = ("true/false (boolean) values" if isinstance(odd, (bool, np.bool_))
+                     else "complex numbers")
+        else:
+            return
+    else:
+        return
+    hint = (" (a yes/no column is categorical: \"values\": [false, true])"
+            if found.startswith("true") else "")
+    raise DataError(f"column {shown(name)} is numeric in the schema but holds {found}"
+                    f"{hint}")
+
+
 def bin_codes(xp, edges: np.ndarray, x):
     """Each value's bin on the host array `edges`: [edges[k], edges[k + 1]), the top edge
     closed; an edge given twice (edges[k] == edges[k + 1]) is the bin holding just it."""
@@ -134,7 +190,7 @@ def _encode_column(s, col: Column, xp=np):
     na = _on(xp, s.isna().to_cupy() if gpu_frame else s.isna().to_numpy())
     n_na = int(na.sum())
     if n_na and not col.nullable:
-        raise DataError(f"column {col.name!r} has {n_na} missing values (NaN) but the "
+        raise DataError(f"column {shown(col.name)} has {n_na} missing values (NaN) but the "
                         "schema does not allow them; set \"nullable\": true or clean the data")
     if col.kind == "categorical":
         lookup = _lookup(col)
@@ -146,13 +202,14 @@ def _encode_column(s, col: Column, xp=np):
         lut = np.array([_code_of(lookup, u, numbers) for u in uniques], dtype=np.int64)
         bad = [u for u, c in zip(uniques, lut) if c < 0]
         if bad:
-            raise DataError(f"column {col.name!r} has values outside the schema: {_describe(bad)}")
+            raise DataError(f"column {shown(col.name)} has values outside the schema: {_describe(bad)}")
         codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
     elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
         x = xp.asarray(datetime.to_epoch(s, col)[0])
         codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), x)
     else:
+        check_number_kind(s, col.name)
         try:
             if gpu_frame:
                 x = s.astype("float64").to_cupy(na_value=np.nan)
@@ -161,25 +218,25 @@ def _encode_column(s, col: Column, xp=np):
         except (ValueError, TypeError):
             h = s.to_pandas() if gpu_frame else s
             bad = h[pd.to_numeric(h, errors="coerce").isna() & ~h.isna()].unique()
-            raise DataError(f"column {col.name!r} is numeric in the schema but has non-numeric "
+            raise DataError(f"column {shown(col.name)} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}") from None
         x = _on(xp, x)
         if col.integer:
             frac = (x != xp.floor(x)) & ~na
             if bool(frac.any()):
-                raise DataError(f"column {col.name!r} is integer in the schema but has "
+                raise DataError(f"column {shown(col.name)} is integer in the schema but has "
                                 f"non-integer values: {_describe(np.unique(_host(x[frac])))}")
         edges = np.asarray(col.edges, dtype=np.float64)
         lo, hi = edges[0], float(col.value_range[1])
         out_of_range = ((x < lo) | (x > hi)) & ~na
         n_bad = int(out_of_range.sum())
         if n_bad:
-            raise DataError(f"column {col.name!r} has {n_bad} values outside the schema range "
+            raise DataError(f"column {shown(col.name)} has {n_bad} values outside the schema range "
                             f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
         if col.support is not None:
             off = support.outside(col.support, xp, xp.where(na, lo, x).astype(xp.int64)) & ~na
             if bool(off.any()):
-                raise DataError(f"column {col.name!r} has {int(off.sum())} values outside its "
+                raise DataError(f"column {shown(col.name)} has {int(off.sum())} values outside its "
                                 f"support {support.describe(col.support)}: "
                                 f"{_describe(np.unique(_host(x[off])))}")
         codes = bin_codes(xp, edges, x)

@@ -17,11 +17,12 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
 
 
 def _where(path, flag: str | None) -> str:
-    return f"{flag} {str(path)!r}" if flag else repr(str(path))
+    return f"{flag} {shown(str(path))}" if flag else shown(str(path))
 
 
 def file_id(path) -> tuple:

@@ -6,6 +6,8 @@ what was guessed and why, so the user can replace it with public knowledge.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import math
 import warnings
 
@@ -159,12 +161,12 @@ class _Guesser:
         nullable = bool(s.isna().any())
         vals = s.dropna()
         if vals.empty and not is_id:
-            raise SchemaError(f"column {name!r} has no values to infer a schema from")
+            raise SchemaError(f"column {shown(name)} has no values to infer a schema from")
         text = is_text(s)
         stamps, offsets = as_datetime(s, vals, text)
         if is_id:
             if stamps is not None:
-                raise SchemaError(f"--id {name}: column {name!r} holds dates; an id column "
+                raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
                                   "comes out as 1..n, so they would be lost. Leave it out of "
                                   "--id to get a datetime column")
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
@@ -186,7 +188,7 @@ class _Guesser:
         if numbers is None or whole:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
-                warnings.warn(f"column {name!r} looks like an identifier ({n_distinct:,} "
+                warnings.warn(f"column {shown(name)} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
                               "1..n). Declare it otherwise if it is data",
@@ -216,7 +218,7 @@ class _Guesser:
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
         if len(uniq) > self.max_categories * 100:
-            raise SchemaError(f"column {name!r} has {len(uniq)} distinct values; too many "
+            raise SchemaError(f"column {shown(name)} has {len(uniq)} distinct values; too many "
                               "to list: bin it or mark it as an id column (--id)")
         values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
         zeros = text and any(LEADING_ZERO.match(str(v)) for v in values)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import lzma
 import os
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.data.files import check_output, replacing, target_of
+from gpu_dpsyn.data.text import short, shown
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError
 
@@ -33,7 +35,7 @@ def table_format(path, flag: str | None = None) -> str:
         return "parquet"
     if name.endswith(CSV_SUFFIXES):
         return "csv"
-    where = f"{flag} {str(path)!r}" if flag else repr(str(path))
+    where = f"{flag} {shown(str(path))}" if flag else shown(str(path))
     raise DPSynError(f"{where}: cannot tell the table format from the name; use "
                      f"{', '.join(CSV_SUFFIXES)} or .parquet")
 
@@ -48,7 +50,7 @@ def check_writable(schema, path, flag: str = "--out") -> None:
             continue
         if not all(isinstance(v, str) for v in col.values) and \
                 _family_name(output_dtype(col)) in ("object", "category"):
-            raise DPSynError(f"{flag} {str(path)!r}: column {col.name!r} mixes text and "
+            raise DPSynError(f"{flag} {shown(str(path))}: column {shown(col.name)} mixes text and "
                              "numbers, which Parquet cannot store in one column; give it "
                              "\"dtype\": \"string\" in the schema, or write CSV")
 
@@ -101,7 +103,7 @@ def choose_engine(engine: str, path: str, gpu: bool) -> str:
         raise DPSynError("reader 'cudf' needs cuDF (pip install 'gpu_dpsyn[cudf]') and a CUDA "
                          "device; use --reader pandas")
     if engine == "cudf" and Path(path).suffix not in CUDF_SUFFIXES:
-        raise DPSynError(f"reader 'cudf' reads {CUDF_SUFFIXES} files, not {path!r}; "
+        raise DPSynError(f"reader 'cudf' reads {CUDF_SUFFIXES} files, not {shown(str(path))}; "
                          "use --reader pandas")
     return engine
 
@@ -136,8 +138,12 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
     if schema is not None and not isinstance(schema, Schema):  # a path or a dict, as fit()
         schema = load_schema(schema)                            # takes
     p = Path(path)
-    if not p.is_file():
-        raise DPSynError(f"cannot read {str(path)!r}: no such file")
+    try:
+        is_file = p.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        is_file = False
+    if not is_file:
+        raise DPSynError(f"cannot read {shown(str(path))}: no such file")
     if engine not in ("pandas", "cudf"):
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
@@ -148,11 +154,52 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
                 cudf.read_csv(p, **csv_options(schema, as_text))
         if parquet:
             return pd.read_parquet(p)
-        return pd.read_csv(p, **csv_options(schema, as_text))
+        opts = csv_options(schema, as_text)
+        df = pd.read_csv(p, **opts)
+        if not default_index(df):  # rows with more fields than the header
+            df = reread_trailing(p, df, opts)
+        check_header(p, df)
+        return df
     except ImportError as e:  # Parquet without pyarrow, say
-        raise DPSynError(f"cannot read {str(path)!r}: {e}") from None
+        raise DPSynError(f"cannot read {shown(str(path))}: {e}") from None
     except READ_ERRORS as e:
         raise DataError(read_error(path, e)) from None
+
+
+def default_index(df) -> bool:
+    return isinstance(df.index, pd.RangeIndex) and df.index.equals(pd.RangeIndex(len(df)))
+
+
+def reread_trailing(path, df, opts: dict):
+    """pandas makes a row's extra leading fields the index when every data row has more
+    fields than the header, shifting every column by one.  A trailing delimiter (the extra
+    field empty on every row) is read again without the index; anything else is refused."""
+    last = df.iloc[:, -1] if df.shape[1] else pd.Series([], dtype=object)
+    trailing = df.index.nlevels == 1 and bool((last.isna() | (last == "")).all())
+    if not trailing:
+        raise DataError(f"cannot read {shown(str(path))}: its data rows have more fields "
+                        "than the header, which would shift every column; fix the header or "
+                        "the rows")
+    return pd.read_csv(path, index_col=False, **opts)
+
+
+_MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
+
+
+def check_header(path, df) -> None:
+    """DataError naming a column the CSV header gives twice (pandas would read the second
+    as "color.1" and a drafted schema would name it so)."""
+    names = [str(c) for c in df.columns]
+    if not any(m and m.group(1) in names for m in map(_MANGLED.match, names)):
+        return  # nothing that looks renamed: no second read
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+                         index_col=False).iloc[0].tolist()
+    seen = set()
+    for h in header:
+        if h in seen:
+            raise DataError(f"cannot read {shown(str(path))}: the header names column "
+                            f"{shown(h)} more than once; give each column its own name")
+        seen.add(h)
 
 
 # what reading a damaged file raises: pandas' and pyarrow's parse and I/O errors, and the
@@ -169,6 +216,6 @@ def read_error(path, e: BaseException) -> str:
     packed = next((s for s in (".gz", ".bz2", ".xz", ".zip") if name.endswith(s)), None)
     if packed and isinstance(e, (EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error,
                                  OSError)):
-        return (f"cannot read {str(path)!r}: the {packed} file is truncated or damaged "
+        return (f"cannot read {shown(str(path))}: the {packed} file is truncated or damaged "
                 f"({first})")
-    return f"cannot read {str(path)!r} as a table: {first}"
+    return f"cannot read {shown(str(path))} as a table: {first}"

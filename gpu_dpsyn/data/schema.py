@@ -6,6 +6,8 @@ the data, which is NOT private: it warns loudly, and the result should be review
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import json
 import warnings
 import math
@@ -218,19 +220,19 @@ _TYPE_ALIASES = {"categorical": "categorical", "category": "categorical", "cat":
 
 def column_from_spec(name: str, spec: dict) -> Column:
     if not isinstance(spec, dict):
-        raise SchemaError(f"column {name!r}: spec must be an object, got {type(spec).__name__}")
+        raise SchemaError(f"column {shown(name)}: spec must be an object, got {type(spec).__name__}")
     kind = spec.get("type") or spec.get("kind")
     dtype = spec.get("dtype")  # NIST files name one per column too
     if kind is None:  # NIST parameters.json: values -> categorical, min/max -> numeric
         kind = "categorical" if "values" in spec else \
             "numeric" if ("min" in spec or "edges" in spec) else None
     if not isinstance(kind, str) or kind not in _TYPE_ALIASES:
-        raise SchemaError(f"column {name!r}: unknown type {kind!r}; use categorical, numeric, "
+        raise SchemaError(f"column {shown(name)}: unknown type {shown(kind)}; use categorical, numeric, "
                           "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
     rules.check_column(name, kind, spec)  # its keys and their types, limits on bins
     if "name" in spec and spec["name"] != name:
-        raise SchemaError(f"column {name!r}: 'name' {spec['name']!r} differs from its key")
+        raise SchemaError(f"column {shown(name)}: 'name' {spec['name']!r} differs from its key")
     nullable = bool(spec.get("nullable", False))
     if kind == "id":
         return Column(name, "id", dtype=dtype)
@@ -243,26 +245,30 @@ def column_from_spec(name: str, spec: dict) -> Column:
     if kind == "categorical":
         values = spec.get("values")
         if not isinstance(values, list) or not values:
-            raise SchemaError(f"column {name!r}: categorical column needs a non-empty 'values' list")
+            raise SchemaError(f"column {shown(name)}: categorical column needs a non-empty 'values' list")
         for v in values:
+            if isinstance(v, (float, np.floating)) and math.isinf(v):
+                raise SchemaError(f"column {shown(name)}: 'values' holds "
+                                  f"{'infinity' if v > 0 else '-infinity'}; list only finite "
+                                  "values")
             if v is None or (isinstance(v, float) and not math.isfinite(v)):
-                raise SchemaError(f"column {name!r}: 'values' holds null (or NaN); list only "
+                raise SchemaError(f"column {shown(name)}: 'values' holds null (or NaN); list only "
                                   "real values and mark the column \"nullable\": true")
             if not isinstance(v, (str, bool, int, float, np.generic)):
-                raise SchemaError(f"column {name!r}: 'values' must hold text, numbers or "
+                raise SchemaError(f"column {shown(name)}: 'values' must hold text, numbers or "
                                   f"booleans, not {v!r}")
         keys = [_value_key(v) for v in values]
         if len(set(keys)) != len(keys):
-            raise SchemaError(f"column {name!r}: 'values' has duplicates")
+            raise SchemaError(f"column {shown(name)}: 'values' has duplicates")
         if len(values) > MAX_COLUMN_DOMAIN:
-            raise SchemaError(f"column {name!r}: {len(values)} values is too large a domain "
+            raise SchemaError(f"column {shown(name)}: {len(values)} values is too large a domain "
                               f"(max {MAX_COLUMN_DOMAIN}); group them first")
         return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
     integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
                             or str(dtype).lower().startswith(("int", "uint"))))
     support = spec.get("support")
     if support is not None and not integer:
-        raise SchemaError(f"column {name!r}: 'support' lists the values of an integer "
+        raise SchemaError(f"column {shown(name)}: 'support' lists the values of an integer "
                           "column; set \"integer\": true")
     private = None
     if quantile_bins.is_private(spec):  # edges chosen in fit(); a placeholder bound until then
@@ -272,7 +278,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
     else:
         edges = _numeric_edges(name, spec, integer, support)
     if len(edges) - 1 > MAX_COLUMN_DOMAIN:
-        raise SchemaError(f"column {name!r}: {len(edges) - 1} bins is too large a domain "
+        raise SchemaError(f"column {shown(name)}: {len(edges) - 1} bins is too large a domain "
                           f"(max {MAX_COLUMN_DOMAIN})")
     col = Column(name, "numeric", edges=edges, integer=integer, nullable=nullable, dtype=dtype,
                  private=private)

@@ -3,6 +3,8 @@ keys, drop a column, mark drafted values reviewed.  The result is validated as a
 is before it is written."""
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import json
 
 from gpu_dpsyn.errors import SchemaError
@@ -39,7 +41,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
 
     def column(name):
         if name not in cols:
-            raise SchemaError(f"no column {name!r} in the schema; columns are {list(cols)}")
+            raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
         return cols[name]
     for name in drops:
         column(name)

@@ -10,6 +10,8 @@ name the column and the key, and offer the closest known key for an unknown one.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import difflib
 import json
 
@@ -201,7 +203,7 @@ def check_document(d: dict) -> None:
 def check_column(name: str, kind: str, spec: dict) -> None:
     """The keys and values one column of this kind may have."""
     article = "an" if kind == "id" else "a"
-    _check(kind, COLUMN_RULES[kind], spec, f"column {name!r}", f"{article} {kind} column")
+    _check(kind, COLUMN_RULES[kind], spec, f"column {shown(name)}", f"{article} {kind} column")
 
 
 # -- a key given twice -----------------------------------------------------------------------

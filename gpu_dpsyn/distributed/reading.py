@@ -6,8 +6,10 @@ import glob
 import os
 from pathlib import Path
 
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.ingest import CSV_SUFFIXES, csv_options, table_format
+from gpu_dpsyn.data.ingest import (CSV_SUFFIXES, check_header, csv_options, default_index,
+                                   reread_trailing, table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -29,10 +31,10 @@ def table_files(path) -> list[str]:
     else:
         files = [p] if os.path.isfile(p) else []
     if not files:
-        raise DPSynError(f"cannot read {p!r}: no table file there")
+        raise DPSynError(f"cannot read {shown(p)}: no table file there")
     formats = {table_format(f) for f in files}  # an unknown suffix is refused here
     if len(formats) > 1:
-        raise DPSynError(f"{p!r} mixes CSV and Parquet files; give one format")
+        raise DPSynError(f"{shown(p)} mixes CSV and Parquet files; give one format")
     return files
 
 
@@ -47,5 +49,22 @@ def read_partitioned(path, schema):
     opts = csv_options(schema)
     opts["dtype"].update({c.name: "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
+    with_index = _first_rows(files[0], opts)
+    if with_index:
+        opts["index_col"] = False  # a trailing delimiter (anything else was refused)
     plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
     return dd.read_csv(files, blocksize="64MB" if plain else None, **opts)
+
+
+def _first_rows(path, opts: dict) -> bool:
+    """The first file's header and first rows read as read_table reads them: a header
+    naming a column twice, or rows with more fields than the header, are refused as there
+    (DataError naming the file); True when the rows end in a trailing delimiter, which is
+    then read without it."""
+    import pandas as pd
+    head = pd.read_csv(path, nrows=100, **opts)
+    check_header(path, head)
+    if default_index(head):
+        return False
+    reread_trailing(path, head, dict(opts, nrows=100))
+    return True

@@ -16,6 +16,9 @@ from gpu_dpsyn.core.checks import flag, integer, positive
 from gpu_dpsyn.errors import ParameterError
 
 
+MAX_ITERATIONS = 10_000  # a bound on GUM's work: 10**8 iterations would run for days
+
+
 @dataclass
 class GUMConfig:
     """iterations="auto" runs until the mean TVD to the targets has not improved by
@@ -39,6 +42,12 @@ class GUMConfig:
         if self.iterations != "auto":
             self.iterations = integer("iterations", self.iterations, 0)
         self.max_iterations = integer("max_iterations", self.max_iterations, 1)
+        for name in ("iterations", "max_iterations"):
+            v = getattr(self, name)
+            if v != "auto" and v > MAX_ITERATIONS:
+                raise ParameterError(f"{name} must be at most {MAX_ITERATIONS:,} (GUM stops "
+                                     "improving long before; \"auto\" stops when it does), "
+                                     f"got {v:,}")
         self.patience = integer("patience", self.patience, 1)
         self.min_gain = positive("min_gain", self.min_gain)
         self.alpha = positive("alpha", self.alpha)

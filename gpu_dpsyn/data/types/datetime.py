@@ -9,6 +9,8 @@ range is given in whole seconds.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 
 import numpy as np
 import pandas as pd
@@ -31,18 +33,18 @@ class DatetimeSpec:
         self.min = self._stamp(name, spec, "min")
         self.max = self._stamp(name, spec, "max")
         if self.max <= self.min:
-            raise SchemaError(f"column {name!r}: 'max' ({self.max}) must come after 'min' "
+            raise SchemaError(f"column {shown(name)}: 'max' ({self.max}) must come after 'min' "
                               f"({self.min})")
         unit, bins = spec.get("unit"), spec.get("bins")
         if (unit is None) == (bins is None):
-            raise SchemaError(f"column {name!r}: a datetime column needs either 'unit' "
+            raise SchemaError(f"column {shown(name)}: a datetime column needs either 'unit' "
                               f"({', '.join(UNITS)}) or 'bins' (a number of equal spans)")
         if unit is not None and unit not in UNITS:
-            raise SchemaError(f"column {name!r}: unknown unit {unit!r}; use one of "
+            raise SchemaError(f"column {shown(name)}: unknown unit {unit!r}; use one of "
                               f"{', '.join(UNITS)} (or 'bins')")
         if bins is not None and (isinstance(bins, bool) or
                                  not isinstance(bins, (int, np.integer)) or bins < 1):
-            raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got "
+            raise SchemaError(f"column {shown(name)}: 'bins' must be a positive integer, got "
                               f"{bins!r}")
         bins = None if bins is None else int(bins)
         self.unit, self.calendar = unit, unit is not None
@@ -51,7 +53,7 @@ class DatetimeSpec:
         self.tick = _NS if lo % _NS == 0 and hi % _NS == 0 else 1
         if self.calendar:
             if (hi - lo) / _NS / _SHORTEST[unit] > max_bins:
-                raise SchemaError(f"column {name!r}: {unit}s from {self.min} to {self.max} "
+                raise SchemaError(f"column {shown(name)}: {unit}s from {self.min} to {self.max} "
                                   f"are too large a domain (max {max_bins}); use a coarser "
                                   "unit or 'bins'")
             self.edges = self._calendar_edges(lo, hi)
@@ -60,7 +62,7 @@ class DatetimeSpec:
             k = min(bins, span)
             self.edges = [(lo_t + -((-j * span) // k)) * self.tick for j in range(k)] + [hi + 1]
         if len(self.edges) - 1 > max_bins:
-            raise SchemaError(f"column {name!r}: {len(self.edges) - 1} bins is too large a "
+            raise SchemaError(f"column {shown(name)}: {len(self.edges) - 1} bins is too large a "
                               f"domain (max {max_bins}); use a coarser unit or fewer bins")
         self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
                      **({"unit": unit} if self.calendar else {"bins": bins}),
@@ -73,10 +75,10 @@ class DatetimeSpec:
         except (TypeError, ValueError):
             t = pd.NaT
         if not isinstance(v, str) or t is pd.NaT:
-            raise SchemaError(f"column {name!r}: '{key}' must be an ISO 8601 date or time "
+            raise SchemaError(f"column {shown(name)}: '{key}' must be an ISO 8601 date or time "
                               f"text, got {v!r}")
         if t.tz is not None and self.timezone is None:
-            raise SchemaError(f"column {name!r}: '{key}' {v!r} has a UTC offset but the "
+            raise SchemaError(f"column {shown(name)}: '{key}' {v!r} has a UTC offset but the "
                               "column has no \"timezone\"; name one (e.g. \"UTC\")")
         if self.timezone is not None:
             t = t.tz_convert(self.timezone) if t.tz is not None else \
@@ -84,7 +86,7 @@ class DatetimeSpec:
         try:
             t.as_unit("ns")
         except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
-            raise SchemaError(f"column {name!r}: '{key}' {v!r} lies outside the range of "
+            raise SchemaError(f"column {shown(name)}: '{key}' {v!r} lies outside the range of "
                               "nanosecond timestamps (1677-09-22 to 2262-04-11)") from None
         return t
 
@@ -112,10 +114,10 @@ def _zone(name, tz):
     try:
         pd.Timestamp("2000-01-01").tz_localize(tz)
     except Exception:  # zoneinfo's and pytz's errors differ; any failure means unknown
-        raise SchemaError(f"column {name!r}: unknown time zone {tz!r}; use an IANA name "
+        raise SchemaError(f"column {shown(name)}: unknown time zone {tz!r}; use an IANA name "
                           "such as \"UTC\" or \"America/New_York\"") from None
     if not isinstance(tz, str):
-        raise SchemaError(f"column {name!r}: 'timezone' must be a name, got {tz!r}")
+        raise SchemaError(f"column {shown(name)}: 'timezone' must be a name, got {tz!r}")
     return tz
 
 
@@ -136,17 +138,17 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
             try:
                 t = t.dt.tz_localize(spec.timezone, ambiguous="raise", nonexistent="raise")
             except Exception:  # pytz and zoneinfo raise different errors
-                raise DataError(f"column {col.name!r} has local times that do not exist or "
+                raise DataError(f"column {shown(col.name)} has local times that do not exist or "
                                 f"are ambiguous in {spec.timezone} (a daylight-saving "
                                 "change); write them with a UTC offset") from None
         else:
             t = t.dt.tz_convert(spec.timezone)
     elif t.dt.tz is not None:
-        raise DataError(f"column {col.name!r} has time zone {t.dt.tz} but the schema has "
+        raise DataError(f"column {shown(col.name)} has time zone {t.dt.tz} but the schema has "
                         "none; add \"timezone\" to the column")
     bad = ((t < spec.min) | (t > spec.max)).to_numpy() & ~na
     if bad.any():
-        raise DataError(f"column {col.name!r} has {int(bad.sum())} values outside the schema "
+        raise DataError(f"column {shown(col.name)} has {int(bad.sum())} values outside the schema "
                         f"range [{spec.min}, {spec.max}]: {_few(t[bad])}")
     if t.dt.tz is not None:
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
@@ -164,15 +166,15 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
         try:
             return pd.Series(pd.to_datetime(text, errors="raise"))
         except (TypeError, ValueError) as e:
-            raise DataError(f"column {col.name!r} has values that are not dates: {e}") from None
+            raise DataError(f"column {shown(col.name)} has values that are not dates: {e}") from None
     aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
     if aware[~na].any() and not aware[~na].all():
-        raise DataError(f"column {col.name!r} mixes times with a UTC offset and times without "
+        raise DataError(f"column {shown(col.name)} mixes times with a UTC offset and times without "
                         "one; write every value the same way")
     t = pd.to_datetime(text, format="ISO8601", errors="coerce", utc=bool(aware.any()))
     unparsed = t.isna().to_numpy() & ~na
     if unparsed.any():
-        raise DataError(f"column {col.name!r} has values that are not ISO 8601 dates/times: "
+        raise DataError(f"column {shown(col.name)} has values that are not ISO 8601 dates/times: "
                         f"{_few(text[unparsed].unique())}")
     return pd.Series(t)
 

@@ -6,6 +6,8 @@ declared rule, and decode() computes it from the synthesized source.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import numpy as np
 import pandas as pd
 
@@ -21,24 +23,24 @@ class Derivation:
     def __init__(self, name: str, spec: dict):
         extra = sorted(set(spec) - KEYS)
         if extra:
-            raise SchemaError(f"column {name!r}: a derived column takes from, op, by and "
+            raise SchemaError(f"column {shown(name)}: a derived column takes from, op, by and "
                               f"dtype; unexpected {extra}")
         self.name, self.source, self.op, self.by = name, spec.get("from"), spec.get("op"), \
             spec.get("by")
         self.declared_nullable = spec.get("nullable")
         if self.op not in ARITHMETIC and self.op not in DATE_PARTS:
-            raise SchemaError(f"column {name!r}: unknown op {self.op!r}; use one of "
+            raise SchemaError(f"column {shown(name)}: unknown op {self.op!r}; use one of "
                               f"{', '.join([*ARITHMETIC, *DATE_PARTS])}")
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
                     self.by < 1:
-                raise SchemaError(f"column {name!r}: op {self.op!r} needs 'by', a positive "
+                raise SchemaError(f"column {shown(name)}: op {self.op!r} needs 'by', a positive "
                                   f"integer, got {self.by!r}")
             self.by = int(self.by)
         elif self.by is not None:
-            raise SchemaError(f"column {name!r}: op {self.op!r} takes no 'by'")
+            raise SchemaError(f"column {shown(name)}: op {self.op!r} takes no 'by'")
         if not isinstance(self.source, str):
-            raise SchemaError(f"column {name!r}: 'from' must name a column, got "
+            raise SchemaError(f"column {shown(name)}: 'from' must name a column, got "
                               f"{self.source!r}")
         self.value_range = None  # set by resolve(), from the source's range
 
@@ -46,20 +48,20 @@ class Derivation:
         """Check the source column and take nullability and range from it."""
         name = self.name
         if source is None:
-            raise SchemaError(f"column {name!r}: 'from' {self.source!r} is not a column of "
+            raise SchemaError(f"column {shown(name)}: 'from' {self.source!r} is not a column of "
                               "the schema")
         if source.kind in ("derived", "id"):
-            raise SchemaError(f"column {name!r}: 'from' {self.source!r} is {'a derived' if source.kind == 'derived' else 'an id'} "
+            raise SchemaError(f"column {shown(name)}: 'from' {self.source!r} is {'a derived' if source.kind == 'derived' else 'an id'} "
                               "column; derive from a synthesized one")
         if self.op in ARITHMETIC and not (source.kind == "numeric" and source.integer):
-            raise SchemaError(f"column {name!r}: op {self.op!r} needs an integer numeric "
+            raise SchemaError(f"column {shown(name)}: op {self.op!r} needs an integer numeric "
                               f"column, and {self.source!r} is not one")
         if self.op in DATE_PARTS and source.kind != "datetime":
-            raise SchemaError(f"column {name!r}: op {self.op!r} needs a datetime column, and "
+            raise SchemaError(f"column {shown(name)}: op {self.op!r} needs a datetime column, and "
                               f"{self.source!r} is not one")
         if self.declared_nullable is not None and bool(self.declared_nullable) != \
                 source.nullable:
-            raise SchemaError(f"column {name!r}: nullable must follow its source "
+            raise SchemaError(f"column {shown(name)}: nullable must follow its source "
                               f"{self.source!r} (nullable: {source.nullable}); drop it")
         col.nullable = source.nullable
         if self.op == "floordiv":
@@ -101,12 +103,12 @@ def check_data(s, col, source_values: pd.Series) -> None:
     got = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     text = np.isnan(got) & ~s.isna().to_numpy()
     if text.any():
-        raise DataError(f"column {col.name!r} is numeric (derived) but has non-numeric values: "
+        raise DataError(f"column {shown(col.name)} is numeric (derived) but has non-numeric values: "
                         + ", ".join(repr(v) for v in pd.unique(s[text])[:5]))
     want = d.apply(source_values)
     same = (got == want) | (np.isnan(got) & np.isnan(want))
     if not same.all():
         i = int(np.argmin(same))
-        raise DataError(f"column {col.name!r} is derived as {d.rule()} in the schema, but "
+        raise DataError(f"column {shown(col.name)} is derived as {d.rule()} in the schema, but "
                         f"{int((~same).sum())} rows disagree (first: {d.source}="
                         f"{source_values.iloc[i]}, {col.name}={s.iloc[i]})")

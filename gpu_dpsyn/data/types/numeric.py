@@ -3,6 +3,8 @@ bins between a public min and max, or the edges as written.  Every refusal is a
 SchemaError raised when the schema loads."""
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import math
 
 import numpy as np
@@ -19,12 +21,27 @@ def _is_number(x) -> bool:
 def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
     """The column's checked range; an integer column's rounded inwards to integers."""
     lo, hi = spec.get("min"), spec.get("max")
+    for key, v in (("min", lo), ("max", hi)):
+        if _infinite(v):
+            raise SchemaError(f"column {shown(name)}: {key!r} is {_inf_word(v)}; give a finite "
+                              "number (the bins must cover a finite range)")
     if not (_is_number(lo) and _is_number(hi)):
-        raise SchemaError(f"column {name!r}: numeric column needs numbers 'min' and 'max' "
+        raise SchemaError(f"column {shown(name)}: numeric column needs numbers 'min' and 'max' "
                           f"{alternative}, got min={lo!r} max={hi!r}")
     if hi < lo or (hi == lo and not integer):
-        raise SchemaError(f"column {name!r}: 'max' ({hi}) must be greater than 'min' ({lo})")
+        raise SchemaError(f"column {shown(name)}: 'max' ({hi}) must be greater than 'min' ({lo})")
+    if integer and math.ceil(lo) > math.floor(hi):
+        raise SchemaError(f"column {shown(name)}: no integer lies in [{lo}, {hi}]; widen the "
+                          "range or drop \"integer\": true")
     return (math.ceil(lo), math.floor(hi)) if integer else (lo, hi)
+
+
+def _infinite(v) -> bool:
+    return isinstance(v, (float, np.floating)) and math.isinf(v)
+
+
+def _inf_word(v) -> str:
+    return "infinity" if v > 0 else "-infinity"
 
 
 def _agree(name: str, spec: dict, edges: list, integer: bool) -> None:
@@ -35,7 +52,7 @@ def _agree(name: str, spec: dict, edges: list, integer: bool) -> None:
         hi = hi - 1 if float(hi).is_integer() else math.floor(hi)
     for key, want in (("min", lo), ("max", hi), ("bins", len(edges) - 1)):
         if key in spec and not (_is_number(spec[key]) and spec[key] == want):
-            raise SchemaError(f"column {name!r}: {key!r} {spec[key]!r} disagrees with 'edges' "
+            raise SchemaError(f"column {shown(name)}: {key!r} {spec[key]!r} disagrees with 'edges' "
                               f"(range [{lo}, {hi}], {len(edges) - 1} bins); give 'edges' "
                               f"alone, or {key!r} = {want}")
 
@@ -43,21 +60,25 @@ def _agree(name: str, spec: dict, edges: list, integer: bool) -> None:
 def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
     if "edges" in spec:
         edges = spec["edges"]
+        if isinstance(edges, list) and any(map(_infinite, edges)):
+            raise SchemaError(f"column {shown(name)}: 'edges' holds "
+                              f"{_inf_word(next(filter(_infinite, edges)))}; give finite "
+                              "numbers (the bins must cover a finite range)")
         if not isinstance(edges, list) or len(edges) < 2 or not all(map(_is_number, edges)):
-            raise SchemaError(f"column {name!r}: 'edges' must be a list of >= 2 numbers")
+            raise SchemaError(f"column {shown(name)}: 'edges' must be a list of >= 2 numbers")
         if any(b < a for a, b in zip(edges, edges[1:])):
-            raise SchemaError(f"column {name!r}: 'edges' must be increasing")
+            raise SchemaError(f"column {shown(name)}: 'edges' must be increasing")
         if any(a == c for a, c in zip(edges, edges[2:])):
-            raise SchemaError(f"column {name!r}: an edge repeated more than twice; one "
+            raise SchemaError(f"column {shown(name)}: an edge repeated more than twice; one "
                               "repeat (a, a) is the bin holding just a")
         if integer and any(a == b for a, b in zip(edges, edges[1:])):
-            raise SchemaError(f"column {name!r}: 'edges' of an integer column must be "
+            raise SchemaError(f"column {shown(name)}: 'edges' of an integer column must be "
                               "strictly increasing (bin [a, a + 1) holds just a)")
         if integer:
             for a, b in zip(edges, edges[1:-1] + [edges[-1] + 1]):
                 if math.ceil(b) - math.ceil(a) < 1:
                     raise SchemaError(
-                        f"column {name!r}: bin [{a}, {b}) holds no integer; widen it")
+                        f"column {shown(name)}: bin [{a}, {b}) holds no integer; widen it")
         edges = [float(e) if not integer else (int(e) if float(e).is_integer() else float(e))
                  for e in edges]
         _agree(name, spec, edges, integer)
@@ -71,7 +92,7 @@ def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
     else:
         bins = spec.get("bins", 32)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise SchemaError(f"column {name!r}: 'bins' must be a positive integer, got {bins!r}")
+        raise SchemaError(f"column {shown(name)}: 'bins' must be a positive integer, got {bins!r}")
     bins = int(bins)
     if integer:
         if bins > span:

@@ -17,6 +17,8 @@ bin, so no choice of the mechanism can make a bin that decodes to nothing.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,29 +59,29 @@ def parse(name: str, spec: dict, lo, hi, integer: bool) -> PrivateQuantiles:
     inwards).  Every refusal is a SchemaError, raised when the schema loads."""
     bins = spec["bins"]
     if "edges" in spec:
-        raise SchemaError(f"column {name!r}: give either 'edges' or \"bins\": "
+        raise SchemaError(f"column {shown(name)}: give either 'edges' or \"bins\": "
                           "{\"private_quantiles\": K}, not both")
     unknown = sorted(set(bins) - _KEYS)
     if unknown or "private_quantiles" not in bins:
-        raise SchemaError(f"column {name!r}: 'bins' must be a number or an object "
+        raise SchemaError(f"column {shown(name)}: 'bins' must be a number or an object "
                           f"{{\"private_quantiles\": K[, \"grid\": G, \"spacing\": "
                           f"\"auto\"|\"linear\"|\"log\"]}}, got {bins!r}")
     k, g = bins["private_quantiles"], bins.get("grid", DEFAULT_GRID)
     spacing = bins.get("spacing", "auto")
     if not _is_int(k) or k < 2:
-        raise SchemaError(f"column {name!r}: private_quantiles must be an integer >= 2 "
+        raise SchemaError(f"column {shown(name)}: private_quantiles must be an integer >= 2 "
                           f"(the number of bins), got {k!r}")
     if not _is_int(g) or not 2 <= g <= MAX_GRID:
-        raise SchemaError(f"column {name!r}: 'grid' must be an integer in [2, {MAX_GRID}], "
+        raise SchemaError(f"column {shown(name)}: 'grid' must be an integer in [2, {MAX_GRID}], "
                           f"got {g!r}")
     if spacing not in SPACINGS:
-        raise SchemaError(f"column {name!r}: 'spacing' must be one of {SPACINGS}, got "
+        raise SchemaError(f"column {shown(name)}: 'spacing' must be one of {SPACINGS}, got "
                           f"{spacing!r}")
     if spacing == "log" and not lo > 0:
-        raise SchemaError(f"column {name!r}: a log-spaced grid needs 'min' > 0, got {lo}")
+        raise SchemaError(f"column {shown(name)}: a log-spaced grid needs 'min' > 0, got {lo}")
     support = spec.get("support")
     if support is not None and spacing != "auto":
-        raise SchemaError(f"column {name!r}: with a 'support' the grid groups its values; "
+        raise SchemaError(f"column {shown(name)}: with a 'support' the grid groups its values; "
                           "drop 'spacing'")
     log = spacing == "log" or (spacing == "auto" and lo > 0)
     if support is not None:
@@ -89,7 +91,7 @@ def parse(name: str, spec: dict, lo, hi, integer: bool) -> PrivateQuantiles:
     else:
         grid = _float_grid(lo, hi, g, log)
     if k > len(grid) - 1:
-        raise SchemaError(f"column {name!r}: private_quantiles={k} bins need at least {k} "
+        raise SchemaError(f"column {shown(name)}: private_quantiles={k} bins need at least {k} "
                           f"grid cells, the grid has {len(grid) - 1}; ask for fewer bins")
     return PrivateQuantiles(int(k), tuple(grid), spec.get("min"), spec.get("max"), dict(bins))
 

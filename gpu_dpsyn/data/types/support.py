@@ -7,6 +7,8 @@ an index uniformly in that range and never leaves the support.
 """
 from __future__ import annotations
 
+from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+
 import numpy as np
 
 from gpu_dpsyn.errors import SchemaError
@@ -49,34 +51,34 @@ def parse_support(name: str, spec, lo: int, hi: int):
     """A support from the schema's "support" entry; lo, hi: the column's integer range."""
     if isinstance(spec, str):
         if spec not in NAMED:
-            raise SchemaError(f"column {name!r}: unknown support {spec!r}; use one of "
+            raise SchemaError(f"column {shown(name)}: unknown support {spec!r}; use one of "
                               f"{sorted(NAMED)}, a list of integers or {{\"step\": k}}")
         sup = ListSupport(NAMED[spec], spec)
     elif isinstance(spec, list):
         if not spec:
-            raise SchemaError(f"column {name!r}: 'support' list is empty")
+            raise SchemaError(f"column {shown(name)}: 'support' list is empty")
         if not all(_is_int(v) for v in spec):
-            raise SchemaError(f"column {name!r}: 'support' list must hold integers")
+            raise SchemaError(f"column {shown(name)}: 'support' list must hold integers")
         vals = np.array(sorted(int(v) for v in spec), np.int64)
         if len(np.unique(vals)) != len(vals):
-            raise SchemaError(f"column {name!r}: 'support' list has duplicates")
+            raise SchemaError(f"column {shown(name)}: 'support' list has duplicates")
         out = vals[(vals < lo) | (vals > hi)]
         if len(out):
-            raise SchemaError(f"column {name!r}: support value {int(out[0])} lies outside the "
+            raise SchemaError(f"column {shown(name)}: support value {int(out[0])} lies outside the "
                               f"column's range [{lo}, {hi}]")
         sup = ListSupport(vals, [int(v) for v in spec])
     elif isinstance(spec, dict) and set(spec) <= {"step", "start"} and "step" in spec:
         step, start = spec["step"], spec.get("start", lo)
         if not (_is_int(step) and step >= 1 and _is_int(start)):
-            raise SchemaError(f"column {name!r}: support {{\"step\": k, \"start\": s}} needs "
+            raise SchemaError(f"column {shown(name)}: support {{\"step\": k, \"start\": s}} needs "
                               f"integers k >= 1 and s, got {spec!r}")
         sup = StepSupport(int(step), int(start), dict(spec))
     else:
-        raise SchemaError(f"column {name!r}: 'support' must be a format name "
+        raise SchemaError(f"column {shown(name)}: 'support' must be a format name "
                           f"({', '.join(sorted(NAMED))}), a list of integers or "
                           f"{{\"step\": k}}, got {spec!r}")
     if count(sup, lo, hi + 1) < 1:
-        raise SchemaError(f"column {name!r}: no value of support {describe(sup)} lies in "
+        raise SchemaError(f"column {shown(name)}: no value of support {describe(sup)} lies in "
                           f"[{lo}, {hi}]")
     return sup
 
@@ -100,7 +102,7 @@ def check_bins(name: str, sup, lo: np.ndarray, top: np.ndarray) -> None:
     """Every bin [lo, top) must hold a support value, else its code could not decode."""
     for a, b in zip(lo, top):
         if count(sup, int(a), int(b)) < 1:
-            raise SchemaError(f"column {name!r}: bin [{int(a)}, {int(b)}) holds no value of "
+            raise SchemaError(f"column {shown(name)}: bin [{int(a)}, {int(b)}) holds no value of "
                               f"support {describe(sup)}; merge it with a neighbour")
 
 

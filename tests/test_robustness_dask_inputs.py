@@ -1,0 +1,35 @@
+"""The Dask path reads a CSV as read_table does: a trailing delimiter is read right, rows
+with more fields than the header or a duplicated header are refused naming the file, and
+an id column the schema leaves out is dropped as in memory."""
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+from gpu_dpsyn.data.schema import load_schema  # noqa: E402
+from gpu_dpsyn.distributed.reading import read_partitioned  # noqa: E402
+from gpu_dpsyn.errors import DataError  # noqa: E402
+
+SCHEMA = {"columns": {"color": {"type": "categorical", "values": ["red", "blue"]},
+                      "size": {"type": "numeric", "min": 0, "max": 9}}}
+
+
+def test_a_trailing_delimiter_is_read_right_on_dask(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("color,size\nred,1,\nblue,2,\n")
+    got = read_partitioned(str(p), load_schema(SCHEMA)).compute()
+    assert got["color"].tolist() == ["red", "blue"] and got["size"].tolist() == [1, 2]
+
+
+def test_extra_fields_with_values_are_refused_on_dask(tmp_path):
+    p = tmp_path / "shifted.csv"
+    p.write_text("color,size\nx,red,1\nx,blue,2\n")
+    with pytest.raises(DataError, match="shifted.csv.*more fields"):
+        read_partitioned(str(p), load_schema(SCHEMA))
+
+
+def test_a_duplicated_header_is_refused_on_dask(tmp_path):
+    p = tmp_path / "dup.csv"
+    p.write_text("color,size,color\nred,1,red\n")
+    with pytest.raises(DataError, match="dup.csv.*'color'"):
+        read_partitioned(str(p), load_schema(SCHEMA))
