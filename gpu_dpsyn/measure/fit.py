@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_dpsyn.core.checks import column_labels
-from gpu_dpsyn.core.grouping import resolve_levels
+from gpu_dpsyn.core.grouping import candidate_pairs, resolve_levels
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
@@ -24,7 +24,7 @@ from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParam
 from gpu_dpsyn.errors import RowCountWarning, SchemaError
 from gpu_dpsyn.estimate.consistency import total_standard_error
 from gpu_dpsyn.estimate.targets import estimate, pooled_total
-from gpu_dpsyn.measure import quantiles
+from gpu_dpsyn.measure import quantiles, rounds
 from gpu_dpsyn.measure.marginals import LocalCounts
 from gpu_dpsyn.model import FittedModel
 from gpu_dpsyn.privacy import Accountant
@@ -106,6 +106,8 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     workload, groups = check_plan(settings, schema)
     sens = _sensitivity(settings.sensitivity, schema)
     grid = quantiles.grid_schema(schema)  # private-quantile columns on their grid
+    if rounds_planned(settings, schema, groups):  # S's memory, before the table is read
+        rounds.check_memory(backend, list(schema.domain))
     counts = None
     if settings.group_by and is_distributed_input(df):
         raise DPSynError("group_by runs in memory: fit a pandas DataFrame, without Dask")
@@ -208,6 +210,15 @@ def clamped_rows(total: float, schema) -> int:
                       RowCountWarning, stacklevel=4)
         return 1
     return int(round(total))
+
+
+def rounds_planned(settings, schema, groups) -> bool:
+    """Whether privsyn.fit will run the adaptive rounds, from public inputs alone (the
+    same conditions: ungrouped, 3 columns or more, a candidate pair, rounds asked for)."""
+    domain = list(schema.domain)
+    return settings.method == "privsyn" and groups == [()] and \
+        bool(settings.adaptive_rounds) and len(domain) >= 3 and \
+        bool(candidate_pairs((), domain, settings.max_cells))
 
 
 def as_schema(schema) -> Schema:

@@ -53,8 +53,6 @@ def fit(state, groups) -> list:
         check_domains([(a,) for a in range(d)] + list(workload), domain, names,
                       s.max_cells)
         _warn_pairs_left_out(domain, names, pairs0, s.max_cells)
-    if f_round:  # the rounds' records S: at most FIT_ROWS, whatever the table
-        rounds.check_memory(state, domain)
     acc.choose_mechanism([1.0], [1], "gaussian")
     state.choose_bins(q_fractions)
     domain = list(m.domain)

@@ -20,9 +20,11 @@ from gpu_dpsyn.selection import triples
 from gpu_dpsyn.selection.greedy import c23_fractions
 
 
-def check_memory(state, domain) -> None:
-    """Refuse before any charge when S (at most FIT_ROWS records) cannot fit."""
-    _check_memory(state.backend, triples.FIT_ROWS, domain, False,
+def check_memory(backend, domain) -> None:
+    """Refuse when S (at most FIT_ROWS records) cannot fit: before the private table is
+    read (measure.fit), so that neither the refusal nor the memory it names depends on
+    the table's size."""
+    _check_memory(backend, triples.FIT_ROWS, domain, False,
                   f"fitting the adaptive rounds' {triples.FIT_ROWS:,} records",
                   "adaptive_rounds=0 (--adaptive-rounds 0) needs none")
 
