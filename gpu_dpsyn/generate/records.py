@@ -152,8 +152,9 @@ def _warn_left(model, step: str, skipped, how: str) -> None:
     warnings.warn(f"{step} left columns {which} {how}: with their neighbouring columns (those "
                   f"they share a marginal with) their tables would pass "
                   f"{gibbs.MAX_CONTEXT_CELLS:,} cells (contexts x values), so their joint "
-                  "structure is as GUM fitted it. Give them fewer values in the schema (fewer "
-                  "bins, or merged categories) to include them", stacklevel=5)
+                  "structure is as GUM fitted it. Give them or those columns fewer values in "
+                  "the schema (fewer bins, or merged categories) to include them",
+                  stacklevel=5)
 
 
 def _slack(settings, lv, targets, st):
