@@ -9,6 +9,7 @@ import pandas as pd
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.config import Settings
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.distributed.cluster import current_client
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.generate.sample import check_memory, estimated_rows, generate, row_count
@@ -105,7 +106,7 @@ class Synthesizer:
         if schema is None and self.model is None:
             raise DPSynError("check_sample(n) before fit() needs the schema")
         n = row_count(n)
-        domain = self.model.domain if schema is None else measuring.as_schema(schema).domain
+        domain = self.model.domain if schema is None else load_schema(schema).domain
         check_memory(self.backend, n, domain, bool(self.settings.group_by))
         return n
 
@@ -114,12 +115,9 @@ class Synthesizer:
         """n synthetic rows (default: the DP estimate of the row count)."""
         m = self._fitted("sample()")
         n = estimated_rows(m, self.check_sample) if n is None else self.check_sample(n)
-        if m.grouped:
-            out, self.last_run = generate(self.backend, m, n, None,
-                                          self._reserve_calls(len(m.levels)))
-        else:
-            out, self.last_run = generate(self.backend, m, n, m.targets(n),
-                                          self._reserve_calls(1))
+        # every level's targets at n, level l's records with call + l
+        out, self.last_run = generate(self.backend, m, n, None,
+                                      self._reserve_calls(len(m.levels)))
         return out
 
     def sample_to(self, path, n: int | None = None, *, batch_rows: int | None = None) -> dict:
@@ -174,7 +172,7 @@ class Synthesizer:
         syn = cls.__new__(cls)
         syn.settings = model.settings
         syn.seed, syn.client, syn.model = model.seed, client, model
-        syn.backend = get_backend(backend or model.settings.backend)
+        syn.backend = get_backend(model.settings.backend)
         syn.accountant, syn.fit_timings, syn.last_run = state["accountant"], {}, None
         syn._calls, syn._spending = state["next_call"], None
         return syn

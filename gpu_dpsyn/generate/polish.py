@@ -221,22 +221,15 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
         return X, s, 0.0
     u, v, gain = u[cand], v[cand], gain[cand]
     c = [ctx[cand, i] for i in range(len(tables))]
-    # a block of as many records as every target gains on, one at least
-    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
-    q = xp.minimum(xp.maximum(xp.floor(room), 1), X[cand, u]).astype(xp.int64)
+    q = block_sizes(X, g, cand, u, v, c, xp)
     prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first: by gain, ties at random
     prio[by_cell(xp, -gain, rank[cand])] = xp.arange(len(cand))
-    flat = [gi.reshape(-1) for gi in g]
-    blocks = [(w * t.shape[1] + ci, flat[i], leaving)  # leavers and enterers apart
-              for i, (t, ci) in enumerate(zip(tables, c)) for w, leaving in ((u, True),
-                                                                              (v, False))]
-    # a GPU takes every block in one sort (few launches), and so does NumPy for few
-    # proposals, where the calls cost more than the work (Fertility at epsilon 8: the
-    # polish's gains 0.42 s against 1.16 s); NumPy block by block past BATCH_CANDIDATES,
-    # which is faster on a CPU (fit_table on 60,000 contexts x 12 values x 6 targets:
-    # 0.7 s against 1.0 s); the same numbers either way (tests)
-    batched = xp is not np or len(cand) <= BATCH_CANDIDATES
-    gains = all_block_gains(blocks, q, prio, xp) if batched else \
+    blocks = target_blocks(tables, g, u, v, c)
+    # every block in one sort for few proposals, where the calls cost more than the work
+    # (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block by block
+    # past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000 contexts x 12
+    # values x 6 targets: 0.7 s against 1.0 s); the same numbers either way (tests)
+    gains = all_block_gains(blocks, q, prio, xp) if len(cand) <= BATCH_CANDIDATES else \
         (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
     total = xp.zeros(len(cand))
     for gained in gains:  # in order: the same sums
@@ -244,14 +237,7 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     ok = xp.flatnonzero(total > GAIN_TOLERANCE)
     if not len(ok):
         return X, s, 0.0
-    X = X.copy()
-    rows, qo = cand[ok], q[ok]
-    # (context, value) pairs are distinct per context: plain assignments
-    X[rows, u[ok]] -= qo
-    X[rows, v[ok]] += qo
-    moved = qo.astype(xp.float64)
-    s = [si + cell_counts_of(xp, u[ok], v[ok], ci[ok], moved, si.shape)
-         for si, ci in zip(s, c)]
+    X, s = moved(X, s, cand[ok], u[ok], v[ok], [ci[ok] for ci in c], q[ok], xp)
     return X, s, float(total[ok].sum())
 
 
@@ -262,32 +248,46 @@ def one_pass_masked(X, s, ctx, tables, rank, xp):
     in the same order among themselves; a block of 0 records adds nothing to the counts
     before the blocks ranked after it, and gains 0.  Every sum is of whole counts,
     exact in any order.  Returns the gain as a device scalar: fit_table reads it, the
-    pass's one read."""
+    pass's one read.  (A GPU takes every block in one sort: few launches.)"""
     g = [t - si for t, si in zip(tables, s)]
     u, v, gain = best_moves(X, record_gains(g, ctx, xp), xp)
     cand = gain > GAIN_TOLERANCE
     rows = xp.arange(len(gain))
     c = [ctx[:, i] for i in range(len(tables))]
-    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
-    q = xp.minimum(xp.maximum(xp.floor(room), 1), X[rows, u]).astype(xp.int64)
-    q = xp.where(cand, q, 0)
+    q = xp.where(cand, block_sizes(X, g, rows, u, v, c, xp), 0)
     prio = xp.empty(len(gain), dtype=xp.int64)
     prio[by_cell(xp, -gain, rank)] = rows
-    flat = [gi.reshape(-1) for gi in g]
-    blocks = [(w * t.shape[1] + ci, flat[i], leaving)
-              for i, (t, ci) in enumerate(zip(tables, c)) for w, leaving in ((u, True),
-                                                                              (v, False))]
     total = xp.zeros(len(gain))
-    for gained in all_block_gains(blocks, q, prio, xp):  # in order: the same sums
-        total += gained
+    for gained in all_block_gains(target_blocks(tables, g, u, v, c), q, prio, xp):
+        total += gained  # in order: the same sums
     ok = cand & (total > GAIN_TOLERANCE)
-    qo = xp.where(ok, q, 0)
-    X = X.copy()
-    X[rows, u] -= qo  # a context's u and v differ where it moves: plain assignments
-    X[rows, v] += qo
-    moved = qo.astype(xp.float64)
-    s = [si + cell_counts_of(xp, u, v, ci, moved, si.shape) for si, ci in zip(s, c)]
+    X, s = moved(X, s, rows, u, v, c, xp.where(ok, q, 0), xp)
     return X, s, xp.where(ok, total, 0.0).sum()
+
+
+def block_sizes(X, g, rows, u, v, c, xp):
+    """Each proposal's block: as many records as every target gains on, one at least, and
+    no more than the context has of value u."""
+    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
+    return xp.minimum(xp.maximum(xp.floor(room), 1), X[rows, u]).astype(xp.int64)
+
+
+def target_blocks(tables, g, u, v, c) -> list:
+    """(cells, g flat, leaving) per target, leavers and enterers apart (all_block_gains)."""
+    flat = [gi.reshape(-1) for gi in g]
+    return [(w * t.shape[1] + ci, flat[i], leaving)
+            for i, (t, ci) in enumerate(zip(tables, c)) for w, leaving in ((u, True),
+                                                                            (v, False))]
+
+
+def moved(X, s, rows, u, v, c, q, xp):
+    """The table and its target counts after q records of each row move from u to v (a
+    row's (context, value) pairs are distinct: plain assignments; q 0 moves nothing)."""
+    X = X.copy()
+    X[rows, u] -= q
+    X[rows, v] += q
+    q = q.astype(xp.float64)
+    return X, [si + cell_counts_of(xp, u, v, ci, q, si.shape) for si, ci in zip(s, c)]
 
 
 def cell_counts_of(xp, u, v, cells, q, shape):

@@ -27,32 +27,22 @@ def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
     score by far more than the sensitivity 1 it is charged for."""
     n_hat = min(int(n_hat), MAX_ROWS)
     n_syn = int(len(synth[0]))
-    if isinstance(counts_source(backend, counts), LocalCounts):
-        return _errors_on_device(backend, counts_source(backend, counts).cols, synth, domain,
-                                 sets, n_hat, n_syn)
-    real = histograms(backend, counts, domain, sets)
-    fake = histograms(backend, synth, domain, sets)
-    out = np.empty(len(sets), dtype=np.int64)
-    for k, (d, s) in enumerate(zip(real, fake)):
-        dev = np.abs(n_syn * d.astype(np.int64) - int(n_hat) * s.astype(np.int64))
-        out[k] = int(dev.sum(dtype=np.uint64)) // max(n_syn, 1)
-    return out
-
-
-def _errors_on_device(backend, cols, synth, domain, sets, n_hat: int, n_syn: int):
-    """errors() with both tables in the backend's memory: each set's sum stays there, and
-    the host reads them all at once (a GPU syncs once, not once per candidate)."""
-    xp = backend.xp
     if not sets:
         return np.empty(0, dtype=np.int64)
-    sums = []
-    for r in sets:  # one set's histograms at a time
-        shape = tuple(int(domain[a]) for a in r)
-        d = backend.histogram(cols, r, shape).astype(xp.int64)
-        s = backend.histogram(synth, r, shape).astype(xp.int64)
-        sums.append(xp.abs(n_syn * d - n_hat * s).sum(dtype=xp.uint64))
-    total = backend.to_numpy(xp.stack(sums)).astype(np.uint64)
-    return (total // np.uint64(max(n_syn, 1))).astype(np.int64)
+    shapes = [tuple(int(domain[a]) for a in r) for r in sets]
+    source = counts_source(backend, counts)
+    if isinstance(source, LocalCounts):  # both tables in the backend's memory: each set's
+        xp = backend.xp  # sum stays there and all are read at once (one GPU sync)
+        real = (backend.histogram(source.cols, r, sh) for r, sh in zip(sets, shapes))
+        fake = (backend.histogram(synth, r, sh) for r, sh in zip(sets, shapes))
+    else:  # a distributed source's counts arrive on the host
+        xp = np
+        real = source.histograms(zip(sets, shapes))
+        fake = histograms(backend, synth, domain, sets)
+    sums = [xp.abs(n_syn * d.astype(xp.int64) - n_hat * s.astype(xp.int64))
+            .sum(dtype=xp.uint64) for d, s in zip(real, fake)]  # one set at a time
+    total = backend.to_numpy(xp.stack(sums))
+    return (total.astype(np.uint64) // np.uint64(max(n_syn, 1))).astype(np.int64)
 
 
 def measure_errors(backend, counts, synth, domain, sets, n_hat: int, accountant, fraction,

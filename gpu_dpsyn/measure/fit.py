@@ -14,17 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_dpsyn.core.checks import column_labels
-from gpu_dpsyn.core.grouping import candidate_pairs, resolve_levels
+from gpu_dpsyn.core.grouping import resolve_levels
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
-from gpu_dpsyn.data.schema import Schema, load_schema
-from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
-from gpu_dpsyn.errors import RowCountWarning, SchemaError
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
+                              RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
 from gpu_dpsyn.estimate.targets import estimate, pooled_total
-from gpu_dpsyn.measure import quantiles, rounds
+from gpu_dpsyn.measure import dpsyn, privsyn, quantiles, rounds
 from gpu_dpsyn.measure.marginals import LocalCounts
 from gpu_dpsyn.model import FittedModel
 from gpu_dpsyn.privacy import Accountant
@@ -79,7 +79,7 @@ class FitState:
 def check_plan(settings, schema) -> tuple:
     """(workload as column indices, each level's group columns) for this schema: the
     checks of fit() that need no data, callable before the table is read."""
-    schema = as_schema(schema)
+    schema = load_schema(schema)
     workload = _resolve_workload(settings.workload, [c.name for c in schema.synth_columns])
     groups = resolve_levels(settings.group_by, schema, workload, settings.max_cells) \
         if settings.group_by else [()]
@@ -96,18 +96,17 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     experiment drops a setting so that two fits share their noise); never a key itself.
     pooling_test=False: the adaptive rounds without their pooling test (an experiment's
     variant, not a setting)."""
-    from gpu_dpsyn.measure import dpsyn, privsyn
     t0 = time.perf_counter()
     if settings.selection == "public" and public is None:
         raise ParameterError("selection='public' needs a public table: fit(df, schema, "
                              "public=...)")
-    schema = as_schema(schema)
+    schema = load_schema(schema)
     names = [c.name for c in schema.synth_columns]
     workload, groups = check_plan(settings, schema)
     sens = _sensitivity(settings.sensitivity, schema)
     grid = quantiles.grid_schema(schema)  # private-quantile columns on their grid
-    if rounds_planned(settings, schema, groups):  # S's memory, before the table is read
-        rounds.check_memory(backend, list(schema.domain))
+    if rounds.planned(settings, schema.domain, groups):  # S's memory, before the table
+        rounds.check_memory(backend, list(schema.domain))  # is read
     counts = None
     if settings.group_by and is_distributed_input(df):
         raise DPSynError("group_by runs in memory: fit a pandas DataFrame, without Dask")
@@ -210,22 +209,6 @@ def clamped_rows(total: float, schema) -> int:
                       RowCountWarning, stacklevel=4)
         return 1
     return int(round(total))
-
-
-def rounds_planned(settings, schema, groups) -> bool:
-    """Whether privsyn.fit will run the adaptive rounds, from public inputs alone (the
-    same conditions: ungrouped, 3 columns or more, a candidate pair, rounds asked for)."""
-    domain = list(schema.domain)
-    return settings.method == "privsyn" and groups == [()] and \
-        bool(settings.adaptive_rounds) and len(domain) >= 3 and \
-        bool(candidate_pairs((), domain, settings.max_cells))
-
-
-def as_schema(schema) -> Schema:
-    if not isinstance(schema, (Schema, dict, str, os.PathLike)):
-        raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
-                          f"{type(schema).__name__}")
-    return load_schema(schema)
 
 
 def is_distributed_input(df) -> bool:

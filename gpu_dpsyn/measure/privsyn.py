@@ -41,10 +41,8 @@ def fit(state, groups) -> list:
         split = (0.0, split[1] / (1 - split[0]), split[2] / (1 - split[0]))
     f_sel, f_one, f_marg = (rest * f for f in split)
     f_one, f_marg = f_one / len(groups), f_marg / len(groups)  # levels: sequential
-    # ungrouped: a share of the marginals' budget goes to adaptive 3-way rounds
-    # (rounds.py; grouped targets stay within the kernels' 3 columns with the group)
-    f_round = f_marg * triples.ROUND_SHARE if groups == [()] and d >= 3 and pairs0 \
-        and s.adaptive_rounds else 0.0
+    # a share of the marginals' budget goes to adaptive 3-way rounds (rounds.py)
+    f_round = f_marg * triples.ROUND_SHARE if rounds.planned(s, domain, groups) else 0.0
     f_marg -= f_round
     if groups == [()]:
         # the 1-ways and the sets the user named are measured: refuse huge domains

@@ -8,6 +8,7 @@ import dataclasses
 import math
 
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.grouping import candidate_pairs
 from gpu_dpsyn.core.progress import bar
 from gpu_dpsyn.core.summing import left_sum
 from gpu_dpsyn.core.types import Level, check_domains
@@ -18,6 +19,15 @@ from gpu_dpsyn.measure import errors
 from gpu_dpsyn.measure.marginals import measure
 from gpu_dpsyn.selection import triples
 from gpu_dpsyn.selection.greedy import c23_fractions
+
+
+def planned(settings, domain, groups) -> bool:
+    """Whether a privsyn fit runs the rounds, from public inputs alone: ungrouped (grouped
+    targets stay within the kernels' 3 columns with the group), 3 columns or more, a
+    candidate pair, rounds asked for."""
+    return settings.method == "privsyn" and groups == [()] and \
+        bool(settings.adaptive_rounds) and len(domain) >= 3 and \
+        bool(candidate_pairs((), list(domain), settings.max_cells))
 
 
 def check_memory(backend, domain) -> None:
