@@ -15,6 +15,7 @@ loses only itself.  Stages:
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import hashlib
 import json
 import os
@@ -89,18 +90,20 @@ def table(rows: int) -> tuple:
 
 def scale(a) -> dict:
     from gpu_dpsyn import Synthesizer
-    df, schema = table(int(a.rows))
+    df, schema = table(int(float(a.rows)))
     warnings.simplefilter("ignore")
-    syn = Synthesizer(1.0, 1e-9, seed=0, backend=a.backend, progress=False)
+    # progress lines (with their times) go to the stage's log: a run cut off at its cap
+    # still shows which step it was in and how long the earlier ones took
+    syn = Synthesizer(1.0, 1e-9, seed=0, backend=a.backend, progress=True)
     t0 = time.perf_counter()
     syn.fit(df, schema)
     t1 = time.perf_counter()
-    out = syn.sample(int(a.rows))
+    out = syn.sample(int(float(a.rows)))
     t2 = time.perf_counter()
     run = syn.last_run
     updates = (len(run.history) - 1) * len(run.structure.gum_targets)
     gum_loop = run.gum_seconds[-1] - run.gum_seconds[0] if len(run.gum_seconds) > 1 else 0.0
-    return {"rows": int(a.rows), "columns": df.shape[1], "fit_seconds": round(t1 - t0, 2),
+    return {"rows": int(float(a.rows)), "columns": df.shape[1], "fit_seconds": round(t1 - t0, 2),
             "sample_seconds": round(t2 - t1, 2), "total_seconds": round(t2 - t0, 2),
             "stages": {k: round(v, 3) for k, v in {**syn.fit_timings, **run.timings}.items()},
             "gum_iterations": len(run.history) - 1, "gum_updates": updates,
@@ -110,9 +113,9 @@ def scale(a) -> dict:
 
 def largest(a) -> dict:
     from gpu_dpsyn import Synthesizer
-    df, schema = table(int(a.rows))
+    df, schema = table(int(float(a.rows)))
     warnings.simplefilter("ignore")
-    syn = Synthesizer(1.0, 1e-9, seed=0, backend=a.backend, progress=False).fit(df, schema)
+    syn = Synthesizer(1.0, 1e-9, seed=0, backend=a.backend, progress=True).fit(df, schema)
     done, failed = [], None
     for n in (int(float(x)) for x in a.sizes.split(",")):
         path = Path(a.scratch) / f"rows_{n}"
@@ -128,7 +131,7 @@ def largest(a) -> dict:
         done.append({"rows": n, "seconds": round(time.perf_counter() - t0, 1),
                      "parts": len(res["parts"]), "parquet_gib": round(size / 2 ** 30, 2)})
         report(a, "largest_step", done[-1])
-    return {"fitted_on_rows": int(a.rows), "written": done, "failed": failed,
+    return {"fitted_on_rows": int(float(a.rows)), "written": done, "failed": failed,
             "largest_rows": done[-1]["rows"] if done else 0}
 
 
@@ -151,6 +154,8 @@ def main(argv=None) -> None:
     p.add_argument("--scratch", default=tempfile.gettempdir(),
                    help="largest: where the Parquet parts are written (then removed)")
     a = p.parse_args(argv)
+    if os.environ.get("DUMP_AFTER"):  # just before the cap: every thread's stack to the log
+        faulthandler.dump_traceback_later(float(os.environ["DUMP_AFTER"]), exit=False)
     t0 = time.perf_counter()
     fields = {"env": env, "demo": demo, "scale": scale, "largest": largest}[a.stage](a)
     fields["stage_seconds"] = round(time.perf_counter() - t0, 1)

@@ -6,14 +6,14 @@
 #   bash bench/suites/device_check.sh                      # every stage, GPU
 #   STAGES="env demo" BACKEND=cpu SCALE_ROWS=2e4 bash bench/suites/device_check.sh   # dry run
 # Stages (cap, seconds): env 45 (versions, every kernel compiled), gpu 90 (pytest -m gpu),
-# demo 75 (the README demo on the GPU, sha256 against the NumPy backend's), scale_1e6 60
+# demo 100 (the README demo on the GPU, sha256 against the NumPy backend's), scale_1e5 60, scale_1e6 110
 # and scale_1e7 120 (the full default method, per stage, ms per GUM update), largest 90
 # (sample_to of 3e7, 1e8, 3e8 rows as Parquet from one fit: the largest that fits).
 # Optional: sanitize (compute-sanitizer memcheck on the kernel tests, small sizes).
 set -u
 OUT=${OUT:-out/device}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1  # keeps carried wheels
 PY=${PY:-python3}
 BACKEND=${BACKEND:-gpu}
 STAGES=${STAGES:-"env gpu demo scale_1e6 scale_1e7 largest"}
@@ -23,7 +23,7 @@ mkdir -p "$SCRATCH"
 capped() {  # name cap command...: run it, and note a cap hit or a failure as a JSON line
   local name=$1 cap=$2; shift 2
   echo "=== $name (cap ${cap}s) $(date +%T)"
-  timeout "$cap" "$@" > "$OUT/$name.log" 2>&1
+  DUMP_AFTER=$((cap - 4)) timeout "$cap" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
   tail -5 "$OUT/$name.log"
   if [ $rc -eq 124 ]; then
@@ -37,8 +37,8 @@ for st in $STAGES; do
     env) capped env 45 $PY bench/suites/device_check.py env --backend "$BACKEND" --out "$JSON" ;;
     gpu) capped gpu 90 bash -c "$PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py \
            2>&1 | tee /dev/stderr | tail -1 | $PY -c 'import json, sys; print(json.dumps({\"stage\": \"gpu\", \"summary\": sys.stdin.read().strip()}))' >> $JSON" ;;
-    demo) capped demo 75 $PY bench/suites/device_check.py demo --backend "$BACKEND" --out "$JSON" ;;
-    scale_*) capped "$st" "$([ "$st" = scale_1e7 ] && echo 120 || echo 60)" \
+    demo) capped demo 100 $PY bench/suites/device_check.py demo --backend "$BACKEND" --out "$JSON" ;;
+    scale_*) capped "$st" "$(case $st in scale_1e5) echo 60;; scale_1e6) echo 110;; *) echo 120;; esac)" \
            $PY bench/suites/device_check.py scale --backend "$BACKEND" \
            --rows "${SCALE_ROWS:-${st#scale_}}" --out "$JSON" ;;
     largest) capped largest 90 $PY bench/suites/device_check.py largest --backend "$BACKEND" \
