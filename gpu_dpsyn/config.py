@@ -26,6 +26,9 @@ from gpu_dpsyn.selection.triples import ROUNDS
 METHODS = ("privsyn", "dpsyn")
 MECHANISMS = ("auto", "gaussian", "laplace")
 SELECTIONS = ("auto", "public", "private")
+# values the schema does not allow: the row-local rule (data/repair.py), or a refusal
+# that depends on one record and so is not private
+INVALID_RULES = ("repair", "error")
 # beyond this the noise is below a thousandth of a count; near 1e21 the zCDP conversion
 # overflows
 MAX_EPSILON = 1e6
@@ -65,6 +68,7 @@ class Settings:
     polish: bool = True
     denoise: bool = True
     progress: bool = True
+    on_invalid: str = "repair"
     gum: GUMConfig = field(init=False, repr=False, compare=False)
 
     @classmethod
@@ -139,6 +143,9 @@ class Settings:
             raise ParameterError(f"prior_tolerance must be a number >= 0, got {tol!r}")
         put("prior_tolerance", float(tol))
         put("adaptive_rounds", integer("adaptive_rounds", self.adaptive_rounds, 0))
+        if self.on_invalid not in INVALID_RULES:
+            raise ParameterError(f"on_invalid must be one of {INVALID_RULES}, got "
+                                 f"{self.on_invalid!r}")
         for name in ("neighbour_shuffle", "gibbs_sweep", "polish", "denoise", "progress"):
             put(name, flag(name, getattr(self, name)))
 

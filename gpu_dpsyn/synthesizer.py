@@ -32,6 +32,9 @@ class Synthesizer:
     means under a prior estimated from them before consistency (post-processing).
     polish=True (default) ends GUM (and the Gibbs sweep) with integer moves of each
     column's values that bring the records' marginals closer to their targets.
+    on_invalid="repair" (default): values the schema does not allow are repaired by a
+    public row-local rule (gpu_dpsyn.data.repair) so that no refusal depends on one
+    record; "error" refuses such a table instead, which is not private.
     Numeric columns with `"bins": {"private_quantiles": K}` get DP quantile edges first,
     bought with quantile_share of the budget (default 5%).
 

@@ -60,7 +60,7 @@ def test_clear_errors(files, capsys):
     bad = tmp / "bad.csv"
     pd.read_csv(real).assign(carrier="ZZ").to_csv(bad, index=False)
     assert main(["synthesize", str(bad), "--schema", str(schema), "--epsilon", "1", "--delta",
-                 "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]) == 2
+                 "1e-9", "--out", str(tmp / "o.csv"), "--quiet", "--on-invalid", "error"]) == 2
     assert "outside the schema" in capsys.readouterr().err
     assert not (tmp / "o.csv").exists()
     assert main(base + ["--epsilon", "1", "--delta", "1e-9", "--workload", "carrier,nope:2"]) == 2
@@ -265,7 +265,7 @@ def test_every_argument_of_every_subcommand_has_help():
     from gpu_dpsyn.cli import build_parser
     parser = build_parser()
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subs.choices) == {"synthesize", "evaluate", "infer-schema", "schema"}
+    assert set(subs.choices) == {"synthesize", "evaluate", "infer-schema", "schema", "check"}
     for name, sub in [("gpu-dpsyn", parser), *subs.choices.items()]:
         for action in sub._actions:
             if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):

@@ -208,12 +208,14 @@ def test_refusals_come_before_the_first_charge(client, table, parts, tmp_path):
     bad.mkdir()
     df.iloc[:100].to_parquet(bad / "a.parquet")
     df.iloc[100:200].assign(month=13).to_parquet(bad / "b.parquet")
+    strict = Synthesizer(1.0, 1e-9, client=client, on_invalid="error", **KW)
     with pytest.raises(DataError, match=r"partition 1: column 'month' has 100 values outside"):
-        syn.fit(str(bad), schema)
+        strict.fit(str(bad), schema)  # (the default repairs them: below)
+    assert strict.ledger == []
     (tmp_path / "text").mkdir()
     df.iloc[:50].assign(distance="far").to_csv(tmp_path / "text" / "a.csv", index=False)
     with pytest.raises(DataError, match=r"^cannot read the table: .*'far'"):
-        syn.fit(str(tmp_path / "text"), schema)
+        strict.fit(str(tmp_path / "text"), schema)
     df.iloc[:10].to_csv(bad / "c.csv")
     with pytest.raises(DPSynError, match="mixes CSV and Parquet"):
         syn.fit(str(bad), schema)
@@ -343,3 +345,25 @@ def test_the_current_dask_client_is_picked_up(client, table, parts, tmp_path):
         res = found.sample_to(tmp_path / "out", 2000, batch_rows=1000)
     _same_fit(named, found)
     assert res["batches"] == 2 and res["rows"] == 2000
+
+
+def test_partitions_are_repaired_by_the_same_row_local_rule(client, table, tmp_path):
+    # a partition with values outside the schema: repaired as in memory, not refused
+    df, schema = table
+    d = tmp_path / "p"
+    d.mkdir()
+    df.iloc[:100].to_parquet(d / "a.parquet")
+    bad = df.iloc[100:200].assign(month=13)
+    bad.to_parquet(d / "b.parquet")
+    on_dask = Synthesizer(1.0, 1e-9, client=client, **KW).fit(str(d), schema)
+    whole = pd.concat([df.iloc[:100], bad], ignore_index=True)
+    in_memory = Synthesizer(1.0, 1e-9, **KW).fit(whole, schema)
+    _same_fit(on_dask, in_memory)
+    # a CSV cell that is no number: repaired in its partition, not a failed read
+    (tmp_path / "text").mkdir()
+    df.iloc[:50].to_csv(tmp_path / "text" / "a.csv", index=False)
+    df.iloc[50:60].assign(distance="far").to_csv(tmp_path / "text" / "b.csv", index=False)
+    on_dask = Synthesizer(1.0, 1e-9, client=client, **KW).fit(str(tmp_path / "text"), schema)
+    in_memory = Synthesizer(1.0, 1e-9, **KW).fit(
+        pd.concat([df.iloc[:50], df.iloc[50:60].assign(distance="far")]), schema)
+    _same_fit(on_dask, in_memory)

@@ -107,10 +107,10 @@ def test_fit_measures_the_bounded_table():
     assert abs(syn3.model.n_estimate - 102) < 10 and syn3.privacy_report()["sensitivity"] == 3
 
 
-def test_missing_individual_ids_are_refused_before_spending():
+def test_missing_individual_ids_are_refused_before_spending_when_strict():
     df, schema = _people()
     df.loc[3, "pid"] = np.nan
-    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False)
+    syn = Synthesizer(1.0, 1e-6, backend="cpu", progress=False, on_invalid="error")
     with pytest.raises(DataError, match="missing values"):
         syn.fit(df, schema)
     assert syn.ledger == []

@@ -1,4 +1,4 @@
-"""Command line: gpu-dpsyn synthesize | evaluate | infer-schema."""
+"""Command line: gpu-dpsyn synthesize | evaluate | infer-schema | schema | check."""
 from __future__ import annotations
 
 import sys
@@ -11,7 +11,8 @@ from gpu_dpsyn.errors import DPSynError
 LINE_LIMIT = 2000  # characters of one error line
 
 COMMANDS = {"synthesize": commands.synthesize, "evaluate": commands.evaluate,
-            "infer-schema": commands.infer, "schema": commands.edit_schema}
+            "infer-schema": commands.infer, "schema": commands.edit_schema,
+            "check": commands.check}
 
 
 def join_negative_numbers(argv: list) -> list:

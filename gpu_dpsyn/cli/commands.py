@@ -117,7 +117,7 @@ def _synthesizer(a, client=None):
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
                        neighbour_shuffle=not a.no_neighbour_shuffle,
                        gibbs_sweep=not a.no_gibbs_sweep, polish=not a.no_polish,
-                       denoise=not a.no_denoise, client=client)
+                       denoise=not a.no_denoise, on_invalid=a.on_invalid, client=client)
 
 
 def _parse_group_by(items):
@@ -320,6 +320,29 @@ def edit_schema(a) -> int:
     print(f"wrote {out}" + (f"; still read off the data, to review: {', '.join(left)}"
                             if left else "; no drafted value left"), file=sys.stderr)
     return 0
+
+
+def check(a) -> int:
+    """The curator's preflight: what the row-local rule would change, counted exactly.
+    Exit 0 when nothing, 1 when something (the counts are private: not for release)."""
+    from gpu_dpsyn.data.encoding import check_columns
+    from gpu_dpsyn.data.repair import findings
+    from gpu_dpsyn.data.schema import load_schema
+    _check_inputs(a.input)
+    schema = load_schema(a.schema)
+    df = read_table(a.input, schema=schema)
+    check_columns(df, schema, allow_empty=True)
+    found = findings(df, schema)
+    print("NOT private: exact counts from the data, for you only; do not publish them.",
+          file=sys.stderr)
+    if not found:
+        print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
+        return 0
+    for name, what, n in found:
+        print(f"{name}: {n:,} value{'' if n == 1 else 's'} {what}")
+    print("synthesize repairs these by the rule above (--on-invalid repair, the default) or "
+          "refuses the table (--on-invalid error)")
+    return 1
 
 
 def infer(a) -> int:

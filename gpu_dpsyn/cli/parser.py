@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ledger",
                    help="write the privacy ledger as JSON here (released with the table; "
                         "evaluate --ledger reads it for the report)")
+    s.add_argument("--on-invalid", default="repair", choices=["repair", "error"],
+                   help="values the schema does not allow: repair them by a public "
+                        "row-local rule (default: clamp numbers to the range; unlisted "
+                        "values and missing ones become missing, the column's fallback, or "
+                        "drop the row), or refuse the table (error: NOT private, since the "
+                        "refusal depends on single records; see 'gpu-dpsyn check')")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.add_argument("--workers", type=int, default=None, metavar="N",
                    help="run on a local Dask cluster of N workers: INPUT may be a directory "
@@ -145,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "32)")
     i.add_argument("--id", action="append",
                    help="an id column (repeatable): never synthesized, identifies individuals")
+    c = sub.add_parser("check", help="list the values of a table the schema does not allow, "
+                                     "and what synthesize would do with them (NOT private)")
+    c.add_argument("input", help="the table to check")
+    c.add_argument("--schema", required=True, help="schema JSON")
     k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "
                                       "drop a column, mark drafted values reviewed")
     k.add_argument("file", help="the schema JSON (edited in place unless --out)")

@@ -26,6 +26,7 @@ from gpu_dpsyn.data.types.derived import Derivation
 from gpu_dpsyn.data.types import quantile_bins
 from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
 from gpu_dpsyn.data.types.support import check_bins, parse_support
+from gpu_dpsyn.data.types.support import outside as support_outside
 
 MAX_COLUMN_DOMAIN = rules.MAX_BINS  # codes per column (1 << 16); a wider one must be binned
 # the most rows a release has when its size is the noisy row count (public; the schema's
@@ -48,6 +49,8 @@ class Column:
     derive: object = None  # derived: source column and operation (types.derived)
     private: object = None  # numeric: private quantile bins to choose in fit()
     # (types.quantile_bins); None once chosen (Schema.with_edges)
+    # categorical or numeric: what an invalid or missing value becomes (data/repair.py)
+    fallback: object = None
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
     # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
 
@@ -104,6 +107,8 @@ class Column:
                 d["support"] = self.support.spec
         if self.nullable:
             d["nullable"] = True
+        if self.fallback is not None:
+            d["fallback"] = self.fallback
         if self.dtype is not None:
             d["dtype"] = self.dtype
         return d
@@ -263,7 +268,12 @@ def column_from_spec(name: str, spec: dict) -> Column:
         if len(values) > MAX_COLUMN_DOMAIN:
             raise SchemaError(f"column {shown(name)}: {len(values)} values is too large a domain "
                               f"(max {MAX_COLUMN_DOMAIN}); group them first")
-        return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype)
+        fallback = spec.get("fallback")
+        if fallback is not None and _value_key(fallback) not in keys:
+            raise SchemaError(f"column {shown(name)}: 'fallback' {shown(fallback)} is not one of "
+                              "its 'values'")
+        return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype,
+                      fallback=fallback)
     integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
                             or str(dtype).lower().startswith(("int", "uint"))))
     support = spec.get("support")
@@ -285,6 +295,16 @@ def column_from_spec(name: str, spec: dict) -> Column:
     if support is not None:
         col.support = parse_support(name, support, *col.value_range)
         check_bins(name, col.support, *col.integer_bins())
+    fallback = spec.get("fallback")
+    if fallback is not None:
+        lo, hi = col.value_range
+        if isinstance(fallback, bool) or not lo <= fallback <= hi or \
+                (integer and fallback != int(fallback)) or (col.support is not None and bool(
+                    support_outside(col.support, np, np.array([int(fallback)]))[0])):
+            raise SchemaError(f"column {shown(name)}: 'fallback' {shown(fallback)} is not a value "
+                              f"the column can take (range [{lo:g}, {hi:g}]"
+                              + (", integer" if integer else "") + ")")
+        col.fallback = fallback
     return col
 
 

@@ -61,7 +61,10 @@ COLUMN_RULES = {
     "categorical": {"values": {"type": "array", "minItems": 1, "maxItems": MAX_BINS,
                                "x-message": "categorical column needs a non-empty 'values' "
                                             f"list of at most {MAX_BINS} values (more is "
-                                            "too large a domain: group them first)"}},
+                                            "too large a domain: group them first)"},
+                    # what an unlisted or missing value becomes (data/repair.py)
+                    "fallback": {"type": ["string", "number", "boolean"],
+                                 "x-message": "'fallback' must be one of the listed values"}},
     "numeric": {"min": {**_NUMBER, "x-message": _MIN_MAX},
                 "max": {**_NUMBER, "x-message": _MIN_MAX},
                 "edges": {"type": "array", "minItems": 2, "maxItems": MAX_BINS + 1,
@@ -72,7 +75,9 @@ COLUMN_RULES = {
                          "x-message": f"'bins' must be an integer in [1, {MAX_BINS}] or an "
                                       "object {\"private_quantiles\": K[, \"grid\": G, "
                                       "\"spacing\": \"auto\"|\"linear\"|\"log\"]}"},
-                "integer": _BOOL, "support": _SUPPORT},
+                "integer": _BOOL, "support": _SUPPORT,
+                "fallback": {**_NUMBER, "x-message": "'fallback' must be a number in the "
+                                                     "column's range"}},
     "datetime": {"min": {**_TEXT, "x-message": "'min' must be an ISO 8601 date or time text"},
                  "max": {**_TEXT, "x-message": "'max' must be an ISO 8601 date or time text"},
                  "unit": {"enum": ["year", "month", "day", "hour", "minute", "second"],

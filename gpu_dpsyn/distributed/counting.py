@@ -19,6 +19,7 @@ import numpy as np
 from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, encode
+from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.ingest import READ_ERRORS
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
@@ -29,9 +30,11 @@ CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds tas
 FAN_IN = 8  # partial sums added per reduction task
 
 
-def dask_counts(client, data, schema, backend: str) -> "DaskCounts":
+def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -> "DaskCounts":
     """Read (a path) or take (a dask DataFrame) the table, encode every partition on the
-    workers and check it all: every refusal comes before the caller's first charge."""
+    workers and check it all: every refusal comes before the caller's first charge.
+    on_invalid="repair": each partition under the row-local rule (data/repair.py), and an
+    empty table is no refusal."""
     if client is None:
         raise DPSynError("fitting a dask DataFrame or a path reads it on Dask workers: give "
                          "Synthesizer(..., client=dask.distributed.Client(...)), or fit a "
@@ -45,13 +48,15 @@ def dask_counts(client, data, schema, backend: str) -> "DaskCounts":
     import dask
     # dtypes as pandas reads them; Dask reads a sample on the client to infer them
     with dask.config.set({"dataframe.convert-string": False}), reading_errors():
-        ddf = read_partitioned(data, schema) if isinstance(data, (str, os.PathLike)) else data
+        ddf = read_partitioned(data, schema, numbers_as_text=on_invalid == "repair") \
+            if isinstance(data, (str, os.PathLike)) else data
         column_labels(ddf, "the table")
         check_columns(ddf._meta, schema, allow_empty=True)  # the declared columns
-        parts = client.compute([dask.delayed(encode_partition)(p, schema, backend, i)
+        parts = client.compute([dask.delayed(encode_partition)(p, schema, backend, i,
+                                                               on_invalid)
                                 for i, p in enumerate(ddf.to_delayed())])
     rows = sum(gather(client, client.map(partition_rows, parts)))
-    if rows == 0:
+    if rows == 0 and on_invalid == "error":
         raise DataError("the table is empty: nothing to synthesize")
     if rows > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
         raise DataError(f"the table has {rows:,} rows; at most {MAX_ROWS:,} fit in one "
@@ -138,9 +143,12 @@ def _add(*arrays):
 
 
 # -- tasks (run on workers) --------------------------------------------------------------
-def encode_partition(df, schema, backend: str, index: int) -> list:
-    """One partition's codes (a partition may be empty); errors name the partition."""
+def encode_partition(df, schema, backend: str, index: int, on_invalid: str = "error") -> list:
+    """One partition's codes (a partition may be empty); errors name the partition.  The
+    rule is row-local, so repairing each partition is repairing the table."""
     try:
+        if on_invalid == "repair":
+            df = repair(df, schema)
         return encode(df, schema, worker_backend(backend).xp, allow_empty=True)
     except DPSynError as e:
         raise type(e)(f"partition {index}: {e}") from None

@@ -38,16 +38,18 @@ def table_files(path) -> list[str]:
     return files
 
 
-def read_partitioned(path, schema):
+def read_partitioned(path, schema, numbers_as_text: bool = False):
     """A dask DataFrame of the files `path` names.  CSV is read as read_table reads it
-    (text columns as written, only empty cells missing; numbers as float64); compressed
-    CSV files are one partition each (they cannot be split)."""
+    (text columns as written, only empty cells missing; numbers as float64, or as text
+    for numbers_as_text: a cell that is no number then reaches the row-local repair
+    instead of failing its whole partition); compressed CSV files are one partition each
+    (they cannot be split)."""
     import dask.dataframe as dd
     files = table_files(path)
     if table_format(files[0]) == "parquet":
         return dd.read_parquet(files)
     opts = csv_options(schema)
-    opts["dtype"].update({c.name: "float64" for c in schema.columns
+    opts["dtype"].update({c.name: str if numbers_as_text else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
     with_index = _first_rows(files[0], opts)
     if with_index:

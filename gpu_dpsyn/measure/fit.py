@@ -19,6 +19,7 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
+from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
@@ -113,14 +114,19 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     if is_distributed_input(df):
         from gpu_dpsyn.distributed.counting import dask_counts
         # every partition is read, checked and encoded before the first charge
-        counts = dask_counts(client, df, grid or schema, settings.backend)
+        counts = dask_counts(client, df, grid or schema, settings.backend,
+                             settings.on_invalid)
     else:
         check_frame(df, "the table")
         column_labels(df, "the table")
         if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
             raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
                             "one Synthesizer")
-        dev = encode(df, grid or schema, backend.xp)  # straight onto the device
+        repairing = settings.on_invalid == "repair"
+        if repairing:  # no refusal may hinge on one record's values (data/repair.py)
+            check_columns(df, schema, allow_empty=True)
+            df = repair(df, grid or schema)
+        dev = encode(df, grid or schema, backend.xp, allow_empty=repairing)  # onto the device
     backend.prepare()  # kernels compiled before the first charge, not after
     pub = None
     if public is not None:

@@ -209,3 +209,68 @@ def _few(vals, limit=5) -> str:
     vals = [str(v) for v in list(vals)[:limit + 1]]
     more = " ..." if len(vals) > limit else ""
     return ", ".join(repr(v) for v in vals[:limit]) + more
+
+
+def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
+    """(the column as to_epoch accepts it, or None where the column is that already;
+    invalid mask; clamped mask) under the row-local
+    rule of data/repair.py: a value that is no date, or a local time that does not exist
+    or is ambiguous in the schema's zone, is invalid (missing in the result); a time with a
+    UTC offset in a column without a zone is read as UTC; times outside [min, max] clamp
+    to them.  Each value is read on its own, so one record cannot change another's."""
+    spec = col.time
+    if type(s).__module__.split(".")[0] == "cudf":
+        s = s.to_pandas()
+    s = pd.Series(s).reset_index(drop=True)
+    na = s.isna().to_numpy()
+    ns = np.zeros(len(s), dtype=np.int64)
+    ok = np.zeros(len(s), dtype=bool)
+    kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        kinds.add(s.dt.tz is not None)
+        _put(ns, ok, ~na, s[~na], spec, aware=s.dt.tz is not None)
+    else:
+        obj = s.astype(object).where(~na, None)
+        text = obj.map(lambda v: v if isinstance(v, str) else None)
+        aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+        is_text = text.notna().to_numpy()
+        for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
+            if part.any():
+                kinds.add(utc)
+                t = pd.to_datetime(text[part], format="ISO8601", errors="coerce", utc=utc)
+                _put(ns, ok, part, t, spec, aware=utc)
+        other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
+        for i in np.flatnonzero(other).tolist():
+            v = obj.iloc[i]
+            if isinstance(v, (pd.Timestamp, np.datetime64)) or hasattr(v, "isoformat"):
+                try:
+                    t = pd.Series([pd.Timestamp(v)])
+                except (TypeError, ValueError):
+                    continue
+                mask = np.zeros(len(s), dtype=bool)
+                mask[i] = True
+                kinds.add(t.dt.tz is not None)
+                _put(ns, ok, mask, t, spec, aware=t.dt.tz is not None)
+    invalid = ~na & ~ok
+    lo, hi = _epoch(spec.min), _epoch(spec.max)
+    clamped = ok & ((ns < lo) | (ns > hi))
+    ns = np.clip(ns, lo, hi)
+    same = not invalid.any() and not clamped.any() and len(kinds) < 2 and \
+        (spec.timezone is not None or True not in kinds)
+    return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
+
+
+def _put(ns, ok, mask, t: pd.Series, spec, aware: bool) -> None:
+    """Epoch nanoseconds of the datetimes t (the rows of mask) into ns; ok where valid."""
+    t = pd.Series(t).reset_index(drop=True)
+    if spec.timezone is not None:
+        t = t.dt.tz_convert(spec.timezone) if aware else \
+            t.dt.tz_localize(spec.timezone, ambiguous="NaT", nonexistent="NaT")
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    elif aware:  # an offset where the schema has no zone: the UTC wall time
+        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    x = t.dt.as_unit("ns").to_numpy(dtype="datetime64[ns]").view(np.int64)
+    good = ~t.isna().to_numpy()
+    idx = np.flatnonzero(mask)
+    ns[idx[good]] = x[good]
+    ok[idx[good]] = True

@@ -1,0 +1,200 @@
+"""The row-local rule for values the schema does not allow (fit's default,
+on_invalid="repair").
+
+If one invalid record made fit refuse, the refusal itself would tell two neighbouring
+tables apart with certainty, whatever the noise.  So by default each value is mapped by
+a public rule that reads that value and the schema alone, as OpenDP and Tumult do:
+
+* numeric: text that is no number, booleans, complex numbers and lists are invalid;
+  numbers outside [min, max] (infinities too) clamp to the nearest bound; an integer
+  column's fractions round to the nearest integer; a value off the column's support is
+  invalid;
+* categorical: a value that is not listed is invalid;
+* datetime: see types.datetime.repaired (unparseable is invalid, out of range clamps);
+* an invalid or missing value becomes missing in a nullable column, else the column's
+  "fallback" value where the schema names one, else the row is dropped;
+* a record without an individual id is dropped;
+* a derived column is recomputed from its (repaired) source: the data's copy is unused.
+
+A changed record stays one changed record and a dropped one is a removed record, so
+the repaired tables of two neighbours are neighbours, and the guarantee covers every
+table with the schema's columns.  Nothing reports how many values were changed: that
+count is private.  `findings` (the `gpu-dpsyn check` command) does report it, for the
+curator's eyes only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.core.checks import is_cudf
+from gpu_dpsyn.data.encoding import _CONTAINERS, _code_of, _lookup, _source_values
+from gpu_dpsyn.data.schema import Column, Schema
+from gpu_dpsyn.data.types import datetime, support
+
+RULES = ("repair", "error")
+
+
+@dataclass
+class Repaired:
+    """One column under the rule: its repaired values and what the rule did."""
+    values: pd.Series | None  # None: unchanged
+    invalid: np.ndarray  # values the schema does not allow (and no clamp fixes)
+    missing: np.ndarray  # missing in a column that is not nullable
+    clamped: np.ndarray  # moved to the range's bound, or rounded to an integer
+
+
+def repair(df, schema: Schema):
+    """df with the rule applied: values repaired, dropped rows removed (same columns).
+    The input is never modified; a table that needs no repair is returned as it is."""
+    fixed, drop = {}, np.zeros(len(df), dtype=bool)
+    for col, r in _columns(df, schema):
+        bad = r.invalid | r.missing
+        if not bad.any() and r.values is None:
+            continue
+        values = r.values if r.values is not None else _host(df[col.name])
+        values = values.reset_index(drop=True)
+        if bad.any():
+            if col.nullable:  # (a repaired datetime column is missing there already)
+                values = values if col.kind == "datetime" else \
+                    values.astype(object).where(~bad, None)
+            elif col.fallback is not None:
+                values = values.astype(object).where(~bad, col.fallback)
+            else:
+                drop |= bad
+        fixed[col.name] = values
+    unit = schema.unit_id
+    if unit is not None:
+        drop |= _no_id(_host(df[unit]))
+    if not fixed and not drop.any():
+        out = df
+    else:
+        out = (df.to_pandas() if is_cudf(df) else df).reset_index(drop=True).copy()
+        for name, values in fixed.items():
+            out[name] = values.array
+        if drop.any():
+            out = out.loc[~drop].reset_index(drop=True)
+    for col in schema.columns:  # the data's copy is never read: follow the rule
+        if col.kind == "derived":
+            if out is df:
+                out = (df.to_pandas() if is_cudf(df) else df).copy()
+            src = col.derive.source
+            out[col.name] = col.derive.apply(_source_values(out, schema[src]))
+    return out
+
+
+def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
+    """(column, what the rule does, how many values): what repair() would change.  NOT
+    private: exact counts read off the data, for the curator's preflight only."""
+    out = []
+    for col, r in _columns(df, schema):
+        to = "made missing" if col.nullable else \
+            f"set to the fallback {col.fallback!r}" if col.fallback is not None else \
+            "their rows dropped"
+        for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
+                           (r.missing, f"missing but the column is not nullable: {to}"),
+                           (r.clamped, "outside the range (or a fraction in an integer "
+                                       "column): clamped to the range / rounded")):
+            if mask.any():
+                out.append((col.name, what, int(mask.sum())))
+    unit = schema.unit_id
+    if unit is not None:
+        n = int(_no_id(_host(df[unit])).sum())
+        if n:
+            out.append((unit, "individual id missing: their rows dropped", n))
+    return out
+
+
+def _columns(df, schema):
+    for col in schema.synth_columns:
+        s = _host(df[col.name]).reset_index(drop=True)
+        yield col, (_datetime(s, col) if col.kind == "datetime" else
+                    _categorical(s, col) if col.kind == "categorical" else _numeric(s, col))
+
+
+def _host(s) -> pd.Series:
+    return s.to_pandas() if is_cudf(s) else s
+
+
+def _missing(na: np.ndarray, col: Column) -> np.ndarray:
+    """Missing values the column does not allow."""
+    return np.zeros_like(na) if col.nullable else na
+
+
+def _no_id(ids: pd.Series) -> np.ndarray:
+    """Records that name no individual: a missing id, or a list where the id should be."""
+    return ids.isna().to_numpy() | _odd_cells(ids.reset_index(drop=True))
+
+
+def _odd_cells(s: pd.Series) -> np.ndarray:
+    """Cells that are no single value (lists, dicts, arrays) in an object column."""
+    if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) not in (
+            "mixed", "mixed-integer"):
+        return np.zeros(len(s), dtype=bool)
+    return s.map(lambda v: isinstance(v, _CONTAINERS)).to_numpy(dtype=bool)
+
+
+def _categorical(s: pd.Series, col: Column) -> Repaired:
+    na = s.isna().to_numpy()
+    odd = _odd_cells(s)
+    t = s.astype(object).where(~odd, None) if odd.any() else s
+    fcodes, uniques = t.factorize(use_na_sentinel=True)
+    numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                  for v in col.values)
+    lookup = _lookup(col)  # the last entry is for missing values (factorize's -1)
+    lut = np.array([_code_of(lookup, u, numbers) for u in uniques] + [0], np.int64)
+    invalid = ((lut[fcodes] < 0) & ~na) | odd
+    return Repaired(None, invalid, _missing(na, col), np.zeros(len(s), dtype=bool))
+
+
+def _numeric(s: pd.Series, col: Column) -> Repaired:
+    n = len(s)
+    na = s.isna().to_numpy()
+    kind = s.dtype.kind
+    if pd.api.types.is_bool_dtype(s.dtype) or kind in "cmM":  # no numbers at all
+        x, invalid = np.full(n, np.nan), ~na
+    else:
+        if kind == "O":  # booleans, complex numbers and lists among the values
+            odd = _odd_cells(s) | s.map(lambda v: isinstance(
+                v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(dtype=bool)
+            s = s.where(~odd, None) if odd.any() else s
+        else:
+            odd = np.zeros(n, dtype=bool)
+        x = _numbers(s)
+        invalid = (np.isnan(x) & ~na) | odd
+    lo, hi = col.value_range
+    ok = ~np.isnan(x)
+    y = np.clip(np.rint(x) if col.integer else x, lo, hi)
+    clamped = ok & (y != x)
+    if col.support is not None:
+        off = ok & support.outside(col.support, np, np.where(ok, y, lo).astype(np.int64))
+        invalid |= off
+        y = np.where(off, np.nan, y)
+        clamped &= ~off
+    values = pd.Series(y) if (clamped.any() or invalid.any()) else None
+    return Repaired(values, invalid, _missing(na, col), clamped)
+
+
+def _numbers(s: pd.Series) -> np.ndarray:
+    """float64 values, NaN where a value is missing or no number."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        s = s.astype(object)
+    try:
+        x = pd.to_numeric(s, errors="coerce")
+    except (TypeError, ValueError):  # an object pandas cannot even coerce: one at a time
+        x = s.map(_one_number)
+    return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _one_number(v) -> float:
+    try:
+        return float(pd.to_numeric(v, errors="coerce"))
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _datetime(s: pd.Series, col: Column) -> Repaired:
+    values, invalid, clamped = datetime.repaired(s, col)
+    return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped)

@@ -1,0 +1,204 @@
+"""The row-local rule for values the schema does not allow (data/repair.py): by default no
+refusal, warning or count may depend on one record's values."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.encoding import encode
+from gpu_dpsyn.data.repair import findings, repair
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import DataError, ParameterError, SchemaError
+
+SCHEMA = {"columns": {
+    "n": {"type": "numeric", "integer": True, "min": 0, "max": 10, "bins": 5},
+    "x": {"type": "numeric", "min": -1, "max": 1, "bins": 4, "fallback": 0.5},
+    "k": {"type": "categorical", "values": ["a", "b", "c"]},
+    "m": {"type": "categorical", "values": ["p", "q"], "nullable": True},
+    "f": {"type": "categorical", "values": ["u", "v", "other"], "fallback": "other"},
+    "t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"}}}
+# values a record may hold that the schema does not allow, per column
+BAD = {"n": [99, -5, "abc", True, 3.6, float("inf"), [1, 2], None, 2 + 1j],
+       "x": [7.5, "no", None, float("-inf"), False, {"a": 1}],
+       "k": ["z", None, 5, ["a"], ""],
+       "m": ["zz", 1.5, ("p",)],
+       "f": ["w", None, 0],
+       "t": ["not a date", "2031-01-01", "1999-05-05", None, 12, "2020-03-01T10:00+02:00"]}
+
+
+def table(n=300, seed=0) -> pd.DataFrame:
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "n": r.integers(0, 11, n), "x": r.uniform(-1, 1, n),
+        "k": r.choice(["a", "b", "c"], n), "m": r.choice(["p", "q"], n),
+        "f": r.choice(["u", "v"], n),
+        "t": pd.date_range("2020-01-01", periods=n, freq="D").astype(str)}).astype(object)
+
+
+def with_record(df, **values) -> pd.DataFrame:
+    """df and one more record: a valid one's values, with `values` put in."""
+    row = df.iloc[[0]].copy()
+    for k, v in values.items():
+        row[k] = pd.Series([v], index=row.index, dtype=object)
+    return pd.concat([df, row], ignore_index=True)
+
+
+def _syn(**kw):
+    return Synthesizer(1.0, 1e-9, seed=3, backend="cpu", progress=False, iterations=3,
+                       adaptive_rounds=0, **kw)
+
+
+# -- the rule, value by value, against what it says ---------------------------------------
+def test_numbers_clamp_round_or_go_missing():
+    s = load_schema(SCHEMA)
+    df = table(10)
+    df["n"] = [99, -5, 3.6, 3.4, float("inf"), "7", "abc", True, 4, 2]
+    df["x"] = [7.5, -3, 0.25, "no", None, float("-inf"), 0.0, 1, -1, "0.5"]
+    out = repair(df, s)
+    # "abc" and True are no numbers: n is not nullable and has no fallback, the rows go
+    kept = [0, 1, 2, 3, 4, 5, 8, 9]
+    assert out["n"].tolist() == [10, 0, 4, 3, 10, 7, 4, 2]
+    # x: its fallback 0.5 for what is no number or missing; the rest clamps to [-1, 1]
+    assert [float(v) for v in out["x"]] == [1, -1, 0.25, 0.5, 0.5, -1, -1, 0.5]
+    assert out["k"].tolist() == df["k"].iloc[kept].tolist()
+    encode(out, s)  # what it gives is always allowed
+
+
+def test_categories_go_missing_to_the_fallback_or_drop_the_row():
+    s = load_schema(SCHEMA)
+    df = table(6)
+    df["k"] = ["a", "z", None, "b", "c", "a"]
+    df["m"] = ["p", "zz", "q", None, "p", 3]
+    df["f"] = ["u", "v", "w", None, "u", "v"]
+    out = repair(df, s)
+    assert out["k"].tolist() == ["a", "b", "c", "a"]  # rows 1 and 2 dropped
+    assert out["m"].tolist()[:1] == ["p"] and pd.isna(out["m"].iloc[1]) and \
+        pd.isna(out["m"].iloc[3])  # unlisted -> missing in a nullable column
+    assert out["f"].tolist() == ["u", "other", "u", "v"]
+
+
+def test_datetimes_clamp_or_go():
+    s = load_schema(SCHEMA)
+    df = table(5)
+    df["t"] = ["2021-06-01", "1999-01-01", "garbage", "2020-03-01T10:00+02:00", "2020-02-02"]
+    out = repair(df, s)
+    assert [str(v) for v in out["t"]] == ["2020-12-31 00:00:00", "2020-01-01 00:00:00",
+                                          "2020-03-01 08:00:00", "2020-02-02 00:00:00"]
+
+
+def test_missing_ids_drop_their_rows_and_derived_columns_follow_their_source():
+    schema = {"columns": {"pid": {"type": "id"},
+                          "n": {"type": "numeric", "integer": True, "min": 0, "max": 10},
+                          "half": {"type": "derived", "from": "n", "op": "floordiv", "by": 2}}}
+    df = pd.DataFrame({"pid": [1, None, 3, 4], "n": [4, 5, 99, 7], "half": [2, 0, 0, 0]})
+    out = repair(df, load_schema(schema))
+    assert out["pid"].tolist() == [1, 3, 4]
+    assert out["n"].tolist() == [4, 10, 7] and out["half"].tolist() == [2, 5, 3]
+
+
+def test_a_valid_table_is_returned_as_it_is():
+    df = table(50)
+    assert repair(df, load_schema(SCHEMA)) is df
+
+
+# -- neighbours stay neighbours --------------------------------------------------------
+@pytest.mark.parametrize("col", sorted(BAD))
+def test_one_more_record_changes_the_repaired_table_by_at_most_that_record(col):
+    s = load_schema(SCHEMA)
+    df = table(40, seed=1)
+    base = repair(df, s)
+    for v in BAD[col]:
+        out = repair(with_record(df, **{col: v}), s)
+        assert len(out) - len(base) in (0, 1)
+        # what is measured: the codes of every other record are the same
+        for a, b in zip(encode(out, s), encode(base, s)):
+            np.testing.assert_array_equal(a[:len(b)], b)
+
+
+def test_fuzzed_tables_always_encode_after_repair():
+    s = load_schema(SCHEMA)
+    r = np.random.default_rng(7)
+    for trial in range(20):
+        df = table(30, seed=trial)
+        for col, bad in BAD.items():
+            for i in r.choice(30, 5, replace=False):
+                df.at[int(i), col] = bad[r.integers(len(bad))]
+        out = repair(df, s)
+        encode(out, s, allow_empty=True)
+        assert len(out) <= len(df)
+
+
+def test_fit_neither_refuses_nor_warns_differently_on_a_neighbour_with_a_bad_record():
+    df = table(200)
+    runs = []
+    for t in [df] + [with_record(df, **{c: v}) for c, vals in BAD.items() for v in vals[:2]]:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            syn = _syn().fit(t, SCHEMA)
+        runs.append((sorted(str(x.message) for x in w), syn.ledger))
+    assert all(r == runs[0] for r in runs)  # same warnings, same charges
+
+
+def test_an_empty_table_is_fitted_by_default_and_refused_when_strict():
+    empty = table(5).iloc[:0]
+    out = _syn().fit(empty, SCHEMA).sample(20)
+    assert len(out) == 20
+    with pytest.raises(DataError, match="empty"):
+        _syn(on_invalid="error").fit(empty, SCHEMA)
+
+
+def test_strict_mode_refuses_before_any_charge_naming_the_value():
+    syn = _syn(on_invalid="error")
+    with pytest.raises(DataError, match="'k' has values outside the schema: 'z'"):
+        syn.fit(with_record(table(50), k="z"), SCHEMA)
+    assert syn.ledger == []
+    with pytest.raises(ParameterError, match="on_invalid"):
+        _syn(on_invalid="clamp")
+
+
+# -- the schema's fallback -----------------------------------------------------------------
+@pytest.mark.parametrize("spec, message", [
+    ({"type": "categorical", "values": ["a"], "fallback": "b"}, "not one of its 'values'"),
+    ({"type": "numeric", "min": 0, "max": 1, "fallback": 2}, "not a value the column"),
+    ({"type": "numeric", "min": 0, "max": 9, "integer": True, "fallback": 2.5},
+     "not a value the column"),
+    ({"type": "numeric", "min": 0, "max": 1, "fallback": True}, "fallback"),
+    ({"type": "datetime", "min": "2020-01-01", "max": "2021-01-01", "unit": "day",
+      "fallback": "2020-05-05"}, "fallback"),
+])
+def test_a_fallback_the_column_cannot_take_is_refused(spec, message):
+    with pytest.raises(SchemaError, match=message):
+        load_schema({"columns": {"c": spec}})
+
+
+def test_the_fallback_is_kept_when_the_schema_is_written():
+    s = load_schema(SCHEMA)
+    assert load_schema(s.to_dict())["f"].fallback == "other"
+    assert s.to_dict()["columns"]["x"]["fallback"] == 0.5
+
+
+# -- the curator's preflight -------------------------------------------------------------
+def test_findings_count_what_the_rule_changes():
+    df = table(20)
+    df.loc[[1, 2], "n"] = [50, "abc"]
+    df.loc[[3, 4, 5], "k"] = ["zz", None, "a"]
+    got = {(c, w.split(":")[0]): k for c, w, k in findings(df, load_schema(SCHEMA))}
+    assert got == {("n", "outside the range (or a fraction in an integer column)"): 1,
+                   ("n", "not allowed by the schema"): 1, ("k", "not allowed by the schema"): 1,
+                   ("k", "missing but the column is not nullable"): 1}
+
+
+def test_check_command_lists_the_findings_and_says_they_are_not_private(tmp_path, capsys):
+    import json
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    table(30).to_csv(good, index=False)
+    with_record(table(30), n=99).to_csv(bad, index=False)
+    assert main(["check", str(good), "--schema", str(tmp_path / "s.json")]) == 0
+    assert "every value" in capsys.readouterr().out
+    assert main(["check", str(bad), "--schema", str(tmp_path / "s.json")]) == 1
+    out = capsys.readouterr()
+    assert "NOT private" in out.err and "n: 1 value outside the range" in out.out
