@@ -125,9 +125,11 @@ class DaskCounts:
                                      recode=self._share(recode), backend=self.backend)
 
     def _share(self, obj):
-        """obj as a future of its own (scatter keys it by its content), for the tasks of
-        one map to depend on."""
-        return self.client.scatter([obj], hash=True)[0]
+        """obj as a future of its own, for the tasks of one map to depend on.  Its key is
+        unique (hash=False): keyed by content, two fits sending the same requests shared
+        one key, and when the first was garbage-collected its release took the data the
+        second still needed ("lost dependencies")."""
+        return self.client.scatter([obj], hash=False)[0]
 
 
 def tree_sum(client, futures):
