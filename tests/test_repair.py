@@ -202,3 +202,18 @@ def test_check_command_lists_the_findings_and_says_they_are_not_private(tmp_path
     assert main(["check", str(bad), "--schema", str(tmp_path / "s.json")]) == 1
     out = capsys.readouterr()
     assert "NOT private" in out.err and "n: 1 value outside the range" in out.out
+
+
+def test_datetime_objects_and_local_times_that_do_not_exist():
+    import datetime as dt
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                                       "max": "2020-12-31", "unit": "day",
+                                       "timezone": "Europe/Berlin", "nullable": True}}})
+    v = [dt.datetime(2020, 3, 29, 2, 30),  # skipped by the daylight-saving change: invalid
+         dt.datetime(2020, 5, 1, tzinfo=dt.timezone.utc), pd.Timestamp("2021-05-05"), 5,
+         "2020-06-01", None, np.datetime64("2019-01-01")]
+    out = repair(pd.DataFrame({"t": pd.Series(v, dtype=object)}), s)
+    want = [None, "2020-05-01 02:00:00+02:00", "2020-12-31 00:00:00+01:00", None,
+            "2020-06-01 00:00:00+02:00", None, "2020-01-01 00:00:00+01:00"]
+    assert [None if pd.isna(x) else str(x) for x in out["t"]] == want
+    encode(out, s)

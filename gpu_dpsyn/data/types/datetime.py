@@ -240,17 +240,20 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
                 t = pd.to_datetime(text[part], format="ISO8601", errors="coerce", utc=utc)
                 _put(ns, ok, part, t, spec, aware=utc)
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
-        for i in np.flatnonzero(other).tolist():
-            v = obj.iloc[i]
-            if isinstance(v, (pd.Timestamp, np.datetime64)) or hasattr(v, "isoformat"):
-                try:
-                    t = pd.Series([pd.Timestamp(v)])
-                except (TypeError, ValueError):
-                    continue
-                mask = np.zeros(len(s), dtype=bool)
-                mask[i] = True
-                kinds.add(t.dt.tz is not None)
-                _put(ns, ok, mask, t, spec, aware=t.dt.tz is not None)
+        if other.any():
+            objs = obj[other]
+            dated = objs.map(lambda v: isinstance(v, (pd.Timestamp, np.datetime64)) or
+                             hasattr(v, "isoformat")).to_numpy(dtype=bool)
+            zoned = objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(
+                dtype=bool)
+            idx = np.flatnonzero(other)
+            for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
+                if part.any():
+                    kinds.add(utc)
+                    t = pd.to_datetime(objs[part], errors="coerce", utc=utc)
+                    mask = np.zeros(len(s), dtype=bool)
+                    mask[idx[part]] = True
+                    _put(ns, ok, mask, t, spec, aware=utc)
     invalid = ~na & ~ok
     lo, hi = _epoch(spec.min), _epoch(spec.max)
     clamped = ok & ((ns < lo) | (ns > hi))
