@@ -11,6 +11,7 @@ import pytest
 from conftest import fit_spied, small_table, xor_table
 
 from gpu_dpsyn.generate import records as level_records
+import gpu_dpsyn.generate.moves as moves
 import gpu_dpsyn.generate.polish as polish
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
@@ -315,8 +316,8 @@ def test_best_moves_by_flat_index_pick_the_gpu_paths_moves():
         U, size = int(r.integers(1, 50)), int(r.integers(1, 9))
         X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.6)
         LA = r.integers(-2, 3, (U, 2 * size)).astype(np.float64)
-        got = polish.best_moves(X, LA.copy())
-        want = polish.best_moves(X, LA.copy(), xp=xp)
+        got = moves.best_moves(X, LA.copy())
+        want = moves.best_moves(X, LA.copy(), xp=xp)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
 

@@ -73,6 +73,7 @@ import numpy as np
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gum import GUMConfig, draw_rows, neighbours
 from gpu_dpsyn.generate.shuffle import random_keys, strata
+from gpu_dpsyn.core import threads
 from gpu_dpsyn.core.sorting import argsort_bounded, argsort_distinct, unique_ids
 
 IPF_ITERATIONS = 20  # at most, passes over a column's targets
@@ -152,32 +153,41 @@ class _HostIPF:
         out = np.zeros((self.P.shape[0], n_cells))
         if not len(order):  # no contexts: nothing to sum
             return out
-        v = self.buf
-        for a in range(len(v)):  # row by row: NumPy's 1-d take is the fast one
-            np.take(self.P[a], order, out=v[a])
-        v *= self.w[i]
-        v *= self.grid  # a power of 2: rint(x s) * (1 / s) is on_grid's rint(x s) / s
-        np.rint(v, out=v)
-        v *= 1.0 / self.grid
-        out[:, present] = np.add.reduceat(v, starts, axis=1)
+        def rows(lo, hi):  # each value's row apart: blocks of rows on the host's cores
+            v = self.buf[lo:hi]
+            for a in range(lo, hi):  # row by row: NumPy's 1-d take is the fast one
+                np.take(self.P[a], order, out=self.buf[a])
+            v *= self.w[i]
+            v *= self.grid  # a power of 2: rint(x s) * (1 / s) is on_grid's rint(x s) / s
+            np.rint(v, out=v)
+            v *= 1.0 / self.grid
+            out[lo:hi, present] = np.add.reduceat(v, starts, axis=1)
+        threads.each(rows, self.P.shape[0], self.P.shape[1])
         return out
 
     def scale(self, ratio, i: int):
         """p *= ratio.T[cells of target i], then p's rows normalised (rows_normalised)."""
         P, cells = self.P, self.ctx[i]
-        for a in range(P.shape[0]):
-            np.take(ratio[a], cells, out=self.buf[a])
-        P *= self.buf
-        s, width, k = P, P.shape[0], 0
-        while width > 1:
-            half = (width + 1) // 2
-            out = self.tree[k][:half]
-            np.add(s[0:width - 1:2], s[1:width:2], out=out[:width // 2])
-            if width % 2:
-                out[half - 1] = s[width - 1]
-            s, width, k = out, half, 1 - k
-        d = s[0].copy() if s is P else s[0]
-        P /= np.where(d > 0, d, 1.0)
+        size, U = P.shape
+
+        def rows(lo, hi):
+            for a in range(lo, hi):
+                np.take(ratio[a], cells, out=self.buf[a])
+            P[lo:hi] *= self.buf[lo:hi]
+
+        def contexts(lo, hi):  # the tree sums over values: blocks of contexts
+            s, width, k = P[:, lo:hi], size, 0
+            while width > 1:
+                half = (width + 1) // 2
+                out = self.tree[k][:half, lo:hi]
+                np.add(s[0:width - 1:2], s[1:width:2], out=out[:width // 2])
+                if width % 2:
+                    out[half - 1] = s[width - 1]
+                s, width, k = out, half, 1 - k
+            d = s[0].copy() if width == size else s[0]  # (one value: s is P's rows)
+            P[:, lo:hi] /= np.where(d > 0, d, 1.0)
+        threads.each(rows, size, U)
+        threads.each(contexts, U, size)
 
     def result(self):
         return np.ascontiguousarray(self.P.T)

@@ -60,6 +60,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gibbs import cell_sums, column_contexts, each_column
+from gpu_dpsyn.generate.moves import best_moves, record_gains
 from gpu_dpsyn.generate.shuffle import random_keys
 from gpu_dpsyn.core.sorting import argsort_bounded, argsort_distinct, argsort_stable
 
@@ -82,57 +83,6 @@ def l1_error(X, ctx, tables) -> float:
     """sum over the targets of || s_T - t_T ||_1 for the table X (NumPy)."""
     return float(sum(np.abs(t - cell_counts(X, ctx[:, i], t.shape[1])).sum()
                      for i, t in enumerate(tables)))
-
-
-def best_moves(X, LA, xp=np):
-    """Each context's best single move (u, v, gain): u among its values present, v any
-    other.  LA: what one record gains leaving (the first size columns) or entering (the
-    rest) each (context, value), U x 2 size; overwritten.  Leaving and entering are
-    searched together: one argmax over the last axis each time, not two."""
-    U, size = X.shape
-    LA = LA.reshape(U, 2, size)
-    LA[:, 0] = xp.where(X > 0, LA[:, 0], -xp.inf)
-    rows = xp.arange(U)
-    first = first_max(xp, LA)
-    u1, v1 = first[:, 0], first[:, 1]
-    same = u1 == v1
-    # u1 == v1: the better of (u1, the second v) and (the second u, v1)
-    LA2 = LA.copy()
-    if xp is np:  # each row's element by a flat index: NumPy's 1-d take/put, not 2-d
-        # fancy indexing (the same elements, 4x faster)
-        at = rows * (2 * size)
-        LA2.reshape(-1)[at + u1] = -np.inf
-        LA2.reshape(-1)[at + size + v1] = -np.inf
-        flat = LA.reshape(-1)
-
-        def gain(u, v):
-            return flat.take(at + u) + flat.take(at + size + v)
-    else:
-        LA2[rows, 0, u1] = -xp.inf
-        LA2[rows, 1, v1] = -xp.inf
-        L, A = LA[:, 0], LA[:, 1]
-
-        def gain(u, v):
-            return L[rows, u] + A[rows, v]
-    second = first_max(xp, LA2)
-    del LA2
-    u2, v2 = second[:, 0], second[:, 1]
-    g_a, g_b = gain(u1, v2), gain(u2, v1)
-    u = xp.where(same & (g_b > g_a), u2, u1)
-    v = xp.where(same & ~(g_b > g_a), v2, v1)
-    return u, v, gain(u, v)
-
-
-def first_max(xp, M):
-    """The first index along the last axis holding its largest value.  The gains tie
-    often (sums of +-1), so which of the tied the backend's argmax picks decides the
-    moves: NumPy's is documented to be the first; elsewhere it is made so by exact
-    operations (a max, then the least index attaining it), whatever the reduction's
-    order."""
-    if xp is np:
-        return np.argmax(M, axis=-1)
-    m = M.max(axis=-1, keepdims=True)
-    return xp.where(M == m, xp.arange(M.shape[-1]), M.shape[-1]).min(axis=-1)
 
 
 def block_gains(cells, q, g, priority, leaving: bool, xp=np):
@@ -186,24 +136,6 @@ def by_cell(xp, cells, priority):
     stable sorts, which both backends have."""
     order = argsort_stable(xp, priority)
     return order[argsort_stable(xp, cells[order])]
-
-
-def record_gains(g, ctx, xp=np):
-    """What one record of each context gains leaving (the first size columns) or entering
-    (the rest) each value, summed over the targets: with g = t - s a cell gains
-    |g| - |g + 1| leaving and |g| - |g - 1| entering, that is clip(-2g - 1, -1, 1) and
-    clip(2g - 1, -1, 1); summed over the targets in order, element by element (the same on
-    both backends); leaving and entering side by side, so that a target takes one
-    gather."""
-    LA = None
-    for i, gi in enumerate(g):
-        part = xp.concatenate([xp.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
-                               xp.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1)[ctx[:, i]]
-        if LA is None:
-            LA = part
-        else:
-            LA += part
-    return LA
 
 
 def one_pass(X, s, ctx, tables, rank, xp=np):

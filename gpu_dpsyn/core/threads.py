@@ -1,0 +1,55 @@
+"""Data-parallel NumPy on the host's cores (the NumPy backend's sweep and polish).
+
+One operation is split into blocks along an axis that no sum crosses, and each block
+does the same element-wise work on its part, so the result is the same bits however the
+blocks fall: NumPy releases the GIL in its loops, and on a 2-core machine two blocks of
+the sweep's gathers ran 1.65 times as fast as one.  GPU_DPSYN_THREADS=N sets the number
+of threads (1: none); the default is the cores this process may use, at most 8.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+MIN_BLOCK = 1 << 16  # elements a block: below, handing it to a thread costs more than it saves
+MAX_THREADS = 8
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): a forked child makes its own
+
+
+def count() -> int:
+    """Threads to use: GPU_DPSYN_THREADS, else the usable cores (at most MAX_THREADS)."""
+    env = os.environ.get("GPU_DPSYN_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS))
+
+
+def blocks(n: int, per_item: int = 1) -> list[tuple[int, int]]:
+    """[lo, hi) ranges splitting 0..n into at most count() blocks of MIN_BLOCK elements
+    or more (per_item: elements behind each of the n items)."""
+    k = max(1, min(count(), n, n * max(per_item, 1) // MIN_BLOCK))
+    edges = [n * j // k for j in range(k + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def each(fn, n: int, per_item: int = 1) -> None:
+    """fn(lo, hi) for the blocks of 0..n, on the pool's threads when there are several;
+    an exception in any block is raised here."""
+    parts = blocks(n, per_item)
+    if len(parts) == 1:
+        fn(*parts[0])
+        return
+    for f in [_executor().submit(fn, lo, hi) for lo, hi in parts]:
+        f.result()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(count(), thread_name_prefix="gpu_dpsyn"))
+    return _pool[1]
