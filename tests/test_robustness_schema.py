@@ -152,7 +152,7 @@ def test_the_bundled_schema_and_saved_schemas_load(tmp_path, flights):
         inferred = infer_schema(flights.iloc[:2000])
     p = tmp_path / "s.json"
     inferred.save(p)
-    assert load_schema(p).to_dict() == inferred.to_dict()
+    assert [c.edges for c in load_schema(p).columns] == [c.edges for c in inferred.columns]
 
 
 def test_a_nist_file_with_kind_and_list_columns_loads():

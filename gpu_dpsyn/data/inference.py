@@ -23,6 +23,7 @@ from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
                                    column_from_spec)
 from gpu_dpsyn.data.types.datetime import UNITS
+from gpu_dpsyn.data.types.numeric import significant, rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
                                     is_text, numbering, span_in, unit_start)
@@ -95,7 +96,8 @@ def drafted_keys(col: Column) -> list:
     if col.kind == "categorical":
         return ["values"]
     if col.kind == "numeric":
-        return ["edges"] + (["support"] if col.support is not None else [])
+        return (["min", "max"] if col.draft_range is not None else ["edges"]) + \
+            (["support"] if col.support is not None else [])
     if col.kind == "datetime":
         return ["min", "max"]
     return []
@@ -210,10 +212,10 @@ class _Guesser:
                 values = sorted({float(str(np.float32(v))) for v in values})
             return (Column(name, "categorical", values=values, nullable=nullable),
                     f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
-        lo, hi = float(numbers.min()), float(numbers.max())
-        spec = {"min": lo, "max": hi if hi > lo else lo + 1.0, "bins": self.bins}
+        lo, hi = rounded_range(float(numbers.min()), float(numbers.max()))
+        spec = {"min": lo, "max": hi, "bins": self.bins}
         return _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
-                       f"numbers {lo:g}..{hi:g}")
+                       f"numbers {lo:g}..{hi:g}", spec)
 
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
@@ -244,7 +246,7 @@ class _Guesser:
             return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
         spec = {"min": lo, "max": hi, "bins": self.bins}
         return _binned(name, numbers, _numeric_edges(name, spec, True), True, nullable,
-                       f"integers {lo}..{hi}")
+                       f"integers {lo}..{hi}", spec)
 
     def binned_on_values(self, col: Column, other: Column, max_cells: int):
         """Column col (listed as sparse codes) re-drafted as integer bins whose support is
@@ -301,14 +303,16 @@ _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of e
 
 
 def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
-            what: str):
-    """(column, summary line) of a binned numeric column: the equal-width `edges`, or
-    log-spaced ones (_log_edges), with a common min or max in a bin of its own
-    (_own_bins)."""
+            what: str, spec: dict):
+    """(column, summary line) of a binned numeric column: the equal-width `edges` of
+    `spec` (written as its min, max and bins), or log-spaced ones (_log_edges), with a
+    common min or max in a bin of its own (_own_bins)."""
     logs = _log_edges(numbers, edges, integer)
     own = _own_bins(numbers, logs or edges, integer)
     col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,
-                 nullable=nullable)
+                 nullable=nullable,
+                 draft_range=None if own or logs else {k: spec[k] for k in ("min", "max",
+                                                                             "bins")})
     why = f"{what} in {len(logs or edges) - 1} " + (_SKEWED if logs else "equal bins")
     say = str if integer else (lambda v: f"{v:g}")
     return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
@@ -331,7 +335,7 @@ def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
         shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
         e = lo - shift + np.geomspace(shift, top - lo + shift, len(edges))
         e[0], e[-1] = lo, top
-        e = np.unique(np.ceil(e)) if integer else np.unique(e)
+        e = np.unique(np.ceil(e)) if integer else np.unique(significant(e, 3))
         err = _decode_error(x, e) if len(e) > 2 else np.inf
         if err < best:
             best, out = err, [int(v) if integer else float(v) for v in e]

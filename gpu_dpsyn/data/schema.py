@@ -51,6 +51,8 @@ class Column:
     # (types.quantile_bins); None once chosen (Schema.with_edges)
     # categorical or numeric: what an invalid or missing value becomes (data/repair.py)
     fallback: object = None
+    # infer-schema's draft of equal bins as {"min", "max", "bins"}: written so, for review
+    draft_range: dict | None = field(default=None, repr=False, compare=False)
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
     # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
 
@@ -100,6 +102,8 @@ class Column:
         elif self.kind == "numeric":
             if self.private is not None:  # still to be chosen: the request as written
                 d.update(min=self.private.lo, max=self.private.hi, bins=dict(self.private.spec))
+            elif self.draft_range is not None:
+                d.update(self.draft_range)
             else:
                 d["edges"] = list(self.edges)
             d["integer"] = self.integer

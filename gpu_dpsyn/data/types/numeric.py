@@ -101,3 +101,31 @@ def _numeric_edges(name: str, spec: dict, integer: bool, support=None) -> list:
         return [lo + -((-k * span) // bins) for k in range(bins)] + [hi + 1]
     with np.errstate(all="ignore"):  # a range too wide for float64: check_column refuses it
         return [float(x) for x in np.linspace(lo, hi, bins + 1)]
+
+
+def rounded_range(lo: float, hi: float) -> tuple:
+    """[lo, hi] widened to two significant digits (of the span, or of the end where it is
+    smaller): -0.899..6.066 is drafted as -0.9..6.1 and 900.23..390233 as 900..400000, a
+    range a reviewer reads and replaces, not 17 digits copied from one record."""
+    if hi <= lo:
+        return lo, lo + 1.0
+
+    def step(v):
+        s = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
+        return min(s, 10.0 ** (math.floor(math.log10(abs(v))) - 1)) if v else s
+
+    def out(v, s, f):
+        return round(f(v / s) * s, max(0, -math.floor(math.log10(s))))
+    # (rounding to the digits never cuts a value off)
+    return min(lo, out(lo, step(lo), math.floor)), max(hi, out(hi, step(hi), math.ceil))
+
+
+def significant(e: np.ndarray, digits: int) -> np.ndarray:
+    """The inner edges at `digits` significant digits (readable in the draft), the ends as
+    they are."""
+    out = e.copy()
+    inner = e[1:-1]
+    mag = np.floor(np.log10(np.where(inner == 0, 1.0, np.abs(inner))))
+    scale = 10.0 ** (digits - 1 - mag)
+    out[1:-1] = np.round(inner * scale) / scale
+    return out
