@@ -1,0 +1,58 @@
+"""The NumPy backend's blocks on the host's cores (core/threads.py): the same bytes
+however the work is split."""
+import numpy as np
+import pytest
+
+from conftest import small_table
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.core import threads
+
+
+def _run(monkeypatch, n_threads: int, min_block: int):
+    monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
+    monkeypatch.setattr(threads, "MIN_BLOCK", min_block)
+    monkeypatch.setattr(threads, "_pool", None)
+    assert len(threads.blocks(3000, 12)) == max(1, min(n_threads, 3000 * 12 // min_block))
+    df, schema = small_table(3000, seed=4)
+    syn = Synthesizer(1.0, 1e-9, seed=5, backend="cpu", progress=False)
+    return syn.fit(df, schema).sample(3000)
+
+
+def test_split_work_gives_the_same_table(monkeypatch):
+    one = _run(monkeypatch, 1, threads.MIN_BLOCK)
+    for n, block in ((3, 1), (2, 7), (5, 1000)):  # blocks of every size, uneven ones
+        got = _run(monkeypatch, n, block)
+        assert got.equals(one), (n, block)
+
+
+def test_blocks_cover_the_range_once():
+    for n in (1, 2, 7, 100, 12345):
+        for per in (1, 1000, 1 << 20):
+            b = threads.blocks(n, per)
+            assert b[0][0] == 0 and b[-1][1] == n
+            assert all(hi > lo for lo, hi in b) and all(a[1] == c[0] for a, c in zip(b, b[1:]))
+            assert len(b) <= threads.count()
+
+
+def test_an_error_in_a_block_is_raised(monkeypatch):
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    monkeypatch.setattr(threads, "_pool", None)
+    seen = []
+
+    def work(lo, hi):
+        seen.append((lo, hi))
+        if lo > 0:
+            raise ValueError("block failed")
+    with pytest.raises(ValueError, match="block failed"):
+        threads.each(work, 9)
+    assert sorted(seen) == [(0, 3), (3, 6), (6, 9)]
+
+
+def test_the_thread_count_setting(monkeypatch):
+    monkeypatch.delenv("GPU_DPSYN_THREADS", raising=False)
+    default = threads.count()
+    assert 1 <= default <= threads.MAX_THREADS
+    for value, want in (("1", 1), ("4", 4), ("0", default), ("x", default), ("", default)):
+        monkeypatch.setenv("GPU_DPSYN_THREADS", value)
+        assert threads.count() == want
