@@ -108,3 +108,27 @@ def test_parquet_keeps_the_declared_dtypes_without_help(files):
             assert pd.api.types.is_string_dtype(raw[c.name].dtype)
         else:
             assert raw[c.name].dtype == want, c.name
+
+
+def test_decimals_are_written_at_a_thousandth_of_their_bin_and_stay_in_it():
+    # 17-digit draws for 7-digit data were noise in every output file
+    import io
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.generate.decode import decode
+    schema = load_schema({"columns": {
+        "x": {"type": "numeric", "min": -0.9, "max": 6.1, "bins": 32},
+        "w": {"type": "numeric", "edges": [0, 0, 1e-7, 1000, 1e6]}}})
+    r = np.random.default_rng(0)
+    codes = [r.integers(0, 32, 5000).astype(np.uint8), r.integers(0, 4, 5000).astype(np.uint8)]
+    out = decode(codes, schema, seed=3)
+    for name, c in zip(("x", "w"), codes):  # each value stays in its bin
+        np.testing.assert_array_equal(encode(out[[name]], load_schema(
+            {"columns": {name: schema[name].to_dict()}}))[0], c)
+    width = np.diff(schema["x"].edges)[0]  # 0.21875: four decimals
+    assert (np.abs(out["x"] * 1e4 - np.rint(out["x"] * 1e4)) < 1e-6).all()
+    assert len(np.unique(out["x"])) > 1000 and width / 1000 > 1e-4 / 2
+    assert (out["w"][codes[1] == 0] == 0).all()  # a bin holding one value keeps it
+    text = io.StringIO()
+    out.to_csv(text, index=False)
+    assert max(len(v) for v in text.getvalue().replace(",", " ").split()[2:]) <= 8

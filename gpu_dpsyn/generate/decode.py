@@ -17,9 +17,10 @@ def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: boo
     """A value inside each code's bin.  Per-bin tables first, then one gather each: at
     10^7 rows per-element edge arithmetic was most of decode's time.  The table entry
     for the null code is a placeholder (the caller writes NaN there)."""
-    if col.within is not None and not midpoint:  # private bins: their noisy inner shape
-        return col.within.draw(codes, u, col.integer)
     edges = np.asarray(col.edges, dtype=np.float64)
+    if col.within is not None and not midpoint:  # private bins: their noisy inner shape
+        x = col.within.draw(codes, u, col.integer)
+        return x if col.integer else at_precision(x, codes, edges)
     if col.integer:
         lo, top = col.integer_bins()
         if col.support is not None:  # only the support's values, never between them
@@ -31,7 +32,28 @@ def _decode_numeric(codes: np.ndarray, col: Column, u: np.ndarray, midpoint: boo
     lo, hi = edges[:-1], edges[1:]
     if midpoint:
         return _table((lo + hi) / 2)[codes]
-    return _table(lo)[codes] + u * _table(hi - lo)[codes]
+    return at_precision(_table(lo)[codes] + u * _table(hi - lo)[codes], codes, edges)
+
+
+SIGNIFICANT = 3  # digits of a bin's width that a decoded decimal keeps
+
+
+def at_precision(x: np.ndarray, codes: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Decimals drawn inside their bins, written at a thousandth of the bin's width or
+    finer (three significant digits of it: 0.21875 wide, four decimals) instead of the 17
+    digits of a float64 draw, and kept inside the bin [lo, hi): at least 999 values a
+    bin, each the nearest float64 to a short decimal.  A bin holding one value (a
+    repeated edge) keeps it."""
+    lo, hi = edges[:-1], edges[1:]
+    width = hi - lo
+    digits = np.where(width > 0, SIGNIFICANT - np.floor(np.log10(np.where(width > 0, width,
+                                                                           1.0))), 0)
+    scale = _table(10.0 ** np.clip(digits, -300, 300))[codes]  # 10^d: exact for d <= 22
+    lo_c, hi_c = _table(lo)[codes], _table(hi)[codes]
+    r = np.rint(x * scale) / scale
+    r = np.where(r < lo_c, np.ceil(lo_c * scale) / scale, r)
+    r = np.where(r >= hi_c, (np.ceil(hi_c * scale) - 1) / scale, r)
+    return np.where(_table(width)[codes] > 0, r, x)
 
 
 def _table(per_bin: np.ndarray) -> np.ndarray:
