@@ -292,3 +292,21 @@ def test_the_dask_output_directory_is_probed(tmp_path, monkeypatch, exists):
     assert list(tmp_path.iterdir()) == ([parts] if exists else [])
     if exists:
         assert list(parts.iterdir()) == []
+
+
+def test_a_column_parquet_cannot_store_is_named_not_a_pyarrow_traceback(tmp_path):
+    import warnings
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.ingest import write_table
+    from gpu_dpsyn.errors import DataError, DPSynError
+    with pytest.raises(DataError, match=r"column 'c' cannot be stored .*\"dtype\": \"string\""):
+        write_table(pd.DataFrame({"ok": [1, 2], "c": [1, "a"]}), tmp_path / "x.parquet")
+    assert not (tmp_path / "x.parquet").exists()
+    schema = {"columns": {"c": {"type": "categorical", "values": [1, "a"]}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        syn = Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(
+            pd.DataFrame({"c": [1, "a"] * 50}), schema)
+    with pytest.raises(DPSynError, match="sample_to .*column 'c' mixes text and numbers"):
+        syn.sample_to(tmp_path / "parts", 100)
+    assert not (tmp_path / "parts").exists() or not any((tmp_path / "parts").iterdir())

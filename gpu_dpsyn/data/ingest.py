@@ -55,6 +55,21 @@ def check_writable(schema, path, flag: str = "--out") -> None:
                              "\"dtype\": \"string\" in the schema, or write CSV")
 
 
+def parquet_problem(df, error: BaseException) -> str:
+    """What pyarrow could not store, naming the first column it fails on (its own
+    message names none)."""
+    import pyarrow as pa
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    for name in df.columns:
+        try:
+            pa.Array.from_pandas(df[name])
+        except (ValueError, TypeError, NotImplementedError) as e:
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            return (f"column {shown(str(name))} cannot be stored ({shown(why)}): mixed types "
+                    "need \"dtype\": \"string\" in the schema, or write CSV")
+    return shown(first)
+
+
 def _family_name(d) -> str:
     return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
 
@@ -79,7 +94,11 @@ def write_table(df, path, flag: str | None = None) -> None:
         comp = {"method": "zip", "archive_name": name[:-len(suffix)]}
     with replacing(path, flag) as tmp:
         if fmt == "parquet":
-            df.to_parquet(tmp, index=False)
+            try:
+                df.to_parquet(tmp, index=False)
+            except (ValueError, TypeError, NotImplementedError) as e:  # pyarrow's conversions
+                raise DataError(f"cannot write {shown(str(path))} as Parquet: "
+                                f"{parquet_problem(df, e)}") from None
         else:
             df.to_csv(tmp, index=False, compression=comp)
 

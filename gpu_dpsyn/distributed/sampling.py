@@ -23,6 +23,7 @@ import numpy as np
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.data.files import probe_directory
+from gpu_dpsyn.data.ingest import check_writable
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
@@ -71,6 +72,7 @@ def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None
     client's workers or in this process; reserve_calls(k): the first of k fresh values
     of the post-processing RNG's call word."""
     out = check_output_dir(path)
+    check_writable(model.schema, out / "part.parquet", "sample_to")  # before any batch
     backend = model.settings.backend
     if batch_rows is None:
         batch_rows = default_batch_rows(model, client, n)
