@@ -367,3 +367,22 @@ def test_partitions_are_repaired_by_the_same_row_local_rule(client, table, tmp_p
     in_memory = Synthesizer(1.0, 1e-9, **KW).fit(
         pd.concat([df.iloc[:50], df.iloc[50:60].assign(distance="far")]), schema)
     _same_fit(on_dask, in_memory)
+
+
+def test_an_id_column_on_dask_is_refused_with_the_way_out(client, table, tmp_path):
+    df, schema = table
+    d = tmp_path / "ids"
+    d.mkdir()
+    df.iloc[:300].assign(who=np.arange(300)).to_parquet(d / "a.parquet")
+    with_id = {"columns": {**schema["columns"], "who": {"type": "id"}}}
+    syn = Synthesizer(1.0, 1e-9, client=client, **KW)
+    with pytest.raises(DPSynError, match="drop the id column from both the schema and the "
+                                         "table"):
+        syn.fit(str(d), with_id)
+    with pytest.raises(DataError, match=r"not in the schema: \['who'\] \(drop them from the "
+                                        "table"):
+        syn.fit(str(d), schema)  # the schema without it, the data still with it
+    assert syn.ledger == []
+    (d / "a.parquet").unlink()
+    df.iloc[:300].to_parquet(d / "a.parquet")
+    assert syn.fit(str(d), schema).ledger

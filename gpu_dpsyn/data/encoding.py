@@ -64,8 +64,9 @@ def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
         parts = []
         if missing:
             parts.append(f"missing from the data: [{_describe(missing, 20)}]")
-        if extra:
-            parts.append(f"not in the schema: [{_describe(extra, 20)}]")
+        if extra:  # never read, but refused: a misspelt column would vanish unseen
+            parts.append(f"not in the schema: [{_describe(extra, 20)}] (drop them from the "
+                         "table, or add them to the schema)")
         raise DataError("data columns do not match the schema; " + "; ".join(parts))
     if len(df) == 0 and not allow_empty:
         raise DataError("the table is empty: nothing to synthesize")

@@ -44,7 +44,9 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
         # them in one place: not done across partitions
         raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
                          "contribution bounding is not done on Dask; fit the table in memory "
-                         "(a pandas DataFrame)")
+                         "(a pandas DataFrame), or drop the id column from both the schema "
+                         "and the table (each record then counts as an individual, up to "
+                         "the schema's max_records_per_individual)")
     import dask
     # dtypes as pandas reads them; Dask reads a sample on the client to infer them
     with dask.config.set({"dataframe.convert-string": False}), reading_errors():
