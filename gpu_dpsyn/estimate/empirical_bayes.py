@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from gpu_dpsyn.core import threads
+
 ITERATIONS = 200  # EM steps for the prior
 FINE_SIGMAS = 12.0  # the grid is fine (sigma / 4) on [0, 12 sigma], geometric above
 KEEP_SIGMAS = 8.0  # cells measured at or above 8 sigma are kept as measured, and from
@@ -143,7 +145,10 @@ def denoise_marginals(marginals: list, measured_cells=None) -> None:
     merged the rest, so their cells are not draws from one prior), and a marginal whose
     cells sum more noisy cells than it has (measured_cells[i] > cells: a grouped level's
     merged values), whose noise is larger than its sigma says."""
-    for i, m in enumerate(marginals):
-        merged = measured_cells is not None and measured_cells[i] != m.cells
-        if len(m.attrs) > 1 and not merged:
+    todo = [m for i, m in enumerate(marginals) if len(m.attrs) > 1 and not (
+        measured_cells is not None and measured_cells[i] != m.cells)]
+
+    def each(lo, hi):  # each marginal on its own: several on the host's cores
+        for m in todo[lo:hi]:
             m.values = denoise(m.values, m.sigma)
+    threads.each(each, len(todo), threads.MIN_BLOCK)

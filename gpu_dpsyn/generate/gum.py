@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpu_dpsyn.core import rng
+from gpu_dpsyn.core import rng, threads
 from gpu_dpsyn.core.checks import flag, integer, positive
 from gpu_dpsyn.errors import ParameterError
 
@@ -279,14 +279,23 @@ def draw_rows(backend, cond, row, u):
     onto the next row's start (r past ~2^20), the draw is clipped to the row's last
     value of positive probability, so a value of probability 0 is never drawn."""
     xp = backend.xp
-    size = cond.shape[1]
-    cdf = np.minimum(np.cumsum(cond, axis=1), 1.0)  # sorted: a sum past 1 would not be
-    cdf[:, -1] = 1.0
-    flat = (cdf + np.arange(cdf.shape[0])[:, None]).reshape(-1)
-    last = size - 1 - np.argmax(cond[:, ::-1] > 0, axis=1)
+    R, size = cond.shape
+    flat, last = np.empty(R * size), np.empty(R, dtype=np.int64)
+
+    def rows(lo, hi):  # each row on its own: blocks of rows on the host's cores
+        cdf = np.minimum(np.cumsum(cond[lo:hi], axis=1), 1.0)  # sorted: a sum past 1
+        cdf[:, -1] = 1.0                                       # would not be
+        cdf += np.arange(lo, hi)[:, None]
+        flat[lo * size:hi * size] = cdf.reshape(-1)
+        last[lo:hi] = size - 1 - np.argmax(cond[lo:hi, ::-1] > 0, axis=1)
+    threads.each(rows, R, size)
     q = row.astype(xp.float64) + u
     if xp is np:  # searched within each record's own row: see row_search
-        at = row_search(flat, row, q, size)
+        at = np.empty(len(row), dtype=np.int64)
+
+        def records(lo, hi):
+            at[lo:hi] = row_search(flat, row[lo:hi], q[lo:hi], size)
+        threads.each(records, len(row), max(1, size.bit_length()))
     else:
         at = xp.searchsorted(xp.asarray(flat), q, side="right") - row * size
     return xp.minimum(xp.clip(at, 0, size - 1), xp.asarray(last)[row])
