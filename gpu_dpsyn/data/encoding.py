@@ -31,7 +31,7 @@ def check_frame(df, what: str = "the table") -> None:
 
 
 # cells that are not one value: a Parquet list column, a column of dicts or arrays
-_CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray)
+_CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray, bytearray, memoryview)
 
 
 def check_cells(s, name: str) -> None:
@@ -133,6 +133,21 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     return -1
 
 
+def factorized(s):
+    """s.factorize(use_na_sentinel=True), but a column mixing types is grouped by each
+    value's key (schema._value_key), as the lookup reads it: pandas groups 1, 1.0 and True
+    as one value and keeps the first it saw, so one record decided how the others were
+    read.  (codes, one representative value a group, in code order)."""
+    if is_cudf(s) or s.dtype != object or \
+            pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
+        return s.factorize(use_na_sentinel=True)
+    na = s.isna().to_numpy()
+    keys = pd.Series([None if m else _value_key(v) for v, m in zip(s, na)], dtype=object)
+    codes, _ = keys.factorize(use_na_sentinel=True)
+    groups, first = np.unique(codes, return_index=True)
+    return codes, list(s.iloc[first[groups >= 0]])
+
+
 def check_number_kind(s, name: str) -> None:
     """DataError when a numeric column holds booleans (True/False would be read as 1/0)
     or complex numbers (their imaginary part would be dropped): neither is a number the
@@ -195,7 +210,7 @@ def _encode_column(s, col: Column, xp=np):
                         "schema does not allow them; set \"nullable\": true or clean the data")
     if col.kind == "categorical":
         lookup = _lookup(col)
-        fcodes, uniques = s.factorize(use_na_sentinel=True)  # pandas and cuDF alike
+        fcodes, uniques = factorized(s)  # pandas and cuDF alike
         if gpu_frame:
             uniques = uniques.to_pandas()
         numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)

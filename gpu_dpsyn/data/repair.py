@@ -24,13 +24,15 @@ curator's eyes only.
 """
 from __future__ import annotations
 
+import decimal
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.checks import is_cudf
-from gpu_dpsyn.data.encoding import _CONTAINERS, _code_of, _lookup, _source_values
+from gpu_dpsyn.data.encoding import (_CONTAINERS, _code_of, _lookup, _source_values,
+                                     factorized)
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, support
 
@@ -109,13 +111,27 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
 
 def _columns(df, schema):
     for col in schema.synth_columns:
-        s = _host(df[col.name]).reset_index(drop=True)
-        yield col, (_datetime(s, col) if col.kind == "datetime" else
-                    _categorical(s, col) if col.kind == "categorical" else _numeric(s, col))
+        raw = df[col.name]
+        s = _host(raw).reset_index(drop=True)
+        r = (_datetime(s, col) if col.kind == "datetime" else
+             _categorical(s, col) if col.kind == "categorical" else _numeric(s, col))
+        if r.values is None and not is_cudf(raw) and _no_snan(raw) is not raw:
+            r.values = s  # cleaned of what encode could not read
+        yield col, r
 
 
 def _host(s) -> pd.Series:
-    return s.to_pandas() if is_cudf(s) else s
+    s = s.to_pandas() if is_cudf(s) else s
+    return _no_snan(s) if s.dtype == object else s
+
+
+def _no_snan(s: pd.Series) -> pd.Series:
+    """s, with a signaling-NaN Decimal (on which pandas' isna raises) as missing."""
+    try:
+        s.isna()
+    except decimal.InvalidOperation:
+        return s.map(lambda v: None if isinstance(v, decimal.Decimal) and v.is_snan() else v)
+    return s
 
 
 def _missing(na: np.ndarray, col: Column) -> np.ndarray:
@@ -140,7 +156,7 @@ def _categorical(s: pd.Series, col: Column) -> Repaired:
     na = s.isna().to_numpy()
     odd = _odd_cells(s)
     t = s.astype(object).where(~odd, None) if odd.any() else s
-    fcodes, uniques = t.factorize(use_na_sentinel=True)
+    fcodes, uniques = factorized(t)
     numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
                   for v in col.values)
     lookup = _lookup(col)  # the last entry is for missing values (factorize's -1)
@@ -173,7 +189,10 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         invalid |= off
         y = np.where(off, np.nan, y)
         clamped &= ~off
-    values = pd.Series(y) if (clamped.any() or invalid.any()) else None
+    # given back as floats unless the column is plain numbers already: a NaT or an
+    # all-missing boolean column is missing to isna but no number to encode
+    plain = kind in "iuf" and not isinstance(s.dtype, pd.CategoricalDtype)
+    values = pd.Series(y) if (clamped.any() or invalid.any() or not plain) else None
     return Repaired(values, invalid, _missing(na, col), clamped)
 
 

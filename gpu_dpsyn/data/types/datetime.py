@@ -12,6 +12,8 @@ from __future__ import annotations
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -22,7 +24,7 @@ _SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 360
              "minute": 60, "second": 1}  # seconds; a day can be 23 hours
 _NS = 10 ** 9
 # "... 10:00:00+02:00", "...T10:00Z": a time of day followed by a UTC offset
-_OFFSET = r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d:?\d\d)$"
+_OFFSET = r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
 
 
 class DatetimeSpec:
@@ -224,11 +226,13 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     s = pd.Series(s).reset_index(drop=True)
     na = s.isna().to_numpy()
     ns = np.zeros(len(s), dtype=np.int64)
-    ok = np.zeros(len(s), dtype=bool)
+    ok, clamped = np.zeros(len(s), dtype=bool), np.zeros(len(s), dtype=bool)
+    put = functools.partial(_put, ns, ok, clamped, spec)
     kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
+    other = np.zeros(len(s), dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         kinds.add(s.dt.tz is not None)
-        _put(ns, ok, ~na, s[~na], spec, aware=s.dt.tz is not None)
+        put(~na, s[~na], aware=s.dt.tz is not None)
     else:
         obj = s.astype(object).where(~na, None)
         text = obj.map(lambda v: v if isinstance(v, str) else None)
@@ -237,8 +241,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
-                t = pd.to_datetime(text[part], format="ISO8601", errors="coerce", utc=utc)
-                _put(ns, ok, part, t, spec, aware=utc)
+                put(part, _dates(text[part], utc, kinds, format="ISO8601"), aware=utc)
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
         if other.any():
             objs = obj[other]
@@ -250,21 +253,48 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
             for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
                 if part.any():
                     kinds.add(utc)
-                    t = pd.to_datetime(objs[part], errors="coerce", utc=utc)
                     mask = np.zeros(len(s), dtype=bool)
                     mask[idx[part]] = True
-                    _put(ns, ok, mask, t, spec, aware=utc)
+                    put(mask, _dates(objs[part], utc, kinds), aware=utc)
     invalid = ~na & ~ok
-    lo, hi = _epoch(spec.min), _epoch(spec.max)
-    clamped = ok & ((ns < lo) | (ns > hi))
-    ns = np.clip(ns, lo, hi)
+    # as it is only where to_epoch reads it so: text of one kind (or datetime64), in a
+    # zone the schema has
     same = not invalid.any() and not clamped.any() and len(kinds) < 2 and \
-        (spec.timezone is not None or True not in kinds)
+        not other.any() and (spec.timezone is not None or True not in kinds)
     return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
 
 
-def _put(ns, ok, mask, t: pd.Series, spec, aware: bool) -> None:
-    """Epoch nanoseconds of the datetimes t (the rows of mask) into ns; ok where valid."""
+def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> pd.Series:
+    """pd.to_datetime(values, errors="coerce"), one value at a time where pandas refuses
+    the lot (zones mixed inside one kind, say; then `kinds` gets None: to_epoch would
+    refuse it too): a value that is no date is NaT, never an error, so no record decides
+    how the others are read."""
+    try:
+        return pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
+    except (ValueError, TypeError, OverflowError):
+        kinds.add(None)
+        one = [_date(v, utc, kw) for v in values]
+        return pd.Series(pd.to_datetime(pd.Series(one, dtype=object), utc=utc))
+
+
+def _date(v, utc: bool, kw):
+    """One value as a Timestamp (UTC for utc, else naive: a zone found where none was
+    expected gives its UTC wall time), or NaT."""
+    try:
+        t = pd.to_datetime(v, errors="coerce", utc=utc, **kw)
+    except (ValueError, TypeError, OverflowError):
+        return pd.NaT
+    if not isinstance(t, pd.Timestamp):
+        return pd.NaT
+    if not utc and t.tzinfo is not None:
+        t = t.tz_convert("UTC").tz_localize(None)
+    return t
+
+
+def _put(ns, ok, clamped, spec, mask, t: pd.Series, aware: bool) -> None:
+    """Epoch nanoseconds of the datetimes t (the rows of mask) into ns, clamped to the
+    schema's range first (a date past pandas' nanosecond range, year 0202 for 2020, is
+    then a bound, not an error); ok where valid, clamped where moved."""
     t = pd.Series(t).reset_index(drop=True)
     if spec.timezone is not None:
         t = t.dt.tz_convert(spec.timezone) if aware else \
@@ -272,8 +302,12 @@ def _put(ns, ok, mask, t: pd.Series, spec, aware: bool) -> None:
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
     elif aware:  # an offset where the schema has no zone: the UTC wall time
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+    lo, hi = (pd.Timestamp(_epoch(b), unit="ns") for b in (spec.min, spec.max))
+    moved = ((t < lo) | (t > hi)).to_numpy()
+    t = t.clip(lower=lo, upper=hi)
     x = t.dt.as_unit("ns").to_numpy(dtype="datetime64[ns]").view(np.int64)
     good = ~t.isna().to_numpy()
     idx = np.flatnonzero(mask)
     ns[idx[good]] = x[good]
     ok[idx[good]] = True
+    clamped[idx[good & moved]] = True
