@@ -241,3 +241,45 @@ def test_verdict_names_sets_that_score_worse_than_independent_columns():
     assert "Overall fidelity: <span class='poor'>poor</span>" in text
     assert re.search(r"1 of the 1 column pairs that clearly depend score worse than "
                      r"independent columns would \(up to 1\.000 against 0\.750\)", text)
+
+
+def _figures(monkeypatch, draw):
+    """The matplotlib figures `draw()` builds (plots.png captured, not rasterised)."""
+    from gpu_dpsyn.evaluation.report import plots
+    figs = []
+    monkeypatch.setattr(plots, "png", lambda fig, alt: figs.append(fig) or "")
+    draw(plots)
+    for fig in figs:
+        fig.canvas.draw()
+    return figs
+
+
+def _overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_titles_clear_the_legend_and_the_panels_however_long_the_names(monkeypatch):
+    # seen in a browser: a long column name ran into the legend, and a pair figure's title
+    # sat on its panels' titles
+    long = "very_long_column_name_of_the_respondent"
+    schema = load_schema({"columns": {
+        long: {"type": "categorical", "values": [0, 1, 2, 3, 4]},
+        "x": {"type": "numeric", "min": 0, "max": 1000, "bins": 20}}})
+    r = np.random.default_rng(0)
+    real = [r.integers(0, 5, 500).astype(np.uint8), r.integers(0, 20, 500).astype(np.uint8)]
+    syn = [r.integers(0, 5, 500).astype(np.uint8), r.integers(0, 20, 500).astype(np.uint8)]
+    cols = list(schema.columns)
+    figs = _figures(monkeypatch, lambda p: (p.histogram(cols[0], real[0], syn[0]),
+                                            p.histogram(cols[1], real[1], syn[1]),
+                                            p.pair(cols, real, syn, 0.041)))
+    for fig in figs[:2]:
+        ax = fig.axes[0]
+        r_ = fig.canvas.get_renderer()
+        title = ax.title if ax.title.get_text() else ax._left_title
+        assert not _overlap(title.get_window_extent(r_),
+                            ax.get_legend().get_window_extent(r_)), title.get_text()
+    fig = figs[2]
+    r_ = fig.canvas.get_renderer()
+    top = fig._suptitle.get_window_extent(r_)
+    for ax in fig.axes[:3]:  # the three panels (their colour bars come after)
+        assert not _overlap(top, ax.title.get_window_extent(r_)), ax.title.get_text()

@@ -42,6 +42,9 @@ def _percent(axis_):
     axis_.set_major_formatter(PercentFormatter(1.0, decimals=None))
 
 
+TITLE_BESIDE_LEGEND = 20  # characters of a histogram's title that fit left of its legend
+
+
 def _legend(ax):
     # above the plot, right-aligned: never over the bars
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, frameon=False, fontsize=8,
@@ -79,7 +82,10 @@ def histogram(col, real: np.ndarray, syn: np.ndarray) -> str:
         ax.set_ylim(ax_.size - 0.4, -0.6)  # commonest on top
         _percent(ax.xaxis)
         _clip_other(ax, ax_, pr, ps, len(ax_.labels) < col.size)
-    ax.set_title(short_name(col.name, 34), loc="left", fontsize=10)
+    title = short_name(col.name, 34)
+    # a long name would run into the legend on the right: it gets a line of its own
+    ax.set_title(title, loc="left", fontsize=10, pad=20 if len(title) > TITLE_BESIDE_LEGEND
+                 else 6)
     ax.grid(axis="y" if ax_.ordered else "x", alpha=0.3)
     ax.set_axisbelow(True)
     _legend(ax)
@@ -176,8 +182,10 @@ def pair(cols, real: list, syn: list, tvd: float) -> str:
         bar_.ax.tick_params(labelsize=7)
     _ticks(panels[0], axes[0], "y", rotate=False)
     panels[0].set_ylabel(short_name(cols[0].name, 30), fontsize=9)
-    fig.suptitle(f"{cols[0].name} × {cols[1].name}: TVD {tvd:.3f}", x=0.01, ha="left",
-                 fontsize=10)
+    # above the figure's top edge (the saved image takes it in): on a short figure the
+    # default height put it on the panels' titles
+    fig.suptitle(f"{cols[0].name} × {cols[1].name}: TVD {tvd:.3f}", x=0.01, y=1.0,
+                 ha="left", va="bottom", fontsize=10)
     return png(fig, f"2-way marginal {cols[0].name} × {cols[1].name}, real vs synthetic")
 
 
