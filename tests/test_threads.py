@@ -56,3 +56,20 @@ def test_the_thread_count_setting(monkeypatch):
     for value, want in (("1", 1), ("4", 4), ("0", default), ("x", default), ("", default)):
         monkeypatch.setenv("GPU_DPSYN_THREADS", value)
         assert threads.count() == want
+
+
+def test_a_block_that_splits_again_runs_its_parts_itself(monkeypatch):
+    # nested on a pool of 2 whose threads all wait for inner blocks: it would hang
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    monkeypatch.setattr(threads, "_pool", None)
+    out = [0] * 16
+
+    def inner(lo, hi):
+        for i in range(lo, hi):
+            out[i] += 1
+
+    def outer(lo, hi):
+        threads.each(lambda a, b: inner(lo + a, lo + b), hi - lo)
+    threads.each(outer, 16)
+    assert out == [1] * 16

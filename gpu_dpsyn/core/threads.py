@@ -9,10 +9,12 @@ of threads (1: none); the default is the cores this process may use, at most 8.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 MIN_BLOCK = 1 << 16  # elements a block: below, handing it to a thread costs more than it saves
 MAX_THREADS = 8
+_PREFIX = "gpu_dpsyn"
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): a forked child makes its own
 
@@ -41,8 +43,9 @@ def each(fn, n: int, per_item: int = 1) -> None:
     """fn(lo, hi) for the blocks of 0..n, on the pool's threads when there are several;
     an exception in any block is raised here."""
     parts = blocks(n, per_item)
-    if len(parts) == 1:
-        fn(*parts[0])
+    if len(parts) == 1 or threading.current_thread().name.startswith(_PREFIX):
+        for lo, hi in parts:  # a block that splits again runs its parts itself: waiting
+            fn(lo, hi)        # on the pool from inside it could wait for ever
         return
     for f in [_executor().submit(fn, lo, hi) for lo, hi in parts]:
         f.result()
@@ -51,5 +54,5 @@ def each(fn, n: int, per_item: int = 1) -> None:
 def _executor() -> ThreadPoolExecutor:
     global _pool
     if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(count(), thread_name_prefix="gpu_dpsyn"))
+        _pool = (os.getpid(), ThreadPoolExecutor(count(), thread_name_prefix=_PREFIX))
     return _pool[1]
