@@ -73,3 +73,28 @@ def test_a_block_that_splits_again_runs_its_parts_itself(monkeypatch):
         threads.each(lambda a, b: inner(lo + a, lo + b), hi - lo)
     threads.each(outer, 16)
     assert out == [1] * 16
+
+
+def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
+    import time
+    import numpy as np
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    monkeypatch.setattr(threads, "_pool", None)
+
+    def underflow(lo, hi):
+        np.float64(1e-300) * np.float64(1e-300)
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        threads.each(underflow, 9)
+    done = []
+
+    def slow(lo, hi):
+        if lo == 0:
+            raise ValueError("first")
+        time.sleep(0.05)
+        done.append(lo)
+    with pytest.raises(ValueError, match="first"):
+        threads.each(slow, 9)
+    assert sorted(done) == [3, 6]  # the others had finished, not still writing
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "²")
+    assert threads.count() >= 1

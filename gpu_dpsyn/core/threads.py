@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
+
+import numpy as np
 
 MIN_BLOCK = 1 << 16  # elements a block: below, handing it to a thread costs more than it saves
 MAX_THREADS = 8
@@ -22,7 +24,7 @@ _pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): a forked chi
 def count() -> int:
     """Threads to use: GPU_DPSYN_THREADS, else the usable cores (at most MAX_THREADS)."""
     env = os.environ.get("GPU_DPSYN_THREADS", "").strip()
-    if env.isdigit() and int(env) > 0:
+    if env.isascii() and env.isdecimal() and int(env) > 0:
         return int(env)
     try:
         cores = len(os.sched_getaffinity(0))
@@ -47,7 +49,14 @@ def each(fn, n: int, per_item: int = 1) -> None:
         for lo, hi in parts:  # a block that splits again runs its parts itself: waiting
             fn(lo, hi)        # on the pool from inside it could wait for ever
         return
-    for f in [_executor().submit(fn, lo, hi) for lo, hi in parts]:
+    errors = np.geterr()  # the caller's np.errstate: a new thread starts from the defaults
+
+    def block(lo, hi):
+        with np.errstate(**errors):
+            fn(lo, hi)
+    futures = [_executor().submit(block, lo, hi) for lo, hi in parts]
+    wait(futures)  # every block done before an error is raised: none still writes after
+    for f in futures:
         f.result()
 
 
