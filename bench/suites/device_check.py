@@ -90,6 +90,7 @@ def table(rows: int) -> tuple:
 
 def scale(a) -> dict:
     from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.core import threads
     df, schema = table(int(float(a.rows)))
     warnings.simplefilter("ignore")
     # progress lines (with their times) go to the stage's log: a run cut off at its cap
@@ -107,6 +108,7 @@ def scale(a) -> dict:
             "sample_seconds": round(t2 - t1, 2), "total_seconds": round(t2 - t0, 2),
             "stages": {k: round(v, 3) for k, v in {**syn.fit_timings, **run.timings}.items()},
             "gum_iterations": len(run.history) - 1, "gum_updates": updates,
+            "host_threads": threads.count(),
             "ms_per_gum_update": round(1e3 * gum_loop / max(updates, 1), 4),
             "rows_out": len(out)}
 
