@@ -34,18 +34,25 @@ def check_frame(df, what: str = "the table") -> None:
 _CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray, bytearray, memoryview)
 
 
-def check_cells(s, name: str) -> None:
-    """DataError when an object column holds lists, tuples, dicts, sets or arrays (a
-    Parquet list column, say): each cell must be one value.  pandas' C type inference
-    looks first, so a column of text or numbers costs one fast pass."""
+def odd_cells(s) -> np.ndarray:
+    """Mask of the cells that are no single value (lists, tuples, dicts, sets, arrays: a
+    Parquet list column, say) in an object column.  pandas' C type inference looks
+    first, so a column of text or numbers costs one fast pass."""
     if is_cudf(s) or s.dtype != object or \
             pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
-        return
-    for i, v in enumerate(s):
-        if isinstance(v, _CONTAINERS):
-            raise DataError(f"column {shown(name)} holds a {type(v).__name__} ({_short(v)}) in row "
-                            f"{i}: each cell must be one value (text, a number, a boolean "
-                            "or a date), not a list column")
+        return np.zeros(len(s), dtype=bool)
+    return s.map(lambda v: isinstance(v, _CONTAINERS)).to_numpy(dtype=bool)
+
+
+def check_cells(s, name: str) -> None:
+    """DataError when an object column holds cells that are no single value (odd_cells)."""
+    odd = odd_cells(s)
+    if odd.any():
+        i = int(np.argmax(odd))
+        v = s.iloc[i]
+        raise DataError(f"column {shown(name)} holds a {type(v).__name__} ({_short(v)}) in row "
+                        f"{i}: each cell must be one value (text, a number, a boolean "
+                        "or a date), not a list column")
 
 
 def _short(v) -> str:
@@ -133,6 +140,15 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     return -1
 
 
+def value_codes(values, col: Column) -> np.ndarray:
+    """The code of each of `values` (distinct data values) in the categorical column
+    col, -1 where the schema does not list it."""
+    lookup = _lookup(col)
+    numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                  for v in col.values)
+    return np.array([_code_of(lookup, u, numbers) for u in values], dtype=np.int64)
+
+
 def factorized(s):
     """s.factorize(use_na_sentinel=True), but a column mixing types is grouped by each
     value's key (schema._value_key), as the lookup reads it: pandas groups 1, 1.0 and True
@@ -209,13 +225,10 @@ def _encode_column(s, col: Column, xp=np):
         raise DataError(f"column {shown(col.name)} has {n_na} missing values (NaN) but the "
                         "schema does not allow them; set \"nullable\": true or clean the data")
     if col.kind == "categorical":
-        lookup = _lookup(col)
         fcodes, uniques = factorized(s)  # pandas and cuDF alike
         if gpu_frame:
             uniques = uniques.to_pandas()
-        numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                      for v in col.values)
-        lut = np.array([_code_of(lookup, u, numbers) for u in uniques], dtype=np.int64)
+        lut = value_codes(uniques, col)
         bad = [u for u, c in zip(uniques, lut) if c < 0]
         if bad:
             raise DataError(f"column {shown(col.name)} has values outside the schema: {_describe(bad)}")

@@ -31,13 +31,9 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.checks import is_cudf
-from gpu_dpsyn.data.encoding import (_CONTAINERS, _code_of, _lookup, _source_values,
-                                     factorized)
+from gpu_dpsyn.data.encoding import _source_values, factorized, odd_cells, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, support
-
-RULES = ("repair", "error")
-
 
 @dataclass
 class Repaired:
@@ -112,10 +108,11 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
 def _columns(df, schema):
     for col in schema.synth_columns:
         raw = df[col.name]
-        s = _host(raw).reset_index(drop=True)
+        host = _host(raw)
+        s = host.reset_index(drop=True)
         r = (_datetime(s, col) if col.kind == "datetime" else
              _categorical(s, col) if col.kind == "categorical" else _numeric(s, col))
-        if r.values is None and not is_cudf(raw) and _no_snan(raw) is not raw:
+        if r.values is None and not is_cudf(raw) and host is not raw:
             r.values = s  # cleaned of what encode could not read
         yield col, r
 
@@ -141,26 +138,15 @@ def _missing(na: np.ndarray, col: Column) -> np.ndarray:
 
 def _no_id(ids: pd.Series) -> np.ndarray:
     """Records that name no individual: a missing id, or a list where the id should be."""
-    return ids.isna().to_numpy() | _odd_cells(ids.reset_index(drop=True))
-
-
-def _odd_cells(s: pd.Series) -> np.ndarray:
-    """Cells that are no single value (lists, dicts, arrays) in an object column."""
-    if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) not in (
-            "mixed", "mixed-integer"):
-        return np.zeros(len(s), dtype=bool)
-    return s.map(lambda v: isinstance(v, _CONTAINERS)).to_numpy(dtype=bool)
+    return ids.isna().to_numpy() | odd_cells(ids.reset_index(drop=True))
 
 
 def _categorical(s: pd.Series, col: Column) -> Repaired:
     na = s.isna().to_numpy()
-    odd = _odd_cells(s)
+    odd = odd_cells(s)
     t = s.astype(object).where(~odd, None) if odd.any() else s
     fcodes, uniques = factorized(t)
-    numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                  for v in col.values)
-    lookup = _lookup(col)  # the last entry is for missing values (factorize's -1)
-    lut = np.array([_code_of(lookup, u, numbers) for u in uniques] + [0], np.int64)
+    lut = np.append(value_codes(uniques, col), 0)  # the last for missing (factorize's -1)
     invalid = ((lut[fcodes] < 0) & ~na) | odd
     return Repaired(None, invalid, _missing(na, col), np.zeros(len(s), dtype=bool))
 
@@ -173,7 +159,7 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         x, invalid = np.full(n, np.nan), ~na
     else:
         if kind == "O":  # booleans, complex numbers and lists among the values
-            odd = _odd_cells(s) | s.map(lambda v: isinstance(
+            odd = odd_cells(s) | s.map(lambda v: isinstance(
                 v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(dtype=bool)
             s = s.where(~odd, None) if odd.any() else s
         else:
