@@ -124,6 +124,25 @@ def test_targets_that_allow_no_common_value_do_not_unlock_forbidden_ones():
     assert p[1, 2] == 0 and p[1, 0] > 0 and p[1, 1] > 0
 
 
+def test_the_starting_conditional_follows_its_rule_context_by_context():
+    """allowed, against the rule read off one context at a time (a target whose cell
+    allows no value is left out; no common value: uniform over those any allows; none
+    at all: uniform), on random tables with empty cells and conflicts."""
+    r = np.random.default_rng(8)
+    size, cells = 5, (4, 3, 6)
+    tables = [r.integers(0, 3, (size, c)) * (r.random((size, c)) < 0.4) for c in cells]
+    tables[1][:, 2] = 0  # a cell allowing nothing
+    ctx = np.stack([r.integers(0, c, 400) for c in cells], axis=1)
+    p = gibbs.allowed(ctx, [t.astype(float) for t in tables], size)
+    for u in range(len(ctx)):
+        masks = [t[:, k] > 0 for t, k in zip(tables, ctx[u])]
+        every = np.logical_and.reduce([m for m in masks if m.any()] or [np.ones(size, bool)])
+        some = np.logical_or.reduce(masks)
+        pick = every if every.any() else some
+        want = pick / pick.sum() if pick.any() else np.full(size, 1 / size)
+        assert np.array_equal(p[u], want), u
+
+
 def xor_records(n, seed=0):
     r = np.random.default_rng(seed)
     a, b = (r.random(n) < 0.3).astype(int), (r.random(n) < 0.6).astype(int)

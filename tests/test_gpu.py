@@ -247,6 +247,35 @@ def test_kernels_refuse_columns_they_would_misread(gb, bad):
         gb._table([good, other])
 
 
+@pytest.mark.parametrize("size", [1, 2, 7, 300])
+def test_row_cdfs_and_draws_equal_cpu(gb, size):
+    # draw.cu's CDFs, bit for bit: rows with zeros, a row of none, sums past 1 by
+    # rounding; and the draws from them, at row numbers where r + u rounds (past 2^20)
+    from gpu_dpsyn.generate.gum import draw_rows
+    cb = get_backend("cpu")
+    r = np.random.default_rng(size)
+    R = 500
+    cond = r.gamma(0.3, 1.0, (R, size)) * (r.random((R, size)) < 0.6)
+    cond[1] = 0.0  # no positive value: the last is size - 1, as NumPy's argmax gives
+    cond /= np.where(cond.sum(1, keepdims=True) > 0, cond.sum(1, keepdims=True), 1.0)
+    cond[0] = 1.0 / 3.0  # sums past 1 where size > 3 (row 0: nothing added hides it)
+    flat, last = cb.cdf_rows(cond)
+    g_flat, g_last = gb.cdf_rows(gb.asarray(cond))
+    assert gb.to_numpy(g_flat).tobytes() == flat.tobytes()
+    assert np.array_equal(gb.to_numpy(g_last), last)
+    row = r.integers(0, R, 4000)
+    u = r.random(4000)
+    assert np.array_equal(gb.to_numpy(draw_rows(gb, gb.asarray(cond), gb.asarray(row),
+                                                 gb.asarray(u))), draw_rows(cb, cond, row, u))
+    if size > 7:
+        return
+    big = np.tile(cond[:4], ((1 << 21) // 4 + 1, 1))  # rows past 2^20: r + u rounds
+    row = np.arange(len(big) - 300, len(big))
+    u = np.full(300, 1.0 - 2.0 ** -40)
+    assert np.array_equal(gb.to_numpy(draw_rows(gb, gb.asarray(big), gb.asarray(row),
+                                                gb.asarray(u))), draw_rows(cb, big, row, u))
+
+
 def test_sweep_polish_and_shuffle_identical_on_cpu_and_gpu(gb):
     # the steps after GUM: device sorts, draws and table fits (gibbs, polish, shuffle)
     from gpu_dpsyn.generate.gibbs import gibbs_sweep

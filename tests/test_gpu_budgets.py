@@ -16,9 +16,10 @@ from gpu_dpsyn.generate import sample as sampling
 from gpu_dpsyn.measure import errors, privsyn, rounds
 
 # host reads per call: a column of the sweep reads once per IPF pass, plus its contexts'
-# count, their total and the fitted p (drawn from on the host); a column of the polish
-# once per pass, plus its contexts, the move check and the records' moves (3 masks)
-SWEEP_READS_PER_COLUMN = gibbs.IPF_ITERATIONS + 3
+# count and their total (the fitted p is drawn from on the device, never read); a column
+# of the polish once per pass, plus its contexts, the move check and the records' moves
+# (3 masks)
+SWEEP_READS_PER_COLUMN = gibbs.IPF_ITERATIONS + 2
 POLISH_READS_PER_COLUMN = 6  # besides one per pass
 GUM_READS = 2  # besides one per iteration (its error, for the stop rule)
 # measuring: each marginal's histogram, and its noise's values and status (fail closed)

@@ -93,3 +93,28 @@ def test_the_host_wrappers_refuse_what_would_read_past_or_never_end(lib):
         host_kernels.feistel(lib, [0], [5], [0], keys[:3])
     with pytest.raises(ValueError, match="1 to 4 words"):
         host_kernels.philox_range(lib, (1, 2), 10, 0, 0, 0, 5)
+
+
+@pytest.mark.parametrize("dtype,bound", [(np.uint16, 1), (np.uint16, 300), (np.uint16, 1 << 16),
+                                         (np.int64, 70000), (np.int64, 5)])
+def test_counting_argsort_is_the_stable_argsort(lib, dtype, bound):
+    rng = np.random.default_rng(bound)
+    for n in (0, 1, 1000, 50000):
+        keys = rng.integers(0, bound, n).astype(dtype)
+        assert np.array_equal(host_kernels.counting_argsort(lib, keys, bound),
+                              np.argsort(keys, kind="stable"))
+        if n:  # a key at or past the bound: refused, never placed past the end
+            bad = keys.copy()
+            bad[n // 2] = bound if bound < (1 << 16) or dtype == np.int64 else 0
+            if bad[n // 2] == bound:
+                assert host_kernels.counting_argsort(lib, bad, bound) is None
+    assert host_kernels.counting_argsort(lib, np.array([-1, 0]), 2) is None
+    assert host_kernels.counting_argsort(lib, np.zeros(3, np.int32), 2) is None  # dtype
+
+
+def test_gum_cell_order_is_the_same_without_the_build(lib, monkeypatch):
+    cell = np.random.default_rng(4).integers(0, 9000, 30000).astype(np.uint16)
+    built = ops.cell_order(cell, 9000)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    assert np.array_equal(built, ops.cell_order(cell, 9000))
+    assert np.array_equal(built, np.argsort(cell, kind="stable"))

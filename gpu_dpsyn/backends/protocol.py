@@ -38,6 +38,11 @@ class Backend(Protocol):
         """(values, status) of exact discrete noise for elements 0 .. n-1
         (privacy.samplers.draw finishes and checks them)."""
 
+    # -- draws
+    def cdf_rows(self, cond):
+        """(the CDFs of cond's rows, capped at 1 and row r's shifted by r, laid end to end;
+        each row's last value of positive probability): generate.gum.draw_rows."""
+
     # -- GUM
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (arrays.plan_update's formulas)."""

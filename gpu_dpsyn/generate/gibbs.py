@@ -62,7 +62,8 @@ integer sorts (unique); the fit runs in float64 on the backend's array module (C
 GPU), each of its sums exact in any order (on_grid) or taken in a fixed pairwise tree, so
 NumPy's and CuPy's ways of adding agree; and the draws are the
 counter RNG (stream GIBBS: sort keys at counters (row, column and column + 2^31, call),
-one offset per context at (context, column + 2^30, call)) through one sorted lookup.
+one offset per context at (context, column + 2^30, call)) through one sorted lookup in
+the rows' CDFs, which the backend sums in NumPy's order (a GPU in one launch).
 """
 from __future__ import annotations
 
@@ -242,15 +243,19 @@ def allowed(ctx, tables, size, xp=np):
     """The starting p(a | u): uniform over the values that every target allows in its
     context (t > 0) -- a target allowing none there is left out, so a value whose
     target is 0 is never drawn where another value is possible; where the targets allow
-    no common value, uniform over those any of them allows (they conflict)."""
-    p = xp.ones((len(ctx), size))
+    no common value, uniform over those any of them allows (they conflict).  Masks,
+    not products of floats: a target's rule is decided on its small table (a cell
+    allowing no value allows all), then gathered once per context."""
+    every = xp.ones((len(ctx), size), dtype=bool)
     some = xp.zeros((len(ctx), size), dtype=bool)
     for i, t in enumerate(tables):
-        mask = (t > 0).T[ctx[:, i]]
-        some |= mask
-        p *= xp.where(mask.any(axis=1, keepdims=True), mask, True)
-    p = xp.where(p.sum(axis=1, keepdims=True) > 0, p, some)
-    return normalised(p, xp)  # sums of 0s and 1s: exact
+        positive = t > 0
+        every &= (positive | ~positive.any(axis=0, keepdims=True)).T[ctx[:, i]]
+        some |= positive.T[ctx[:, i]]
+    count = every.sum(axis=1, keepdims=True)
+    p = xp.where(count > 0, every, some)
+    s = xp.where(count > 0, count, some.sum(axis=1, keepdims=True))
+    return xp.where(s > 0, p / xp.where(s > 0, s, 1), 1.0 / size)  # 1 / whole counts
 
 
 def segments(keys, xp=np):
@@ -263,11 +268,6 @@ def segments(keys, xp=np):
     k = keys[order]
     starts = np.flatnonzero(np.r_[len(k) > 0, k[1:] != k[:-1]])  # none without keys
     return order, starts, k[starts]
-
-
-def normalised(p, xp=np):
-    s = p.sum(axis=1, keepdims=True)
-    return xp.where(s > 0, p / xp.where(s > 0, s, 1.0), 1.0 / p.shape[1])
 
 
 def column_contexts(backend, cols, a: int, near, targets, sizes):
@@ -306,10 +306,9 @@ def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int)
         return False
     w, inv, ctx, tables = found
     passes = max(MIN_PASSES, min(IPF_ITERATIONS, IPF_WORK // (len(w) * size * len(tables))))
-    # the fit on the backend; p comes to the host, where its rows' CDFs are summed in
-    # NumPy's order (draw_rows)
-    p = backend.to_numpy(fit_conditional(ctx, w.astype(backend.xp.float64), tables, size,
-                                         passes, xp=backend.xp))
+    # the fit and the draws on the backend: p stays on the device
+    p = fit_conditional(ctx, w.astype(backend.xp.float64), tables, size, passes,
+                        xp=backend.xp)
     x = systematic_positions(backend, inv, w, a, key, call)
     cols[a][...] = draw_rows(backend, p, inv, x).astype(cols[a].dtype)
     return True

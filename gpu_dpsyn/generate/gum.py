@@ -273,22 +273,15 @@ def append_attribute(backend, cols, x: int, attrs, shape, t, key, call: int) -> 
 
 
 def draw_rows(backend, cond, row, u):
-    """For each record, the value drawn with u in (0, 1) from its row of cond (host
-    float64, R x size, rows summing to 1): one sorted lookup in the rows' CDFs laid end
-    to end (row r's run from r to r + 1), the same on every backend.  Where r + u rounds
-    onto the next row's start (r past ~2^20), the draw is clipped to the row's last
-    value of positive probability, so a value of probability 0 is never drawn."""
+    """For each record, the value drawn with u in (0, 1) from its row of cond (float64,
+    R x size, rows summing to 1, on the host or the backend): one sorted lookup in the
+    rows' CDFs laid end to end (row r's run from r to r + 1; backend.cdf_rows), the same
+    on every backend.  Where r + u rounds onto the next row's start (r past ~2^20), the
+    draw is clipped to the row's last value of positive probability, so a value of
+    probability 0 is never drawn."""
     xp = backend.xp
-    R, size = cond.shape
-    flat, last = np.empty(R * size), np.empty(R, dtype=np.int64)
-
-    def rows(lo, hi):  # each row on its own: blocks of rows on the host's cores
-        cdf = np.minimum(np.cumsum(cond[lo:hi], axis=1), 1.0)  # sorted: a sum past 1
-        cdf[:, -1] = 1.0                                       # would not be
-        cdf += np.arange(lo, hi)[:, None]
-        flat[lo * size:hi * size] = cdf.reshape(-1)
-        last[lo:hi] = size - 1 - np.argmax(cond[lo:hi, ::-1] > 0, axis=1)
-    threads.each(rows, R, size)
+    size = cond.shape[1]
+    flat, last = backend.cdf_rows(cond)
     q = row.astype(xp.float64) + u
     if xp is np:  # searched within each record's own row: see row_search
         at = np.empty(len(row), dtype=np.int64)
@@ -297,8 +290,8 @@ def draw_rows(backend, cond, row, u):
             at[lo:hi] = row_search(flat, row[lo:hi], q[lo:hi], size)
         threads.each(records, len(row), max(1, size.bit_length()))
     else:
-        at = xp.searchsorted(xp.asarray(flat), q, side="right") - row * size
-    return xp.minimum(xp.clip(at, 0, size - 1), xp.asarray(last)[row])
+        at = xp.searchsorted(flat, q, side="right") - row * size
+    return xp.minimum(xp.clip(at, 0, size - 1), last[row])
 
 
 def row_search(flat, row, q, size: int):

@@ -22,3 +22,31 @@ extern "C" void host_feistel_ranks(long long n, const long long* r, const long l
     for (long long i = 0; i < n; ++i)
         out[i] = feistel_perm(r[i], size[i], keys, (unsigned int)salt[i]);
 }
+
+// The stable argsort of keys in [0, bound) by counting: each key's count, their running
+// sums as each key's first slot, then every index in order to its key's next slot.
+// start holds bound entries of scratch.  Returns -1, having written nothing to out, when
+// a key is out of range (a slot past out's end otherwise).
+template <typename K>
+static int counting_argsort(long long n, const K* key, long long bound, long long* start,
+                            long long* out) {
+    for (long long c = 0; c < bound; ++c) start[c] = 0;
+    for (long long i = 0; i < n; ++i) {
+        if (key[i] < 0 || (long long)key[i] >= bound) return -1;
+        ++start[key[i]];
+    }
+    long long acc = 0;
+    for (long long c = 0; c < bound; ++c) { long long s = start[c]; start[c] = acc; acc += s; }
+    for (long long i = 0; i < n; ++i) out[start[key[i]]++] = i;
+    return 0;
+}
+
+extern "C" int host_counting_argsort_u16(long long n, const unsigned short* key,
+                                         long long bound, long long* start, long long* out) {
+    return counting_argsort(n, key, bound, start, out);
+}
+
+extern "C" int host_counting_argsort_i64(long long n, const long long* key, long long bound,
+                                         long long* start, long long* out) {
+    return counting_argsort(n, key, bound, start, out);
+}

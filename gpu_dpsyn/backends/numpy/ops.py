@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from gpu_dpsyn.core import rng
+from gpu_dpsyn.core import rng, threads
 from gpu_dpsyn.backends.arrays import plan_update, strides_of
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.core.sorting import argsort_bounded
@@ -34,6 +34,14 @@ def feistel(r, size, salt, keys):
     if lib is not None:
         return host_kernels.feistel(lib, r, size, salt, keys)
     return feistel_ranks(r, size, salt, keys)
+
+
+def cell_order(cell, bound: int):
+    """The stable argsort of cells in [0, bound): host_records.cpp's counting sort when
+    built, else sorting.argsort_bounded (the same order)."""
+    lib = host_kernels.library()
+    order = host_kernels.counting_argsort(lib, cell, bound) if lib is not None else None
+    return argsort_bounded(np, cell, bound) if order is None else order
 
 
 class NumpyBackend:
@@ -91,6 +99,22 @@ class NumpyBackend:
             return host_kernels.sample(lib, spec, n, key, stream, call, max_words)
         return _noise.sample(spec, n, key, stream, call, max_words)
 
+    def cdf_rows(self, cond):
+        """(the rows' CDFs laid end to end, each row's last positive value): blocks of
+        rows on the host's cores."""
+        cond = np.asarray(cond, dtype=np.float64)
+        R, size = cond.shape
+        flat, last = np.empty(R * size), np.empty(R, dtype=np.int64)
+
+        def rows(lo, hi):
+            cdf = np.minimum(np.cumsum(cond[lo:hi], axis=1), 1.0)  # sorted: a sum past 1
+            cdf[:, -1] = 1.0                                       # would not be
+            cdf += np.arange(lo, hi)[:, None]
+            flat[lo * size:hi * size] = cdf.reshape(-1)
+            last[lo:hi] = size - 1 - np.argmax(cond[lo:hi, ::-1] > 0, axis=1)
+        threads.each(rows, R, size)
+        return flat, last
+
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (arrays.plan_update)."""
         return plan_update(np, s, t, alpha)
@@ -120,7 +144,7 @@ class NumpyBackend:
         if total == 0:
             return
         # records grouped by cell, in index order within each (stable)
-        order = argsort_bounded(np, cell, int(np.prod(shape)))
+        order = cell_order(cell, int(np.prod(shape)))
         offset = np.cumsum(s) - s
         # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
         # (the first total of a repeat are the searchsorted of 0 .. total - 1 in cumrem;
