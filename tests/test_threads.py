@@ -8,10 +8,18 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.core import threads
 
 
+@pytest.fixture(autouse=True)
+def _own_pool():
+    """Each test starts its pools and leaves none behind, sized by its setting."""
+    threads._before_fork()
+    yield
+    threads._before_fork()
+
+
 def _run(monkeypatch, n_threads: int, min_block: int):
     monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
     monkeypatch.setattr(threads, "MIN_BLOCK", min_block)
-    monkeypatch.setattr(threads, "_pool", None)
+    threads._before_fork()  # a fresh pool, sized by the setting
     assert len(threads.blocks(3000, 12)) == max(1, min(n_threads, 3000 * 12 // min_block))
     df, schema = small_table(3000, seed=4)
     syn = Synthesizer(1.0, 1e-9, seed=5, backend="cpu", progress=False)
@@ -37,7 +45,7 @@ def test_blocks_cover_the_range_once():
 def test_an_error_in_a_block_is_raised(monkeypatch):
     monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
     monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    monkeypatch.setattr(threads, "_pool", None)
+    threads._before_fork()  # a fresh pool, sized by the setting
     seen = []
 
     def work(lo, hi):
@@ -62,7 +70,7 @@ def test_a_block_that_splits_again_runs_its_parts_itself(monkeypatch):
     # nested on a pool of 2 whose threads all wait for inner blocks: it would hang
     monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
     monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    monkeypatch.setattr(threads, "_pool", None)
+    threads._before_fork()  # a fresh pool, sized by the setting
     out = [0] * 16
 
     def inner(lo, hi):
@@ -80,7 +88,7 @@ def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
     import numpy as np
     monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
     monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    monkeypatch.setattr(threads, "_pool", None)
+    threads._before_fork()  # a fresh pool, sized by the setting
 
     def underflow(lo, hi):
         np.float64(1e-300) * np.float64(1e-300)
@@ -98,3 +106,51 @@ def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
     assert sorted(done) == [3, 6]  # the others had finished, not still writing
     monkeypatch.setenv("GPU_DPSYN_THREADS", "²")
     assert threads.count() >= 1
+
+
+def _pool_threads():
+    import threading
+    return [t for t in threading.enumerate() if t.name.startswith(threads._PREFIX)]
+
+
+def test_no_pool_thread_is_alive_when_the_process_forks(monkeypatch):
+    """Python 3.12 warns at a fork from a multi-threaded process (the child may deadlock):
+    the idle pool's threads are joined before a fork, and the next blocks start a new
+    pool."""
+    import os
+    import sys
+    import warnings
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    out = np.zeros(9)
+    threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 9)
+    assert _pool_threads()  # the pool outlives the call, for the next ones
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # 3.12's multi-threaded fork
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if not _pool_threads() else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+    assert not _pool_threads()  # joined before the fork: none in the parent either
+    threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 2.0), 9)
+    assert (out == 2.0).all() and _pool_threads()
+    assert sys.version_info >= (3, 8)
+
+
+def test_a_fork_while_blocks_run_leaves_the_pool_to_them(monkeypatch):
+    import threading
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    started, release = threading.Event(), threading.Event()
+
+    def work(lo, hi):
+        if lo == 0:
+            started.set()
+            release.wait(10)
+    caller = threading.Thread(target=threads.each, args=(work, 4))
+    caller.start()
+    started.wait(10)
+    threads._before_fork()  # blocks in flight: the pool stays, they finish
+    release.set()
+    caller.join(10)
+    assert not caller.is_alive() and _pool_threads()

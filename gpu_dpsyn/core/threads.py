@@ -19,6 +19,8 @@ MAX_THREADS = 8
 _PREFIX = "gpu_dpsyn"
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): a forked child makes its own
+_lock = threading.Lock()  # guards _pool and _busy (short holds: never across a wait)
+_busy = 0  # each() calls with blocks on the pool now
 
 
 def count() -> int:
@@ -54,8 +56,16 @@ def each(fn, n: int, per_item: int = 1) -> None:
     def block(lo, hi):
         with np.errstate(**errors):
             fn(lo, hi)
-    futures = [_executor().submit(block, lo, hi) for lo, hi in parts]
-    wait(futures)  # every block done before an error is raised: none still writes after
+    global _busy
+    with _lock:
+        _busy += 1
+        pool = _executor()
+    try:
+        futures = [pool.submit(block, lo, hi) for lo, hi in parts]
+        wait(futures)  # every block done before an error is raised: none still writes after
+    finally:
+        with _lock:
+            _busy -= 1
     for f in futures:
         f.result()
 
@@ -65,3 +75,18 @@ def _executor() -> ThreadPoolExecutor:
     if _pool is None or _pool[0] != os.getpid():
         _pool = (os.getpid(), ThreadPoolExecutor(count(), thread_name_prefix=_PREFIX))
     return _pool[1]
+
+
+def _before_fork() -> None:
+    """Join the idle pool's threads before a fork: a child forked from a multi-threaded
+    process may deadlock (Python 3.12 warns).  The next blocks start a new pool.  A pool
+    with blocks in flight (a fork from another thread meanwhile) is left to them."""
+    global _pool
+    with _lock:
+        if _pool is not None and _busy == 0:
+            if _pool[0] == os.getpid():
+                _pool[1].shutdown(wait=True)
+            _pool = None
+
+
+os.register_at_fork(before=_before_fork)

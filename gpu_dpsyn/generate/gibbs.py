@@ -142,8 +142,11 @@ class _HostIPF:
         self.P = np.array(p.T, order="C")  # a copy, even where p.T is contiguous
         self.ctx = [np.ascontiguousarray(ctx[:, i]) for i in range(ctx.shape[1])]
         self.runs = [segments(c) for c in self.ctx]  # each target's cell order
-        self.w = [w[order] for order, _, _ in self.runs]
         self.grid = grid_scale(n)
+        # w 2^K (exact: whole counts times a power of 2): rint(p w 2^K) summed, then
+        # scaled by 2^-K, is on_grid's sum to the bit -- the terms and their sums are whole
+        # numbers below 2^53 -- with two passes over U x size fewer
+        self.wg = [w[order] * self.grid for order, _, _ in self.runs]
         self.buf = np.empty_like(self.P)
         size, U = self.P.shape
         self.tree = [np.empty(((size + 1) // 2, U)), np.empty(((size + 3) // 4, U))]
@@ -158,11 +161,9 @@ class _HostIPF:
             v = self.buf[lo:hi]
             for a in range(lo, hi):  # row by row: NumPy's 1-d take is the fast one
                 np.take(self.P[a], order, out=self.buf[a])
-            v *= self.w[i]
-            v *= self.grid  # a power of 2: rint(x s) * (1 / s) is on_grid's rint(x s) / s
+            v *= self.wg[i]
             np.rint(v, out=v)
-            v *= 1.0 / self.grid
-            out[lo:hi, present] = np.add.reduceat(v, starts, axis=1)
+            out[lo:hi, present] = np.add.reduceat(v, starts, axis=1) * (1.0 / self.grid)
         threads.each(rows, self.P.shape[0], self.P.shape[1])
         return out
 
