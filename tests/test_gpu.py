@@ -276,6 +276,27 @@ def test_row_cdfs_and_draws_equal_cpu(gb, size):
                                                 gb.asarray(u))), draw_rows(cb, big, row, u))
 
 
+def test_best_moves_equal_cpu(gb):
+    # moves.cu on the device against the NumPy array code: ties, absent values, rows
+    # with one value or none present
+    from gpu_dpsyn.generate import moves
+    r = np.random.default_rng(6)
+    for _ in range(40):
+        U, size, T = int(r.integers(1, 200)), int(r.integers(2, 12)), int(r.integers(1, 5))
+        cells = [int(r.integers(1, 8)) for _ in range(T)]
+        g = [r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
+        ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
+        X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+        want = moves.best_moves(X, moves.record_gains(g, ctx))
+        got = gb.best_moves(gb.asarray(X.astype(np.int64)),
+                            gb.asarray(np.concatenate([t.reshape(-1) for t in
+                                                       moves.gain_tables(g)])),
+                            np.cumsum([0] + [2 * size * c for c in cells[:-1]]),
+                            gb.asarray(ctx.astype(np.int64)))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(gb.to_numpy(a), b)
+
+
 def test_sweep_polish_and_shuffle_identical_on_cpu_and_gpu(gb):
     # the steps after GUM: device sorts, draws and table fits (gibbs, polish, shuffle)
     from gpu_dpsyn.generate.gibbs import gibbs_sweep

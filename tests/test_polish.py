@@ -322,6 +322,28 @@ def test_best_moves_by_flat_index_pick_the_gpu_paths_moves():
             np.testing.assert_array_equal(g, w)
 
 
+def test_the_fused_best_moves_equal_the_array_codes():
+    """moves.cu built for the host (one pass a context, gains recomputed, never stored)
+    against best_moves(record_gains): the same moves and gains, with gains tied (whole
+    and half g), values absent, rows with one value or none present, 1 to 4 targets."""
+    from gpu_dpsyn.backends.numpy import host_kernels
+    from gpu_dpsyn.backends.numpy.ops import NumpyBackend
+    if host_kernels.library() is None:
+        pytest.skip("no C++ compiler: the array code serves alone")
+    be = NumpyBackend()
+    r = np.random.default_rng(21)
+    for _ in range(300):
+        U, size, T = int(r.integers(1, 60)), int(r.integers(1, 9)), int(r.integers(1, 5))
+        cells = [int(r.integers(1, 6)) for _ in range(T)]
+        g = [r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
+        ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
+        X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+        got = moves.best_moves_of(X, g, ctx, np, be)
+        want = moves.best_moves(X, moves.record_gains(g, ctx))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
     """gibbs._HostIPF (NumPy's fit: E's terms gathered in cell order, rows' tree in place
     with an odd width's last column carried) against the array-module path, at widths 1

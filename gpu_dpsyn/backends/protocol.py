@@ -43,6 +43,11 @@ class Backend(Protocol):
         """(the CDFs of cond's rows, capped at 1 and row r's shifted by r, laid end to end;
         each row's last value of positive probability): generate.gum.draw_rows."""
 
+    # -- the polish
+    def best_moves(self, X, tabs, offs, ctx):
+        """(u, v, gain): each context's best single move (generate.moves.best_moves_of),
+        or None where the backend has no body of its own (the array code serves)."""
+
     # -- GUM
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (arrays.plan_update's formulas)."""

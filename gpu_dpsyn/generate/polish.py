@@ -60,7 +60,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gibbs import cell_sums, column_contexts, each_column
-from gpu_dpsyn.generate.moves import best_moves, record_gains
+from gpu_dpsyn.generate.moves import best_moves_of
 from gpu_dpsyn.generate.shuffle import random_keys
 from gpu_dpsyn.core.sorting import argsort_bounded, argsort_distinct, argsort_stable
 
@@ -138,16 +138,17 @@ def by_cell(xp, cells, priority):
     return order[argsort_stable(xp, cells[order])]
 
 
-def one_pass(X, s, ctx, tables, rank, xp=np):
+def one_pass(X, s, ctx, tables, rank, xp=np, backend=None):
     """One pass of moves on the table X whose target cells count s (per target, values x
     cells; see the module): (the new table, its counts, the gain counted for the accepted
     moves, a lower bound on the fall of the L1 error).  NumPy takes the contexts with a
     gaining move apart (fewer to sort); a device keeps every context and masks
-    (one_pass_masked): the same moves, and the host reads nothing."""
+    (one_pass_masked): the same moves, and the host reads nothing.  backend: its fused
+    best moves (moves.best_moves_of), if given."""
     if xp is not np:
-        return one_pass_masked(X, s, ctx, tables, rank, xp)
+        return one_pass_masked(X, s, ctx, tables, rank, xp, backend)
     g = [t - si for t, si in zip(tables, s)]
-    u, v, gain = best_moves(X, record_gains(g, ctx, xp), xp)
+    u, v, gain = best_moves_of(X, g, ctx, xp, backend)
     cand = xp.flatnonzero(gain > GAIN_TOLERANCE)
     if not len(cand):
         return X, s, 0.0
@@ -173,7 +174,7 @@ def one_pass(X, s, ctx, tables, rank, xp=np):
     return X, s, float(total[ok].sum())
 
 
-def one_pass_masked(X, s, ctx, tables, rank, xp):
+def one_pass_masked(X, s, ctx, tables, rank, xp, backend=None):
     """one_pass with every context proposing: one without a gaining move proposes q = 0
     records, and what is accepted is a mask.  The same moves as one_pass: the proposals
     that gain rank first by (gain, rank) -- above every other, whose gains are lower --
@@ -182,7 +183,7 @@ def one_pass_masked(X, s, ctx, tables, rank, xp):
     exact in any order.  Returns the gain as a device scalar: fit_table reads it, the
     pass's one read.  (A GPU takes every block in one sort: few launches.)"""
     g = [t - si for t, si in zip(tables, s)]
-    u, v, gain = best_moves(X, record_gains(g, ctx, xp), xp)
+    u, v, gain = best_moves_of(X, g, ctx, xp, backend)
     cand = gain > GAIN_TOLERANCE
     rows = xp.arange(len(gain))
     c = [ctx[:, i] for i in range(len(tables))]
@@ -236,19 +237,19 @@ def cell_counts_of(xp, u, v, cells, q, shape):
     return out.reshape(shape)
 
 
-def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np):
+def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np, backend=None):
     """The table X (contexts x values, integer counts) moved by passes of accepted moves
     (see the module) towards the targets `tables` (values x cells of the other columns);
     ctx[:, i]: each context's cell of target i.  tiebreak: a random number per context.
     Returns the new table (its row sums are X's).  xp: NumPy or CuPy, with all of these
     its arrays: every sum is of whole counts or in a fixed order, so both give the same
-    table."""
+    table.  backend: the one whose fused best moves serve (moves.best_moves_of), if any."""
     X = X.astype(xp.int64)
     s = [cell_counts(X, ctx[:, i], t.shape[1], xp) for i, t in enumerate(tables)]
     rank = xp.empty(len(tiebreak), dtype=xp.int64)
     rank[argsort_stable(xp, tiebreak)] = xp.arange(len(tiebreak))
     for _ in range(passes):
-        X, s, gained = one_pass(X, s, ctx, tables, rank, xp)
+        X, s, gained = one_pass(X, s, ctx, tables, rank, xp, backend)
         if float(gained) <= 0:  # a device: the pass's one read
             break
     return X
@@ -309,7 +310,7 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
     passes = max(MIN_PASSES, min(passes, WORK // (U * size * len(tables))))
     # on the backend: a GPU runs the table's passes too (the same moves as NumPy's)
     X1 = fit_table(X0, xp.asarray(ctx), [xp.asarray(t, dtype=xp.float64) for t in tables],
-                   tiebreak, passes, xp)
+                   tiebreak, passes, xp, backend)
     move_records(backend, cols, a, inv, X0, X1, key, call)
     return True
 

@@ -27,7 +27,7 @@ from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
 UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp")  # compiled
-SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "chacha.cuh",
+SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "chacha.cuh",
                    KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
                    Path(__file__))  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
@@ -73,6 +73,9 @@ def library():
     lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
     lib.host_philox_range.argtypes = [_I64, _U32, _U32, _U32, _U32, _U32, ctypes.c_int, _PTR]
     lib.host_feistel_ranks.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, _PTR]
+    lib.host_best_moves.argtypes = [_I64, _I64, ctypes.c_int, ctypes.c_int, _PTR, _PTR, _PTR,
+                                    _PTR, _PTR, _PTR, _PTR]
+    lib.host_best_moves.restype = None
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
@@ -147,6 +150,16 @@ def counting_argsort(lib, keys, bound: int):
                           out.ctypes.data) != 0:
         return None
     return out
+
+
+def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
+    """moves.cu's best move of contexts lo .. hi - 1 into out = (u, v, gain): X (U, size)
+    int64, tabs the targets' gain tables end to end (float64), offs where each starts,
+    ctx (U, T) int64, all C-contiguous (checked by the caller, moves.best_moves_of)."""
+    u, v, gain = out
+    lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data, offs.ctypes.data,
+                        ctx.ctypes.data, X.ctypes.data, u.ctypes.data, v.ctypes.data,
+                        gain.ctypes.data)
 
 
 def feistel(lib, r, size, salt, keys):

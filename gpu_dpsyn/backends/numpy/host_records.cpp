@@ -50,3 +50,13 @@ extern "C" int host_counting_argsort_i64(long long n, const long long* key, long
                                          long long* start, long long* out) {
     return counting_argsort(n, key, bound, start, out);
 }
+
+// The polish's best move of contexts lo .. hi - 1 (moves.cu, context by context)
+#include "moves.cu"
+
+extern "C" void host_best_moves(long long lo, long long hi, int size, int T,
+                                const double* tabs, const long long* offs,
+                                const long long* ctx, const long long* X, long long* u,
+                                long long* v, double* gain) {
+    best_moves(lo, hi, size, T, tabs, offs, ctx, X, u, v, gain);
+}

@@ -115,6 +115,20 @@ class NumpyBackend:
         threads.each(rows, R, size)
         return flat, last
 
+    def best_moves(self, X, tabs, offs, ctx):
+        """(u, v, gain) of each context's best move: moves.cu built for the host, blocks
+        of contexts on the host's cores; None without the build (generate.moves's array
+        code serves, with the same numbers)."""
+        lib = host_kernels.library()
+        if lib is None:
+            return None
+        U = len(X)
+        out = (np.empty(U, np.int64), np.empty(U, np.int64), np.empty(U))
+        tabs, offs = np.ascontiguousarray(tabs, np.float64), np.ascontiguousarray(offs, np.int64)
+        threads.each(lambda lo, hi: host_kernels.best_moves(lib, X, tabs, offs, ctx, lo, hi,
+                                                            out), U, 2 * X.shape[1] * len(offs))
+        return out
+
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (arrays.plan_update)."""
         return plan_update(np, s, t, alpha)
