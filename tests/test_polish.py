@@ -344,12 +344,19 @@ def test_the_fused_best_moves_equal_the_array_codes():
             np.testing.assert_array_equal(a, b)
 
 
-def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width():
-    """gibbs._HostIPF (NumPy's fit: E's terms gathered in cell order, rows' tree in place
-    with an odd width's last column carried) against the array-module path, at widths 1
-    to 13, with rows of zeros, contexts some targets leave empty and none at all; and its
-    rows' tree alone against rows_normalised's."""
+@pytest.mark.parametrize("built", [True, False], ids=["host_ipf.cpp", "numpy"])
+def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width(built, monkeypatch):
+    """gibbs._HostIPF (NumPy's fit: E's terms added into their cells by host_ipf.cpp, or
+    gathered in cell order without it; rows' tree in place with an odd width's last
+    column carried) against the array-module path, at widths 1 to 13, with rows of
+    zeros, contexts some targets leave empty and none at all; and its rows' tree alone
+    against rows_normalised's."""
     import gpu_dpsyn.generate.gibbs as gibbs
+    from gpu_dpsyn.backends.numpy import host_kernels
+    if built and host_kernels.library() is None:
+        pytest.skip("no C++ compiler")
+    if not built:
+        monkeypatch.setattr(host_kernels, "library", lambda: None)
     r = np.random.default_rng(11)
     xp = _OtherXP()
     for size in list(range(1, 14)) * 3:

@@ -71,6 +71,7 @@ import math
 
 import numpy as np
 
+from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gum import GUMConfig, draw_rows, neighbours
 from gpu_dpsyn.generate.shuffle import random_keys, strata
@@ -140,12 +141,21 @@ class _HostIPF:
 
     def __init__(self, p, w, n: float, ctx):
         self.P = np.array(p.T, order="C")  # a copy, even where p.T is contiguous
-        self.ctx = [np.ascontiguousarray(ctx[:, i]) for i in range(ctx.shape[1])]
-        self.runs = [segments(c) for c in self.ctx]  # each target's cell order
+        self.ctx = [np.ascontiguousarray(ctx[:, i], dtype=np.int64) for i in range(ctx.shape[1])]
         self.grid = grid_scale(n)
         # w 2^K (exact: whole counts times a power of 2): rint(p w 2^K) summed, then
         # scaled by 2^-K, is on_grid's sum to the bit -- the terms and their sums are whole
         # numbers below 2^53 -- with two passes over U x size fewer
+        self.lib = host_kernels.library()
+        if self.lib is not None:  # host_ipf.cpp: adds into the cells, no sort needed
+            self.wg = np.ascontiguousarray(w * self.grid, dtype=np.float64)
+            # each target's largest cell, checked against its table before a C loop
+            # writes there (a negative one is refused at once)
+            self.top = [int(c.max()) if len(c) else -1 for c in self.ctx]
+            if any(len(c) and int(c.min()) < 0 for c in self.ctx):
+                raise ValueError("negative context cells")
+            return
+        self.runs = [segments(c) for c in self.ctx]  # each target's cell order
         self.wg = [w[order] * self.grid for order, _, _ in self.runs]
         self.buf = np.empty_like(self.P)
         size, U = self.P.shape
@@ -153,6 +163,13 @@ class _HostIPF:
 
     def margin(self, i: int, n_cells: int):
         """cell_sums(on_grid(p * w, n), cells of target i).T: (size, n_cells)."""
+        if self.lib is not None:
+            self._check(i, n_cells)
+            out = np.empty((self.P.shape[0], n_cells))
+            threads.each(lambda lo, hi: host_kernels.ipf_margin(
+                self.lib, self.P, self.wg, self.ctx[i], n_cells, 1.0 / self.grid, out, lo, hi),
+                self.P.shape[0], self.P.shape[1])
+            return out
         order, starts, present = self.runs[i]
         out = np.zeros((self.P.shape[0], n_cells))
         if not len(order):  # no contexts: nothing to sum
@@ -171,6 +188,12 @@ class _HostIPF:
         """p *= ratio.T[cells of target i], then p's rows normalised (rows_normalised)."""
         P, cells = self.P, self.ctx[i]
         size, U = P.shape
+        if self.lib is not None:
+            ratio = np.ascontiguousarray(ratio, dtype=np.float64)
+            self._check(i, ratio.shape[1])
+            threads.each(lambda lo, hi: host_kernels.ipf_scale(self.lib, P, ratio, cells, lo, hi),
+                         U, size)
+            return
 
         def rows(lo, hi):
             for a in range(lo, hi):
@@ -190,6 +213,10 @@ class _HostIPF:
             P[:, lo:hi] /= np.where(d > 0, d, 1.0)
         threads.each(rows, size, U)
         threads.each(contexts, U, size)
+
+    def _check(self, i: int, n_cells: int) -> None:
+        if self.top[i] >= n_cells:
+            raise ValueError(f"context cells up to {self.top[i]} for a table of {n_cells}")
 
     def result(self):
         return np.ascontiguousarray(self.P.T)

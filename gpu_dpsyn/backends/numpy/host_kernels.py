@@ -26,7 +26,7 @@ from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
-UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp")  # compiled
+UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp")  # compiled
 SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "chacha.cuh",
                    KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
                    Path(__file__))  # this file: the build flags
@@ -76,6 +76,9 @@ def library():
     lib.host_best_moves.argtypes = [_I64, _I64, ctypes.c_int, ctypes.c_int, _PTR, _PTR, _PTR,
                                     _PTR, _PTR, _PTR, _PTR]
     lib.host_best_moves.restype = None
+    lib.host_ipf_margin.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, ctypes.c_double,
+                                    _PTR]
+    lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
@@ -160,6 +163,22 @@ def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
     lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data, offs.ctypes.data,
                         ctx.ctypes.data, X.ctypes.data, u.ctypes.data, v.ctypes.data,
                         gain.ctypes.data)
+
+
+def ipf_margin(lib, P, wg, cells, n_cells: int, inv_grid: float, out, lo: int, hi: int):
+    """host_ipf.cpp: out[a] = the sums of rint(P[a] wg) by cell, times inv_grid, for rows
+    lo .. hi - 1.  P (values x contexts) and out (values x n_cells) float64, wg float64
+    and cells int64 per context, all C-contiguous, cells in [0, n_cells): the caller's
+    (gibbs._HostIPF) to ensure."""
+    lib.host_ipf_margin(lo, hi, P.shape[1], P.ctypes.data, wg.ctypes.data, cells.ctypes.data,
+                        n_cells, inv_grid, out.ctypes.data)
+
+
+def ipf_scale(lib, P, ratio, cells, lo: int, hi: int):
+    """host_ipf.cpp: P[a, u] *= ratio[a, cells[u]], then each context's column divided by
+    its pairwise-tree sum where positive, for contexts lo .. hi - 1 (as ipf_margin)."""
+    lib.host_ipf_scale(lo, hi, P.shape[0], P.shape[1], P.ctypes.data, ratio.ctypes.data,
+                       cells.ctypes.data, ratio.shape[1])
 
 
 def feistel(lib, r, size, salt, keys):

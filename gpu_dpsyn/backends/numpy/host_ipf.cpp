@@ -1,0 +1,66 @@
+// The Gibbs sweep's IPF steps on the host (generate/gibbs.py, _HostIPF), p held as
+// values x contexts.  The same numbers as the NumPy steps they replace:
+//  - a margin is a sum of whole numbers rint(p w 2^K) below 2^53, exact in any order, so
+//    it is added straight into its cell instead of sorted by cell and reduced;
+//  - a rescale multiplies each entry by its ratio once, and each context's sum over the
+//    values is taken by the same pairwise tree (pairs of rows added, an odd width's last
+//    row carried up as it is), then divided as NumPy divides.
+// Compiled with -std=c++14: no FMA contraction.
+#include <cmath>
+#include <vector>
+
+// out[a, c] (values x cells, zeroed here) for values lo .. hi - 1 of p (size x U)
+extern "C" void host_ipf_margin(long long lo, long long hi, long long U, const double* p,
+                                const double* wg, const long long* ctx, long long cells,
+                                double inv_grid, double* out) {
+    for (long long a = lo; a < hi; ++a) {
+        const double* row = p + a * U;
+        double* o = out + a * cells;
+        for (long long c = 0; c < cells; ++c) o[c] = 0.0;
+        for (long long u = 0; u < U; ++u) o[ctx[u]] += std::nearbyint(row[u] * wg[u]);
+        for (long long c = 0; c < cells; ++c) o[c] *= inv_grid;
+    }
+}
+
+// p[a, u] *= ratio[a, ctx[u]], then each context's column divided by its tree sum
+// (where positive), for contexts lo .. hi - 1
+extern "C" void host_ipf_scale(long long lo, long long hi, long long size, long long U,
+                               double* p, const double* ratio, const long long* ctx,
+                               long long cells) {
+    const long long B = 256;  // contexts at a time: the tree runs along rows of B
+    std::vector<double> t((size_t)(size * B));
+    for (long long u0 = lo; u0 < hi; u0 += B) {
+        const long long nb = (hi - u0 < B) ? hi - u0 : B;
+        for (long long a = 0; a < size; ++a) {
+            double* row = p + a * U + u0;
+            const double* r = ratio + a * cells;
+            double* tr = t.data() + a * B;
+            for (long long b = 0; b < nb; ++b) {
+                row[b] *= r[ctx[u0 + b]];
+                tr[b] = row[b];
+            }
+        }
+        for (long long width = size; width > 1;) {
+            const long long half = (width + 1) / 2;
+            for (long long j = 0; j < width / 2; ++j) {
+                double* o = t.data() + j * B;
+                const double* x = t.data() + 2 * j * B;
+                const double* y = x + B;
+                for (long long b = 0; b < nb; ++b) o[b] = x[b] + y[b];
+            }
+            if (width % 2) {
+                double* o = t.data() + (half - 1) * B;
+                const double* x = t.data() + (width - 1) * B;
+                for (long long b = 0; b < nb; ++b) o[b] = x[b];
+            }
+            width = half;
+        }
+        for (long long a = 0; a < size; ++a) {
+            double* row = p + a * U + u0;
+            for (long long b = 0; b < nb; ++b) {
+                const double d = t[b];
+                row[b] /= d > 0 ? d : 1.0;
+            }
+        }
+    }
+}
