@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gibbs import cell_sums, column_contexts, each_column
 from gpu_dpsyn.generate.moves import best_moves_of
@@ -101,6 +102,10 @@ def all_block_gains(blocks, q, priority, xp=np):
     m = len(q)
     by_priority = xp.empty_like(priority)
     by_priority[priority] = xp.arange(m)
+    lib = host_kernels.library() if xp is np else None
+    if lib is not None:  # host_tables.cpp: a pass in priority order a block, no sort
+        return [host_kernels.block_gains(lib, by_priority, cells, q, g, leaving)
+                for cells, g, leaving in blocks]
     out = []
     step = max(1, BLOCK_CELLS // max(m, 1))  # blocks a chunk: bounded memory
     for lo in range(0, len(blocks), step):

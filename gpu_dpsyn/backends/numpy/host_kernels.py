@@ -26,7 +26,8 @@ from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
-UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp")  # compiled
+UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp",
+         HERE / "host_tables.cpp")  # compiled
 SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "chacha.cuh",
                    KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
                    Path(__file__))  # this file: the build flags
@@ -79,6 +80,8 @@ def library():
     lib.host_ipf_margin.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, ctypes.c_double,
                                     _PTR]
     lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
+    lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
+    lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
@@ -179,6 +182,36 @@ def ipf_scale(lib, P, ratio, cells, lo: int, hi: int):
     its pairwise-tree sum where positive, for contexts lo .. hi - 1 (as ipf_margin)."""
     lib.host_ipf_scale(lo, hi, P.shape[0], P.shape[1], P.ctypes.data, ratio.ctypes.data,
                        cells.ctypes.data, ratio.shape[1])
+
+
+def cell_sums(lib, values, cells, n_cells: int):
+    """host_tables.cpp: (n_cells, size), the rows of values (U x size) added by their
+    cell, straight into it: for whole counts or values on a grid (gibbs.cell_sums)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    U, size = values.shape
+    if len(cells) != U or (U and (int(cells.min()) < 0 or int(cells.max()) >= n_cells)):
+        raise ValueError("cell_sums needs a cell in [0, n_cells) for each row")
+    out = np.empty((n_cells, size))
+    lib.host_cell_sums(U, size, values.ctypes.data, cells.ctypes.data, n_cells,
+                       out.ctypes.data)
+    return out
+
+
+def block_gains(lib, by_priority, cells, q, g, leaving: bool):
+    """host_tables.cpp: polish.block_gains for one block, the proposals taken in priority
+    order with each cell's records so far, no sort (whole counts: the same numbers)."""
+    by_priority, cells, q = (np.ascontiguousarray(x, dtype=np.int64)
+                             for x in (by_priority, cells, q))
+    g = np.ascontiguousarray(g, dtype=np.float64)
+    m = len(by_priority)
+    if not len(cells) == len(q) == m or (m and (int(cells.min()) < 0 or
+                                                int(cells.max()) >= len(g))):
+        raise ValueError("block_gains needs a cell of g for each proposal")
+    out = np.empty(m)
+    lib.host_block_gains(m, by_priority.ctypes.data, cells.ctypes.data, q.ctypes.data,
+                         g.ctypes.data, 1.0 if leaving else -1.0, len(g), out.ctypes.data)
+    return out
 
 
 def feistel(lib, r, size, salt, keys):

@@ -1,0 +1,33 @@
+// The polish's table sums on the host (generate/polish.py), as loops that add straight
+// into their cells.  The same numbers as the NumPy bodies they replace, which sort by
+// cell first: every sum here is of whole counts (below 2^53), exact in any order.
+#include <cmath>
+#include <vector>
+
+// out[c, j] (n_cells x size, zeroed here) = the sum of values[u, j] over the rows u
+// with cells[u] = c (gibbs.cell_sums: whole counts or values on a grid)
+extern "C" void host_cell_sums(long long U, long long size, const double* values,
+                               const long long* cells, long long n_cells, double* out) {
+    for (long long k = 0; k < n_cells * size; ++k) out[k] = 0.0;
+    for (long long u = 0; u < U; ++u) {
+        double* o = out + cells[u] * size;
+        const double* v = values + u * size;
+        for (long long j = 0; j < size; ++j) o[j] += v[j];
+    }
+}
+
+// polish.all_block_gains for one block: the proposals taken in priority order
+// (by_priority[r]: the proposal ranked r), each gaining |x| - |x + sign q| with
+// x = g[cell] + sign * (the records of its cell's proposals ranked before it)
+extern "C" void host_block_gains(long long m, const long long* by_priority,
+                                 const long long* cells, const long long* q, const double* g,
+                                 double sign, long long n_cells, double* out) {
+    std::vector<double> before((size_t)n_cells, 0.0);
+    for (long long r = 0; r < m; ++r) {
+        const long long j = by_priority[r], c = cells[j];
+        const double qq = (double)q[j], x = g[c] + sign * before[c];
+        before[c] += qq;
+        const double y = x + sign * qq;
+        out[j] = std::fabs(x) - std::fabs(y);
+    }
+}
