@@ -118,3 +118,33 @@ def test_gum_cell_order_is_the_same_without_the_build(lib, monkeypatch):
     monkeypatch.setattr(host_kernels, "library", lambda: None)
     assert np.array_equal(built, ops.cell_order(cell, 9000))
     assert np.array_equal(built, np.argsort(cell, kind="stable"))
+
+
+@pytest.mark.parametrize("attrs", [(0,), (1, 2), (0, 1, 2), (2, 3, 0)])
+def test_gum_updates_equal_numpys(lib, attrs):
+    """host_gum.cpp (gum.cu's kernels a slot at a time) moves the records NumPy's body
+    moves: 8-, 16- and 32-bit columns, Duplicate only, Replace only and mixed, copying
+    every column or some."""
+    r = np.random.default_rng(len(attrs) * 7 + attrs[0])
+    sizes = (3, 300, 5, 70000)
+    n = 20000
+    start = [r.integers(0, d, n).astype(ops.code_dtype(d)) for d in sizes]
+    start[1][: n // 2] = r.integers(0, 4, n // 2)  # crowded cells and empty ones
+    shape = tuple(sizes[a] for a in attrs)
+    be = ops.NumpyBackend()
+    for dup, copy in ((0.0, None), (0.5, None), (1.0, [0, 3]), (0.7, [1])):
+        got, want = [c.copy() for c in start], [c.copy() for c in start]
+        cell, s = be.cell_histogram(got, attrs, shape)
+        t = np.roll(s, 1).astype(float) + r.random(s.size)
+        add, rem = be.plan_update(s, t, 0.6)
+        assert add.sum() > 100
+        be.gum_apply(got, attrs, shape, cell, s, add, rem, dup, (5, 6), 3, 2, copy)
+        ops.update_records(want, attrs, shape, np.argsort(cell, kind="stable"), s, add, rem,
+                           dup, (5, 6), 3, 2, copy, plain=True)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        assert any(not np.array_equal(a, b) for a, b in zip(got, start))
+
+
+def test_a_gum_build_that_disagrees_is_not_used(lib, monkeypatch):
+    monkeypatch.setattr(host_kernels, "gum_apply", lambda *a, **k: True)  # moves nothing
+    assert not host_kernels._agrees_with_numpy(lib)

@@ -27,8 +27,8 @@ from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
 UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp",
-         HERE / "host_tables.cpp")  # compiled
-SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "chacha.cuh",
+         HERE / "host_tables.cpp", HERE / "host_gum.cpp")  # compiled
+SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "gum.cu", KERNEL_DIR / "chacha.cuh",
                    KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
                    Path(__file__))  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
@@ -80,6 +80,10 @@ def library():
     lib.host_ipf_margin.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, ctypes.c_double,
                                     _PTR]
     lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
+    lib.host_gum_apply.argtypes = ([_I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR, _PTR] + [_U32] * 4
+                                   + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
+                                   + [ctypes.c_int] * 4 + [_I64] * 6 + [_PTR])
+    lib.host_gum_apply.restype = None
     lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
     lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
@@ -110,8 +114,26 @@ def _agrees_with_numpy(lib) -> bool:
     if not np.array_equal(feistel(lib, r, size, salt, keys), feistel_ranks(r, size, salt, keys)):
         return False
     cells = want[1] % 97
-    return all(np.array_equal(counting_argsort(lib, cells.astype(dt), 97),
-                              np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64))
+    if not all(np.array_equal(counting_argsort(lib, cells.astype(dt), 97),
+                              np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64)):
+        return False
+    return _gum_agrees(lib, want)
+
+
+def _gum_agrees(lib, words) -> bool:
+    """One GUM update of a 3-way marginal, host_gum.cpp against the NumPy body."""
+    from gpu_dpsyn.backends.arrays import plan_update
+    from gpu_dpsyn.backends.numpy.ops import update_records
+    shape = (3, 4, 5)
+    made = [[(words[j][:600] % d).astype(dt) for j, (d, dt) in enumerate(
+        zip(shape + (7,), (np.uint8, np.uint16, np.uint32, np.uint8)))] for _ in range(2)]
+    cell = np.ravel_multi_index(made[0][:3], shape)
+    s = np.bincount(cell, minlength=60)
+    add, rem = plan_update(np, s, np.roll(s, 7).astype(np.float64) + 0.4, 0.8)
+    order = np.argsort(cell, kind="stable")
+    update_records(made[0], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1, plain=True)
+    gum_apply(lib, made[1], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
+    return all(np.array_equal(a, b) for a, b in zip(*made))
 
 
 def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
@@ -212,6 +234,38 @@ def block_gains(lib, by_priority, cells, q, g, leaving: bool):
     lib.host_block_gains(m, by_priority.ctypes.data, cells.ctypes.data, q.ctypes.data,
                          g.ctypes.data, 1.0 if leaving else -1.0, len(g), out.ctypes.data)
     return out
+
+
+def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
+              update_id: int, call: int, copy_cols=None) -> bool:
+    """host_gum.cpp: backends.numpy.ops.NumpyBackend.gum_apply's update (gum.cu's kernels
+    one slot at a time), with order the records' (cell, index) order.  False, and
+    nothing changed, where a column is not 8-, 16- or 32-bit unsigned and contiguous
+    (the NumPy body serves) or a marginal has more than 3 columns."""
+    group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
+    if len(attrs) > 3 or any(c.dtype.kind != "u" or c.itemsize > 4 or
+                             not c.flags.c_contiguous for c in cols):
+        return False
+    s, add, rem = (np.ascontiguousarray(x, dtype=np.int64) for x in (s, add, rem))
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    total = int(add.sum())
+    offset, cumrem, cumadd = np.cumsum(s) - s, np.cumsum(rem), np.cumsum(add)
+    colptr = np.array([cols[j].ctypes.data for j in group], dtype=np.uint64)
+    colsize = np.array([cols[j].itemsize for j in group], dtype=np.int32)
+    allptr = np.array([c.ctypes.data for c in cols], dtype=np.uint64)
+    allsize = np.array([c.itemsize for c in cols], dtype=np.int32)
+    a = list(attrs) + [0] * (3 - len(attrs))
+    st = np.cumprod([1] + [int(d) for d in shape[:0:-1]])[::-1].tolist() + [1] * (3 - len(attrs))
+    dims = [int(d) for d in shape] + [1] * (3 - len(attrs))
+    removed = np.empty(max(total, 1), dtype=np.int64)
+    m = 0xFFFFFFFF
+    lib.host_gum_apply(total, order.ctypes.data, len(s), s.ctypes.data, offset.ctypes.data,
+                       rem.ctypes.data, cumrem.ctypes.data, cumadd.ctypes.data, key[0] & m,
+                       key[1] & m, update_id & m, call & m, float(dup_frac),
+                       colptr.ctypes.data, colsize.ctypes.data, len(group),
+                       allptr.ctypes.data, allsize.ctypes.data, len(attrs), *a, *st, *dims,
+                       removed.ctypes.data)
+    return True
 
 
 def feistel(lib, r, size, salt, keys):

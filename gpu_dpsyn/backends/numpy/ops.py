@@ -159,26 +159,48 @@ class NumpyBackend:
             return
         # records grouped by cell, in index order within each (stable)
         order = cell_order(cell, int(np.prod(shape)))
-        offset = np.cumsum(s) - s
-        # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
-        # (the first total of a repeat are the searchsorted of 0 .. total - 1 in cumrem;
-        # plan_update's rem sums to total, as add does)
-        k = np.arange(total, dtype=np.int64)
-        c = np.repeat(np.arange(len(rem)), rem)[:total]
-        r = k - (np.cumsum(rem) - rem)[c]
-        pos = feistel(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
-        removed = order[offset[c] + pos]
-        # slot j refills removed[j]: both run in cell order (row-major), so a Replace
-        # keeps the leading columns wherever their counts already agree (a random
-        # pairing rewrote every column of the marginal; measured worse on 3-way TVD)
-        # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace
-        w = philox_range(key, total, update_id, rng.GUM_SLOT, call, 2)
-        ucell = np.repeat(np.arange(len(add)), add)
-        su = s[ucell]
-        dup = (su > 0) & (uniform(w[1]) < dup_frac)
-        donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]
-        d_dup, d_rep, c_rep = removed[dup], removed[~dup], ucell[~dup]
-        for j in range(len(cols)) if copy_cols is None else copy_cols:
-            cols[j][d_dup] = cols[j][donor]
-        for a, st, sz in zip(attrs, strides_of(shape), shape):
-            cols[a][d_rep] = (c_rep // st) % sz
+        lib = host_kernels.library()
+        if lib is not None and host_kernels.gum_apply(lib, cols, attrs, shape, order, s, add,
+                                                      rem, dup_frac, key, update_id, call,
+                                                      copy_cols):
+            return  # gum.cu's kernels on the host: update_records's, one slot at a time
+        update_records(cols, attrs, shape, order, s, add, rem, dup_frac, key, update_id, call,
+                       copy_cols)
+
+
+def update_records(cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
+                   update_id: int, call: int, copy_cols=None, plain: bool = False) -> None:
+    """NumpyBackend.gum_apply's update in NumPy, the records' (cell, index) order given.
+    plain: the Feistel ranks and Philox words from NumPy alone, never the host build
+    (whose load-time check compares its update with this one)."""
+    ranks = feistel_ranks if plain else feistel
+    words = (lambda key, n, c1, c2, c3, w: philox4x32(
+        key, np.arange(n, dtype=np.uint64), c1, c2, c3)[:w]) if plain else philox_range
+    add = np.asarray(add, dtype=np.int64)
+    rem = np.asarray(rem, dtype=np.int64)
+    total = int(add.sum())
+    if total == 0:
+        return
+    offset = np.cumsum(s) - s
+    # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
+    # (the first total of a repeat are the searchsorted of 0 .. total - 1 in cumrem;
+    # plan_update's rem sums to total, as add does)
+    k = np.arange(total, dtype=np.int64)
+    c = np.repeat(np.arange(len(rem)), rem)[:total]
+    r = k - (np.cumsum(rem) - rem)[c]
+    pos = ranks(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
+    removed = order[offset[c] + pos]
+    # slot j refills removed[j]: both run in cell order (row-major), so a Replace
+    # keeps the leading columns wherever their counts already agree (a random
+    # pairing rewrote every column of the marginal; measured worse on 3-way TVD)
+    # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace
+    w = words(key, total, update_id, rng.GUM_SLOT, call, 2)
+    ucell = np.repeat(np.arange(len(add)), add)
+    su = s[ucell]
+    dup = (su > 0) & (uniform(w[1]) < dup_frac)
+    donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]
+    d_dup, d_rep, c_rep = removed[dup], removed[~dup], ucell[~dup]
+    for j in range(len(cols)) if copy_cols is None else copy_cols:
+        cols[j][d_dup] = cols[j][donor]
+    for a, st, sz in zip(attrs, strides_of(shape), shape):
+        cols[a][d_rep] = (c_rep // st) % sz

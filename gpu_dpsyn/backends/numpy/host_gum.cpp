@@ -1,0 +1,33 @@
+// GUM's record update on the host: backends/cuda/gum.cu's removal and fill kernels, one
+// slot at a time, so the NumPy backend moves the records the GPU moves (the same
+// Philox words, Feistel ranks and Duplicate/Replace rule).  The (cell, index) order
+// comes from the caller's counting sort as plain indices, read through order_at with
+// every bit an index bit.  A donor lies in an under cell and a removed record in an
+// over cell, so no slot reads a record another slot writes: one at a time is the same
+// as all at once.
+#include "host.h"
+#include "gum.cu"
+
+extern "C" void host_gum_apply(long long total, const unsigned long long* order,
+                               long long ncells, const long long* s, const long long* offset,
+                               const long long* rem, const long long* cumrem,
+                               const long long* cumadd, unsigned int k0, unsigned int k1,
+                               unsigned int update, unsigned int call, double dup_frac,
+                               const unsigned long long* colptr, const int* colsize,
+                               int ncols, const unsigned long long* allptr,
+                               const int* allsize, int k, int a0, int a1, int a2,
+                               long long st0, long long st1, long long st2, long long d0,
+                               long long d1, long long d2, long long* removed) {
+    const int every_bit = 63;  // order holds indices below 2^63
+    for (long long j = 0; j < total; ++j) {
+        threadIdx.x = (unsigned int)j;
+        pick_removed_t(total, &total, cumrem, ncells, rem, s, offset, order, every_bit, k0,
+                       k1, update, call, removed);
+    }
+    for (long long j = 0; j < total; ++j) {
+        threadIdx.x = (unsigned int)j;
+        fill_slots_t(total, &total, cumadd, ncells, s, offset, order, every_bit, removed, k0,
+                     k1, update, call, dup_frac, colptr, colsize, ncols, allptr, allsize, k,
+                     a0, a1, a2, st0, st1, st2, d0, d1, d2);
+    }
+}
