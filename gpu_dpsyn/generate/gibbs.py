@@ -110,7 +110,7 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     host = _HostIPF(p, w, n, ctx) if xp is np else None
     if host is not None:
         p = None  # the host holds its own copy: one fewer U x size array alive
-    for _ in range(iterations):
+    for it in range(iterations):
         worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
         for i, t in enumerate(tables):
             E = host.margin(i, t.shape[1]) if host is not None else \
@@ -119,8 +119,10 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
             worst.append(0.5 * gap.sum() / max(totals[i], 1e-300))
             ok = (E > 0) & (t > 0)
             ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
-            if host is not None:
-                host.scale(ratio, i)
+            if host is not None:  # the next target's margin with it, but after the last
+                last = it == iterations - 1 and i == len(tables) - 1
+                host.scale(ratio, i, None if last else (i + 1) % len(tables),
+                           None if last else tables[(i + 1) % len(tables)].shape[1])
             else:
                 p *= ratio.T[ctx[:, i]]
                 p = rows_normalised(xp, p)
@@ -147,6 +149,7 @@ class _HostIPF:
         # scaled by 2^-K, is on_grid's sum to the bit -- the terms and their sums are whole
         # numbers below 2^53 -- with two passes over U x size fewer
         self.lib = host_kernels.library()
+        self.ahead = None  # (target, its margin) summed in advance by scale()
         if self.lib is not None:  # host_ipf.cpp: adds into the cells, no sort needed
             self.wg = np.ascontiguousarray(w * self.grid, dtype=np.float64)
             # each target's largest cell, checked against its table before a C loop
@@ -163,6 +166,9 @@ class _HostIPF:
 
     def margin(self, i: int, n_cells: int):
         """cell_sums(on_grid(p * w, n), cells of target i).T: (size, n_cells)."""
+        if self.ahead is not None and self.ahead[0] == i:  # summed by the last scale
+            E, self.ahead = self.ahead[1], None
+            return E
         if self.lib is not None:
             self._check(i, n_cells)
             out = np.empty((self.P.shape[0], n_cells))
@@ -184,15 +190,29 @@ class _HostIPF:
         threads.each(rows, self.P.shape[0], self.P.shape[1])
         return out
 
-    def scale(self, ratio, i: int):
-        """p *= ratio.T[cells of target i], then p's rows normalised (rows_normalised)."""
+    def scale(self, ratio, i: int, then: int | None = None, then_cells: int | None = None):
+        """p *= ratio.T[cells of target i], then p's rows normalised (rows_normalised).
+        then: a target whose margin the next call of margin() asks for, summed here in
+        the same reading of p (host_ipf.cpp; the same numbers as margin)."""
         P, cells = self.P, self.ctx[i]
         size, U = P.shape
+        self.ahead = None
         if self.lib is not None:
             ratio = np.ascontiguousarray(ratio, dtype=np.float64)
             self._check(i, ratio.shape[1])
-            threads.each(lambda lo, hi: host_kernels.ipf_scale(self.lib, P, ratio, cells, lo, hi),
-                         U, size)
+            if then is None:
+                threads.each(lambda lo, hi: host_kernels.ipf_scale(self.lib, P, ratio, cells,
+                                                                   lo, hi), U, size)
+                return
+            self._check(then, then_cells)
+            parts = []
+            threads.each(lambda lo, hi: parts.append(host_kernels.ipf_scale_margin(
+                self.lib, P, ratio, cells, self.wg, self.ctx[then], then_cells, lo, hi)),
+                U, size)
+            E = parts[0]
+            for part in parts[1:]:
+                E += part  # whole numbers below 2^53: exact in any order
+            self.ahead = (then, E * (1.0 / self.grid))
             return
 
         def rows(lo, hi):

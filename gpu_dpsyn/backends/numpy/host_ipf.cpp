@@ -64,3 +64,25 @@ extern "C" void host_ipf_scale(long long lo, long long hi, long long size, long 
         }
     }
 }
+
+// host_ipf_scale for contexts lo .. hi - 1, then, while each block of contexts is still
+// in cache, the next target's margin of them: whole numbers rint(p w 2^K) added into
+// part (values x its cells, zeroed here), one reading of p instead of two.  The caller
+// adds the blocks' parts (whole numbers: exact in any order) and scales them by 2^-K.
+extern "C" void host_ipf_scale_margin(long long lo, long long hi, long long size, long long U,
+                                      double* p, const double* ratio, const long long* ctx,
+                                      long long cells, const double* wg,
+                                      const long long* next_ctx, long long next_cells,
+                                      double* part) {
+    for (long long k = 0; k < size * next_cells; ++k) part[k] = 0.0;
+    const long long B = 256;
+    for (long long u0 = lo; u0 < hi; u0 += B) {
+        const long long u1 = (hi - u0 < B) ? hi : u0 + B;
+        host_ipf_scale(u0, u1, size, U, p, ratio, ctx, cells);
+        for (long long a = 0; a < size; ++a) {
+            const double* row = p + a * U;
+            double* o = part + a * next_cells;
+            for (long long u = u0; u < u1; ++u) o[next_ctx[u]] += std::nearbyint(row[u] * wg[u]);
+        }
+    }
+}

@@ -80,6 +80,8 @@ def library():
     lib.host_ipf_margin.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, ctypes.c_double,
                                     _PTR]
     lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
+    lib.host_ipf_scale_margin.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64,
+                                          _PTR, _PTR, _I64, _PTR]
     lib.host_gum_apply.argtypes = ([_I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR, _PTR] + [_U32] * 4
                                    + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
                                    + [ctypes.c_int] * 4 + [_I64] * 6 + [_PTR])
@@ -266,6 +268,16 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
                        allptr.ctypes.data, allsize.ctypes.data, len(attrs), *a, *st, *dims,
                        removed.ctypes.data)
     return True
+
+
+def ipf_scale_margin(lib, P, ratio, cells, wg, next_cells, n_next: int, lo: int, hi: int):
+    """host_ipf.cpp: ipf_scale for contexts lo .. hi - 1, then their part of the next
+    target's margin as whole numbers (values x n_next; not yet scaled by 2^-K)."""
+    part = np.empty((P.shape[0], n_next))
+    lib.host_ipf_scale_margin(lo, hi, P.shape[0], P.shape[1], P.ctypes.data, ratio.ctypes.data,
+                              cells.ctypes.data, ratio.shape[1], wg.ctypes.data,
+                              next_cells.ctypes.data, n_next, part.ctypes.data)
+    return part
 
 
 def feistel(lib, r, size, salt, keys):
