@@ -11,6 +11,7 @@ import pytest
 from conftest import fit_spied, small_table, xor_table
 
 from gpu_dpsyn.generate import records as level_records
+import gpu_dpsyn.generate.ipf as ipf
 import gpu_dpsyn.generate.moves as moves
 import gpu_dpsyn.generate.polish as polish
 from gpu_dpsyn import Synthesizer
@@ -346,7 +347,7 @@ def test_the_fused_best_moves_equal_the_array_codes():
 
 @pytest.mark.parametrize("built", [True, False], ids=["host_ipf.cpp", "numpy"])
 def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width(built, monkeypatch):
-    """gibbs._HostIPF (NumPy's fit: E's terms added into their cells by host_ipf.cpp, or
+    """ipf.HostIPF (NumPy's fit: E's terms added into their cells by host_ipf.cpp, or
     gathered in cell order without it; rows' tree in place with an odd width's last
     column carried) against the array-module path, at widths 1 to 13, with rows of
     zeros, contexts some targets leave empty and none at all; and its rows' tree alone
@@ -368,21 +369,20 @@ def test_the_host_ipf_gives_the_gpu_paths_bits_at_any_width(built, monkeypatch):
         np.testing.assert_array_equal(gibbs.fit_conditional(ctx, w, tables, size),
                                       gibbs.fit_conditional(ctx, w, tables, size, xp=xp))
         p = r.random((U, size)) * (r.random((U, size)) < 0.6)
-        host = gibbs._HostIPF(p, w, float(w.sum()), ctx)
+        host = ipf.HostIPF(p, w, float(w.sum()), ctx)
         host.scale(np.ones((size, 9)), 0)
         np.testing.assert_array_equal(host.result(), gibbs.rows_normalised(np, p))
 
 
 def test_sums_on_the_grid_are_exact_in_any_order():
-    import gpu_dpsyn.generate.gibbs as gibbs
     r = np.random.default_rng(9)
-    x = gibbs.on_grid(np, r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000), 2e6)
+    x = ipf.on_grid(np, r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000), 2e6)
     sums = {float(np.sum(x[r.permutation(len(x))])) for _ in range(5)}
     sums.add(float(np.cumsum(x)[-1]))  # sequential
     assert len(sums) == 1
     # near twice the bound (what rounding up may add at most): still exact
     bound = 1000.0
-    y = gibbs.on_grid(np, np.full(4000, 2 * bound / 4000) * (1 + r.random(4000) * 1e-9), bound)
+    y = ipf.on_grid(np, np.full(4000, 2 * bound / 4000) * (1 + r.random(4000) * 1e-9), bound)
     assert y.sum() > 1.99 * bound
     assert {float(np.sum(y[r.permutation(len(y))])) for _ in range(5)} == {math.fsum(y)}
     y = r.random(100_000) * 10 ** r.uniform(-9, 2, 100_000)  # off the grid: not so

@@ -59,11 +59,13 @@ from __future__ import annotations
 import numpy as np
 
 from gpu_dpsyn.backends.numpy import host_kernels
+from gpu_dpsyn.backends.numpy.ops import argsort_bounded
 from gpu_dpsyn.core import rng
-from gpu_dpsyn.generate.gibbs import cell_sums, column_contexts, each_column
+from gpu_dpsyn.generate.gibbs import column_contexts, each_column
+from gpu_dpsyn.generate.ipf import cell_sums
 from gpu_dpsyn.generate.moves import best_moves_of
 from gpu_dpsyn.generate.shuffle import random_keys
-from gpu_dpsyn.core.sorting import argsort_bounded, argsort_distinct, argsort_stable
+from gpu_dpsyn.core.sorting import argsort_distinct, argsort_stable
 
 PASSES = 64  # at most, per column: a pass that moves nothing ends the column sooner
 WORK = 1 << 27  # contexts x values x targets x passes per column: fewer passes (at least

@@ -33,9 +33,10 @@ at a time (32 bytes a row) besides the sorts' own buffers, after GUM's are freed
 """
 from __future__ import annotations
 
+from gpu_dpsyn.backends.numpy.ops import argsort_bounded
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.generate.gum import neighbours
-from gpu_dpsyn.core.sorting import argsort_bounded, argsort_distinct
+from gpu_dpsyn.core.sorting import argsort_distinct
 
 RADIX_LIMIT = 1 << 62  # a stratum id stays below this before it is rank-compressed
 

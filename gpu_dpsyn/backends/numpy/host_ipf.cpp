@@ -1,4 +1,4 @@
-// The Gibbs sweep's IPF steps on the host (generate/gibbs.py, _HostIPF), p held as
+// The Gibbs sweep's IPF steps on the host (generate/ipf.py, HostIPF), p held as
 // values x contexts.  The same numbers as the NumPy steps they replace:
 //  - a margin is a sum of whole numbers rint(p w 2^K) below 2^53, exact in any order, so
 //    it is added straight into its cell instead of sorted by cell and reduced;

@@ -125,7 +125,7 @@ def _agrees_with_numpy(lib) -> bool:
 def _gum_agrees(lib, words) -> bool:
     """One GUM update of a 3-way marginal, host_gum.cpp against the NumPy body."""
     from gpu_dpsyn.backends.arrays import plan_update
-    from gpu_dpsyn.backends.numpy.ops import update_records
+    from gpu_dpsyn.backends.numpy.update import update_records
     shape = (3, 4, 5)
     made = [[(words[j][:600] % d).astype(dt) for j, (d, dt) in enumerate(
         zip(shape + (7,), (np.uint8, np.uint16, np.uint32, np.uint8)))] for _ in range(2)]
@@ -133,7 +133,7 @@ def _gum_agrees(lib, words) -> bool:
     s = np.bincount(cell, minlength=60)
     add, rem = plan_update(np, s, np.roll(s, 7).astype(np.float64) + 0.4, 0.8)
     order = np.argsort(cell, kind="stable")
-    update_records(made[0], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1, plain=True)
+    update_records(made[0], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
     gum_apply(lib, made[1], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
     return all(np.array_equal(a, b) for a, b in zip(*made))
 
@@ -196,7 +196,7 @@ def ipf_margin(lib, P, wg, cells, n_cells: int, inv_grid: float, out, lo: int, h
     """host_ipf.cpp: out[a] = the sums of rint(P[a] wg) by cell, times inv_grid, for rows
     lo .. hi - 1.  P (values x contexts) and out (values x n_cells) float64, wg float64
     and cells int64 per context, all C-contiguous, cells in [0, n_cells): the caller's
-    (gibbs._HostIPF) to ensure."""
+    (ipf.HostIPF) to ensure."""
     lib.host_ipf_margin(lo, hi, P.shape[1], P.ctypes.data, wg.ctypes.data, cells.ctypes.data,
                         n_cells, inv_grid, out.ctypes.data)
 
@@ -210,7 +210,7 @@ def ipf_scale(lib, P, ratio, cells, lo: int, hi: int):
 
 def cell_sums(lib, values, cells, n_cells: int):
     """host_tables.cpp: (n_cells, size), the rows of values (U x size) added by their
-    cell, straight into it: for whole counts or values on a grid (gibbs.cell_sums)."""
+    cell, straight into it: for whole counts or values on a grid (ipf.cell_sums)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     cells = np.ascontiguousarray(cells, dtype=np.int64)
     U, size = values.shape

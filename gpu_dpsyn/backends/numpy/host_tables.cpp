@@ -5,7 +5,7 @@
 #include <vector>
 
 // out[c, j] (n_cells x size, zeroed here) = the sum of values[u, j] over the rows u
-// with cells[u] = c (gibbs.cell_sums: whole counts or values on a grid)
+// with cells[u] = c (ipf.cell_sums: whole counts or values on a grid)
 extern "C" void host_cell_sums(long long U, long long size, const double* values,
                                const long long* cells, long long n_cells, double* out) {
     for (long long k = 0; k < n_cells * size; ++k) out[k] = 0.0;

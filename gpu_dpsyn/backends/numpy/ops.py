@@ -12,10 +12,12 @@ import numpy as np
 from gpu_dpsyn.core import rng, threads
 from gpu_dpsyn.backends.arrays import plan_update, strides_of
 from gpu_dpsyn.core.types import code_dtype
-from gpu_dpsyn.core.sorting import argsort_bounded
+from gpu_dpsyn.core import sorting
+from gpu_dpsyn.core.sorting import read_bound
 from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.backends.numpy import noise as _noise
-from gpu_dpsyn.backends.numpy.permute import feistel_ranks, round_keys
+from gpu_dpsyn.backends.numpy.permute import feistel_ranks
+from gpu_dpsyn.backends.numpy.update import update_records
 from gpu_dpsyn.core.philox import philox4x32, uniform
 
 
@@ -36,12 +38,19 @@ def feistel(r, size, salt, keys):
     return feistel_ranks(r, size, salt, keys)
 
 
-def cell_order(cell, bound: int):
-    """The stable argsort of cells in [0, bound): host_records.cpp's counting sort when
-    built, else sorting.argsort_bounded (the same order)."""
-    lib = host_kernels.library()
-    order = host_kernels.counting_argsort(lib, cell, bound) if lib is not None else None
-    return argsort_bounded(np, cell, bound) if order is None else order
+def argsort_bounded(xp, a, bound: int | None = None):
+    """sorting.argsort_bounded (the stable order of integers in [0, bound)): on the host,
+    host_records.cpp's counting sort when built and the bound is within a few times
+    the length (its table of counts), else the radix sorts; CuPy's sort on a device."""
+    lib = host_kernels.library() if xp is np else None
+    if lib is not None and len(a):
+        top = bound if bound is not None else read_bound(a)
+        if top is not None and top <= max(4 * len(a), 1 << 16):
+            keys = a if a.dtype in (np.uint16, np.int64) else a.astype(np.int64)
+            order = host_kernels.counting_argsort(lib, keys, int(top))
+            if order is not None:
+                return order
+    return sorting.argsort_bounded(xp, a, bound)
 
 
 class NumpyBackend:
@@ -158,49 +167,11 @@ class NumpyBackend:
         if total == 0:
             return
         # records grouped by cell, in index order within each (stable)
-        order = cell_order(cell, int(np.prod(shape)))
+        order = argsort_bounded(np, cell, int(np.prod(shape)))
         lib = host_kernels.library()
         if lib is not None and host_kernels.gum_apply(lib, cols, attrs, shape, order, s, add,
                                                       rem, dup_frac, key, update_id, call,
                                                       copy_cols):
             return  # gum.cu's kernels on the host: update_records's, one slot at a time
         update_records(cols, attrs, shape, order, s, add, rem, dup_frac, key, update_id, call,
-                       copy_cols)
-
-
-def update_records(cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
-                   update_id: int, call: int, copy_cols=None, plain: bool = False) -> None:
-    """NumpyBackend.gum_apply's update in NumPy, the records' (cell, index) order given.
-    plain: the Feistel ranks and Philox words from NumPy alone, never the host build
-    (whose load-time check compares its update with this one)."""
-    ranks = feistel_ranks if plain else feistel
-    words = (lambda key, n, c1, c2, c3, w: philox4x32(
-        key, np.arange(n, dtype=np.uint64), c1, c2, c3)[:w]) if plain else philox_range
-    add = np.asarray(add, dtype=np.int64)
-    rem = np.asarray(rem, dtype=np.int64)
-    total = int(add.sum())
-    if total == 0:
-        return
-    offset = np.cumsum(s) - s
-    # removed slot k: rank r of over cell c, record at position pi_c(r) of that cell
-    # (the first total of a repeat are the searchsorted of 0 .. total - 1 in cumrem;
-    # plan_update's rem sums to total, as add does)
-    k = np.arange(total, dtype=np.int64)
-    c = np.repeat(np.arange(len(rem)), rem)[:total]
-    r = k - (np.cumsum(rem) - rem)[c]
-    pos = ranks(r, s[c], c, round_keys(key, update_id, call, rng.GUM_SORT))
-    removed = order[offset[c] + pos]
-    # slot j refills removed[j]: both run in cell order (row-major), so a Replace
-    # keeps the leading columns wherever their counts already agree (a random
-    # pairing rewrote every column of the marginal; measured worse on 3-way TVD)
-    # slot j: w0 picks the donor, w1 chooses Duplicate vs Replace
-    w = words(key, total, update_id, rng.GUM_SLOT, call, 2)
-    ucell = np.repeat(np.arange(len(add)), add)
-    su = s[ucell]
-    dup = (su > 0) & (uniform(w[1]) < dup_frac)
-    donor = order[offset[ucell[dup]] + np.floor(uniform(w[0][dup]) * su[dup]).astype(np.int64)]
-    d_dup, d_rep, c_rep = removed[dup], removed[~dup], ucell[~dup]
-    for j in range(len(cols)) if copy_cols is None else copy_cols:
-        cols[j][d_dup] = cols[j][donor]
-    for a, st, sz in zip(attrs, strides_of(shape), shape):
-        cols[a][d_rep] = (c_rep // st) % sz
+                       copy_cols, feistel, philox_range)
