@@ -149,3 +149,22 @@ def test_gum_updates_equal_numpys(lib, attrs):
 def test_a_gum_build_that_disagrees_is_not_used(lib, monkeypatch):
     monkeypatch.setattr(host_kernels, "gum_apply", lambda *a, **k: True)  # moves nothing
     assert not host_kernels._agrees_with_numpy(lib)
+
+
+def test_gum_plans_and_removal_rates_equal_numpys(lib):
+    """host_tables.cpp's bisection: the same rate to the bit, hence the same plan."""
+    from gpu_dpsyn.backends import arrays
+    r = np.random.default_rng(17)
+    be = ops.NumpyBackend()
+    for n, alpha in [(1, 1.0), (7, 0.3), (300, 1.0), (3255, 0.84), (5000, 2.0), (64, 1.0)]:
+        s = r.poisson(r.choice([0.5, 4.0, 40.0]), n)
+        s[r.random(n) < 0.2] = 0
+        t = r.gamma(0.7, s.mean() + 1, n)
+        t *= s.sum() / max(t.sum(), 1e-9)
+        got, want = be.plan_update(s, t, alpha), arrays.plan_update(np, s, t, alpha)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        sf = s.astype(np.float64)
+        over = np.where(t - sf < 0, sf - t, 0.0)
+        for total in (0.0, 1.0, float(np.rint(over).sum()), float(r.integers(0, 50))):
+            assert float(host_kernels.removal_rate(lib, over, sf, total, arrays.BISECT_STEPS)) \
+                == float(arrays.removal_rate(np, over, sf, total))

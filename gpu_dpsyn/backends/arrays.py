@@ -32,9 +32,10 @@ def apportion(xp, v, total):
     return base + (rank < short)
 
 
-def plan_update(xp, s, t, alpha: float):
+def plan_update(xp, s, t, alpha: float, rate=None):
     """Cells to add to (min(t-s, alpha s), or alpha t for empty cells) and to remove from
-    (min(s-t, beta s), beta bisected so removals equal additions)."""
+    (min(s-t, beta s), beta bisected so removals equal additions).  rate(over, s, total):
+    the bisection (default removal_rate; the NumPy backend's host build has its own)."""
     s = s.astype(xp.float64)
     gap = t - s
     add = xp.where(gap > 0, xp.rint(xp.where(s > 0, xp.minimum(gap, alpha * s),
@@ -42,7 +43,7 @@ def plan_update(xp, s, t, alpha: float):
     over = xp.where(gap < 0, -gap, 0.0)
     total = xp.minimum(add.sum(), xp.rint(over).sum())
     add = apportion(xp, add, total)
-    beta = removal_rate(xp, over, s, total)
+    beta = removal_rate(xp, over, s, total) if rate is None else rate(over, s, total)
     rem = apportion(xp, xp.rint(xp.minimum(over, beta * s)), total)
     return add.astype(xp.int64), rem.astype(xp.int64)
 

@@ -86,6 +86,8 @@ def library():
                                    + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
                                    + [ctypes.c_int] * 4 + [_I64] * 6 + [_PTR])
     lib.host_gum_apply.restype = None
+    lib.host_removal_rate.argtypes = [_I64, _PTR, _PTR, ctypes.c_double, ctypes.c_int]
+    lib.host_removal_rate.restype = ctypes.c_double
     lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
     lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
@@ -220,6 +222,16 @@ def cell_sums(lib, values, cells, n_cells: int):
     lib.host_cell_sums(U, size, values.ctypes.data, cells.ctypes.data, n_cells,
                        out.ctypes.data)
     return out
+
+
+def removal_rate(lib, over, s, total, steps: int):
+    """host_tables.cpp: arrays.removal_rate's bisection (the same beta: its sums are of
+    whole numbers), as a 0-d float64 array like NumPy's."""
+    over, s = (np.ascontiguousarray(x, dtype=np.float64) for x in (over, s))
+    if over.shape != s.shape:
+        raise ValueError("removal_rate needs over and s alike")
+    return np.array(lib.host_removal_rate(over.size, over.ctypes.data, s.ctypes.data,
+                                          float(total), int(steps)))
 
 
 def block_gains(lib, by_priority, cells, q, g, leaving: bool):

@@ -31,3 +31,22 @@ extern "C" void host_block_gains(long long m, const long long* by_priority,
         out[j] = std::fabs(x) - std::fabs(y);
     }
 }
+
+// GUM's removal rate (backends/arrays.removal_rate): bisection on [0, 1] for the smallest
+// beta with sum(rint(min(over, beta s))) >= total, in `steps` halvings.  The sums are of
+// whole numbers below 2^53: exact in any order, so the same beta as NumPy's.
+extern "C" double host_removal_rate(long long n, const double* over, const double* s,
+                                    double total, int steps) {
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < steps; ++k) {
+        const double mid = (lo + hi) * 0.5;
+        double sum = 0.0;
+        for (long long i = 0; i < n; ++i) {
+            const double b = mid * s[i];
+            sum += std::nearbyint(over[i] < b ? over[i] : b);
+        }
+        if (sum >= total) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from gpu_dpsyn.core import rng, threads
-from gpu_dpsyn.backends.arrays import plan_update, strides_of
+from gpu_dpsyn.backends.arrays import BISECT_STEPS, plan_update, strides_of
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.core import sorting
 from gpu_dpsyn.core.sorting import read_bound
@@ -139,8 +139,12 @@ class NumpyBackend:
         return out
 
     def plan_update(self, s, t, alpha: float):
-        """(add, rem) per cell for one GUM update (arrays.plan_update)."""
-        return plan_update(np, s, t, alpha)
+        """(add, rem) per cell for one GUM update (arrays.plan_update), its bisection in
+        host_tables.cpp when built (the same rate)."""
+        lib = host_kernels.library()
+        rate = None if lib is None else (lambda over, s, total: host_kernels.removal_rate(
+            lib, over, s, total, BISECT_STEPS))
+        return plan_update(np, s, t, alpha, rate)
 
     # -- records -------------------------------------------------------------------
     def init_records(self, counts: list, key, call: int) -> list:
