@@ -1,5 +1,5 @@
 // GUM's record update on the host: backends/cuda/gum.cu's removal and fill kernels, one
-// slot at a time, so the NumPy backend moves the records the GPU moves (the same
+// slot at a time (the removal's body written out here, its per-thread set-up hoisted), so the NumPy backend moves the records the GPU moves (the same
 // Philox words, Feistel ranks and Duplicate/Replace rule).  The (cell, index) order
 // comes from the caller's counting sort as plain indices, read through order_at with
 // every bit an index bit.  A donor lies in an under cell and a removed record in an
@@ -19,10 +19,17 @@ extern "C" void host_gum_apply(long long total, const unsigned long long* order,
                                long long st0, long long st1, long long st2, long long d0,
                                long long d1, long long d2, long long* removed) {
     const int every_bit = 63;  // order holds indices below 2^63
+    // pick_removed_t's body with its round keys made once (a thread makes its own: four
+    // Philox blocks a slot, most of the host's time) and the slots' cells walked in
+    // order (upper_bound's answers, slot by slot)
+    unsigned int rk[4];
+    round_keys(rk, STREAM_GUM_SORT, update, call, k0, k1);
+    long long c = 0;
     for (long long j = 0; j < total; ++j) {
-        threadIdx.x = (unsigned int)j;
-        pick_removed_t(total, &total, cumrem, ncells, rem, s, offset, order, every_bit, k0,
-                       k1, update, call, removed);
+        while (c < ncells && cumrem[c] <= j) ++c;
+        const long long r = j - (cumrem[c] - rem[c]);
+        removed[j] = order_at(order, offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c),
+                              every_bit);
     }
     for (long long j = 0; j < total; ++j) {
         threadIdx.x = (unsigned int)j;
