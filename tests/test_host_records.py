@@ -168,3 +168,22 @@ def test_gum_plans_and_removal_rates_equal_numpys(lib):
         for total in (0.0, 1.0, float(np.rint(over).sum()), float(r.integers(0, 50))):
             assert float(host_kernels.removal_rate(lib, over, sf, total, arrays.BISECT_STEPS)) \
                 == float(arrays.removal_rate(np, over, sf, total))
+
+
+@pytest.mark.parametrize("sizes", [(7,), (300, 12), (12, 300, 9), (70000, 5), (3, 70000, 2),
+                                   (256, 256), (65536,)])
+def test_cell_histograms_equal_numpys(lib, sizes, monkeypatch):
+    """host_records.cpp's one-pass cells and counts: every code width, 1 to 3 columns,
+    16-bit cells up to 2^16 and int64 past; codes past the shape go to NumPy."""
+    r = np.random.default_rng(sum(sizes))
+    cols = [r.integers(0, d, 5000).astype(ops.code_dtype(d)) for d in sizes]
+    attrs = tuple(range(len(sizes)))
+    be = ops.NumpyBackend()
+    got = be.cell_histogram(cols, attrs, sizes)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    want = be.cell_histogram(cols, attrs, sizes)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    cols[0][7] = sizes[0] if sizes[0] < np.iinfo(cols[0].dtype).max else 0
+    if cols[0][7] == sizes[0]:
+        assert host_kernels.cell_histogram(lib, cols, sizes) is None

@@ -74,6 +74,10 @@ def library():
     lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
     lib.host_philox_range.argtypes = [_I64, _U32, _U32, _U32, _U32, _U32, ctypes.c_int, _PTR]
     lib.host_feistel_ranks.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, _PTR]
+    lib.host_cell_histogram.argtypes = [_I64, ctypes.c_int, _PTR, ctypes.c_int, _I64, _PTR,
+                                        ctypes.c_int, _I64, _PTR, ctypes.c_int, _I64, _I64,
+                                        ctypes.c_int, _PTR, _PTR]
+    lib.host_cell_histogram.restype = ctypes.c_int
     lib.host_best_moves.argtypes = [_I64, _I64, ctypes.c_int, ctypes.c_int, _PTR, _PTR, _PTR,
                                     _PTR, _PTR, _PTR, _PTR]
     lib.host_best_moves.restype = None
@@ -121,6 +125,16 @@ def _agrees_with_numpy(lib) -> bool:
     if not all(np.array_equal(counting_argsort(lib, cells.astype(dt), 97),
                               np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64)):
         return False
+    cols = [(want[2] % 5).astype(np.uint8), (want[3] % 300).astype(np.uint16),
+            (want[0] % 70000).astype(np.uint32)]
+    for shape in ((5,), (5, 300), (300, 70000), (5, 300, 70000)):
+        k = len(shape)
+        use = cols[:k] if k != 2 or shape[0] == 5 else cols[1:]
+        flat = np.ravel_multi_index(use, shape)
+        got = cell_histogram(lib, use, shape)
+        if got is None or not (np.array_equal(got[0], flat) and np.array_equal(
+                got[1], np.bincount(flat, minlength=int(np.prod(shape))))):
+            return False
     return _gum_agrees(lib, want)
 
 
@@ -166,6 +180,28 @@ def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
     lib.host_philox_range(n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
                           out.ctypes.data)
     return tuple(out)
+
+
+def cell_histogram(lib, cols, shape):
+    """(each record's flat cell in C order, uint16 up to 2^16 cells and int64 past; the
+    int64 count of each cell) of 1 to 3 contiguous 8-, 16- or 32-bit unsigned code
+    columns, in one pass; None for other columns, other widths and codes outside the
+    shape (NumPy serves)."""
+    ncells = int(np.prod(shape))
+    if not 1 <= len(cols) <= 3 or ncells >= 1 << 62 or any(
+            c.dtype.kind != "u" or c.itemsize > 4 or not c.flags.c_contiguous or
+            len(c) != len(cols[0]) for c in cols):
+        return None
+    stride = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    padded = [(c.ctypes.data, c.itemsize, st) for c, st in zip(cols, stride)]
+    padded += [(None, 1, 0)] * (3 - len(cols))
+    wide = ncells > 1 << 16
+    cell = np.empty(len(cols[0]), dtype=np.int64 if wide else np.uint16)
+    hist = np.empty(ncells, dtype=np.int64)
+    if lib.host_cell_histogram(len(cell), len(cols), *[x for col in padded for x in col],
+                               ncells, int(wide), cell.ctypes.data, hist.ctypes.data) != 0:
+        return None
+    return cell, hist
 
 
 def counting_argsort(lib, keys, bound: int):

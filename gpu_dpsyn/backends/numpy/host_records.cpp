@@ -60,3 +60,72 @@ extern "C" void host_best_moves(long long lo, long long hi, int size, int T,
                                 long long* v, double* gain) {
     best_moves(lo, hi, size, T, tabs, offs, ctx, X, u, v, gain);
 }
+
+// Each record's flat cell over 1 to 3 code columns and each cell's count, in one pass
+// (NumPy's cell index and bincount make three or four), typed per column so the loop
+// is a plain load, multiply and add (a per-element switch on the width was slower than
+// NumPy).  Returns -1 when a cell falls outside [0, ncells): the caller then computes it
+// as NumPy does, whatever that gives.
+template <typename O, typename A, typename B, typename C>
+static int cell_histogram_t(long long n, int k, const void* pa, const void* pb, const void* pc,
+                            long long sa, long long sb, long long sc, long long ncells,
+                            O* cell, long long* hist) {
+    const A* a = (const A*)pa;
+    const B* b = (const B*)pb;
+    const C* c = (const C*)pc;
+    for (long long x = 0; x < ncells; ++x) hist[x] = 0;
+    for (long long i = 0; i < n; ++i) {
+        long long x = (long long)a[i] * sa;
+        if (k > 1) x += (long long)b[i] * sb;
+        if (k > 2) x += (long long)c[i] * sc;
+        if (x >= ncells) return -1;
+        cell[i] = (O)x;
+        ++hist[x];
+    }
+    return 0;
+}
+
+template <typename O, typename A, typename B>
+static int cell_histogram_c(int wc, long long n, int k, const void* pa, const void* pb,
+                            const void* pc, long long sa, long long sb, long long sc,
+                            long long ncells, O* cell, long long* hist) {
+    switch (wc) {
+    case 1: return cell_histogram_t<O, A, B, unsigned char>(n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    case 2: return cell_histogram_t<O, A, B, unsigned short>(n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    default: return cell_histogram_t<O, A, B, unsigned int>(n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    }
+}
+
+template <typename O, typename A>
+static int cell_histogram_b(int wb, int wc, long long n, int k, const void* pa, const void* pb,
+                            const void* pc, long long sa, long long sb, long long sc,
+                            long long ncells, O* cell, long long* hist) {
+    switch (wb) {
+    case 1: return cell_histogram_c<O, A, unsigned char>(wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    case 2: return cell_histogram_c<O, A, unsigned short>(wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    default: return cell_histogram_c<O, A, unsigned int>(wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    }
+}
+
+template <typename O>
+static int cell_histogram_a(int wa, int wb, int wc, long long n, int k, const void* pa,
+                            const void* pb, const void* pc, long long sa, long long sb,
+                            long long sc, long long ncells, O* cell, long long* hist) {
+    switch (wa) {
+    case 1: return cell_histogram_b<O, unsigned char>(wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    case 2: return cell_histogram_b<O, unsigned short>(wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    default: return cell_histogram_b<O, unsigned int>(wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells, cell, hist);
+    }
+}
+
+// widths w*: bytes a code (1, 2 or 4); unused columns (k < 3) are never read
+extern "C" int host_cell_histogram(long long n, int k, const void* pa, int wa, long long sa,
+                                   const void* pb, int wb, long long sb, const void* pc, int wc,
+                                   long long sc, long long ncells, int wide, void* cell,
+                                   long long* hist) {
+    if (wide)
+        return cell_histogram_a<long long>(wa, wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells,
+                                           (long long*)cell, hist);
+    return cell_histogram_a<unsigned short>(wa, wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells,
+                                            (unsigned short*)cell, hist);
+}
