@@ -187,3 +187,17 @@ def test_cell_histograms_equal_numpys(lib, sizes, monkeypatch):
     cols[0][7] = sizes[0] if sizes[0] < np.iinfo(cols[0].dtype).max else 0
     if cols[0][7] == sizes[0]:
         assert host_kernels.cell_histogram(lib, cols, sizes) is None
+
+
+def test_ipf_margins_round_ties_to_even_as_numpy(lib):
+    """host_ipf.cpp's margin rounds p w 2^K as np.rint does: halves to even, values near
+    and past 2^52, zeros; summed by cell and scaled back."""
+    half = np.array([0.5, 1.5, 2.5, 3.5, 1e6 + 0.5, 2.0 ** 51 + 0.5, 2.0 ** 52 - 1.0,
+                     2.0 ** 52, 2.0 ** 52 + 2.0, 0.0, 7.25, 7.75])
+    P = np.ascontiguousarray(np.stack([half, half[::-1]]))  # 2 values x 12 contexts
+    wg = np.ones(12)
+    cells = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3], dtype=np.int64)
+    out = np.empty((2, 4))
+    host_kernels.ipf_margin(lib, P, wg, cells, 4, 0.5, out, 0, 2)
+    want = np.stack([np.bincount(cells, weights=np.rint(row), minlength=4) for row in P]) * 0.5
+    assert np.array_equal(out, want)

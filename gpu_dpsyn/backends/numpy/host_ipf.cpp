@@ -9,6 +9,14 @@
 #include <cmath>
 #include <vector>
 
+// rint (ties to even) without a library call on targets without a rounding instruction:
+// for 0 <= x < 2^52, x + 2^52 lies where doubles are the integers, so the addition rounds
+// x as rint does and the subtraction is exact; anything else goes to nearbyint.
+static inline double rint_fast(double x) {
+    const double two52 = 4503599627370496.0;
+    return (x >= 0.0 && x < two52) ? (x + two52) - two52 : std::nearbyint(x);
+}
+
 // out[a, c] (values x cells, zeroed here) for values lo .. hi - 1 of p (size x U)
 extern "C" void host_ipf_margin(long long lo, long long hi, long long U, const double* p,
                                 const double* wg, const long long* ctx, long long cells,
@@ -17,7 +25,7 @@ extern "C" void host_ipf_margin(long long lo, long long hi, long long U, const d
         const double* row = p + a * U;
         double* o = out + a * cells;
         for (long long c = 0; c < cells; ++c) o[c] = 0.0;
-        for (long long u = 0; u < U; ++u) o[ctx[u]] += std::nearbyint(row[u] * wg[u]);
+        for (long long u = 0; u < U; ++u) o[ctx[u]] += rint_fast(row[u] * wg[u]);
         for (long long c = 0; c < cells; ++c) o[c] *= inv_grid;
     }
 }
@@ -82,7 +90,7 @@ extern "C" void host_ipf_scale_margin(long long lo, long long hi, long long size
         for (long long a = 0; a < size; ++a) {
             const double* row = p + a * U;
             double* o = part + a * next_cells;
-            for (long long u = u0; u < u1; ++u) o[next_ctx[u]] += std::nearbyint(row[u] * wg[u]);
+            for (long long u = u0; u < u1; ++u) o[next_ctx[u]] += rint_fast(row[u] * wg[u]);
         }
     }
 }
