@@ -141,6 +141,14 @@ def test_the_starting_conditional_follows_its_rule_context_by_context():
         pick = every if every.any() else some
         want = pick / pick.sum() if pick.any() else np.full(size, 1 / size)
         assert np.array_equal(p[u], want), u
+    from gpu_dpsyn.backends.numpy import host_kernels
+    lib = host_kernels.library()
+    if lib is not None:  # the host build's start, written transposed: the same bits
+        for U in (0, 1, 257, 400):
+            got = host_kernels.allowed_transposed(lib, ctx[:U], [t.astype(float) for t in
+                                                                 tables], size)
+            assert got.flags.c_contiguous and got.tobytes() == np.ascontiguousarray(
+                gibbs.allowed(ctx[:U], [t.astype(float) for t in tables], size).T).tobytes()
 
 
 def xor_records(n, seed=0):

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.backends.numpy.ops import argsort_bounded
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.sorting import argsort_distinct, unique_ids
@@ -104,10 +105,15 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     ctx, tables = xp.asarray(ctx), [xp.asarray(t, dtype=xp.float64) for t in tables]
     w = xp.asarray(w, dtype=xp.float64)
     n = float(w.sum())  # whole counts: exact
-    p = allowed(ctx, tables, size, xp)
-    host = HostIPF(p, w, n, ctx) if xp is np else None
-    if host is not None:
-        p = None  # the host holds its own copy: one fewer U x size array alive
+    lib = host_kernels.library() if xp is np else None
+    if lib is not None:  # host_ipf.cpp: the start written in the host fit's layout
+        host, p = HostIPF(None, w, n, ctx, host_kernels.allowed_transposed(
+            lib, ctx, tables, size)), None
+    else:
+        p = allowed(ctx, tables, size, xp)
+        host = HostIPF(p, w, n, ctx) if xp is np else None
+        if host is not None:
+            p = None  # the host holds its own copy: one fewer U x size array alive
     for it in range(iterations):
         worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
         for i, t in enumerate(tables):

@@ -23,8 +23,9 @@ class HostIPF:
     carrying an odd width's last row up as it is (x + 0 is x for x >= 0) instead of
     adding zeros."""
 
-    def __init__(self, p, w, n: float, ctx):
-        self.P = np.array(p.T, order="C")  # a copy, even where p.T is contiguous
+    def __init__(self, p, w, n: float, ctx, P=None):
+        # P: p.T made already (values x contexts, C order), else a copy of p's
+        self.P = np.array(p.T, order="C") if P is None else P
         self.ctx = [np.ascontiguousarray(ctx[:, i], dtype=np.int64) for i in range(ctx.shape[1])]
         self.grid = grid_scale(n)
         # w 2^K (exact: whole counts times a power of 2): rint(p w 2^K) summed, then

@@ -94,3 +94,44 @@ extern "C" void host_ipf_scale_margin(long long lo, long long hi, long long size
         }
     }
 }
+
+// gibbs.allowed, written transposed (values x contexts, p[a * U + u]) for the fit: each
+// context's values that every target allows (a target allowing none in its cell left
+// out: eff), else those any allows (pos), else all, uniform over them; flag / count as
+// NumPy divides.  eff, pos: the targets' (values x cells) masks end to end, target i's at
+// offs[i] with cells[i] columns; ctx: (U, T).
+extern "C" void host_allowed(long long U, long long size, long long T, const unsigned char* eff,
+                             const unsigned char* pos, const long long* offs,
+                             const long long* cells, const long long* ctx, double* p) {
+    const long long B = 256;
+    std::vector<unsigned char> every((size_t)(size * B)), some((size_t)(size * B));
+    std::vector<long long> count((size_t)B), any((size_t)B);
+    for (long long u0 = 0; u0 < U; u0 += B) {
+        const long long nb = (U - u0 < B) ? U - u0 : B;
+        for (long long k = 0; k < size * B; ++k) { every[k] = 1; some[k] = 0; }
+        for (long long i = 0; i < T; ++i) {
+            const unsigned char* e = eff + offs[i];
+            const unsigned char* q = pos + offs[i];
+            for (long long a = 0; a < size; ++a)
+                for (long long b = 0; b < nb; ++b) {
+                    const long long at = a * cells[i] + ctx[(u0 + b) * T + i];
+                    every[a * B + b] &= e[at];
+                    some[a * B + b] |= q[at];
+                }
+        }
+        for (long long b = 0; b < nb; ++b) { count[b] = 0; any[b] = 0; }
+        for (long long a = 0; a < size; ++a)
+            for (long long b = 0; b < nb; ++b) {
+                count[b] += every[a * B + b];
+                any[b] += some[a * B + b];
+            }
+        for (long long a = 0; a < size; ++a) {
+            double* row = p + a * U + u0;
+            for (long long b = 0; b < nb; ++b) {
+                if (count[b] > 0) row[b] = (double)every[a * B + b] / (double)count[b];
+                else if (any[b] > 0) row[b] = (double)some[a * B + b] / (double)any[b];
+                else row[b] = 1.0 / (double)size;
+            }
+        }
+    }
+}

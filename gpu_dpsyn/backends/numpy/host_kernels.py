@@ -92,6 +92,8 @@ def library():
     lib.host_gum_apply.restype = None
     lib.host_removal_rate.argtypes = [_I64, _PTR, _PTR, ctypes.c_double, ctypes.c_int]
     lib.host_removal_rate.restype = ctypes.c_double
+    lib.host_allowed.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _PTR, _PTR, _PTR]
+    lib.host_allowed.restype = None
     lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
     lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
@@ -237,6 +239,28 @@ def ipf_margin(lib, P, wg, cells, n_cells: int, inv_grid: float, out, lo: int, h
     (ipf.HostIPF) to ensure."""
     lib.host_ipf_margin(lo, hi, P.shape[1], P.ctypes.data, wg.ctypes.data, cells.ctypes.data,
                         n_cells, inv_grid, out.ctypes.data)
+
+
+def allowed_transposed(lib, ctx, tables, size: int):
+    """host_ipf.cpp: gibbs.allowed(ctx, tables, size).T, C-contiguous (values x contexts),
+    in one pass over the contexts with the targets' rules decided on their tables."""
+    ctx = np.ascontiguousarray(ctx, dtype=np.int64).reshape(len(ctx), len(tables))
+    U, T = ctx.shape
+    if any(t.shape[0] != size for t in tables):
+        raise ValueError("allowed needs a (values x cells) table for each context column")
+    for i, t in enumerate(tables):
+        if U and (int(ctx[:, i].min()) < 0 or int(ctx[:, i].max()) >= t.shape[1]):
+            raise ValueError("context cells outside their table")
+    pos = [np.asarray(t) > 0 for t in tables]
+    eff = np.concatenate([(q | ~q.any(axis=0, keepdims=True)).reshape(-1) for q in pos] or
+                         [np.zeros(0, bool)]).astype(np.uint8)
+    pos_flat = np.concatenate([q.reshape(-1) for q in pos] or [np.zeros(0, bool)]).astype(np.uint8)
+    offs = np.cumsum([0] + [q.size for q in pos[:-1]]).astype(np.int64)
+    cells = np.array([t.shape[1] for t in tables], dtype=np.int64)
+    P = np.empty((size, U))
+    lib.host_allowed(U, size, T, eff.ctypes.data, pos_flat.ctypes.data, offs.ctypes.data,
+                     cells.ctypes.data, ctx.ctypes.data, P.ctypes.data)
+    return P
 
 
 def ipf_scale(lib, P, ratio, cells, lo: int, hi: int):
