@@ -75,6 +75,17 @@ def xyz_table(n=20000, values=8, seed=0):
     return pd.DataFrame({"x": x, "y": x, "z": x}), {"columns": {c: spec for c in "xyz"}}
 
 
+def moves_case(r, max_contexts: int, min_size: int, max_size: int, max_cells: int):
+    """A random best-moves case (X, g, ctx) for the polish: gains tied (whole and half g),
+    values absent, rows with one value or none present, 1 to 4 targets."""
+    U, size = int(r.integers(1, max_contexts)), int(r.integers(min_size, max_size))
+    cells = [int(r.integers(1, max_cells)) for _ in range(int(r.integers(1, 5)))]
+    g = [r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
+    ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
+    X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+    return X, g, ctx
+
+
 @pytest.fixture
 def no_raster(monkeypatch):
     """Report figures built but not drawn to PNG: for tests of the page's text (the PNGs take

@@ -281,17 +281,14 @@ def test_best_moves_equal_cpu(gb):
     # with one value or none present
     from gpu_dpsyn.generate import moves
     r = np.random.default_rng(6)
+    from conftest import moves_case
     for _ in range(40):
-        U, size, T = int(r.integers(1, 200)), int(r.integers(2, 12)), int(r.integers(1, 5))
-        cells = [int(r.integers(1, 8)) for _ in range(T)]
-        g = [r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
-        ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
-        X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+        X, g, ctx = moves_case(r, 200, 2, 12, 8)
         want = moves.best_moves(X, moves.record_gains(g, ctx))
+        tables = moves.gain_tables(g)
         got = gb.best_moves(gb.asarray(X.astype(np.int64)),
-                            gb.asarray(np.concatenate([t.reshape(-1) for t in
-                                                       moves.gain_tables(g)])),
-                            np.cumsum([0] + [2 * size * c for c in cells[:-1]]),
+                            gb.asarray(np.concatenate([t.reshape(-1) for t in tables])),
+                            np.cumsum([0] + [t.size for t in tables[:-1]]),
                             gb.asarray(ctx.astype(np.int64)))
         for a, b in zip(got, want):
             np.testing.assert_array_equal(gb.to_numpy(a), b)

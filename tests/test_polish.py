@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import fit_spied, small_table, xor_table
+from conftest import fit_spied, moves_case, small_table, xor_table
 
 from gpu_dpsyn.generate import records as level_records
 import gpu_dpsyn.generate.ipf as ipf
@@ -334,11 +334,7 @@ def test_the_fused_best_moves_equal_the_array_codes():
     be = NumpyBackend()
     r = np.random.default_rng(21)
     for _ in range(300):
-        U, size, T = int(r.integers(1, 60)), int(r.integers(1, 9)), int(r.integers(1, 5))
-        cells = [int(r.integers(1, 6)) for _ in range(T)]
-        g = [r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
-        ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
-        X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+        X, g, ctx = moves_case(r, 60, 1, 9, 6)
         got = moves.best_moves_of(X, g, ctx, np, be)
         want = moves.best_moves(X, moves.record_gains(g, ctx))
         for a, b in zip(got, want):
