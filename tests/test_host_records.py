@@ -201,3 +201,22 @@ def test_ipf_margins_round_ties_to_even_as_numpy(lib):
     host_kernels.ipf_margin(lib, P, wg, cells, 4, 0.5, out, 0, 2)
     want = np.stack([np.bincount(cells, weights=np.rint(row), minlength=4) for row in P]) * 0.5
     assert np.array_equal(out, want)
+
+
+def test_the_host_wrappers_refuse_what_the_loops_would_misindex(lib):
+    cols = [np.zeros(10, np.uint8), np.zeros(10, np.uint8)]
+    s = np.array([6, 4, 0])
+    with pytest.raises(ValueError, match="removals"):  # more removals than a cell holds
+        host_kernels.gum_apply(lib, cols, (0,), (3,), np.arange(10), s, np.array([0, 0, 5]),
+                               np.array([0, 5, 0]), 0.5, (1, 2), 0, 0)
+    with pytest.raises(ValueError, match="removals"):  # fewer removals than slots
+        host_kernels.gum_apply(lib, cols, (0,), (3,), np.arange(10), s, np.array([0, 0, 5]),
+                               np.array([2, 0, 0]), 0.5, (1, 2), 0, 0)
+    X = np.ones((4, 3), np.int64)
+    tabs = np.zeros(2 * 3 * 5)
+    out = (np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4))
+    with pytest.raises(ValueError, match="cells within"):  # a context past its table
+        host_kernels.best_moves(lib, X, tabs, np.array([0], np.int64),
+                                np.array([[0], [1], [4], [5]], np.int64), 0, 4, out)
+    host_kernels.best_moves(lib, X, tabs, np.array([0], np.int64),
+                            np.array([[0], [1], [4], [4]], np.int64), 0, 4, out)

@@ -227,6 +227,12 @@ def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
     int64, tabs the targets' gain tables end to end (float64), offs where each starts,
     ctx (U, T) int64, all C-contiguous (checked by the caller, moves.best_moves_of)."""
     u, v, gain = out
+    size, T = X.shape[1], ctx.shape[1]
+    ends = np.append(offs[1:], tabs.size)
+    if len(offs) != T or (ends - offs < 0).any() or ((ends - offs) % (2 * size)).any() or (
+            len(ctx) and (ctx.min(axis=0) < 0).any()) or (
+            len(ctx) and (ctx.max(axis=0) >= (ends - offs) // (2 * size)).any()):
+        raise ValueError("best moves need a gain table for each target and cells within it")
     lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data, offs.ctypes.data,
                         ctx.ctypes.data, X.ctypes.data, u.ctypes.data, v.ctypes.data,
                         gain.ctypes.data)
@@ -323,6 +329,14 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
     s, add, rem = (np.ascontiguousarray(x, dtype=np.int64) for x in (s, add, rem))
     order = np.ascontiguousarray(order, dtype=np.int64)
     total = int(add.sum())
+    ncells = int(np.prod(shape))
+    # what the loops index by, checked first: a cell count per cell, the order of every
+    # record, removals within each cell and at least as many as the slots
+    if not (len(s) == len(add) == len(rem) == ncells and len(order) == int(s.sum()) ==
+            len(cols[0]) and (add >= 0).all() and (rem >= 0).all() and (rem <= s).all()
+            and int(rem.sum()) >= total):
+        raise ValueError("GUM's update needs counts, additions and removals per cell, "
+                         "removals within each cell's records and as many as the additions")
     offset, cumrem, cumadd = np.cumsum(s) - s, np.cumsum(rem), np.cumsum(add)
     colptr = np.array([cols[j].ctypes.data for j in group], dtype=np.uint64)
     colsize = np.array([cols[j].itemsize for j in group], dtype=np.int32)
