@@ -216,7 +216,52 @@ def test_the_host_wrappers_refuse_what_the_loops_would_misindex(lib):
     tabs = np.zeros(2 * 3 * 5)
     out = (np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4))
     with pytest.raises(ValueError, match="cells within"):  # a context past its table
-        host_kernels.best_moves(lib, X, tabs, np.array([0], np.int64),
-                                np.array([[0], [1], [4], [5]], np.int64), 0, 4, out)
-    host_kernels.best_moves(lib, X, tabs, np.array([0], np.int64),
-                            np.array([[0], [1], [4], [4]], np.int64), 0, 4, out)
+        host_kernels.moves_inputs(X, tabs, np.array([0], np.int64),
+                                  np.array([[0], [1], [4], [5]], np.int64))
+    host_kernels.best_moves(lib, *host_kernels.moves_inputs(
+        X, tabs, np.array([0], np.int64), np.array([[0], [1], [4], [4]], np.int64)), 0, 4, out)
+
+
+def test_the_wrappers_refuse_malformed_orders_columns_and_contexts(lib):
+    """The review's reproductions: each would have read or written past an array."""
+    with pytest.raises(ValueError, match="order of the proposals"):
+        host_kernels.block_gains(lib, np.array([1 << 40]), np.array([0]), np.array([1]),
+                                 np.zeros(1), True)
+    with pytest.raises(ValueError, match="order of the proposals"):  # not a permutation
+        host_kernels.block_gains(lib, np.array([0, 0]), np.array([0, 0]), np.array([1, 1]),
+                                 np.zeros(1), True)
+    s, add, rem = np.array([6, 4, 0]), np.array([0, 0, 2]), np.array([2, 0, 0])
+    cols = [np.zeros(10, np.uint8), np.zeros(10, np.uint8)]
+    bad_order = np.arange(10)
+    bad_order[3] = 1 << 40
+    for args in ((cols, (0,), (3,), bad_order), (cols, (3,), (3,), np.arange(10)),
+                 ([cols[0], np.zeros(4, np.uint8)], (0,), (3,), np.arange(10))):
+        with pytest.raises(ValueError, match="GUM's update"):
+            host_kernels.gum_apply(lib, *args, s, add, rem, 0.5, (1, 2), 0, 0)
+    X = np.ones((4, 3), np.int64)
+    with pytest.raises(ValueError, match="context row"):  # fewer context rows than X
+        host_kernels.moves_inputs(X, np.zeros(30), [0], np.zeros((3, 1), np.int64))
+    strided = np.zeros((4, 2), np.int32)[:, ::2]  # converted, not read as raw memory
+    got = host_kernels.moves_inputs(X, np.zeros(30), [0], strided)[3]
+    assert got.dtype == np.int64 and got.flags.c_contiguous
+
+
+def test_a_build_whose_float_loops_disagree_is_not_used(lib, monkeypatch):
+    real = host_kernels.ipf_margin
+
+    def floor_rounding(lib, P, wg, cells, n, inv, out, lo, hi):  # as fast-math would
+        real(lib, P, wg, cells, n, inv, out, lo, hi)
+        out[:] = np.floor(P * wg / 1.0)[:, :n] * inv if P.shape[1] == n else out
+    monkeypatch.setattr(host_kernels, "ipf_margin", floor_rounding)
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    monkeypatch.setattr(host_kernels, "best_moves", lambda lib, X, t, o, c, lo, hi, out:
+                        [a.fill(0) for a in out])
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    assert host_kernels._agrees_with_numpy(lib)
+
+
+def test_float_keys_are_not_truncated_into_the_counting_sort(lib):
+    with pytest.raises(TypeError):
+        ops.argsort_bounded(np, np.array([0.7, 0.2, 1.5, 0.1]), 2)

@@ -154,3 +154,32 @@ def test_a_fork_while_blocks_run_leaves_the_pool_to_them(monkeypatch):
     release.set()
     caller.join(10)
     assert not caller.is_alive() and _pool_threads()
+
+
+def test_a_child_forked_while_blocks_run_starts_clean(monkeypatch):
+    """Another thread's blocks in flight at the fork: the child has no pool, nothing in
+    flight and a lock it can take."""
+    import os
+    import threading
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    started, release = threading.Event(), threading.Event()
+
+    def work(lo, hi):
+        if lo == 0:
+            started.set()
+            release.wait(10)
+    caller = threading.Thread(target=threads.each, args=(work, 4))
+    caller.start()
+    started.wait(10)
+    pid = os.fork()
+    if pid == 0:
+        ok = threads._busy == 0 and threads._pool is None and threads._lock.acquire(timeout=5)
+        if ok:
+            threads._lock.release()
+        out = np.zeros(4)
+        threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 4)
+        os._exit(0 if ok and (out == 1.0).all() else 1)
+    release.set()
+    caller.join(10)
+    assert os.waitpid(pid, 0)[1] == 0

@@ -89,4 +89,11 @@ def _before_fork() -> None:
             _pool = None
 
 
-os.register_at_fork(before=_before_fork)
+def _in_child() -> None:
+    """A forked child starts with no pool, nothing in flight and a fresh lock (another
+    thread of the parent may have held it at the fork)."""
+    global _pool, _busy, _lock
+    _pool, _busy, _lock = None, 0, threading.Lock()
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_in_child)

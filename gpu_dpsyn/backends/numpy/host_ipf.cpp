@@ -5,7 +5,7 @@
 //  - a rescale multiplies each entry by its ratio once, and each context's sum over the
 //    values is taken by the same pairwise tree (pairs of rows added, an odd width's last
 //    row carried up as it is), then divided as NumPy divides.
-// Compiled with -std=c++14: no FMA contraction.
+// Built with -ffp-contract=off -fno-fast-math (host_kernels.py): no FMA, no reassociation.
 #include <cmath>
 #include <vector>
 

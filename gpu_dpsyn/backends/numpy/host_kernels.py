@@ -1,10 +1,12 @@
-"""The exact samplers of backends/cuda/noise.cu compiled for the CPU, when a C++ compiler is
-at hand: the same source as the GPU's, so the same words give the same noise, at about
-10x the speed of the vectorized NumPy samplers (backends/numpy/noise.py), which remain
-the fallback and give identical results.  Likewise the records' Philox words and GUM's
-Feistel removal permutation (host_records.cpp, from backends/cuda/common.cuh): NumPy spent a
-quarter of a small table's fit on them (philox.py, permute.py remain the fallback), and
-the stable counting sort of GUM's cells (NumPy's radix sort remains the fallback).
+"""The NumPy backend's compiled host library, when a C++ compiler is at hand, and the
+wrappers that call it.  From the CUDA sources themselves: the exact samplers of
+noise.cu (the same words give the same noise, about 10x the vectorized NumPy samplers'
+speed), the records' Philox words and GUM's Feistel ranks (common.cuh), GUM's record
+update (gum.cu, host_gum.cpp) and the polish's best moves (moves.cu).  Host-only:
+counting sorts and one-pass histograms (host_records.cpp), the Gibbs IPF's steps
+(host_ipf.cpp) and the polish's table sums and GUM's removal rate (host_tables.cpp).
+Each gives the NumPy body's bits, which remains the fallback; host_check.py compares
+them when the library loads, and a build that disagrees is not used.
 
 Built once per source version into ~/.cache/gpu_dpsyn (GPU_DPSYN_CACHE overrides),
 like CuPy caches NVRTC builds.  GPU_DPSYN_HOST_KERNELS=0 turns it off.
@@ -17,20 +19,22 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from gpu_dpsyn.backends.numpy import host_check
 from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
 UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp",
          HERE / "host_tables.cpp", HERE / "host_gum.cpp")  # compiled
-SOURCES = UNITS + (KERNEL_DIR / "noise.cu", KERNEL_DIR / "moves.cu", KERNEL_DIR / "gum.cu", KERNEL_DIR / "chacha.cuh",
-                   KERNEL_DIR / "common.cuh", KERNEL_DIR / "host.h",
-                   Path(__file__))  # this file: the build flags
+SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "moves.cu", "gum.cu", "chacha.cuh",
+                                                   "common.cuh", "host.h")) + (
+    Path(__file__),)  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
 _PTR = ctypes.c_void_p
 
@@ -62,7 +66,9 @@ def library():
             cache.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=cache) as tmp:
                 out = Path(tmp) / so.name
-                subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-std=c++14", "-x", "c++",
+                # no contraction into FMAs, no fast-math: the sums must round as NumPy's
+                subprocess.run([cxx, "-O2", "-shared", "-fPIC", "-std=c++14",
+                                "-ffp-contract=off", "-fno-fast-math", "-x", "c++",
                                 f"-I{KERNEL_DIR}", *map(str, UNITS), "-o", str(out)],
                                check=True, capture_output=True, timeout=300)
                 os.replace(out, so)  # atomic: concurrent builders write the same file
@@ -103,57 +109,9 @@ def library():
 
 
 def _agrees_with_numpy(lib) -> bool:
-    """A known-answer check at load: the build must draw what the NumPy samplers draw."""
-    from gpu_dpsyn.backends.numpy import noise as numpy_noise
-    from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteLaplace
-    for spec in (DiscreteGaussian.at_least(30.25), DiscreteLaplace.at_least(2.5)):
-        got = sample(lib, spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
-        want = numpy_noise.sample(spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
-        if not all(np.array_equal(g, w) for g, w in zip(got, want)):
-            return False
-    from gpu_dpsyn.backends.numpy.permute import feistel_ranks
-    from gpu_dpsyn.core.philox import philox4x32
-    key, n = (0x9E3779B9, 0xFFFFFFFF), 1000
-    want = philox4x32(key, np.arange(n, dtype=np.uint64), 7, 1 << 31, 0xFFFFFFFF)
-    if not all(np.array_equal(g, w) for g, w in zip(philox_range(lib, key, n, 7, 1 << 31,
-                                                                  0xFFFFFFFF, 4), want)):
-        return False
-    size = np.arange(1, n + 1, dtype=np.int64) * 37
-    r, salt = size // 3, np.arange(n, dtype=np.int64) * 7919
-    keys = [int(x) for x in want[0][:4]]
-    if not np.array_equal(feistel(lib, r, size, salt, keys), feistel_ranks(r, size, salt, keys)):
-        return False
-    cells = want[1] % 97
-    if not all(np.array_equal(counting_argsort(lib, cells.astype(dt), 97),
-                              np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64)):
-        return False
-    cols = [(want[2] % 5).astype(np.uint8), (want[3] % 300).astype(np.uint16),
-            (want[0] % 70).astype(np.uint32)]
-    for shape in ((5,), (5, 300), (300, 70), (5, 300, 70)):  # the last past 2^16 cells
-        k = len(shape)
-        use = cols[:k] if k != 2 or shape[0] == 5 else cols[1:]
-        flat = np.ravel_multi_index(use, shape)
-        got = cell_histogram(lib, use, shape)
-        if got is None or not (np.array_equal(got[0], flat) and np.array_equal(
-                got[1], np.bincount(flat, minlength=int(np.prod(shape))))):
-            return False
-    return _gum_agrees(lib, want)
-
-
-def _gum_agrees(lib, words) -> bool:
-    """One GUM update of a 3-way marginal, host_gum.cpp against the NumPy body."""
-    from gpu_dpsyn.backends.arrays import plan_update
-    from gpu_dpsyn.backends.numpy.update import update_records
-    shape = (3, 4, 5)
-    made = [[(words[j][:600] % d).astype(dt) for j, (d, dt) in enumerate(
-        zip(shape + (7,), (np.uint8, np.uint16, np.uint32, np.uint8)))] for _ in range(2)]
-    cell = np.ravel_multi_index(made[0][:3], shape)
-    s = np.bincount(cell, minlength=60)
-    add, rem = plan_update(np, s, np.roll(s, 7).astype(np.float64) + 0.4, 0.8)
-    order = np.argsort(cell, kind="stable")
-    update_records(made[0], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
-    gum_apply(lib, made[1], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
-    return all(np.array_equal(a, b) for a, b in zip(*made))
+    """The load check (host_check.agrees) on this module's wrappers, looked up when it
+    runs."""
+    return host_check.agrees(lib, sys.modules[__name__])
 
 
 def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
@@ -222,17 +180,27 @@ def counting_argsort(lib, keys, bound: int):
     return out
 
 
-def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
-    """moves.cu's best move of contexts lo .. hi - 1 into out = (u, v, gain): X (U, size)
-    int64, tabs the targets' gain tables end to end (float64), offs where each starts,
-    ctx (U, T) int64, all C-contiguous (checked by the caller, moves.best_moves_of)."""
-    u, v, gain = out
+def moves_inputs(X, tabs, offs, ctx) -> tuple:
+    """(X, tabs, offs, ctx) as moves.cu reads them (C-contiguous int64 / float64), checked
+    once: a gain table of whole rows for each target, a context row for each row of X,
+    every context's cell within its target's table."""
+    X, ctx, offs = (np.ascontiguousarray(a, dtype=np.int64) for a in (X, ctx, offs))
+    tabs = np.ascontiguousarray(tabs, dtype=np.float64)
+    if X.ndim != 2 or ctx.ndim != 2 or len(ctx) != len(X) or X.shape[1] < 1:
+        raise ValueError("best moves need a table X and a context row for each of its rows")
     size, T = X.shape[1], ctx.shape[1]
     ends = np.append(offs[1:], tabs.size)
     if len(offs) != T or (ends - offs < 0).any() or ((ends - offs) % (2 * size)).any() or (
             len(ctx) and (ctx.min(axis=0) < 0).any()) or (
             len(ctx) and (ctx.max(axis=0) >= (ends - offs) // (2 * size)).any()):
         raise ValueError("best moves need a gain table for each target and cells within it")
+    return X, tabs, offs, ctx
+
+
+def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
+    """moves.cu's best move of contexts lo .. hi - 1 into out = (u, v, gain), the inputs
+    as moves_inputs returns them."""
+    u, v, gain = out
     lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data, offs.ctypes.data,
                         ctx.ctypes.data, X.ctypes.data, u.ctypes.data, v.ctypes.data,
                         gain.ctypes.data)
@@ -307,9 +275,12 @@ def block_gains(lib, by_priority, cells, q, g, leaving: bool):
                              for x in (by_priority, cells, q))
     g = np.ascontiguousarray(g, dtype=np.float64)
     m = len(by_priority)
-    if not len(cells) == len(q) == m or (m and (int(cells.min()) < 0 or
-                                                int(cells.max()) >= len(g))):
-        raise ValueError("block_gains needs a cell of g for each proposal")
+    if not len(cells) == len(q) == m or (m and (
+            int(cells.min()) < 0 or int(cells.max()) >= len(g) or int(by_priority.min()) < 0
+            or int(by_priority.max()) >= m or not (np.bincount(by_priority, minlength=m)
+                                                   == 1).all())):
+        raise ValueError("block_gains needs a cell of g for each proposal and an order "
+                         "of the proposals")
     out = np.empty(m)
     lib.host_block_gains(m, by_priority.ctypes.data, cells.ctypes.data, q.ctypes.data,
                          g.ctypes.data, 1.0 if leaving else -1.0, len(g), out.ctypes.data)
@@ -332,8 +303,12 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
     ncells = int(np.prod(shape))
     # what the loops index by, checked first: a cell count per cell, the order of every
     # record, removals within each cell and at least as many as the slots
-    if not (len(s) == len(add) == len(rem) == ncells and len(order) == int(s.sum()) ==
-            len(cols[0]) and (add >= 0).all() and (rem >= 0).all() and (rem <= s).all()
+    n = len(cols[0])
+    if not (len(s) == len(add) == len(rem) == ncells and len(order) == int(s.sum()) == n
+            and all(len(c) == n for c in cols) and all(0 <= a < len(cols) for a in attrs)
+            and all(0 <= j < len(cols) for j in group) and len(attrs) == len(shape)
+            and (not n or (int(order.min()) >= 0 and int(order.max()) < n))
+            and (add >= 0).all() and (rem >= 0).all() and (rem <= s).all()
             and int(rem.sum()) >= total):
         raise ValueError("GUM's update needs counts, additions and removals per cell, "
                          "removals within each cell's records and as many as the additions")

@@ -58,6 +58,7 @@ extern "C" void host_best_moves(long long lo, long long hi, int size, int T,
                                 const double* tabs, const long long* offs,
                                 const long long* ctx, const long long* X, long long* u,
                                 long long* v, double* gain) {
+    threadIdx.x = 0;  // the grid-stride loop from lo, one "thread" taking every context
     best_moves(lo, hi, size, T, tabs, offs, ctx, X, u, v, gain);
 }
 
@@ -78,7 +79,7 @@ static int cell_histogram_t(long long n, int k, const void* pa, const void* pb, 
         long long x = (long long)a[i] * sa;
         if (k > 1) x += (long long)b[i] * sb;
         if (k > 2) x += (long long)c[i] * sc;
-        if (x >= ncells) return -1;
+        if (x < 0 || x >= ncells) return -1;
         cell[i] = (O)x;
         ++hist[x];
     }

@@ -43,7 +43,7 @@ def argsort_bounded(xp, a, bound: int | None = None):
     host_records.cpp's counting sort when built and the bound is within a few times
     the length (its table of counts), else the radix sorts; CuPy's sort on a device."""
     lib = host_kernels.library() if xp is np else None
-    if lib is not None and len(a):
+    if lib is not None and len(a) and a.dtype.kind in "iu":
         top = bound if bound is not None else read_bound(a)
         if top is not None and top <= max(4 * len(a), 1 << 16):
             keys = a if a.dtype in (np.uint16, np.int64) else a.astype(np.int64)
@@ -137,9 +137,9 @@ class NumpyBackend:
         lib = host_kernels.library()
         if lib is None:
             return None
+        X, tabs, offs, ctx = host_kernels.moves_inputs(X, tabs, offs, ctx)  # checked once
         U = len(X)
         out = (np.empty(U, np.int64), np.empty(U, np.int64), np.empty(U))
-        tabs, offs = np.ascontiguousarray(tabs, np.float64), np.ascontiguousarray(offs, np.int64)
         threads.each(lambda lo, hi: host_kernels.best_moves(lib, X, tabs, offs, ctx, lo, hi,
                                                             out), U, 2 * X.shape[1] * len(offs))
         return out

@@ -1,0 +1,120 @@
+"""The host library's load check (host_kernels.library): known answers from NumPy for
+every loop it holds, so a build that computes anything else -- another compiler's
+float mode, a miscompile -- is not used and NumPy serves."""
+from __future__ import annotations
+
+import numpy as np
+
+from gpu_dpsyn.backends.arrays import BISECT_STEPS, plan_update
+from gpu_dpsyn.backends.arrays import removal_rate as rate_numpy
+from gpu_dpsyn.backends.numpy import noise as numpy_noise
+from gpu_dpsyn.backends.numpy.permute import feistel_ranks
+from gpu_dpsyn.backends.numpy.update import update_records
+from gpu_dpsyn.core.philox import philox4x32
+from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteGaussian, DiscreteLaplace
+
+
+def agrees(lib, calls) -> bool:
+    """A known-answer check at load: the build must draw what the NumPy samplers draw,
+    and each of its loops give what NumPy gives.  calls: host_kernels, whose wrappers
+    are looked up as the check runs."""
+    for spec in (DiscreteGaussian.at_least(30.25), DiscreteLaplace.at_least(2.5)):
+        got = calls.sample(lib, spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        want = numpy_noise.sample(spec, 256, tuple(range(8)), 1, 0, MAX_WORDS)
+        if not all(np.array_equal(g, w) for g, w in zip(got, want)):
+            return False
+    key, n = (0x9E3779B9, 0xFFFFFFFF), 1000
+    want = philox4x32(key, np.arange(n, dtype=np.uint64), 7, 1 << 31, 0xFFFFFFFF)
+    words = calls.philox_range(lib, key, n, 7, 1 << 31, 0xFFFFFFFF, 4)
+    if not all(np.array_equal(g, w) for g, w in zip(words, want)):
+        return False
+    size = np.arange(1, n + 1, dtype=np.int64) * 37
+    r, salt = size // 3, np.arange(n, dtype=np.int64) * 7919
+    keys = [int(x) for x in want[0][:4]]
+    if not np.array_equal(calls.feistel(lib, r, size, salt, keys),
+                          feistel_ranks(r, size, salt, keys)):
+        return False
+    cells = want[1] % 97
+    if not all(np.array_equal(calls.counting_argsort(lib, cells.astype(dt), 97),
+                              np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64)):
+        return False
+    cols = [(want[2] % 5).astype(np.uint8), (want[3] % 300).astype(np.uint16),
+            (want[0] % 70).astype(np.uint32)]
+    for shape in ((5,), (5, 300), (300, 70), (5, 300, 70)):  # the last past 2^16 cells
+        k = len(shape)
+        use = cols[:k] if k != 2 or shape[0] == 5 else cols[1:]
+        flat = np.ravel_multi_index(use, shape)
+        got = calls.cell_histogram(lib, use, shape)
+        if got is None or not (np.array_equal(got[0], flat) and np.array_equal(
+                got[1], np.bincount(flat, minlength=int(np.prod(shape))))):
+            return False
+    return _gum_agrees(lib, calls, want) and _float_kernels_agree(lib, calls, want)
+
+
+def _float_kernels_agree(lib, calls, words) -> bool:
+    """The float loops against NumPy: the IPF margin's rounding (halves, about 2^52), the
+    removal rate's bisection and the best moves' sums and ties (a compiler that
+    contracts or reassociates would fail here, and the build is then not used)."""
+    half = np.array([0.5, 1.5, 2.5, 3.5, 2.0 ** 51 + 0.5, 2.0 ** 52 - 1.0, 7.25, 0.0])
+    P, cells = np.ascontiguousarray(half[None, :]), np.arange(8, dtype=np.int64)
+    out = np.empty((1, 8))
+    calls.ipf_margin(lib, P, np.ones(8), cells, 8, 0.5, out, 0, 1)
+    if not np.array_equal(out[0], np.rint(half) * 0.5):
+        return False
+    s = (words[0][:50] % 40).astype(np.float64)
+    over = (words[1][:50] % 30).astype(np.float64) * 0.37
+    for total in (0.0, 5.0, float(np.rint(over).sum())):
+        if float(calls.removal_rate(lib, over, s, total, BISECT_STEPS)) != float(
+                rate_numpy(np, over, s, total)):
+            return False
+    r = np.random.default_rng(int(words[2][0]))
+    X = r.integers(0, 3, (40, 5)) * (r.random((40, 5)) < 0.5)
+    g = [r.integers(-3, 4, (5, c)) * r.choice([1.0, 0.5], (5, c)) for c in (1, 3, 4)]
+    ctx = np.stack([r.integers(0, c, 40) for c in (1, 3, 4)], axis=1)
+    tables, want = _best_moves_reference(X, g, ctx)
+    got = (np.empty(40, np.int64), np.empty(40, np.int64), np.empty(40))
+    calls.best_moves(lib, *calls.moves_inputs(
+        X, np.concatenate([t.reshape(-1) for t in tables]),
+        np.cumsum([0] + [t.size for t in tables[:-1]]), ctx), 0, 40, got)
+    return all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def _best_moves_reference(X, g, ctx):
+    """(gain tables, (u, v, gain)) of generate.moves' rule, written out a context at a
+    time (an independent reading of it, for the load check): the gains summed over the
+    targets in order, leaving only values present, the first largest of each side, and
+    where they are one value the better of the two second choices (the leaving one on a
+    strict win)."""
+    tables = [np.concatenate([np.clip(-2.0 * gi - 1.0, -1.0, 1.0).T,
+                              np.clip(2.0 * gi - 1.0, -1.0, 1.0).T], axis=1) for gi in g]
+    size = X.shape[1]
+    out = (np.empty(len(X), np.int64), np.empty(len(X), np.int64), np.empty(len(X)))
+    for k in range(len(X)):
+        LA = tables[0][ctx[k, 0]].copy()
+        for i in range(1, len(tables)):
+            LA = LA + tables[i][ctx[k, i]]
+        L, A = np.where(X[k] > 0, LA[:size], -np.inf), LA[size:]
+        a, b = int(np.argmax(L)), int(np.argmax(A))
+        if a == b:
+            a2 = int(np.argmax(np.where(np.arange(size) == a, -np.inf, L)))
+            b2 = int(np.argmax(np.where(np.arange(size) == b, -np.inf, A)))
+            if L[a2] + A[b] > L[a] + A[b2]:
+                a = a2
+            else:
+                b = b2
+        out[0][k], out[1][k], out[2][k] = a, b, L[a] + A[b]
+    return tables, out
+
+
+def _gum_agrees(lib, calls, words) -> bool:
+    """One GUM update of a 3-way marginal, host_gum.cpp against the NumPy body."""
+    shape = (3, 4, 5)
+    made = [[(words[j][:600] % d).astype(dt) for j, (d, dt) in enumerate(
+        zip(shape + (7,), (np.uint8, np.uint16, np.uint32, np.uint8)))] for _ in range(2)]
+    cell = np.ravel_multi_index(made[0][:3], shape)
+    s = np.bincount(cell, minlength=60)
+    add, rem = plan_update(np, s, np.roll(s, 7).astype(np.float64) + 0.4, 0.8)
+    order = np.argsort(cell, kind="stable")
+    update_records(made[0], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
+    calls.gum_apply(lib, made[1], (0, 1, 2), shape, order, s, add, rem, 0.5, (3, 4), 2, 1)
+    return all(np.array_equal(a, b) for a, b in zip(*made))
