@@ -1,5 +1,7 @@
 """The NumPy backend's blocks on the host's cores (core/threads.py): the same bytes
 however the work is split."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -137,7 +139,10 @@ def test_no_pool_thread_is_alive_when_the_process_forks(monkeypatch):
     assert sys.version_info >= (3, 8)
 
 
-def test_a_fork_while_blocks_run_leaves_the_pool_to_them(monkeypatch):
+@contextlib.contextmanager
+def _blocks_in_flight(monkeypatch):
+    """Another thread's each() with a block held running until the with-block ends;
+    yields that thread (joined at the end)."""
     import threading
     monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
     monkeypatch.setattr(threads, "MIN_BLOCK", 1)
@@ -150,9 +155,16 @@ def test_a_fork_while_blocks_run_leaves_the_pool_to_them(monkeypatch):
     caller = threading.Thread(target=threads.each, args=(work, 4))
     caller.start()
     started.wait(10)
-    threads._before_fork()  # blocks in flight: the pool stays, they finish
-    release.set()
-    caller.join(10)
+    try:
+        yield caller
+    finally:
+        release.set()
+        caller.join(10)
+
+
+def test_a_fork_while_blocks_run_leaves_the_pool_to_them(monkeypatch):
+    with _blocks_in_flight(monkeypatch) as caller:
+        threads._before_fork()  # blocks in flight: the pool stays, they finish
     assert not caller.is_alive() and _pool_threads()
 
 
@@ -160,26 +172,14 @@ def test_a_child_forked_while_blocks_run_starts_clean(monkeypatch):
     """Another thread's blocks in flight at the fork: the child has no pool, nothing in
     flight and a lock it can take."""
     import os
-    import threading
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    started, release = threading.Event(), threading.Event()
-
-    def work(lo, hi):
-        if lo == 0:
-            started.set()
-            release.wait(10)
-    caller = threading.Thread(target=threads.each, args=(work, 4))
-    caller.start()
-    started.wait(10)
-    pid = os.fork()
-    if pid == 0:
-        ok = threads._busy == 0 and threads._pool is None and threads._lock.acquire(timeout=5)
-        if ok:
-            threads._lock.release()
-        out = np.zeros(4)
-        threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 4)
-        os._exit(0 if ok and (out == 1.0).all() else 1)
-    release.set()
-    caller.join(10)
+    with _blocks_in_flight(monkeypatch):
+        pid = os.fork()
+        if pid == 0:
+            ok = threads._busy == 0 and threads._pool is None and \
+                threads._lock.acquire(timeout=5)
+            if ok:
+                threads._lock.release()
+            out = np.zeros(4)
+            threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 4)
+            os._exit(0 if ok and (out == 1.0).all() else 1)
     assert os.waitpid(pid, 0)[1] == 0
