@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpu_dpsyn.backends.arrays import strides_of
 from gpu_dpsyn.backends.numpy import host_check
 from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
@@ -152,8 +153,7 @@ def cell_histogram(lib, cols, shape):
             c.dtype.kind != "u" or c.itemsize > 4 or not c.flags.c_contiguous or
             len(c) != len(cols[0]) for c in cols):
         return None
-    stride = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
-    padded = [(c.ctypes.data, c.itemsize, st) for c, st in zip(cols, stride)]
+    padded = [(c.ctypes.data, c.itemsize, st) for c, st in zip(cols, strides_of(shape))]
     padded += [(None, 1, 0)] * (3 - len(cols))
     wide = ncells > 1 << 16
     cell = np.empty(len(cols[0]), dtype=np.int64 if wide else np.uint16)
@@ -318,7 +318,7 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
     allptr = np.array([c.ctypes.data for c in cols], dtype=np.uint64)
     allsize = np.array([c.itemsize for c in cols], dtype=np.int32)
     a = list(attrs) + [0] * (3 - len(attrs))
-    st = np.cumprod([1] + [int(d) for d in shape[:0:-1]])[::-1].tolist() + [1] * (3 - len(attrs))
+    st = strides_of(shape) + [1] * (3 - len(attrs))
     dims = [int(d) for d in shape] + [1] * (3 - len(attrs))
     removed = np.empty(max(total, 1), dtype=np.int64)
     m = 0xFFFFFFFF
