@@ -386,3 +386,23 @@ def test_an_id_column_on_dask_is_refused_with_the_way_out(client, table, tmp_pat
     (d / "a.parquet").unlink()
     df.iloc[:300].to_parquet(d / "a.parquet")
     assert syn.fit(str(d), schema).ledger
+
+
+def test_each_sample_to_sends_the_model_under_a_key_of_its_own(client, table, tmp_path,
+                                                                monkeypatch):
+    """Keyed by content, two sample_to calls of one model shared a key, and when the first
+    call's copy was released the second lost it mid-run (FuturesCancelledError, "failed to
+    acquire keys", seen once in the full suite): each call's key is its own."""
+    df, schema = table
+    syn = Synthesizer(1.0, 1e-9, **KW).fit(df, schema)
+    syn.client = client
+    keys, real = [], client.scatter
+
+    def spy(data, *a, **k):
+        out = real(data, *a, **k)
+        keys.append(out.key)
+        return out
+    monkeypatch.setattr(client, "scatter", spy)
+    syn.sample_to(tmp_path / "a", 4000, batch_rows=2000)
+    syn.sample_to(tmp_path / "b", 4000, batch_rows=2000)
+    assert len(keys) == 2 and keys[0] != keys[1]

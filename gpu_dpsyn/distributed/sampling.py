@@ -108,7 +108,9 @@ def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None
 def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
     """Every batch as a task, at most two per worker thread in flight (their targets
     are the client's only memory of them)."""
-    model = client.scatter(model, broadcast=True)
+    # a key of its own (hash=False): keyed by content, two calls of one model shared it,
+    # and the first release took the model the second still needed
+    model = client.scatter(model, broadcast=True, hash=False)
     window = 2 * max(1, sum(client.nthreads().values()))
     running = set()
 
