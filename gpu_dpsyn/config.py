@@ -151,8 +151,16 @@ class Settings:
 
 
 def _budget_number(v):
-    """epsilon or delta: NumPy scalars as Python floats (np.float32 is no float subclass)."""
-    return float(v) if isinstance(v, (np.integer, np.floating)) else v
+    """epsilon or delta as a Python float: NumPy scalars (np.float32 is no float subclass)
+    and ints too, so 1 and 1.0 are one budget to the seeded noise key (which reads the
+    parameters as text).  Anything else, and an int past the float range, is left for
+    the checks to refuse by name."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, np.floating)):
+        return v
+    try:
+        return float(v)
+    except OverflowError:
+        return v
 
 
 def _share(share) -> float:
