@@ -166,6 +166,29 @@ def test_global_atomics_histogram_equals_cpu(gb, flights, flights_schema, monkey
     assert np.array_equal(gb.to_numpy(g), get_backend("cpu").histogram(codes, attrs, shape))
 
 
+@pytest.mark.parametrize("shared_cells", [kops.SHARED_CELLS, 700, 0])
+def test_many_histograms_in_one_launch_equal_cpu(gb, flights, flights_schema, monkeypatch,
+                                                 shared_cells):
+    """multi_hist: marginals grouped in shared memory, one too large counted alone in
+    global memory (700: a few of each; 0: all global), of 1-3 columns of every code
+    width -- the CPU's histograms end to end, from one kernel launch."""
+    monkeypatch.setattr(kops, "SHARED_CELLS", shared_cells)
+    codes = encode(flights.iloc[:1500], flights_schema)
+    dom = flights_schema.domain
+    sets = [(2,), (2, 4), (0, 1, 11), (9, 11), (4,), (11, 2), (1, 3), (0,), (4, 2, 9)]
+    specs = [(a, tuple(dom[x] for x in a)) for a in sets]
+    launches = []
+    real = kops._kernel
+    monkeypatch.setattr(kops, "_kernel", lambda m, n: launches.append(n) or real(m, n))
+    got = gb.to_numpy(gb.histograms([gb.asarray(c) for c in codes], specs))
+    assert launches == ["multi_hist"]
+    cb = get_backend("cpu")
+    want = np.concatenate([cb.histogram(codes, a, sh) for a, sh in specs])
+    assert np.array_equal(got, want)
+    assert np.array_equal(cb.histograms(codes, specs), want)
+    assert gb.to_numpy(gb.histograms([gb.asarray(c) for c in codes], [])).size == 0
+
+
 def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema):
     cb = get_backend("cpu")
     rows = flights.iloc[:3000]

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.generate import gibbs, polish, records
+from gpu_dpsyn.generate import gibbs, gum, polish, records
 from gpu_dpsyn.generate import sample as sampling
 from gpu_dpsyn.measure import errors, privsyn, rounds
 
@@ -22,23 +22,33 @@ from gpu_dpsyn.measure import errors, privsyn, rounds
 SWEEP_READS_PER_COLUMN = gibbs.IPF_ITERATIONS + 2
 POLISH_READS_PER_COLUMN = 6  # besides one per pass
 GUM_READS = 2  # besides one per iteration (its error, for the stop rule)
-# measuring: each marginal's histogram, and its noise's values and status (fail closed)
-MEASURE_READS_PER_MARGINAL = 3
+# measuring: the histograms at once, and each marginal's noise's values and status (fail
+# closed)
+MEASURE_READS_PER_MARGINAL = 2
+MEASURE_READS = 1
 ERROR_READS = 3  # all the candidates' errors at once, and their noise's values and status
+# a GUM iteration's errors: the zeroed counts, one multi_hist launch, the view
+TARGET_ERROR_LAUNCHES = 3
+ERROR_LAUNCHES = 40  # the candidates' errors: two histogram launches and the sums, noise
 POLISH_LAUNCHES_PER_PASS_AND_TARGET = 80
 SWEEP_LAUNCHES_PER_PASS_AND_TARGET = 40
 
 
 @pytest.fixture(scope="module")
-def counted(tmp_path_factory):
+def so(tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("g++ is needed to emulate the kernels")
+    from cuda_emu import emulate
+    return emulate.build(tmp_path_factory.mktemp("emu"))
+
+
+@pytest.fixture(scope="module")
+def counted(so):
     from conftest import FLIGHTS, FLIGHTS_SCHEMA, _flights
-    from cuda_emu import counting, emulate
+    from cuda_emu import counting
     from gpu_dpsyn.data.schema import load_schema
     flights, flights_schema = _flights(20000), load_schema(FLIGHTS_SCHEMA)
     assert FLIGHTS.exists()
-    so = emulate.build(tmp_path_factory.mktemp("emu"))
     cols = ["month", "carrier", "origin", "distance", "sched_dep_time"]
     df = flights[cols].iloc[:1000]
     schema = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
@@ -79,6 +89,7 @@ def counted(tmp_path_factory):
         watch(records, "gibbs_sweep", "sweep", columns)
         watch(records, "polish", "polish", columns)
         watch(records, "run_gum", "gum", lambda a, out: dict(iterations=len(out.history)))
+        watch(gum, "target_errors", "target errors", lambda a, out: dict(targets=len(a[2])))
         watch(errors, "measure_errors", "errors", lambda a, out: dict(candidates=len(a[4])))
         watch(privsyn, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
         watch(rounds, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
@@ -119,15 +130,40 @@ def test_gum_reads_once_an_iteration(counted):
         assert c["syncs"] <= c["iterations"] + GUM_READS, c
 
 
+def test_gum_histograms_its_targets_in_one_launch(counted, so, monkeypatch):
+    for c in _of(counted, "target errors"):
+        assert c["launches"] <= TARGET_ERROR_LAUNCHES and c["syncs"] == 1, c
+    # and with more targets than the budget has launches (the fit above had 2)
+    import numpy as np
+    from cuda_emu import counting
+    be = counting.counting_backend(monkeypatch, so)
+    rng = np.random.default_rng(0)
+    dom = [3, 5, 4, 7, 2]
+    cols = [be.asarray(rng.integers(0, d, 400).astype(np.uint8)) for d in dom]
+    sets = [(0,), (1,), (2, 3), (0, 4), (1, 2, 3), (3, 4), (0, 1, 2), (4,)]
+    targets = [(a, tuple(dom[x] for x in a), np.full(int(np.prod([dom[x] for x in a])),
+                                                     400 / np.prod([dom[x] for x in a])))
+               for a in sets]
+    count = counting.reset()
+    with count.at("target errors"):
+        err = gum.target_errors(be, cols, targets)
+    assert count.launches["target errors"] <= TARGET_ERROR_LAUNCHES < len(targets)
+    assert count.syncs["target errors"] == 1
+    host = [c.view(np.ndarray) for c in cols]
+    from gpu_dpsyn.backends import get_backend
+    assert np.array_equal(err, gum.target_errors(get_backend("cpu"), host, targets))
+
+
 def test_the_candidates_errors_are_read_at_once(counted):
     got = _of(counted, "errors")
     assert max(c["candidates"] for c in got) > 2 * ERROR_READS  # the bound means something
     for c in got:
         assert c["syncs"] <= ERROR_READS, c
+        assert c["launches"] <= ERROR_LAUNCHES, c  # the histograms: one launch a table
 
 
 def test_measuring_and_decoding_read_per_marginal_and_column(counted):
     for c in _of(counted, "measure"):
-        assert c["syncs"] <= MEASURE_READS_PER_MARGINAL * c["marginals"], c
+        assert c["syncs"] <= MEASURE_READS_PER_MARGINAL * c["marginals"] + MEASURE_READS, c
     for c in _of(counted, "decode"):
         assert c["syncs"] <= c["columns"], c

@@ -30,6 +30,9 @@ class Backend(Protocol):
         """(cell of each record, int64 counts per cell) in one pass."""
     def histogram(self, cols, attrs, shape):
         """int64 counts per cell of the column set (flat, C order)."""
+    def histograms(self, cols, specs):
+        """The histograms of several (attrs, shape), end to end in one int64 array: one
+        pass over the records (a GPU: one launch) instead of one each."""
 
     # -- randomness
     def uniforms(self, key, n: int, c1: int, c2: int, c3: int):

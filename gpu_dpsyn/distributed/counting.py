@@ -25,6 +25,7 @@ from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.reading import read_partitioned
 from gpu_dpsyn.distributed.workers import worker_backend
+from gpu_dpsyn.measure.marginals import batches
 
 CHUNK_CELLS = 1 << 22  # counts per reduction pass (32 MiB of int64): bounds task memory
 FAN_IN = 8  # partial sums added per reduction task
@@ -167,8 +168,9 @@ def partition_histograms(codes, requests, backend: str) -> np.ndarray:
     be = worker_backend(backend)
     if partition_rows(codes) == 0:
         return np.zeros(sum(math.prod(shape) for _, shape in requests), dtype=np.int64)
-    return np.concatenate([be.to_numpy(be.histogram(codes, attrs, shape)).astype(np.int64)
-                           for attrs, shape in requests])
+    parts = [be.to_numpy(be.histograms(codes, batch)).astype(np.int64)
+             for batch in batches(requests)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def recode_partition(codes, attr: int, recode, backend: str) -> list:

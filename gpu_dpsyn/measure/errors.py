@@ -8,7 +8,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.data.dtypes import MAX_ROWS
-from gpu_dpsyn.measure.marginals import LocalCounts, counts_source
+from gpu_dpsyn.measure.marginals import LocalCounts, batches, counts_source
 from gpu_dpsyn.privacy.samplers import draw
 
 
@@ -31,18 +31,30 @@ def errors(backend, counts, synth, domain, sets, n_hat: int) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     shapes = [tuple(int(domain[a]) for a in r) for r in sets]
     source = counts_source(backend, counts)
-    if isinstance(source, LocalCounts):  # both tables in the backend's memory: each set's
-        xp = backend.xp  # sum stays there and all are read at once (one GPU sync)
-        real = (backend.histogram(source.cols, r, sh) for r, sh in zip(sets, shapes))
-        fake = (backend.histogram(synth, r, sh) for r, sh in zip(sets, shapes))
+    if isinstance(source, LocalCounts):  # both tables in the backend's memory: a batch of
+        xp = backend.xp  # sets a launch each, their sums stay there, all read at once
+        sums = [set_sums(xp, backend.histograms(source.cols, batch),
+                         backend.histograms(synth, batch), [math.prod(sh) for _, sh in batch],
+                         n_syn, n_hat) for batch in batches(zip(sets, shapes))]
+        total = backend.to_numpy(xp.concatenate(sums))
     else:  # a distributed source's counts arrive on the host
-        xp = np
         real = source.histograms(zip(sets, shapes))
         fake = histograms(backend, synth, domain, sets)
-    sums = [xp.abs(n_syn * d.astype(xp.int64) - n_hat * s.astype(xp.int64))
-            .sum(dtype=xp.uint64) for d, s in zip(real, fake)]  # one set at a time
-    total = backend.to_numpy(xp.stack(sums))
+        total = np.array([np.abs(n_syn * d.astype(np.int64) - n_hat * s.astype(np.int64))
+                          .sum(dtype=np.uint64) for d, s in zip(real, fake)], dtype=np.uint64)
     return (total.astype(np.uint64) // np.uint64(max(n_syn, 1))).astype(np.int64)
+
+
+def set_sums(xp, real, fake, sizes, n_syn: int, n_hat: int):
+    """sum |n_syn d - n_hat s| over each set's run of cells (the histograms d, s end to
+    end, runs of `sizes` cells), as uint64: the differences of one running sum, which
+    may wrap past 2^64, but each set's own sum is below 2^63, so its difference modulo
+    2^64 is exact."""
+    diff = xp.abs(n_syn * real.astype(xp.int64) - n_hat * fake.astype(xp.int64))
+    run = xp.cumsum(diff.astype(xp.uint64))
+    ends = np.cumsum(sizes) - 1
+    at = run[xp.asarray(ends)]
+    return at - xp.concatenate([xp.zeros(1, dtype=xp.uint64), at[:-1]])
 
 
 def measure_errors(backend, counts, synth, domain, sets, n_hat: int, accountant, fraction,

@@ -1,6 +1,8 @@
 """Noisy marginals: which to measure, and measuring them through the accountant."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpu_dpsyn.core import rng
@@ -21,11 +23,31 @@ class LocalCounts:
 
     def histograms(self, requests):
         be = self.backend
-        for attrs, shape in requests:  # one at a time: at most one marginal's counts live
-            yield be.to_numpy(be.histogram(self.cols, attrs, shape))
+        for batch in batches(requests):  # one launch and one read a batch (bounded memory)
+            counts = be.to_numpy(be.histograms(self.cols, batch))
+            ends = np.cumsum([math.prod(shape) for _, shape in batch])
+            yield from np.split(counts, ends[:-1])
 
     def recode(self, attr: int, recode) -> None:
         self.cols[attr] = recode.apply(self.backend.xp, self.cols[attr])
+
+
+BATCH_CELLS = 1 << 22  # cells counted at once (32 MiB of int64 counts)
+
+
+def batches(requests, cells: int = BATCH_CELLS):
+    """The (attrs, shape) requests in runs of consecutive ones of at most `cells` cells
+    in all (a larger one alone), in order."""
+    run, total = [], 0
+    for attrs, shape in requests:
+        size = math.prod(shape)
+        if run and total + size > cells:
+            yield run
+            run, total = [], 0
+        run.append((tuple(attrs), tuple(shape)))
+        total += size
+    if run:
+        yield run
 
 
 def counts_source(backend, cols):

@@ -130,6 +130,69 @@ class CupyBackend:
     def histogram(self, cols, attrs, shape):
         return self.cell_histogram(cols, attrs, shape, want_cell=False)[1]
 
+    def histograms(self, cols, specs):
+        """The histograms of the (attrs, shape) specs end to end, in one launch
+        (histogram.cu multi_hist): consecutive marginals share a block's shared memory
+        up to SHARED_CELLS cells, a larger one counts in global memory alone, and each
+        group reads the records once -- a GUM iteration's errors were a launch and a
+        pass over the records per target."""
+        specs = [(tuple(int(a) for a in attrs), tuple(int(d) for d in shape))
+                 for attrs, shape in specs]
+        sizes = [int(np.prod(sh)) for _, sh in specs]
+        hist = cp.zeros(sum(sizes), dtype=cp.uint64)
+        n = len(cols[0]) if cols else 0
+        if not specs or n == 0:
+            return hist.view(cp.int64)
+        table, csize = self._table(cols)
+        desc, groups, most = self._hist_plan(specs, sizes)
+        m, g = len(specs), groups
+        k, attr, stride = desc[:m], desc[m:4 * m], desc[4 * m:7 * m]
+        off, first, shared = desc[7 * m:8 * m], desc[8 * m:8 * m + g + 1], desc[8 * m + g + 1:]
+        per = max(1, min(_blocks(n), -(-self._sm * 8 // g)))
+        _kernel("histogram.cu", "multi_hist")(
+            (g * per,), (THREADS,), (np.int64(n), table, csize, k, attr, stride, off, first,
+                                     shared, np.int32(g), hist), shared_mem=4 * most)
+        return hist.view(cp.int64)
+
+    def _hist_plan(self, specs, sizes):
+        """multi_hist's descriptors, on the device once per set of specs (no copy to the
+        device in GUM's loop): k, attr, stride, off, first, shared as int64 runs of one
+        array; the number of groups; the largest group counted in shared memory."""
+        key = ("hist", tuple(specs))
+        if key not in self._tables:
+            if len(self._tables) > 256:
+                self._tables.clear()
+            m = len(specs)
+            k = np.zeros(m, np.int64)
+            attr, stride = np.zeros((m, 3), np.int64), np.zeros((m, 3), np.int64)
+            for i, (attrs, shape) in enumerate(specs):
+                if not 1 <= len(attrs) <= 3:
+                    raise BackendError(f"GPU kernels handle 1- to 3-way marginals, got "
+                                       f"{len(attrs)}")
+                k[i] = len(attrs)
+                attr[i, :len(attrs)] = attrs
+                stride[i, :len(attrs)] = strides_of(shape)
+            off = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            first, shared, run = [0], [], 0
+            for i, size in enumerate(sizes):  # consecutive marginals, greedily grouped
+                if size > SHARED_CELLS or (run and run + size > SHARED_CELLS):
+                    if run:
+                        first.append(i)
+                        shared.append(run)
+                    run = 0
+                if size > SHARED_CELLS:
+                    first.append(i + 1)
+                    shared.append(0)  # alone, in global memory
+                else:
+                    run += size
+            if run:
+                first.append(m)
+                shared.append(run)
+            desc = np.concatenate([k, attr.reshape(-1), stride.reshape(-1), off, first, shared])
+            self._tables[key] = (cp.asarray(desc.astype(np.int64)), len(shared),
+                                 max(shared) if shared else 0)
+        return self._tables[key]
+
     def philox(self, key, n: int, c0: int = 0, c1: int = 0, c2: int = 0, c3: int = 0):
         """(n, 4) uint32 words for counters (c0 + i, c1, c2, c3)."""
         out = cp.empty((n, 4), dtype=cp.uint32)
