@@ -198,3 +198,34 @@ def test_the_fit_denoises_its_targets_at_no_cost():
     # give every seed the same choice of pairs here)
     assert ledgers[True] == ledgers[False]
     assert errs[True] < 0.8 * errs[False]
+
+
+def test_a_marginal_denoised_again_is_not_estimated_again(monkeypatch):
+    """The adaptive rounds estimate the level's marginals once a round, and most come as
+    measured each time: their posterior means are remembered, the same to the bit, and
+    anything that changes them (a value, sigma) is estimated afresh."""
+    from gpu_dpsyn.estimate import empirical_bayes as eb
+    import collections
+    r = np.random.default_rng(8)
+    y = r.normal(0, 5, 400)
+    expected = denoise(y, 5.0)
+    calls = []
+    real = eb.npmle
+    monkeypatch.setattr(eb, "npmle", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(eb, "_memo", collections.OrderedDict())
+
+    def fresh(values, sigma=5.0):
+        return Marginal((0, 1), (20, 20), values.copy(), sigma)
+    first = fresh(y)
+    denoise_marginals([first])
+    again = fresh(y)
+    denoise_marginals([again])
+    assert len(calls) == 1 and np.array_equal(first.values, again.values)
+    assert np.array_equal(again.values, expected)  # what the estimate gives
+    again.values[0] = 99.0  # the remembered result is a copy: editing it changes nothing
+    moved = y.copy()
+    moved[7] += 1.0
+    for m in (fresh(y, 6.0), fresh(moved), fresh(y)):
+        denoise_marginals([m])
+    assert len(calls) == 3  # sigma 6 and the moved cell: new; y at sigma 5: remembered
+    assert np.array_equal(m.values, first.values)

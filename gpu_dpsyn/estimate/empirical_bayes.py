@@ -18,7 +18,10 @@ bench/heldout.py's tables went down in most cells (docs/method.md).
 """
 from __future__ import annotations
 
+import collections
+import hashlib
 import math
+import threading
 
 import numpy as np
 
@@ -150,5 +153,30 @@ def denoise_marginals(marginals: list, measured_cells=None) -> None:
 
     def each(lo, hi):  # each marginal on its own: several on the host's cores
         for m in todo[lo:hi]:
-            m.values = denoise(m.values, m.sigma)
+            m.values = remembered(m.values, m.sigma)
     threads.each(each, len(todo), threads.MIN_BLOCK)
+
+
+MEMO_CELLS = 1 << 22  # cells of posterior means remembered (32 MiB)
+_memo: collections.OrderedDict = collections.OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def remembered(y: np.ndarray, sigma: float) -> np.ndarray:
+    """denoise(y, sigma), remembered by the bytes of y and sigma: the adaptive rounds
+    estimate a level's marginals once a round, and most of them come as measured each
+    time (a 10^6-row fit on an H200 spent 3.9 s of its 19 s in denoise, 374 times for
+    about 80 marginals).  The same numbers, to the bit; least recently used go first."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    key = (hashlib.sha256(y.tobytes()).digest(), y.shape, float(sigma))
+    with _memo_lock:
+        if key in _memo:
+            _memo.move_to_end(key)
+            return _memo[key].copy()
+    out = denoise(y, sigma)
+    if out.size <= MEMO_CELLS // 4:
+        with _memo_lock:
+            _memo[key] = out.copy()
+            while sum(v.size for v in _memo.values()) > MEMO_CELLS:
+                _memo.popitem(last=False)
+    return out
