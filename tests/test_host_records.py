@@ -215,9 +215,11 @@ def test_the_host_wrappers_refuse_what_the_loops_would_misindex(lib):
     X = np.ones((4, 3), np.int64)
     tabs = np.zeros(2 * 3 * 5)
     out = (np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4))
-    with pytest.raises(ValueError, match="cells within"):  # a context past its table
-        host_kernels.moves_inputs(X, tabs, np.array([0], np.int64),
-                                  np.array([[0], [1], [4], [5]], np.int64))
+    for bad in (5, -1):  # a context past its table, or before it
+        with pytest.raises(ValueError, match="cells within"):
+            host_kernels.best_moves(lib, *host_kernels.moves_inputs(
+                X, tabs, np.array([0], np.int64), np.array([[0], [1], [bad], [4]], np.int64)),
+                0, 4, out)
     host_kernels.best_moves(lib, *host_kernels.moves_inputs(
         X, tabs, np.array([0], np.int64), np.array([[0], [1], [4], [4]], np.int64)), 0, 4, out)
 

@@ -86,8 +86,8 @@ def library():
                                         ctypes.c_int, _PTR, _PTR]
     lib.host_cell_histogram.restype = ctypes.c_int
     lib.host_best_moves.argtypes = [_I64, _I64, ctypes.c_int, ctypes.c_int, _PTR, _PTR, _PTR,
-                                    _PTR, _PTR, _PTR, _PTR]
-    lib.host_best_moves.restype = None
+                                    _PTR, _PTR, _PTR, _PTR, _PTR]
+    lib.host_best_moves.restype = ctypes.c_int
     lib.host_ipf_margin.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _I64, ctypes.c_double,
                                     _PTR]
     lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
@@ -180,30 +180,35 @@ def counting_argsort(lib, keys, bound: int):
     return out
 
 
+CELLS_OUTSIDE = "best moves need a gain table for each target and cells within it"
+
+
 def moves_inputs(X, tabs, offs, ctx) -> tuple:
     """(X, tabs, offs, ctx) as moves.cu reads them (C-contiguous int64 / float64), checked
-    once: a gain table of whole rows for each target, a context row for each row of X,
-    every context's cell within its target's table."""
+    once: a gain table of whole rows for each target, a context row for each row of X
+    (best_moves checks each context's cells as it reads them: here that was a quarter
+    of the polish's moves, a pass over the contexts at every pass)."""
     X, ctx, offs = (np.ascontiguousarray(a, dtype=np.int64) for a in (X, ctx, offs))
     tabs = np.ascontiguousarray(tabs, dtype=np.float64)
     if X.ndim != 2 or ctx.ndim != 2 or len(ctx) != len(X) or X.shape[1] < 1:
         raise ValueError("best moves need a table X and a context row for each of its rows")
     size, T = X.shape[1], ctx.shape[1]
     ends = np.append(offs[1:], tabs.size)
-    if len(offs) != T or (ends - offs < 0).any() or ((ends - offs) % (2 * size)).any() or (
-            len(ctx) and (ctx.min(axis=0) < 0).any()) or (
-            len(ctx) and (ctx.max(axis=0) >= (ends - offs) // (2 * size)).any()):
-        raise ValueError("best moves need a gain table for each target and cells within it")
+    if len(offs) != T or (ends - offs < 0).any() or ((ends - offs) % (2 * size)).any():
+        raise ValueError(CELLS_OUTSIDE)
     return X, tabs, offs, ctx
 
 
 def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
     """moves.cu's best move of contexts lo .. hi - 1 into out = (u, v, gain), the inputs
-    as moves_inputs returns them."""
+    as moves_inputs returns them; ValueError, and nothing computed, when a context's
+    cell is outside its target's table."""
     u, v, gain = out
-    lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data, offs.ctypes.data,
-                        ctx.ctypes.data, X.ctypes.data, u.ctypes.data, v.ctypes.data,
-                        gain.ctypes.data)
+    cells = (np.append(offs[1:], tabs.size) - offs) // (2 * X.shape[1])
+    if lib.host_best_moves(lo, hi, X.shape[1], ctx.shape[1], tabs.ctypes.data,
+                           offs.ctypes.data, cells.ctypes.data, ctx.ctypes.data, X.ctypes.data,
+                           u.ctypes.data, v.ctypes.data, gain.ctypes.data) != 0:
+        raise ValueError(CELLS_OUTSIDE)
 
 
 def ipf_margin(lib, P, wg, cells, n_cells: int, inv_grid: float, out, lo: int, hi: int):
