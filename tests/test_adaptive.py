@@ -400,3 +400,33 @@ def test_the_pooling_test_is_an_argument_of_the_fit(monkeypatch):
     assert any(e.label == "3-way errors" for e in acc.ledger)
     with pytest.raises(AssertionError, match="the pooling test ran"):
         measuring.fit(syn.settings, syn.backend, None, df, schema, None, syn.seed, True)
+
+
+def test_the_rounds_records_take_fewer_passes_than_the_release(monkeypatch):
+    """S only ranks the candidates' errors: its sweep and polish stop at rounds.S_EFFORT's
+    passes, the release's at the full ones -- and the passes reach the IPF and the
+    polish's tables."""
+    from gpu_dpsyn.generate import gibbs, polish, records
+    from gpu_dpsyn.measure import rounds
+    seen = []
+    for module, name, arg in ((gibbs, "fit_conditional", 4), (polish, "fit_table", 4)):
+        real = getattr(module, name)
+
+        def spy(*a, _real=real, _name=name, _arg=arg, **k):
+            seen.append((stage[0], _name, k.get("iterations", k.get("passes", a[_arg]))))
+            return _real(*a, **k)
+        monkeypatch.setattr(module, name, spy)
+    stage = ["fit"]
+    df, schema = xor_table()
+    syn = _fit(df, schema, 8.0)
+    stage[0] = "sample"
+    syn.sample()
+    for where, name, cap in (("fit", "fit_conditional", rounds.S_EFFORT.ipf_passes),
+                             ("fit", "fit_table", rounds.S_EFFORT.polish_passes),
+                             ("sample", "fit_conditional", gibbs.IPF_ITERATIONS),
+                             ("sample", "fit_table", polish.PASSES)):
+        got = [p for s, n, p in seen if s == where and n == name]
+        assert got and max(got) == cap, (where, name, got)
+    assert rounds.S_EFFORT.ipf_passes < gibbs.IPF_ITERATIONS
+    assert rounds.S_EFFORT.polish_passes < polish.PASSES
+    assert records.RELEASE == records.Effort(gibbs.IPF_ITERATIONS, polish.PASSES)

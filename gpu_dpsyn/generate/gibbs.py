@@ -180,16 +180,18 @@ def column_contexts(backend, cols, a: int, near, targets, sizes):
     return w, inv.reshape(-1).astype(xp.int64), xp.stack(ctx, axis=1), tables
 
 
-def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int) -> bool:
+def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int,
+                    iterations: int = IPF_ITERATIONS) -> bool:
     """Redraw column a from the model's conditional given its neighbours `near` (see the
-    module), in place.  targets: (attrs, shape, counts) of those holding a.  False (and
-    nothing changed) when the fit would exceed MAX_CONTEXT_CELLS."""
+    module), in place.  targets: (attrs, shape, counts) of those holding a; iterations:
+    the IPF's passes at most.  False (and nothing changed) when the fit would exceed
+    MAX_CONTEXT_CELLS."""
     size = int(sizes[a])
     found = column_contexts(backend, cols, a, near, targets, sizes)
     if found is None:
         return False
     w, inv, ctx, tables = found
-    passes = max(MIN_PASSES, min(IPF_ITERATIONS, IPF_WORK // (len(w) * size * len(tables))))
+    passes = max(MIN_PASSES, min(iterations, IPF_WORK // (len(w) * size * len(tables))))
     # the fit and the draws on the backend: p stays on the device
     p = fit_conditional(ctx, w.astype(backend.xp.float64), tables, size, passes,
                         xp=backend.xp)
@@ -224,13 +226,14 @@ def systematic_positions(backend, inv, w, column: int, key, call: int):
     return xp.minimum(x, BELOW_ONE)  # (w - 1 + v) / w rounds to 1 once w passes ~2^21
 
 
-def gibbs_sweep(backend, cols, targets, sizes, key, call: int, progress=None) -> list:
+def gibbs_sweep(backend, cols, targets, sizes, key, call: int, progress=None,
+                iterations: int = IPF_ITERATIONS) -> list:
     """One sweep over the columns in order: each column held by a multi-way target is
-    redrawn given its neighbours.  targets: (attrs, shape, counts).  Returns the columns
-    left as they were (MAX_CONTEXT_CELLS)."""
+    redrawn given its neighbours (IPF passes: at most `iterations`).  targets: (attrs,
+    shape, counts).  Returns the columns left as they were (MAX_CONTEXT_CELLS)."""
     multi = [t for t in targets if len(t[0]) > 1]
     return each_column(cols, multi, multi, progress, lambda a, near, mine: resample_column(
-        backend, cols, a, near, mine, sizes, key, call))
+        backend, cols, a, near, mine, sizes, key, call, iterations))
 
 
 def each_column(cols, targets, graph, progress, step) -> list:

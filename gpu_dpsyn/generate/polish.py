@@ -322,10 +322,12 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
     return True
 
 
-def polish(backend, cols, targets, sizes, key, call: int, progress=None) -> list:
+def polish(backend, cols, targets, sizes, key, call: int, progress=None,
+           passes: int = PASSES) -> list:
     """One pass over the columns in order, each polished against the targets holding it
-    (targets: (attrs, shape, counts summing to the records); 1-way ones too).  Returns
-    the columns left as they were (too many contexts)."""
+    (targets: (attrs, shape, counts summing to the records); 1-way ones too), with at
+    most `passes` passes of moves each.  Returns the columns left as they were (too many
+    contexts)."""
     multi = [t for t in targets if len(t[0]) > 1]
     return each_column(cols, targets, multi, progress, lambda a, near, mine: polish_column(
-        backend, cols, a, near, mine, sizes, key, call))
+        backend, cols, a, near, mine, sizes, key, call, passes))

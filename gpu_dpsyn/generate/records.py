@@ -19,7 +19,7 @@ from gpu_dpsyn.generate import gibbs
 from gpu_dpsyn.generate.gibbs import REPAIR, gibbs_sweep
 from gpu_dpsyn.generate.gum import (append_attribute, plan_structure, project, run_gum,
                                     target_errors)
-from gpu_dpsyn.generate.polish import polish
+from gpu_dpsyn.generate.polish import PASSES, polish
 from gpu_dpsyn.generate.shuffle import neighbour_shuffle
 
 
@@ -70,8 +70,19 @@ def init_records(backend, model, n: int, key, call: int, level=None) -> list:
     return cols[:len(model.domain)]
 
 
+@dataclass(frozen=True)
+class Effort:
+    """How far the sweep and the polish go: the IPF's passes per column and the polish's
+    passes per column, at most (each also bounded by its work cap)."""
+    ipf_passes: int = gibbs.IPF_ITERATIONS
+    polish_passes: int = PASSES
+
+
+RELEASE = Effort()
+
+
 def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
-              run: SampleRun, cfg=None, plan=plan_structure) -> list:
+              run: SampleRun, cfg=None, plan=plan_structure, effort: Effort = RELEASE) -> list:
     """One level's GUM (and attribute appending) on the records cols; a grouped level
     fits its group code as one more column, then writes the group columns from it.
     cfg: GUM's settings (default the model's; the adaptive rounds pass theirs).  The
@@ -79,7 +90,8 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
     errors, and without them it shows errors the release will not have.  Neither runs
     without GUM iterations: they fit the targets, and iterations=0 asks for the
     independent draws.  plan: how the targets are used (gum.plan_structure; experiments
-    pass variants)."""
+    pass variants).  effort: the sweep's and the polish's passes (the rounds' records S
+    take fewer: triples.S_EFFORT)."""
     be, st_, d = backend, model.settings, len(model.domain)
     if lv.group:
         cols = cols + [group_code(be.xp, cols, lv.group, model.domain)]
@@ -106,7 +118,8 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
         # GUM's 3-way structure where no target holds it (gibbs.py): redraw
         t0 = time.perf_counter()
         with bar(st_.progress, len(res.cols), labelled(run.label, "Gibbs sweep")) as pb:
-            skipped = gibbs_sweep(be, res.cols, targets, model.domain, key, call, pb)
+            skipped = gibbs_sweep(be, res.cols, targets, model.domain, key, call, pb,
+                                  effort.ipf_passes)
         run.timed(be, "sweep", t0)
         _warn_left(model, "the Gibbs sweep", skipped, "as GUM made them")
         if not polished:  # the repair: one GUM iteration of Duplicates (gibbs.py)
@@ -124,7 +137,8 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
         # too large for its table is one the sweep left as it was: the same bound)
         t0 = time.perf_counter()
         with bar(st_.progress, len(res.cols), labelled(run.label, "polish")) as pb:
-            skipped = polish(be, res.cols, targets, model.domain, key, call, pb)
+            skipped = polish(be, res.cols, targets, model.domain, key, call, pb,
+                             effort.polish_passes)
         _warn_left(model, "the polish", skipped, "as they were")
         run.timed(be, "polish", t0)
         err = target_errors(be, res.cols, gum_targets)
