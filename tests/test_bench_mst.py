@@ -125,6 +125,12 @@ def test_peer_summary_times_aim_by_its_numpy_scored_runs_where_there_are_any(mon
     assert "| 1 | 20.0 | 5.0 | 60.0 |" in out  # the NumPy-scored run's time alone
     assert "| 0.0400 | 0.0900 | 0.0325 (1,000 it.) |" in out  # seed 0 and seed 1's NumPy run
     assert "(c) gpu_dpsyn time (current code) <= AIM's / 5 (same machine): 0 of 1" in out
+    # against MST, the rows of one interleaved run: 20 s against 5 s fails
+    assert "(e) gpu_dpsyn time <= MST's (interleaved in one run): 0 of 1**; fails: t ε=1 " \
+        "(20.0 s vs 5.0 s)" in out
+    rows[0]["seconds"] = 4.0
+    assert "(e) gpu_dpsyn time <= MST's (interleaved in one run): 1 of 1**" in \
+        peers.summary(rows)
 
 
 def test_peer_summary_compares_times_paired_alone_where_a_cell_has_them(monkeypatch):
