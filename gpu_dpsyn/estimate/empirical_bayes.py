@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import math
+import os
 import threading
 
 import numpy as np
@@ -160,6 +161,14 @@ def denoise_marginals(marginals: list, measured_cells=None) -> None:
 MEMO_CELLS = 1 << 22  # cells of posterior means remembered (32 MiB)
 _memo: collections.OrderedDict = collections.OrderedDict()
 _memo_lock = threading.Lock()
+
+
+def _in_child() -> None:  # a fork while another thread held the lock must not keep it
+    global _memo_lock
+    _memo_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_in_child)
 
 
 def remembered(y: np.ndarray, sigma: float) -> np.ndarray:
