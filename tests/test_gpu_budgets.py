@@ -94,6 +94,7 @@ def counted(so):
         watch(privsyn, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
         watch(rounds, "measure", "measure", lambda a, out: dict(marginals=len(a[3])))
         watch(sampling, "decode", "decode", lambda a, out: dict(columns=len(a[0])))
+        watch(sampling, "device_decoded", "decode", lambda a, out: dict(columns=len(a[2])))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             Synthesizer(1.0, 1e-9, seed=5, progress=False, backend="gpu").fit(df, schema) \

@@ -15,7 +15,7 @@ from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.errors import DataError, RowCountWarning
 from gpu_dpsyn.estimate.filtering import undo
-from gpu_dpsyn.generate.decode import decode
+from gpu_dpsyn.generate.decode import decode, decode_numeric_on, on_device
 from gpu_dpsyn.generate.gum import plan_structure
 from gpu_dpsyn.generate.records import SampleRun, fit_level, init_records
 
@@ -43,16 +43,36 @@ def generate(backend, model, n: int, targets, call: int, plan=plan_structure
                          model.public is not None or i > 0, run, plan=plan)
     backend.synchronize()
     t1 = time.perf_counter()
-    codes = [backend.to_numpy(c) for c in cols]
-    for a, r in model.recodes.items():
-        codes[a] = undo(codes[a], r, key, call)
     with step(model.settings.progress, f"sample: decode {n:,} rows"):
+        decoded = device_decoded(backend, model, cols, key, call)
+        codes = [None if j in decoded else backend.to_numpy(c)
+                 for c, j in zip(cols, _synth_indices(model.schema))]
+        for a, r in model.recodes.items():
+            codes[a] = undo(codes[a], r, key, call)
         out = decode(codes, model.schema, model.seed, call, model.settings.numeric_decode,
                      lambda j, m: backend.to_numpy(backend.uniforms(key, m, j, rng.DECODE,
-                                                                    call)))
+                                                                    call)), decoded)
     # gum: the records' whole fit; shuffle, sweep, polish: those steps' part of it
     run.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
     return out, run
+
+
+def _synth_indices(schema) -> list:
+    """The schema index of each code column (the columns neither ids nor derived)."""
+    return [j for j, c in enumerate(schema.columns) if c.kind not in ("id", "derived")]
+
+
+def device_decoded(backend, model, cols, key, call: int) -> dict:
+    """On a device, its numeric columns decoded there (decode.decode_numeric_on), as
+    {schema index: host values}; a recoded column (merged values, undone on the host) and
+    the NumPy backend decode in decode() itself."""
+    if backend.xp is np:
+        return {}
+    midpoint = model.settings.numeric_decode == "midpoint"
+    return {j: decode_numeric_on(backend, cols[a], model.schema.columns[j], j, key, call,
+                                 midpoint)
+            for a, j in enumerate(_synth_indices(model.schema))
+            if a not in model.recodes and on_device(model.schema.columns[j], midpoint)}
 
 
 def row_count(n) -> int:

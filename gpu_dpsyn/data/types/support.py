@@ -111,16 +111,19 @@ def outside(sup, xp, x):
     return sup.value_at(xp, sup.index_at(xp, x)) != x
 
 
-def draw(sup, lo: np.ndarray, top: np.ndarray, codes: np.ndarray, u, midpoint: bool):
+def draw(sup, lo: np.ndarray, top: np.ndarray, codes, u, midpoint: bool, xp=np):
     """A support value inside each code's bin [lo, top): uniform (u in [0, 1)) or the
-    middle one.  The tables have one entry per code, the null code's a placeholder."""
+    middle one.  The tables have one entry per code, the null code's a placeholder; they
+    are made on the host, and the codes, u and the draws live on xp (NumPy or CuPy: the
+    same integer and float64 steps)."""
     first = sup.index_at(np, lo.astype(np.int64))
     n = sup.index_at(np, top.astype(np.int64)) - first
     if midpoint:
-        idx = (first + (n - 1) // 2)[codes]
+        idx = xp.asarray(first + (n - 1) // 2)[codes]
     else:  # the float product can round up to n; stay on the last value
-        idx = first[codes] + np.minimum(np.floor(u * n[codes]).astype(np.int64), n[codes] - 1)
-    return sup.value_at(np, idx).astype(np.float64)
+        first, n = xp.asarray(first)[codes], xp.asarray(n)[codes]
+        idx = first + xp.minimum(xp.floor(u * n).astype(xp.int64), n - 1)
+    return sup.value_at(xp, idx).astype(xp.float64)
 
 
 def _is_int(v) -> bool:
