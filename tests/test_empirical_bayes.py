@@ -229,3 +229,24 @@ def test_a_marginal_denoised_again_is_not_estimated_again(monkeypatch):
         denoise_marginals([m])
     assert len(calls) == 3  # sigma 6 and the moved cell: new; y at sigma 5: remembered
     assert np.array_equal(m.values, first.values)
+
+
+def test_the_memo_keeps_a_running_count_of_its_cells_and_stays_within_it(monkeypatch):
+    import collections
+    from gpu_dpsyn.estimate import empirical_bayes as eb
+    monkeypatch.setattr(eb, "_memo", collections.OrderedDict())
+    monkeypatch.setattr(eb, "_memo_cells", 0)
+    monkeypatch.setattr(eb, "MEMO_CELLS", 1000)
+    r = np.random.default_rng(9)
+    for size in (100, 250, 200, 150, 240, 90):
+        eb.remembered(r.normal(0, 3, size), 3.0)
+        assert eb._memo_cells == sum(v.size for v in eb._memo.values()) <= 1000
+    assert len(eb._memo) < 6  # the oldest went
+
+
+def test_the_memo_estimates_with_the_sigma_of_its_key():
+    """A float32 sigma is the float it rounds to, whichever call comes first."""
+    from gpu_dpsyn.estimate import empirical_bayes as eb
+    y = np.random.default_rng(10).normal(0, 1.1, 300)
+    s32 = np.float32(1.1)
+    assert np.array_equal(eb.remembered(y, s32), denoise(y, float(s32)))

@@ -166,6 +166,19 @@ def test_global_atomics_histogram_equals_cpu(gb, flights, flights_schema, monkey
     assert np.array_equal(gb.to_numpy(g), get_backend("cpu").histogram(codes, attrs, shape))
 
 
+def test_a_cache_cleared_by_another_thread_costs_a_rebuild_not_a_key_error(gb, monkeypatch):
+    """The device tables are cached per backend, which a Dask worker's threads share:
+    one clearing the cache between another's store and read must not fail that read."""
+    class Forgetful(dict):
+        def __setitem__(self, key, value):  # stored, then cleared by "another thread"
+            super().__setitem__(key, value)
+            self.clear()
+    monkeypatch.setattr(gb, "_tables", Forgetful())
+    cols = [gb.asarray(np.arange(10, dtype=np.uint8) % 3), gb.asarray(np.ones(10, np.uint8))]
+    got = gb.to_numpy(gb.histograms(cols, [((0,), (3,)), ((0, 1), (3, 2))]))
+    assert got.tolist() == [4, 3, 3, 0, 4, 0, 3, 0, 3]
+
+
 @pytest.mark.parametrize("shared_cells", [kops.SHARED_CELLS, 700, 0])
 def test_many_histograms_in_one_launch_equal_cpu(gb, flights, flights_schema, monkeypatch,
                                                  shared_cells):

@@ -160,6 +160,7 @@ def denoise_marginals(marginals: list, measured_cells=None) -> None:
 
 MEMO_CELLS = 1 << 22  # cells of posterior means remembered (32 MiB)
 _memo: collections.OrderedDict = collections.OrderedDict()
+_memo_cells = 0  # cells held by _memo
 _memo_lock = threading.Lock()
 
 
@@ -176,16 +177,19 @@ def remembered(y: np.ndarray, sigma: float) -> np.ndarray:
     estimate a level's marginals once a round, and most of them come as measured each
     time (a 10^6-row fit on an H200 spent 3.9 s of its 19 s in denoise, 374 times for
     about 80 marginals).  The same numbers, to the bit; least recently used go first."""
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    key = (hashlib.sha256(y.tobytes()).digest(), y.shape, float(sigma))
+    global _memo_cells
+    y, sigma = np.ascontiguousarray(y, dtype=np.float64), float(sigma)
+    key = (hashlib.sha256(y.tobytes()).digest(), y.shape, sigma)
     with _memo_lock:
         if key in _memo:
             _memo.move_to_end(key)
             return _memo[key].copy()
-    out = denoise(y, sigma)
+    out = denoise(y, sigma)  # the sigma of the key: a float32 one would round otherwise
     if out.size <= MEMO_CELLS // 4:
         with _memo_lock:
-            _memo[key] = out.copy()
-            while sum(v.size for v in _memo.values()) > MEMO_CELLS:
-                _memo.popitem(last=False)
+            if key not in _memo:  # another thread may have estimated it meanwhile
+                _memo[key] = out.copy()
+                _memo_cells += out.size
+            while _memo_cells > MEMO_CELLS:  # a running total: no sum over the entries
+                _memo_cells -= _memo.popitem(last=False)[1].size
     return out

@@ -159,9 +159,8 @@ class CupyBackend:
         device in GUM's loop): k, attr, stride, off, first, shared as int64 runs of one
         array; the number of groups; the largest group counted in shared memory."""
         key = ("hist", tuple(specs))
-        if key not in self._tables:
-            if len(self._tables) > 256:
-                self._tables.clear()
+        plan = self._tables.get(key)
+        if plan is None:
             m = len(specs)
             k = np.zeros(m, np.int64)
             attr, stride = np.zeros((m, 3), np.int64), np.zeros((m, 3), np.int64)
@@ -189,9 +188,9 @@ class CupyBackend:
                 first.append(m)
                 shared.append(run)
             desc = np.concatenate([k, attr.reshape(-1), stride.reshape(-1), off, first, shared])
-            self._tables[key] = (cp.asarray(desc.astype(np.int64)), len(shared),
-                                 max(shared) if shared else 0)
-        return self._tables[key]
+            plan = (cp.asarray(desc.astype(np.int64)), len(shared), max(shared) if shared else 0)
+            self._cache(key, plan)
+        return plan
 
     def philox(self, key, n: int, c0: int = 0, c1: int = 0, c2: int = 0, c3: int = 0):
         """(n, 4) uint32 words for counters (c0 + i, c1, c2, c3)."""
@@ -256,12 +255,20 @@ class CupyBackend:
 
     def _table(self, cols):
         ptrs = tuple((_code_ptr(c), c.itemsize) for c in cols)
-        if ptrs not in self._tables:  # built once per column group: no copies in the loop
-            if len(self._tables) > 256:
-                self._tables.clear()
-            self._tables[ptrs] = (cp.asarray(np.array([p for p, _ in ptrs], dtype=np.uint64)),
-                                  cp.asarray(np.array([s for _, s in ptrs], np.int32)))
-        return self._tables[ptrs]
+        table = self._tables.get(ptrs)
+        if table is None:  # built once per column group: no copies in the loop
+            table = (cp.asarray(np.array([p for p, _ in ptrs], dtype=np.uint64)),
+                     cp.asarray(np.array([s for _, s in ptrs], np.int32)))
+            self._cache(ptrs, table)
+        return table
+
+    def _cache(self, key, value) -> None:
+        """Keep a device table for the next call; the caller returns its own reference,
+        so another thread (a Dask worker's) clearing the cache meanwhile costs a rebuild,
+        never a KeyError."""
+        if len(self._tables) > 256:
+            self._tables.clear()
+        self._tables[key] = value
 
     def cdf_rows(self, cond):
         """(the rows' CDFs laid end to end, each row's last positive value) in one launch
