@@ -164,9 +164,15 @@ class Schema:
         return [c.name for c in self.columns]
 
     @property
+    def synth_indices(self) -> list[int]:
+        """The positions of the measured and synthesized columns (not ids, not derived
+        ones) in `columns`: the code columns, in order."""
+        return [j for j, c in enumerate(self.columns) if c.kind not in ("id", "derived")]
+
+    @property
     def synth_columns(self) -> list[Column]:
         """The measured and synthesized columns: not ids, not derived ones."""
-        return [c for c in self.columns if c.kind not in ("id", "derived")]
+        return [self.columns[j] for j in self.synth_indices]
 
     @property
     def domain(self) -> tuple[int, ...]:

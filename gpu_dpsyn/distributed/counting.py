@@ -100,15 +100,7 @@ class DaskCounts:
     def histograms(self, requests):
         """Counts per request, summed over partitions; requests are counted together, up
         to CHUNK_CELLS cells per pass over the partitions."""
-        chunk, cells = [], 0
-        for attrs, shape in requests:
-            size = math.prod(shape)
-            if chunk and cells + size > CHUNK_CELLS:
-                yield from self._count(chunk)
-                chunk, cells = [], 0
-            chunk.append((tuple(attrs), tuple(shape)))
-            cells += size
-        if chunk:
+        for chunk in batches(requests, CHUNK_CELLS):
             yield from self._count(chunk)
 
     def _count(self, requests):

@@ -225,9 +225,8 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
 def target_errors(backend, cols, targets) -> np.ndarray:
     """Each target's TVD to the records' histogram (targets: (attrs, shape, counts
     summing to the records)).  All histograms in one pass (a GPU: one launch) and one
-    copy, summed on the host: device
-    reductions round in another order, and GUM's update order must not depend on the
-    backend."""
+    copy, summed on the host: device reductions round in another order, and GUM's update
+    order must not depend on the backend."""
     if not targets:
         return np.zeros(0)
     h = backend.to_numpy(backend.histograms(cols, [(a, sh) for a, sh, _ in targets]))

@@ -91,7 +91,7 @@ def fit_level(backend, model, cols, lv, targets, key, call: int, prior: bool,
     without GUM iterations: they fit the targets, and iterations=0 asks for the
     independent draws.  plan: how the targets are used (gum.plan_structure; experiments
     pass variants).  effort: the sweep's and the polish's passes (the rounds' records S
-    take fewer: triples.S_EFFORT)."""
+    take fewer: rounds.S_EFFORT)."""
     be, st_, d = backend, model.settings, len(model.domain)
     if lv.group:
         cols = cols + [group_code(be.xp, cols, lv.group, model.domain)]

@@ -46,7 +46,7 @@ def generate(backend, model, n: int, targets, call: int, plan=plan_structure
     with step(model.settings.progress, f"sample: decode {n:,} rows"):
         decoded = device_decoded(backend, model, cols, key, call)
         codes = [None if j in decoded else backend.to_numpy(c)
-                 for c, j in zip(cols, _synth_indices(model.schema))]
+                 for c, j in zip(cols, model.schema.synth_indices)]
         for a, r in model.recodes.items():
             codes[a] = undo(codes[a], r, key, call)
         out = decode(codes, model.schema, model.seed, call, model.settings.numeric_decode,
@@ -55,11 +55,6 @@ def generate(backend, model, n: int, targets, call: int, plan=plan_structure
     # gum: the records' whole fit; shuffle, sweep, polish: those steps' part of it
     run.timings.update(gum=t1 - t0, decode=time.perf_counter() - t1)
     return out, run
-
-
-def _synth_indices(schema) -> list:
-    """The schema index of each code column (the columns neither ids nor derived)."""
-    return [j for j, c in enumerate(schema.columns) if c.kind not in ("id", "derived")]
 
 
 def device_decoded(backend, model, cols, key, call: int) -> dict:
@@ -71,7 +66,7 @@ def device_decoded(backend, model, cols, key, call: int) -> dict:
     midpoint = model.settings.numeric_decode == "midpoint"
     return {j: decode_numeric_on(backend, cols[a], model.schema.columns[j], j, key, call,
                                  midpoint)
-            for a, j in enumerate(_synth_indices(model.schema))
+            for a, j in enumerate(model.schema.synth_indices)
             if a not in model.recodes and on_device(model.schema.columns[j], midpoint)}
 
 
