@@ -9,6 +9,7 @@ import pytest
 
 from conftest import cli_files, no_reading, one_line_error
 from gpu_dpsyn.cli import main
+from gpu_dpsyn.data import csv_text
 from gpu_dpsyn.data.ingest import write_table
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.errors import DPSynError
@@ -177,13 +178,20 @@ def test_a_symlink_to_a_file_is_written_through(tmp_path):
 
 # -- written whole or not at all ----------------------------------------------------------
 def _failing_to_csv(monkeypatch, exc):
+    """Both CSV writers (pandas', and csv_text's for the kinds it formats) write half a
+    table, then fail."""
     real = pd.DataFrame.to_csv
 
     def half(self, path, *a, **k):
         with open(path, "w") as f:
-            f.write("a,b\n1,")  # half a table, then the failure
+            f.write("a,b\n1,")
+        raise exc
+
+    def half_text(df, fmts, stream):
+        stream.write(b"a,b\n1,")
         raise exc
     monkeypatch.setattr(pd.DataFrame, "to_csv", half)
+    monkeypatch.setattr(csv_text, "write_csv", half_text)
     return real
 
 

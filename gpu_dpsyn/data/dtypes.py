@@ -142,7 +142,16 @@ def output_dtype(col):
         return pd.Int64Dtype() if col.nullable else np.dtype(np.int64)
     if kind == "bool":
         return pd.BooleanDtype() if col.nullable else np.dtype(bool)
-    return np.dtype(np.float64) if kind == "float" else np.dtype(object)
+    if kind == "float":
+        return np.dtype(np.float64)
+    return text_dtype() if all(isinstance(v, str) for v in col.values) else np.dtype(object)
+
+
+def text_dtype():
+    """pandas' own dtype for a column of strings, the one its read_csv gives text: `str`
+    (Arrow-backed) from pandas 3, object before.  Not object everywhere: 10^7 Python
+    objects cost memory and make every writer walk them one by one."""
+    return pd.Series(["a"]).dtype
 
 
 def _zone(d) -> str | None:

@@ -8,6 +8,9 @@ else (.csv.xz, say) goes to pandas.
 """
 from __future__ import annotations
 
+import bz2
+import contextlib
+import gzip
 import lzma
 import os
 import re
@@ -17,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gpu_dpsyn.data import csv_text
 from gpu_dpsyn.data.files import check_output, replacing, target_of
 from gpu_dpsyn.data.text import short, shown
 from gpu_dpsyn.data.schema import Schema, load_schema
@@ -99,8 +103,32 @@ def write_table(df, path, flag: str | None = None) -> None:
             except (ValueError, TypeError, NotImplementedError) as e:  # pyarrow's conversions
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None
-        else:
+        elif (fmts := csv_text.formatters(df)) is None:  # a kind csv_text leaves to pandas
             df.to_csv(tmp, index=False, compression=comp)
+        else:
+            with _compressing(tmp, suffix, name) as stream:
+                csv_text.write_csv(df, fmts, stream)
+
+
+@contextlib.contextmanager
+def _compressing(tmp, suffix: str, name: str):
+    """A binary stream into tmp, compressed as the real name's suffix asks, with fixed
+    timestamps (pandas' gzip and zip carry the clock): one seed, the same bytes."""
+    if suffix == ".zip":  # one member named after the table, as pandas names it
+        member = zipfile.ZipInfo(name[:-len(suffix)])  # dated 1980-01-01
+        member.compress_type = zipfile.ZIP_DEFLATED
+        with zipfile.ZipFile(tmp, "w") as archive, \
+                archive.open(member, "w", force_zip64=True) as stream:  # any size
+            yield stream
+        return
+    with open(tmp, "wb") as raw:
+        if suffix == ".gz":  # the header names the table, not the temporary file
+            packed = gzip.GzipFile(name[:-len(suffix)], "wb", fileobj=raw, mtime=0)
+        else:
+            packed = {".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}.get(suffix)
+            packed = packed(raw, "wb") if packed else contextlib.nullcontext(raw)
+        with packed as stream:
+            yield stream
 
 
 def cudf_available() -> bool:
