@@ -304,3 +304,43 @@ def test_the_sweep_improves_an_unmeasured_triangle_on_a_table_with_none():
                               adaptive_rounds=0, gibbs_sweep=on).fit(df, schema)
             tv[on] = float(tvd_codes(real, encode(syn.sample(), sc), sc.domain, 3).mean())
     assert tv[True] < tv[False]
+
+
+def _worst_tvd(p, ctx, w, tables):
+    """The largest TVD of a fitted margin (records w[u] spread by p(. | u)) to its target,
+    summed context by context: an independent computation of the fit's own check."""
+    worst = 0.0
+    for i, t in enumerate(tables):
+        E = np.zeros_like(t)
+        for u in range(len(ctx)):
+            E[:, ctx[u, i]] += p[u] * w[u]
+        worst = max(worst, 0.5 * np.abs(E - t).sum() / t.sum())
+    return worst
+
+
+def _plateau_fit(stall, monkeypatch):
+    """A fit whose contexts are counted unlike its targets (their (b, c) counts are not
+    the joint's), so no pass reaches the tolerance: (p, passes run, worst TVD)."""
+    r = np.random.default_rng(5)
+    joint = r.random((3, 4, 2)) ** 3 * 100
+    ab, ac = joint.sum(axis=2), joint.sum(axis=1)
+    ctx = np.array([(b, c) for b in range(4) for c in range(2)])
+    w = r.random(len(ctx)) * 50 + 1
+    w *= joint.sum() / w.sum()
+    calls = []
+    real = gibbs.HostIPF.scale
+    monkeypatch.setattr(gibbs.HostIPF, "scale",
+                        lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    p = gibbs.fit_conditional(ctx, w, [ab, ac], 3, stall=stall)
+    return p, len(calls) // 2, _worst_tvd(p, ctx, w, [ab, ac])
+
+
+def test_the_fit_stops_once_a_pass_no_longer_improves_it(monkeypatch):
+    """On a fit that cannot reach the tolerance, the stall rule ends it in a few passes
+    where the bound ran all 20, and the fitted margins are as close to their targets."""
+    p_all, passes_all, worst_all = _plateau_fit(float("-inf"), monkeypatch)
+    p, passes, worst = _plateau_fit(gibbs.IPF_STALL, monkeypatch)
+    assert passes_all == gibbs.IPF_ITERATIONS and passes < passes_all
+    assert worst > gibbs.IPF_TOLERANCE  # a plateau: the tolerance is out of reach
+    assert abs(worst - worst_all) < 0.02 * worst_all
+    assert np.abs(p - p_all).max() < 0.05

@@ -87,18 +87,22 @@ MAX_CONTEXT_CELLS = 1 << 24  # contexts x values in one column's fit (128 MiB a 
 REPAIR = GUMConfig(iterations=1, alpha=0.2, mix="duplicate")  # see the module
 BELOW_ONE = 1.0 - 2.0 ** -53  # the largest float64 below 1
 IPF_TOLERANCE = 1e-3  # TVD of the fitted margins to the targets': far below the draws'
+IPF_STALL = 0.01  # a pass that improves the worst TVD by less than this share of it ends
+# the fit: most fits settle at 0.005-0.035 within 6-10 passes, then move in the 5th digit
 
 
 def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
-                    tolerance: float = IPF_TOLERANCE, xp=np):
+                    tolerance: float = IPF_TOLERANCE, xp=np, stall: float | None = None):
     """p(a | u) (U x size, rows summing to 1) for the U distinct contexts: ctx[u, i] is
     context u's cell of target i's other columns, w[u] its records, tables[i] target
     i's counts as (size, cells of its other columns).  IPF (see the module), multiplying
     p by each target's ratio t / E and renormalising the rows, until every target's
-    fitted margin is within TVD `tolerance` of it or after `iterations` passes; values
+    fitted margin is within TVD `tolerance` of it, once a pass improves the worst TVD by
+    less than `stall` of it (default IPF_STALL), or after `iterations` passes; values
     that a target forbids stay at 0 (allowed).  The records' contexts need not be
     counted as the targets count them, so the tolerance is met only where they agree
-    (on a copula table the TVD settled at 0.001-0.002): the passes bound the work.
+    (on a copula table the TVD settled at 0.001-0.002): the stall rule and the passes
+    bound the work.
     xp: NumPy or CuPy, which runs the fit (the arguments are host arrays); every sum is
     of values on an exact grid (on_grid), so both give the same p to the bit."""
     totals = [float(np.sum(t)) for t in tables]  # on the host: the same sums everywhere
@@ -114,6 +118,8 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
         host = HostIPF(p, w, n, ctx) if xp is np else None
         if host is not None:
             p = None  # the host holds its own copy: one fewer U x size array alive
+    stall = IPF_STALL if stall is None else stall
+    before = None  # the last pass's worst TVD
     for it in range(iterations):
         worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
         for i, t in enumerate(tables):
@@ -130,8 +136,10 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
             else:
                 p *= ratio.T[ctx[:, i]]
                 p = rows_normalised(xp, p)
-        if not worst or float(xp.stack(worst).max()) < tolerance:
+        now = float(xp.stack(worst).max()) if worst else 0.0  # one read a pass
+        if now < tolerance or (before is not None and before - now < stall * now):
             break
+        before = now
     return host.result() if host is not None else p
 
 
