@@ -115,8 +115,8 @@ def formatter(s: pd.Series):
         x = s.to_numpy()
         return _lookup(["False", "True"], lambda a, b: x[a:b].view(np.int8))
     if isinstance(d, pd.BooleanDtype):
-        x, m = s.array._data, s.array._mask
-        return _lookup(["False", "True"], lambda a, b: np.where(m[a:b], -1, x[a:b]))
+        x = s.to_numpy(dtype=np.int8, na_value=-1)
+        return _lookup(["False", "True"], lambda a, b: x[a:b])
     if isinstance(d, np.dtype) and d.kind in "iu" or \
             pd.api.types.is_integer_dtype(d) and not isinstance(d, np.dtype):
         arr = pa.array(s.array if not isinstance(d, np.dtype) else s.to_numpy())
