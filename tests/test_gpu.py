@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 
 from conftest import gpu, xyz_table
+from cuda_emu.emulate import set_everywhere
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.backends.arrays import plan_update, removal_rate
 from gpu_dpsyn.errors import BackendError, SamplerError
-from gpu_dpsyn.backends.cuda import ops as kops
+from gpu_dpsyn.backends.cuda import launch, ops as kops
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
     DiscreteLaplace, draw)
 
@@ -23,10 +24,10 @@ NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("source", kops.SOURCES)
+@pytest.mark.parametrize("source", launch.SOURCES)
 def test_cuda_source_compiles_with_nvcc(source, tmp_path):
-    r = subprocess.run([NVCC, "-ptx", "-arch=compute_90", *kops.NVCC_OPTIONS,
-                        f"-I{kops.KERNEL_DIR}", str(kops.KERNEL_DIR / source), "-o",
+    r = subprocess.run([NVCC, "-ptx", "-arch=compute_90", *launch.NVCC_OPTIONS,
+                        f"-I{launch.KERNEL_DIR}", str(launch.KERNEL_DIR / source), "-o",
                         str(tmp_path / "out.ptx")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     ptx = (tmp_path / "out.ptx").read_text()
@@ -47,7 +48,7 @@ def _libnvrtc():
     return ctypes.CDLL(str(libs[0])) if libs else None
 
 
-@pytest.mark.parametrize("source", kops.SOURCES)
+@pytest.mark.parametrize("source", launch.SOURCES)
 def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
     # CuPy compiles with NVRTC, which differs from nvcc (e.g. 128-bit integers need
     # --device-int128): compile with exactly load_cuda_module's options
@@ -55,12 +56,12 @@ def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
     lib = _libnvrtc()
     if lib is None:
         pytest.skip("the nvidia-cuda-nvrtc wheel is not installed")
-    path = kops.KERNEL_DIR / source
+    path = launch.KERNEL_DIR / source
     code = f'#line 1 "{path.as_posix()}"\n' + path.read_text()
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), source.encode(), 0, None,
                                   None) == 0
-    opts = [*kops.NVRTC_OPTIONS, f"-I{kops.KERNEL_DIR.as_posix()}", "-arch=compute_90"]
+    opts = [*launch.NVRTC_OPTIONS, f"-I{launch.KERNEL_DIR.as_posix()}", "-arch=compute_90"]
     arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
     rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
@@ -73,7 +74,7 @@ def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
 
 def test_kernel_module_imports_without_a_device():
     # importing the glue must not need a GPU (or CuPy at all)
-    assert callable(kops.load_cuda_module) and kops.CupyBackend.name == "gpu"
+    assert callable(launch.load_cuda_module) and kops.CupyBackend.name == "gpu"
 
 
 
@@ -158,7 +159,7 @@ def test_histogram_equals_cpu(gb, flights, flights_schema, attrs):
 
 
 def test_global_atomics_histogram_equals_cpu(gb, flights, flights_schema, monkeypatch):
-    monkeypatch.setattr(kops, "SHARED_CELLS", 0)  # force the large-domain kernel
+    set_everywhere(monkeypatch, "SHARED_CELLS", 0)  # force the large-domain kernel
     codes = encode(flights.iloc[:2000], flights_schema)
     attrs = (1, 11)
     shape = tuple(flights_schema.domain[a] for a in attrs)
@@ -179,20 +180,20 @@ def test_a_cache_cleared_by_another_thread_costs_a_rebuild_not_a_key_error(gb, m
     assert got.tolist() == [4, 3, 3, 0, 4, 0, 3, 0, 3]
 
 
-@pytest.mark.parametrize("shared_cells", [kops.SHARED_CELLS, 700, 0])
+@pytest.mark.parametrize("shared_cells", [launch.SHARED_CELLS, 700, 0])
 def test_many_histograms_in_one_launch_equal_cpu(gb, flights, flights_schema, monkeypatch,
                                                  shared_cells):
     """multi_hist: marginals grouped in shared memory, one too large counted alone in
     global memory (700: a few of each; 0: all global), of 1-3 columns of every code
     width -- the CPU's histograms end to end, from one kernel launch."""
-    monkeypatch.setattr(kops, "SHARED_CELLS", shared_cells)
+    set_everywhere(monkeypatch, "SHARED_CELLS", shared_cells)
     codes = encode(flights.iloc[:1500], flights_schema)
     dom = flights_schema.domain
     sets = [(2,), (2, 4), (0, 1, 11), (9, 11), (4,), (11, 2), (1, 3), (0,), (4, 2, 9)]
     specs = [(a, tuple(dom[x] for x in a)) for a in sets]
     launches = []
-    real = kops._kernel
-    monkeypatch.setattr(kops, "_kernel", lambda m, n: launches.append(n) or real(m, n))
+    real = launch.kernel
+    set_everywhere(monkeypatch, "kernel", lambda m, n: launches.append(n) or real(m, n))
     got = gb.to_numpy(gb.histograms([gb.asarray(c) for c in codes], specs))
     assert launches == ["multi_hist"]
     cb = get_backend("cpu")
@@ -253,7 +254,7 @@ def test_fused_plan_equals_cpu(gb, case):
     assert np.array_equal(gb.to_numpy(g_add), add)
     assert np.array_equal(gb.to_numpy(g_rem), rem)
     assert add.sum() == rem.sum() and (rem <= s).all()
-    if gb.to_numpy(g_add).size <= kops.PLAN_MAX_CELLS:  # the bisection's rate, to the bit
+    if gb.to_numpy(g_add).size <= launch.PLAN_MAX_CELLS:  # the bisection's rate, to the bit
         sf = s.astype(np.float64)
         over = np.where(t - sf < 0, sf - t, 0.0)
         beta = removal_rate(np, over, sf, float(add.sum()))
@@ -261,7 +262,7 @@ def test_fused_plan_equals_cpu(gb, case):
 
 
 def test_large_plans_fall_back_to_array_code(gb, monkeypatch):
-    monkeypatch.setattr(kops, "PLAN_MAX_CELLS", 8)
+    set_everywhere(monkeypatch, "PLAN_MAX_CELLS", 8)
     s, t, alpha = _plan_cases()[2]
     add, rem = gb.plan_update(gb.asarray(s, dtype=np.int64), gb.asarray(t), alpha)
     c_add, c_rem = plan_update(np, s.astype(np.int64), t, alpha)
@@ -435,7 +436,7 @@ def test_cuda_stream_ids_match_rng():
     import re
 
     from gpu_dpsyn.core import rng
-    text = (kops.KERNEL_DIR / "common.cuh").read_text()
+    text = (launch.KERNEL_DIR / "common.cuh").read_text()
     found = dict(re.findall(r"#define STREAM_(\w+) (\d+)u", text))
     assert found and all(int(v) == getattr(rng, k) for k, v in found.items())
     consts = dict(re.findall(r"#define PHILOX_(\w\d) (0x[0-9A-F]+)u", text))

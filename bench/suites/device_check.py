@@ -56,7 +56,8 @@ def env(a) -> dict:
     out = {"python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__}
     if a.backend == "gpu":
         import cupy
-        from gpu_dpsyn.backends.cuda.ops import SOURCES, CupyBackend
+        from gpu_dpsyn.backends.cuda.launch import SOURCES
+        from gpu_dpsyn.backends.cuda.ops import CupyBackend
         out.update(cupy=cupy.__version__, cuda_runtime=cupy.cuda.runtime.runtimeGetVersion(),
                    memory_gib=round(cupy.cuda.Device().mem_info[1] / 2 ** 30, 1))
         t0 = time.perf_counter()

@@ -82,21 +82,21 @@ def main(argv=None):
         n = int(a.rows)
         keys = xp.arange(n, dtype=xp.uint64)[::-1].copy()
         small = xp.zeros(16)
-        from gpu_dpsyn.backends.cuda import ops as kops
+        from gpu_dpsyn.backends.cuda import launch, updates
 
         def plan_with(threads):
             def f():
-                kops.PLAN_THREADS = threads
+                updates.PLAN_THREADS = threads
                 try:
                     be.plan_update(s, t, 1.0)
                 finally:
-                    kops.PLAN_THREADS = default
+                    updates.PLAN_THREADS = default
             return f
-        default = kops.PLAN_THREADS
+        default = updates.PLAN_THREADS
         for threads in (256, 1024):
             ops[f"plan_update, {threads} threads"] = plan_with(threads)
-        ops["gum_prep (prefix sums alone)"] = lambda: kops._kernel("plan.cu", "gum_prep")(
-            (1,), (kops.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),
+        ops["gum_prep (prefix sums alone)"] = lambda: launch.kernel("plan.cu", "gum_prep")(
+            (1,), (updates.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),
                                          xp.empty_like(s), xp.empty_like(s)))
         ops["cupy.sort of n uint64"] = lambda: xp.sort(keys)
         keys32 = keys.astype(xp.uint32)

@@ -210,12 +210,12 @@ def counting_backend(monkeypatch, so):
     """emulate.emulated_backend with DeviceArray arrays and counted kernels."""
     be = emulate.emulated_backend(monkeypatch, so)
     fake = counting_cupy()
-    from gpu_dpsyn.backends.cuda import ops as kops
-    real_kernel = kops._kernel
-    monkeypatch.setattr(kops, "cp", fake)
-    monkeypatch.setattr(kops, "_kernel", lambda module, name: _CountedKernel(
+    from gpu_dpsyn.backends.cuda import launch
+    real_kernel = launch.kernel
+    emulate.set_everywhere(monkeypatch, "cp", fake)
+    emulate.set_everywhere(monkeypatch, "kernel", lambda module, name: _CountedKernel(
         real_kernel(module, name)))
-    monkeypatch.setattr(kops, "_ptr", lambda a: a.view(np.ndarray).ctypes.data)
+    emulate.set_everywhere(monkeypatch, "ptr", lambda a: a.view(np.ndarray).ctypes.data)
     be.xp = fake
     return be
 

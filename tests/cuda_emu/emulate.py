@@ -18,7 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_dpsyn.backends.cuda import ops as kops
+from gpu_dpsyn.backends.cuda import histograms, launch, ops as kops, updates
+
+MODULES = (launch, histograms, updates, kops)  # each imports launch's names as its own
+
+
+def set_everywhere(monkeypatch, name: str, value) -> None:
+    """Set `name` (cp, kernel, ptr, a constant) in every module of the CuPy backend that
+    holds it: each imported it from launch, so each has its own reference."""
+    for module in MODULES:
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, value)
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,13 +45,13 @@ def build(out_dir: Path) -> Path:
     if gxx is None:
         raise RuntimeError("g++ is needed to emulate the kernels")
     so = out_dir / "kernels_emu.so"
-    flags = ["-O2", "-fPIC", "-pthread", "-Wno-unknown-pragmas", f"-I{kops.KERNEL_DIR}",
+    flags = ["-O2", "-fPIC", "-pthread", "-Wno-unknown-pragmas", f"-I{launch.KERNEL_DIR}",
              f"-I{HERE}", "-include", str(HERE / "emu.h"), "-x", "c++"]
     objs = []
-    for src in kops.SOURCES:
+    for src in launch.SOURCES:
         obj = out_dir / (src + ".o")
         extra = ["-DEMU_SHARED_STATIC"] if src in COOPERATIVE else []
-        subprocess.run([gxx, *flags, *extra, "-c", str(kops.KERNEL_DIR / src), "-o", str(obj)],
+        subprocess.run([gxx, *flags, *extra, "-c", str(launch.KERNEL_DIR / src), "-o", str(obj)],
                        check=True, capture_output=True, text=True)
         objs.append(str(obj))
     subprocess.run([gxx, "-O2", "-shared", "-fPIC", "-pthread", f"-I{HERE}",
@@ -107,10 +117,10 @@ def emulated_backend(monkeypatch, so: Path):
     """A CupyBackend whose kernels run from the g++ build, with NumPy arrays."""
     lib = ctypes.CDLL(str(so))
     fake = _fake_cupy()
-    monkeypatch.setattr(kops, "cp", fake)
-    monkeypatch.setattr(kops, "_ptr", lambda a: a.ctypes.data)
-    monkeypatch.setattr(kops, "_kernel", lambda module, name: _Kernel(lib, module, name))
-    monkeypatch.setattr(kops, "PLAN_THREADS", COOP_THREADS)
+    set_everywhere(monkeypatch, "cp", fake)
+    set_everywhere(monkeypatch, "ptr", lambda a: a.ctypes.data)
+    set_everywhere(monkeypatch, "kernel", lambda module, name: _Kernel(lib, module, name))
+    set_everywhere(monkeypatch, "PLAN_THREADS", COOP_THREADS)
     be = kops.CupyBackend()
     be.xp = fake
     be.free_memory = lambda: None  # no device to ask
