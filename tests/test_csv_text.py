@@ -114,7 +114,8 @@ def test_chunks_and_blocks_join_in_order(monkeypatch):
     pd.DataFrame({"t": np.array(["0001-01-01", "2020-01-01", "NaT"], "datetime64[s]")
                   - np.timedelta64(1, "s"), "k": [1, 2, 3]}),
     pd.DataFrame({"only": ["", "a", None]}),
-], ids=["tz", "float32", "mixed", "int-categories", "year-0", "one-column"])
+    pd.DataFrame({0: [1, 2], None: [3, 4]}),
+], ids=["tz", "float32", "mixed", "int-categories", "year-0", "one-column", "names"])
 def test_other_kinds_go_to_pandas(df, tmp_path):
     assert csv_text.formatters(df) is None
     write_table(df, tmp_path / "t.csv")

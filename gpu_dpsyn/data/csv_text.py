@@ -54,8 +54,8 @@ def escaped(text):
     return pc.if_else(need, quoted, text)
 
 
-def float_text(x: np.ndarray, null: np.ndarray | None = None):
-    """NumPy's repr of each float64, which is pandas' float text; NaN and nulls empty."""
+def float_text(x: np.ndarray):
+    """NumPy's repr of each float64, which is pandas' float text; NaN null (empty)."""
     pa, pc = _pa()
     text = pc.cast(pa.array(x), pa.large_string())
     whole = pc.invert(pc.match_substring_regex(text, "[.eni]"))  # 7 -> 7.0, -0 -> -0.0
@@ -66,7 +66,7 @@ def float_text(x: np.ndarray, null: np.ndarray | None = None):
         fixed = np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
         fixed[other] = x[other].astype(str)
         text = pa.array(fixed, pa.large_string())
-    gone = np.isnan(x) if null is None else null | np.isnan(x)
+    gone = np.isnan(x)
     return pc.if_else(pa.array(gone), pa.scalar(None, pa.large_string()), text) \
         if gone.any() else text
 
@@ -147,8 +147,9 @@ def formatter(s: pd.Series):
 
 def formatters(df: pd.DataFrame):
     """One formatter a column, or None when pandas must write df."""
-    if df.shape[1] < 2 or not df.columns.is_unique or isinstance(df.columns, pd.MultiIndex):
-        return None  # one column: the csv module quotes its empty fields
+    if df.shape[1] < 2 or not df.columns.is_unique or \
+            not all(isinstance(c, str) for c in df.columns):
+        return None  # one column: the csv module quotes its empty fields; names: pandas'
     out = []
     for j in range(df.shape[1]):
         f = formatter(df.iloc[:, j])
