@@ -204,18 +204,24 @@ def test_the_rounds_records_and_the_sample_are_polished_and_the_ledger_does_not_
 
 
 def test_the_sample_fits_its_targets_better_with_the_polish():
+    """Never worse, and better by a tenth or more in the median over five seeds (one
+    seed's noise can leave little to gain: over ten seeds the ratio was 0.38-0.98,
+    median 0.70)."""
     df, schema = small_table(4000)
-    fit = {}
-    for on in (True, False):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SeededNoiseWarning)
-            syn = Synthesizer(8.0, 1e-6, seed=2, backend="cpu", progress=False,
-                              adaptive_rounds=0, polish=on).fit(df, schema)
-            out = syn.sample(30000)
-        codes = encode(out, syn.model.schema)
-        fit[on] = np.mean([0.5 * np.abs(hist(codes, a, syn.model.domain) - t).sum() / 30000
-                           for a, _, t in syn.model.targets(30000)])
-    assert fit[True] < 0.8 * fit[False]
+    ratios = []
+    for seed in range(5):
+        fit = {}
+        for on in (True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SeededNoiseWarning)
+                syn = Synthesizer(8.0, 1e-6, seed=seed, backend="cpu", progress=False,
+                                  adaptive_rounds=0, polish=on).fit(df, schema)
+                out = syn.sample(30000)
+            codes = encode(out, syn.model.schema)
+            fit[on] = np.mean([0.5 * np.abs(hist(codes, a, syn.model.domain) - t).sum() / 30000
+                               for a, _, t in syn.model.targets(30000)])
+        ratios.append(fit[True] / fit[False])
+    assert max(ratios) < 1 and np.median(ratios) < 0.9, ratios
 
 
 def test_no_polish_of_the_sample_without_gum_iterations(monkeypatch):
