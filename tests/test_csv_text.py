@@ -5,10 +5,12 @@ import bz2
 import gzip
 import io
 import lzma
+import time
 import zipfile
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from gpu_dpsyn.core import threads
@@ -122,6 +124,17 @@ def test_other_kinds_go_to_pandas(df, tmp_path):
     assert (tmp_path / "t.csv").read_bytes() == pandas_text(df)
 
 
+def test_columns_arrow_holds_in_pieces_and_columns_of_nothing():
+    """pd.concat leaves Arrow-backed columns (str, int64[pyarrow]) as chunked arrays, and
+    an object column of only missing values (a float32 NaN among them) has no text."""
+    part = pd.DataFrame({"s": pd.Series(["a", "b,c", None], dtype="str"),
+                         "i": pd.Series([1, None, 3], dtype="int64[pyarrow]"),
+                         "o": pd.Series([np.float32("nan"), None, np.nan], dtype=object)})
+    df = pd.concat([part] * 3, ignore_index=True)
+    assert isinstance(pa.array(df["s"].array), pa.ChunkedArray)
+    assert_as_pandas(df)
+
+
 def test_a_carriage_return_is_quoted_and_reads_back(tmp_path):
     """Python 3.11's csv module leaves a lone \r unquoted, and pandas then reads it as a
     line break; quoting it (as later Pythons do) keeps the value."""
@@ -140,13 +153,20 @@ def test_write_table_is_pandas_text(tmp_path):
 @pytest.mark.parametrize("suffix,unpack", [
     (".csv.gz", gzip.decompress), (".csv.bz2", bz2.decompress), (".csv.xz", lzma.decompress),
     (".csv.zip", lambda b: zipfile.ZipFile(io.BytesIO(b)).read("t.csv"))])
-def test_compressed_text_is_the_same_and_bytes_repeat(suffix, unpack, tmp_path):
-    """The archive holds pandas' text, and writing twice gives the same bytes (pandas'
-    gzip and zip record the clock and the temporary file's name)."""
-    df = every_kind(500, 6)
+@pytest.mark.parametrize("kind", ["arrow", "pandas"])
+def test_compressed_text_is_the_same_and_bytes_repeat(suffix, unpack, kind, tmp_path,
+                                                       monkeypatch):
+    """The archive holds pandas' text, and writing twice (a second apart) gives the same
+    bytes, also for a frame csv_text leaves to pandas (pandas' own gzip and zip record
+    the clock and the temporary file's name)."""
+    df = every_kind(500, 6) if kind == "arrow" else \
+        pd.DataFrame({"t": pd.date_range("2020-01-01", periods=3, tz="UTC"), "k": [1, 2, 3]})
+    assert (csv_text.formatters(df) is None) == (kind == "pandas")
     path = tmp_path / f"t{suffix}"
     write_table(df, path)
     first = path.read_bytes()
+    clock = time.time()
+    monkeypatch.setattr(time, "time", lambda: clock + 3600.0)  # an hour later
     write_table(df, path)
     assert path.read_bytes() == first
     assert unpack(first) == pandas_text(df)

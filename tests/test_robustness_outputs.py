@@ -182,9 +182,12 @@ def _failing_to_csv(monkeypatch, exc):
     table, then fail."""
     real = pd.DataFrame.to_csv
 
-    def half(self, path, *a, **k):
-        with open(path, "w") as f:
-            f.write("a,b\n1,")
+    def half(self, path_or_buf, *a, **k):
+        if hasattr(path_or_buf, "write"):  # write_table hands pandas its own stream
+            path_or_buf.write(b"a,b\n1,")
+        else:
+            with open(path_or_buf, "w") as f:
+                f.write("a,b\n1,")
         raise exc
 
     def half_text(df, fmts, stream):

@@ -138,8 +138,10 @@ def formatter(s: pd.Series):
             t = arr.slice(a, b - a).cast(pa.timestamp(shown))  # exact: shown divides all
             return pc.fill_null(pc.strftime(t, format=fmt, locale="C"), "")
         return dates
-    if isinstance(d, pd.StringDtype) or d == np.dtype(object) and \
-            pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+    kind = pd.api.types.infer_dtype(s, skipna=True) if d == np.dtype(object) else None
+    if kind == "empty":  # nothing but missing values (None, NaN of any float type)
+        return lambda a, b: pa.array([""] * (b - a), pa.large_string())
+    if isinstance(d, pd.StringDtype) or kind == "string":
         return lambda a, b: escaped(pa.array(s.iloc[a:b].array, pa.large_string(),
                                              from_pandas=True))
     return None
@@ -173,6 +175,8 @@ def write_csv(df: pd.DataFrame, fmts: list, stream) -> None:
 
         def block(lo, hi):
             cols = [f(a + lo, a + hi).cast(pa.large_string()) for f in fmts]
+            # a column Arrow holds in pieces (pd.concat, read_csv, Parquet row groups)
+            cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols]
             row = pc.binary_join_element_wise(*cols, _s(","))
             text[lo] = pc.binary_join_element_wise(row, _s(""), _s(nl))  # row + nl + ""
         threads.each(block, b - a, len(fmts))

@@ -78,9 +78,6 @@ def _family_name(d) -> str:
     return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
 
 
-_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
-
-
 def write_table(df, path, flag: str | None = None) -> None:
     """Write df in the format its name asks for (checked by table_format first), whole or
     not at all: to a temporary file beside it, which then replaces it (files.replacing);
@@ -90,12 +87,7 @@ def write_table(df, path, flag: str | None = None) -> None:
     fmt = table_format(path, flag)
     check_output(path, flag)  # a missing directory, a device: named before writing
     name = target_of(path).name
-    suffix = Path(name).suffix.lower()
-    # the compression from the real name (the temporary one ends in .tmp); a zip's member
-    # is named after the table, as pandas names it
-    comp = _COMPRESSION.get(suffix)
-    if comp == "zip":
-        comp = {"method": "zip", "archive_name": name[:-len(suffix)]}
+    suffix = Path(name).suffix.lower()  # the real name's (the temporary one ends in .tmp)
     with replacing(path, flag) as tmp:
         if fmt == "parquet":
             try:
@@ -103,10 +95,12 @@ def write_table(df, path, flag: str | None = None) -> None:
             except (ValueError, TypeError, NotImplementedError) as e:  # pyarrow's conversions
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None
-        elif (fmts := csv_text.formatters(df)) is None:  # a kind csv_text leaves to pandas
-            df.to_csv(tmp, index=False, compression=comp)
-        else:
-            with _compressing(tmp, suffix, name) as stream:
+            return
+        fmts = csv_text.formatters(df)
+        with _compressing(tmp, suffix, name) as stream:
+            if fmts is None:  # a kind csv_text leaves to pandas: its text, our archive
+                df.to_csv(stream, index=False, mode="wb")
+            else:
                 csv_text.write_csv(df, fmts, stream)
 
 

@@ -28,9 +28,10 @@ joint held at the records' (a conditional maximum-entropy fit, of the form above
 expected (a, k_T) margins come as close to the targets' as the records' contexts allow
 (GUM fitted them, so nearly).  Rescaling each target to the records' context counts,
 t_T(a | k) W_k, measured no better (gss_wages at epsilon 1: 0.0793 against 0.0792).  It stops when every target's fitted margin
-is within TVD IPF_TOLERANCE of the target, which is seldom met, or after IPF_ITERATIONS
-passes, fewer on large fits (IPF_WORK; diamonds at epsilon 8: 3-way TVD 0.0222, 0.0217,
-0.0210 after at most 5, 10 and 20).  Each record
+is within TVD IPF_TOLERANCE of the target, which is seldom met; when a pass improves the
+worst TVD by less than IPF_STALL of it, or makes it worse (most fits settle within 6-10
+passes); or after IPF_ITERATIONS passes, fewer on large fits (IPF_WORK; diamonds at
+epsilon 8: 3-way TVD 0.0222, 0.0217, 0.0210 after at most 5, 10 and 20).  Each record
 then draws a from p(a | u).  One sweep measured as good as two or three (gss_wages at epsilon 1: 3-way TVD 0.0807,
 0.0802, 0.0805).
 
@@ -98,7 +99,8 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     i's counts as (size, cells of its other columns).  IPF (see the module), multiplying
     p by each target's ratio t / E and renormalising the rows, until every target's
     fitted margin is within TVD `tolerance` of it, once a pass improves the worst TVD by
-    less than `stall` of it (default IPF_STALL), or after `iterations` passes; values
+    less than `stall` of it (default IPF_STALL; a pass that makes it worse ends the fit
+    too, keeping that pass: its change is as small), or after `iterations` passes; values
     that a target forbids stay at 0 (allowed).  The records' contexts need not be
     counted as the targets count them, so the tolerance is met only where they agree
     (on a copula table the TVD settled at 0.001-0.002): the stall rule and the passes
