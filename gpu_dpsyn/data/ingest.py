@@ -22,7 +22,7 @@ import pandas as pd
 
 from gpu_dpsyn.data import csv_text
 from gpu_dpsyn.data.files import check_output, replacing, target_of
-from gpu_dpsyn.data.text import short, shown
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError
 
