@@ -84,6 +84,34 @@ def test_with_a_compiler_the_build_loads_and_agrees():
     assert host_kernels.library() is not None
 
 
+def _fresh_build(monkeypatch, tmp_path):
+    if host_kernels._compiler() is None:
+        pytest.skip("no C++ compiler")
+    monkeypatch.setenv("GPU_DPSYN_CACHE", str(tmp_path))
+    monkeypatch.setenv("GPU_DPSYN_HOST_KERNELS", "1")
+    host_kernels.library.cache_clear()
+    try:
+        return host_kernels.library(), sorted(p.name for p in tmp_path.glob("*.so"))
+    finally:
+        host_kernels.library.cache_clear()
+
+
+def test_a_build_for_another_cpu_is_another_file(monkeypatch, tmp_path):
+    """-march=native code can stop another CPU with an illegal instruction: the CPU is in
+    the cache key, so a cache shared by two machines holds a build for each."""
+    lib, first = _fresh_build(monkeypatch, tmp_path)
+    assert lib is not None and len(first) == 1
+    monkeypatch.setattr(host_kernels, "_cpu", lambda: "another cpu")
+    lib, both = _fresh_build(monkeypatch, tmp_path)
+    assert lib is not None and len(both) == 2 and first[0] in both
+
+
+def test_a_compiler_refusing_the_native_flags_still_builds(monkeypatch, tmp_path):
+    monkeypatch.setattr(host_kernels, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
+    lib, built = _fresh_build(monkeypatch, tmp_path)
+    assert lib is not None and len(built) == 1
+
+
 def test_the_host_wrappers_refuse_what_would_read_past_or_never_end(lib):
     keys = [1, 2, 3, 4]
     with pytest.raises(ValueError, match="sizes of 1 or more"):
