@@ -61,6 +61,8 @@ def _float_kernels_agree(lib, calls, words) -> bool:
     calls.ipf_margin(lib, P, np.ones(8), cells, 8, 0.5, out, 0, 1)
     if not np.array_equal(out[0], np.rint(half) * 0.5):
         return False
+    if not _ipf_scale_agrees(lib, calls, np.random.default_rng(int(words[3][0]))):
+        return False
     s = (words[0][:50] % 40).astype(np.float64)
     over = (words[1][:50] % 30).astype(np.float64) * 0.37
     for total in (0.0, 5.0, float(np.rint(over).sum())):
@@ -77,6 +79,33 @@ def _float_kernels_agree(lib, calls, words) -> bool:
         X, np.concatenate([t.reshape(-1) for t in tables]),
         np.cumsum([0] + [t.size for t in tables[:-1]]), ctx), 0, 40, got)
     return all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def _ipf_scale_agrees(lib, calls, r) -> bool:
+    """The IPF's rescale (built vectorised, host_kernels.NATIVE) against NumPy: products,
+    the pairwise tree over an odd number of rows, divisions, a context summing to 0,
+    blocks of 256 contexts and a tail; with the next target's margin after it."""
+    size, U, cells, nxt = 7, 600, 5, 3
+    P = r.random((size, U)) * (r.random((size, U)) < 0.8)
+    P[:, 17] = 0.0  # a context whose values all went to 0
+    ratio, ctx = r.random((size, cells)) * 2, r.integers(0, cells, U)
+    wg, next_ctx = r.integers(1, 9, U) * 2.0 ** 40, r.integers(0, nxt, U)
+    want = P * ratio[:, ctx]
+    rows, width = want, size
+    while width > 1:  # HostIPF's tree: pairs of rows, an odd width's last row carried up
+        half = (width + 1) // 2
+        up = np.empty((half, U))
+        up[:width // 2] = rows[0:width - 1:2] + rows[1:width:2]
+        if width % 2:
+            up[half - 1] = rows[width - 1]
+        rows, width = up, half
+    want = want / np.where(rows[0] > 0, rows[0], 1.0)
+    part = np.zeros((size, nxt))
+    for c in range(nxt):
+        part[:, c] = np.rint(want[:, next_ctx == c] * wg[next_ctx == c]).sum(axis=1)
+    got = np.ascontiguousarray(P)
+    got_part = calls.ipf_scale_margin(lib, got, ratio, ctx, wg, next_ctx, nxt, 0, U)
+    return np.array_equal(got, want) and np.array_equal(got_part, part)
 
 
 def _best_moves_reference(X, g, ctx):
