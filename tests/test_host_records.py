@@ -1,6 +1,8 @@
 """host_records.cpp (the records' Philox words and GUM's Feistel removal ranks built for
 the CPU) gives exactly what philox.py and permute.py give, and the NumPy backend's
 records are the same with the build and without it."""
+import os
+
 import numpy as np
 import pytest
 
@@ -106,19 +108,45 @@ def _fresh_build(monkeypatch, tmp_path):
 
 
 def test_a_build_for_another_cpu_is_another_file(monkeypatch, tmp_path):
-    """-march=native code can stop another CPU with an illegal instruction: the CPU is in
-    the cache key, so a cache shared by two machines holds a build for each."""
+    """-march=native code can stop another CPU with an illegal instruction: the target is
+    in the cache key, so a cache shared by two machines holds a build for each."""
     lib, first = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(first) == 1
-    monkeypatch.setattr(host_kernels, "_cpu", lambda: "another cpu")
+    monkeypatch.setattr(host_kernels, "_target", lambda cxx: b"another cpu")
     lib, both = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(both) == 2 and first[0] in both
 
 
-def test_a_compiler_refusing_the_native_flags_still_builds(monkeypatch, tmp_path):
+def test_a_compiler_refusing_the_native_flags_gives_the_plain_build(monkeypatch, tmp_path):
     monkeypatch.setattr(host_kernels, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
     lib, built = _fresh_build(monkeypatch, tmp_path)
+    assert lib is not None and len(built) == 1  # the plain one: no native file is kept
+
+
+def test_a_native_compile_that_hangs_gives_the_plain_build(monkeypatch, tmp_path):
+    real = host_kernels.subprocess.run
+
+    def run(args, *a, **k):
+        if "-march=native" in args and "-c" in args and os.devnull not in args:
+            raise host_kernels.subprocess.TimeoutExpired(args, 1)
+        return real(args, *a, **k)
+    monkeypatch.setattr(host_kernels.subprocess, "run", run)
+    lib, built = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(built) == 1
+
+
+def test_a_native_build_failing_the_check_gives_the_plain_build(monkeypatch, tmp_path):
+    """A native build that rounds otherwise is refused by the load check; the plain build
+    serves instead of none (NumPy), with every other kernel."""
+    seen = []
+    real = host_kernels._agrees_with_numpy
+
+    def first_refused(lib):
+        seen.append(lib)
+        return len(seen) > 1 and real(lib)
+    monkeypatch.setattr(host_kernels, "_agrees_with_numpy", first_refused)
+    lib, built = _fresh_build(monkeypatch, tmp_path)
+    assert lib is not None and len(seen) == 2 and len(built) == 2 and lib is seen[1]
 
 
 def test_the_host_wrappers_refuse_what_would_read_past_or_never_end(lib):

@@ -61,6 +61,13 @@ def _float_kernels_agree(lib, calls, words) -> bool:
     calls.ipf_margin(lib, P, np.ones(8), cells, 8, 0.5, out, 0, 1)
     if not np.array_equal(out[0], np.rint(half) * 0.5):
         return False
+    # products that round to just below or above a half: fused into the rint's + 2^52
+    # (an FMA, which a native build has) they round the other way
+    P = np.array([[0.7000000000000359, 0.700000000000055, 0.7000000000000929]])
+    wg, out = np.full(3, 3.0 * 2.0 ** 44), np.empty((1, 3))
+    calls.ipf_margin(lib, P, wg, np.arange(3, dtype=np.int64), 3, 1.0, out, 0, 1)
+    if not np.array_equal(out, np.rint(P * wg)):
+        return False
     if not _ipf_scale_agrees(lib, calls, np.random.default_rng(int(words[3][0]))):
         return False
     s = (words[0][:50] % 40).astype(np.float64)
@@ -84,12 +91,13 @@ def _float_kernels_agree(lib, calls, words) -> bool:
 def _ipf_scale_agrees(lib, calls, r) -> bool:
     """The IPF's rescale (built vectorised, host_kernels.NATIVE) against NumPy: products,
     the pairwise tree over an odd number of rows, divisions, a context summing to 0,
-    blocks of 256 contexts and a tail; with the next target's margin after it."""
-    size, U, cells, nxt = 7, 600, 5, 3
+    blocks of 256 contexts, a tail and an odd start; with the next target's margin."""
+    size, U, cells, nxt = 7, 603, 5, 3  # U: blocks of 256 and a tail of 91
     P = r.random((size, U)) * (r.random((size, U)) < 0.8)
     P[:, 17] = 0.0  # a context whose values all went to 0
     ratio, ctx = r.random((size, cells)) * 2, r.integers(0, cells, U)
-    wg, next_ctx = r.integers(1, 9, U) * 2.0 ** 40, r.integers(0, nxt, U)
+    # weights that make the margin's products round (sums stay near 2^51, exact)
+    wg, next_ctx = r.integers(1, 9, U) * 2.0 ** 44, r.integers(0, nxt, U)
     want = P * ratio[:, ctx]
     rows, width = want, size
     while width > 1:  # HostIPF's tree: pairs of rows, an odd width's last row carried up
@@ -104,7 +112,8 @@ def _ipf_scale_agrees(lib, calls, r) -> bool:
     for c in range(nxt):
         part[:, c] = np.rint(want[:, next_ctx == c] * wg[next_ctx == c]).sum(axis=1)
     got = np.ascontiguousarray(P)
-    got_part = calls.ipf_scale_margin(lib, got, ratio, ctx, wg, next_ctx, nxt, 0, U)
+    got_part = sum(calls.ipf_scale_margin(lib, got, ratio, ctx, wg, next_ctx, nxt, lo, hi)
+                   for lo, hi in ((0, 301), (301, U)))  # and a start off the vectors' grid
     return np.array_equal(got, want) and np.array_equal(got_part, part)
 
 

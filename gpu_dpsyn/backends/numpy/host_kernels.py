@@ -18,10 +18,12 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -54,40 +56,55 @@ FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
 # (a 93 x 100,000 table: 18 ms against 28 ms), the same bits (IEEE operations in the
 # same order; no FMA).  Elsewhere it slowed the polish's moves, so one unit only.
 NATIVE = {"host_ipf.cpp": ("-ftree-vectorize", "-fvect-cost-model=dynamic", "-march=native")}
+BUILD_SECONDS = 300  # the whole build's time limit (a hung compiler: no library)
 
 
-def _cpu() -> str:
-    """What -march=native compiles for, in the cache key: a library built for one CPU
-    could stop another with an illegal instruction (a home directory shared by
-    machines)."""
+def _target(cxx: str) -> bytes:
+    """What -march=native compiles for, in a native build's cache key (a library built
+    for one CPU could stop another with an illegal instruction, in a cache shared by
+    machines): the compiler's own expansion of it (GCC's target options, else clang's
+    -### command line, temporary names dropped) and the CPU's description."""
+    said = b""
+    for args in (["-march=native", "-Q", "--help=target"],
+                 ["-###", "-march=native", "-x", "c++", "-c", os.devnull, "-o", os.devnull]):
+        try:
+            r = subprocess.run([cxx, *args], capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        said += re.sub(rb"\S*(tmp|/var/folders)\S*", b"", r.stdout + r.stderr)
+        if r.returncode == 0:
+            break
     try:
-        with open("/proc/cpuinfo") as f:
-            info = [line for line in f if line.startswith(("model name", "flags", "Features"))]
-        return "".join(sorted(set(info)))
+        with open("/proc/cpuinfo", "rb") as f:
+            said += b"".join(sorted({line for line in f if line.startswith(
+                (b"model name", b"flags", b"Features", b"isa", b"cpu"))}))
     except OSError:
         import platform
-        return f"{platform.machine()} {platform.processor()}"
+        said += f"{platform.machine()} {platform.processor()}".encode()
+    return said
 
 
-def _compile(cxx: str, unit: Path, tmp: Path) -> Path:
-    """unit compiled to an object in tmp: with its NATIVE flags where it has some and the
-    compiler takes them, else with FLAGS alone."""
-    obj = tmp / (unit.stem + ".o")
-    base = [cxx, *FLAGS, "-x", "c++", f"-I{KERNEL_DIR}", "-c", str(unit), "-o", str(obj)]
-    if unit.name in NATIVE:
-        try:
-            subprocess.run(base[:1] + list(NATIVE[unit.name]) + base[1:], check=True,
-                           capture_output=True, timeout=300)
-            return obj
-        except subprocess.CalledProcessError:  # e.g. a compiler without -march=native
-            pass
-    subprocess.run(base, check=True, capture_output=True, timeout=300)
-    return obj
+def _build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
+    """The library into out: each unit compiled apart (the NATIVE flags on theirs when
+    native), then linked, within BUILD_SECONDS in all."""
+    end = time.monotonic() + BUILD_SECONDS
+    objs = []
+    for unit in UNITS:
+        obj = tmp / (unit.stem + ".o")
+        extra = NATIVE.get(unit.name, ()) if native else ()
+        subprocess.run([cxx, *FLAGS, *extra, "-x", "c++", f"-I{KERNEL_DIR}", "-c", str(unit),
+                        "-o", str(obj)], check=True, capture_output=True,
+                       timeout=max(1.0, end - time.monotonic()))
+        objs.append(str(obj))
+    subprocess.run([cxx, "-shared", *objs, "-o", str(out)], check=True, capture_output=True,
+                   timeout=max(1.0, end - time.monotonic()))
 
 
 @functools.lru_cache(maxsize=None)
 def library():
-    """The loaded library, or None (no compiler, build failed, or turned off)."""
+    """The loaded library, or None (no compiler, build failed, or turned off): the native
+    build, else (the compiler refused its flags, or it failed the load check) the plain
+    one."""
     if os.environ.get("GPU_DPSYN_HOST_KERNELS", "1") == "0":
         return None
     cxx = _compiler()
@@ -97,8 +114,19 @@ def library():
         version = subprocess.run([cxx, "--version"], capture_output=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None
+    for native in (True, False):
+        lib = _load(cxx, version, native)
+        if lib is not None and _agrees_with_numpy(lib):
+            return lib
+    return None
+
+
+def _load(cxx: str, version: bytes, native: bool):
+    """The build of this kind from the cache (made there first if missing), its calls
+    declared; None when it cannot be built or loaded."""
+    key = b"native" + _target(cxx) if native else b"plain"
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode() + version
-                            + _cpu().encode())
+                            + key)
     cache = Path(os.environ.get("GPU_DPSYN_CACHE", Path.home() / ".cache" / "gpu_dpsyn"))
     so = cache / f"host_kernels_{digest.hexdigest()[:16]}.so"
     try:
@@ -106,9 +134,7 @@ def library():
             cache.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=cache) as tmp:
                 out = Path(tmp) / so.name
-                objs = [_compile(cxx, unit, Path(tmp)) for unit in UNITS]
-                subprocess.run([cxx, "-shared", *map(str, objs), "-o", str(out)],
-                               check=True, capture_output=True, timeout=300)
+                _build(cxx, native, Path(tmp), out)
                 os.replace(out, so)  # atomic: concurrent builders write the same file
         lib = ctypes.CDLL(str(so))
     except (OSError, subprocess.SubprocessError):
@@ -143,7 +169,7 @@ def library():
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
-    return lib if _agrees_with_numpy(lib) else None
+    return lib
 
 
 def _agrees_with_numpy(lib) -> bool:
