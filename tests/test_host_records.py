@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from gpu_dpsyn.backends.numpy import host_kernels, ops
+from gpu_dpsyn.backends.numpy import host_build, host_kernels, ops
 from gpu_dpsyn.backends.numpy.update import update_records
 from gpu_dpsyn.backends.numpy.permute import feistel_ranks, round_keys
 from gpu_dpsyn.core.philox import philox4x32
@@ -89,14 +89,14 @@ def test_records_are_the_same_without_the_build(lib, monkeypatch):
 def test_with_a_compiler_the_build_loads_and_agrees():
     """A build that failed its known-answer check would serve NumPy silently: with a
     compiler at hand it must load."""
-    if host_kernels._compiler() is None or host_kernels.os.environ.get(
+    if host_build.compiler() is None or os.environ.get(
             "GPU_DPSYN_HOST_KERNELS", "1") == "0":
         pytest.skip("no C++ compiler, or the build is turned off")
     assert host_kernels.library() is not None
 
 
 def _fresh_build(monkeypatch, tmp_path):
-    if host_kernels._compiler() is None:
+    if host_build.compiler() is None:
         pytest.skip("no C++ compiler")
     monkeypatch.setenv("GPU_DPSYN_CACHE", str(tmp_path))
     monkeypatch.setenv("GPU_DPSYN_HOST_KERNELS", "1")
@@ -112,25 +112,25 @@ def test_a_build_for_another_cpu_is_another_file(monkeypatch, tmp_path):
     in the cache key, so a cache shared by two machines holds a build for each."""
     lib, first = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(first) == 1
-    monkeypatch.setattr(host_kernels, "_target", lambda cxx: b"another cpu")
+    monkeypatch.setattr(host_build, "_target", lambda cxx: b"another cpu")
     lib, both = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(both) == 2 and first[0] in both
 
 
 def test_a_compiler_refusing_the_native_flags_gives_the_plain_build(monkeypatch, tmp_path):
-    monkeypatch.setattr(host_kernels, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
+    monkeypatch.setattr(host_build, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
     lib, built = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(built) == 1  # the plain one: no native file is kept
 
 
 def test_a_native_compile_that_hangs_gives_the_plain_build(monkeypatch, tmp_path):
-    real = host_kernels.subprocess.run
+    real = host_build.subprocess.run
 
     def run(args, *a, **k):
         if "-march=native" in args and "-c" in args and os.devnull not in args:
-            raise host_kernels.subprocess.TimeoutExpired(args, 1)
+            raise host_build.subprocess.TimeoutExpired(args, 1)
         return real(args, *a, **k)
-    monkeypatch.setattr(host_kernels.subprocess, "run", run)
+    monkeypatch.setattr(host_build.subprocess, "run", run)
     lib, built = _fresh_build(monkeypatch, tmp_path)
     assert lib is not None and len(built) == 1
 

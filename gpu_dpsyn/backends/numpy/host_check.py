@@ -89,7 +89,7 @@ def _float_kernels_agree(lib, calls, words) -> bool:
 
 
 def _ipf_scale_agrees(lib, calls, r) -> bool:
-    """The IPF's rescale (built vectorised, host_kernels.NATIVE) against NumPy: products,
+    """The IPF's rescale (built vectorised, host_build.NATIVE) against NumPy: products,
     the pairwise tree over an odd number of rows, divisions, a context summing to 0,
     blocks of 256 contexts, a tail and an odd start; with the next target's margin."""
     size, U, cells, nxt = 7, 603, 5, 3  # U: blocks of 256 and a tail of 91
