@@ -117,9 +117,8 @@ def formatter(s: pd.Series):
     if isinstance(d, pd.BooleanDtype):
         x = s.to_numpy(dtype=np.int8, na_value=-1)
         return _lookup(["False", "True"], lambda a, b: x[a:b])
-    if isinstance(d, np.dtype) and d.kind in "iu" or \
-            pd.api.types.is_integer_dtype(d) and not isinstance(d, np.dtype):
-        arr = pa.array(s.array if not isinstance(d, np.dtype) else s.to_numpy())
+    if pd.api.types.is_integer_dtype(d):  # NumPy's, pandas' masked and Arrow's
+        arr = pa.array(s.to_numpy() if isinstance(d, np.dtype) else s.array)
         return lambda a, b: pc.fill_null(pc.cast(arr.slice(a, b - a), pa.large_string()), "")
     if d == np.dtype(np.float64) or isinstance(d, pd.Float64Dtype):
         x = s.to_numpy(np.float64, na_value=np.nan)

@@ -32,6 +32,17 @@ def compiler() -> str | None:
     return None
 
 
+def toolchain() -> tuple[str, bytes] | None:
+    """(the compiler, its --version text: in the cache key), or None without one."""
+    cxx = compiler()
+    if cxx is None:
+        return None
+    try:
+        return cxx, subprocess.run([cxx, "--version"], capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 # no contraction into FMAs, no fast-math: the sums must round as NumPy's
 FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
 # the IPF's rescale, vectorised for this host's vector unit: 1.5x on an AVX-512 EPYC
