@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpu_dpsyn.core.sorting import (argsort_bounded, argsort_distinct, argsort_stable,
-    first_k, unique_ids)
+    first_k, lexsort_distinct, unique_ids)
 
 
 def stable(a):
@@ -46,6 +46,38 @@ def test_distinct_keys_and_ties_both_give_the_stable_order():
     one = k.copy()
     one[123] = one[9876]  # a single tie among distinct keys
     assert np.array_equal(argsort_distinct(np, one), stable(one))
+
+
+def test_distinct_float_keys_with_a_nan_or_a_tie_give_the_stable_order():
+    rng = np.random.default_rng(3)
+    u = rng.random(20000)
+    assert np.array_equal(argsort_distinct(np, u), stable(u))
+    for bad in (np.nan, u[17]):  # NaNs are never equal: the tie check would miss them
+        v = u.copy()
+        v[[5, 900, 4000]] = bad
+        assert np.array_equal(argsort_distinct(np, v), stable(v))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lexsort_distinct_is_numpys_lexsort(seed):
+    """Keys with many ties (gains in quarters, -0.0 and 0.0 among them), ranks distinct
+    in [0, bound): np.lexsort's order, on floats and integers, with NaNs (the two
+    stable sorts) and at a bound past the combined key's range."""
+    rng = np.random.default_rng(seed)
+    n, bound = 30000, 100000
+    ranks = rng.permutation(bound)[:n].astype(np.int64)
+    gains = -np.round(rng.exponential(3, n) * 4) / 4
+    gains[rng.integers(0, n, 50)] = 0.0
+    gains[rng.integers(0, n, 50)] = -0.0
+    for keys in (gains, (gains * 4).astype(np.int64)):
+        assert np.array_equal(lexsort_distinct(np, keys, ranks, bound),
+                              np.lexsort((ranks, keys)))
+    nan = gains.copy()
+    nan[rng.integers(0, n, 20)] = np.nan
+    assert np.array_equal(lexsort_distinct(np, nan, ranks, bound), np.lexsort((ranks, nan)))
+    assert np.array_equal(lexsort_distinct(np, gains, ranks, 1 << 60),
+                          np.lexsort((ranks, gains)))
+    assert lexsort_distinct(np, gains[:0], ranks[:0], bound).size == 0
 
 
 @pytest.mark.parametrize("n,bound", [(1000, 7), (1000, 4000), (1000, 5000), (50, 1 << 40),
@@ -112,6 +144,9 @@ def test_a_fit_gives_the_records_of_the_plain_sorts(monkeypatch):
         if hasattr(mod, "argsort_distinct"):
             monkeypatch.setattr(mod, "argsort_distinct",
                                 lambda xp, k: np.argsort(k, kind="stable"))
+        if hasattr(mod, "lexsort_distinct"):
+            monkeypatch.setattr(mod, "lexsort_distinct",
+                                lambda xp, k, r, bound: np.lexsort((r, k)))
     monkeypatch.setattr(gibbs, "unique_ids", plain_unique)
     monkeypatch.setattr(host_kernels, "library", lambda: None)
     assert SeededNoiseWarning and fast.equals(release())

@@ -12,6 +12,10 @@ means, never another order:
 * argsort_distinct: random sort keys, distinct but for a chance tie, with NumPy's
   default (unstable, vectorized) sort.  A permutation sorting distinct keys is unique,
   hence the stable one; a tie is looked for afterwards and then sorted stably.
+* lexsort_distinct: by a key, ties by distinct ranks (the polish's proposals by gain):
+  no two (key, rank) pairs are equal, so that order too is unique and any sort gives
+  it: the keys by the default sort, then each run of equal keys by rank, as one sort
+  of distinct integers (a third of the two stable sorts' time on 3 * 10^4 floats).
 * unique_ids: numpy.unique(return_index, return_inverse, return_counts) of ids below a
   bound, by counting where the bound is at most the length.
 * first_k: the mask rank < k of the stable order (gum.apportion's largest remainders),
@@ -54,15 +58,32 @@ def argsort_bounded(xp, a, bound: int | None = None):
 
 
 def argsort_distinct(xp, keys):
-    """argsort_stable of random integer keys that are almost surely distinct (NaNs,
-    never equal, would pass the tie check: integers only)."""
+    """argsort_stable of random keys that are almost surely distinct (NaNs, never equal,
+    would pass the tie check: floats with one take the stable sort)."""
     if xp is not np:
         return xp.argsort(keys)
+    if keys.dtype.kind == "f" and bool(np.isnan(keys).any()):
+        return argsort_stable(np, keys)
     order = np.argsort(keys)
     k = keys[order]
     if bool((k[1:] == k[:-1]).any()):  # a tie: its order must be by index
         return argsort_stable(np, keys)
     return order
+
+
+def lexsort_distinct(xp, keys, ranks, bound: int):
+    """numpy.lexsort((ranks, keys)): the order by keys, ties by ranks, distinct integers
+    in [0, bound).  CuPy: two stable sorts.  NumPy: the keys' default sort numbers the
+    runs of equal keys (0, 1, ...), then run * bound + rank orders within each run."""
+    if xp is not np or len(keys) * max(int(bound), 1) >= 1 << 62 or (
+            keys.dtype.kind == "f" and bool(np.isnan(keys).any())):
+        order = argsort_stable(xp, ranks)
+        return order[argsort_stable(xp, keys[order])]
+    order = np.argsort(keys)
+    k = keys[order]
+    run = np.zeros(len(k), dtype=np.int64)
+    np.cumsum(k[1:] != k[:-1], out=run[1:])
+    return order[np.argsort(run * int(bound) + ranks[order])]
 
 
 def unique_ids(xp, ids, bound: int | None = None):
