@@ -93,6 +93,18 @@ def test_unique_ids_equal_numpy_unique(n, bound):
             assert np.array_equal(x, y)
 
 
+def test_unique_ids_of_few_wide_or_negative_ids_equal_numpy_unique():
+    """Past the counted range (and with negative ids, which have no bound) the ids take
+    the default sort, which reorders ties: first must still be each id's least index."""
+    rng = np.random.default_rng(11)
+    for vals in (rng.integers(0, 1 << 40, 30), rng.integers(-500, 500, 30)):
+        ids = rng.choice(vals, 20000)
+        _, first, inv, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                          return_counts=True)
+        for got, want in zip(unique_ids(np, ids), (first, inv.reshape(-1), counts)):
+            assert np.array_equal(got, want)
+
+
 def test_argsort_stable_keeps_ties_in_index_order():
     a = np.array([2.0, 1.0, 2.0, 1.0])
     assert list(argsort_stable(np, a)) == [1, 3, 0, 2]

@@ -17,7 +17,9 @@ means, never another order:
   it: the keys by the default sort, then each run of equal keys by rank, as one sort
   of distinct integers (a third of the two stable sorts' time on 3 * 10^4 floats).
 * unique_ids: numpy.unique(return_index, return_inverse, return_counts) of ids below a
-  bound, by counting where the bound is at most the length.
+  bound, by counting where the bound is at most the length, else from the runs of the
+  default sort (any order of ties gives the same runs; each run's least index is
+  its first): a quarter of numpy.unique's time, whose index needs a stable sort.
 * first_k: the mask rank < k of the stable order (gum.apportion's largest remainders),
   by selection: the GPU's plan kernel selects the same cells by a radix select.
 """
@@ -94,10 +96,19 @@ def unique_ids(xp, ids, bound: int | None = None):
     n = len(ids)
     if xp is np and bound is None:
         bound = read_bound(ids)
-    if xp is not np or bound is None or bound > DENSE_PER_ROW * max(n, 1):
+    if xp is not np or n == 0:
         _, first, inv, counts = xp.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)
         return first, inv.reshape(-1), counts
+    if bound is None or bound > DENSE_PER_ROW * n:  # by the default sort: the runs of
+        order = np.argsort(ids)  # equal ids, whatever order ties take, and each run's
+        run = np.empty(n, dtype=bool)  # least index
+        run[0] = True
+        np.not_equal(ids[order[1:]], ids[order[:-1]], out=run[1:])
+        starts = np.flatnonzero(run)
+        inv = np.empty(n, dtype=np.int64)
+        inv[order] = np.cumsum(run) - 1
+        return np.minimum.reduceat(order, starts), inv, np.diff(np.append(starts, n))
     present = np.bincount(ids, minlength=bound)
     seen = present > 0
     inv = (np.cumsum(seen) - 1)[ids]
