@@ -154,10 +154,10 @@ def one_pass(X, s, ctx, tables, rank, xp=np, backend=None):
         return X, s, 0.0
     u, v, gain = u[cand], v[cand], gain[cand]
     c = [ctx[cand, i] for i in range(len(tables))]
-    q = block_sizes(X, g, cand, u, v, c, xp)
+    blocks = target_blocks(tables, g, u, v, c)
+    q = block_sizes(X, blocks, cand, u, xp)
     prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first: by gain, ties at random
     prio[lexsort_distinct(xp, -gain, rank[cand], len(rank))] = xp.arange(len(cand))
-    blocks = target_blocks(tables, g, u, v, c)
     # every block in one sort for few proposals, where the calls cost more than the work
     # (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block by block
     # past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000 contexts x 12
@@ -187,21 +187,26 @@ def one_pass_masked(X, s, ctx, tables, rank, xp, backend=None):
     cand = gain > GAIN_TOLERANCE
     rows = xp.arange(len(gain))
     c = [ctx[:, i] for i in range(len(tables))]
-    q = xp.where(cand, block_sizes(X, g, rows, u, v, c, xp), 0)
+    blocks = target_blocks(tables, g, u, v, c)
+    q = xp.where(cand, block_sizes(X, blocks, rows, u, xp), 0)
     prio = xp.empty(len(gain), dtype=xp.int64)
     prio[lexsort_distinct(xp, -gain, rank, len(rank))] = rows
     total = xp.zeros(len(gain))
-    for gained in all_block_gains(target_blocks(tables, g, u, v, c), q, prio, xp):
+    for gained in all_block_gains(blocks, q, prio, xp):
         total += gained  # in order: the same sums
     ok = cand & (total > GAIN_TOLERANCE)
     X, s = moved(X, s, rows, u, v, c, xp.where(ok, q, 0), xp)
     return X, s, xp.where(ok, total, 0.0).sum()
 
 
-def block_sizes(X, g, rows, u, v, c, xp):
-    """Each proposal's block: as many records as every target gains on, one at least, and
-    no more than the context has of value u."""
-    room = xp.stack([xp.minimum(-gi[u, ci], gi[v, ci]) for gi, ci in zip(g, c)]).min(axis=0)
+def block_sizes(X, blocks, rows, u, xp):
+    """Each proposal's block: as many records as every target gains on (-g leaving its
+    cell, g entering; target_blocks' flat cells), one at least, and no more than the
+    context has of value u."""
+    room = None
+    for cells, g, leaving in blocks:
+        gained = -g[cells] if leaving else g[cells]
+        room = gained if room is None else xp.minimum(room, gained)
     return xp.minimum(xp.maximum(xp.floor(room), 1), X[rows, u]).astype(xp.int64)
 
 
