@@ -332,3 +332,53 @@ def test_a_build_whose_float_loops_disagree_is_not_used(lib, monkeypatch):
 def test_float_keys_are_not_truncated_into_the_counting_sort(lib):
     with pytest.raises(TypeError):
         ops.argsort_bounded(np, np.array([0.7, 0.2, 1.5, 0.1]), 2)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 300])
+def test_row_cdfs_and_draws_equal_the_numpy_bodies(lib, monkeypatch, size):
+    """draw.cu built for the host (the CDFs) and host_draw_rows (the search in a row)
+    against the NumPy bodies that serve without the build: rows with zeros, a row of
+    none, sums past 1, draws at both ends of (0, 1) and rows where r + u rounds."""
+    from gpu_dpsyn.generate.gum import draw_rows
+    r = np.random.default_rng(size)
+    R = 12000
+    cond = r.gamma(0.3, 1.0, (R, size)) * (r.random((R, size)) < 0.6)
+    cond /= np.where(cond.sum(1, keepdims=True) > 0, cond.sum(1, keepdims=True), 1.0)
+    cond[1], cond[0] = 0.0, 1.0 / 3.0
+    row = r.integers(0, R, 20000)
+    u = r.random(20000)
+    u[:50], u[50:100] = 1.0 - 2.0 ** -40, 1e-300
+    row[:50] = np.arange(R - 50, R)
+    be = ops.NumpyBackend()
+    fast = be.cdf_rows(cond), draw_rows(be, cond, row, u)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    slow = be.cdf_rows(cond), draw_rows(be, cond, row, u)
+    assert fast[0][0].tobytes() == slow[0][0].tobytes()
+    assert np.array_equal(fast[0][1], slow[0][1]) and np.array_equal(fast[1], slow[1])
+
+
+def test_a_build_whose_draws_disagree_is_not_used(lib, monkeypatch):
+    real = host_kernels.draw_rows
+
+    def unclipped(lib, flat, size, row, u, last, out, lo, hi):  # no cap at the last value
+        real(lib, flat, size, row, u, np.full(len(last), size - 1), out, lo, hi)
+    monkeypatch.setattr(host_kernels, "draw_rows", unclipped)
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    monkeypatch.setattr(host_kernels, "cdf_rows", lambda lib, cond, flat, last, lo, hi:
+                        flat.__setitem__(slice(lo * cond.shape[1], hi * cond.shape[1]),
+                                         (np.cumsum(cond[lo:hi], axis=1)
+                                          + np.arange(lo, hi)[:, None]).reshape(-1))
+                        or last.__setitem__(slice(lo, hi), cond.shape[1] - 1))
+    assert not host_kernels._agrees_with_numpy(lib)
+    monkeypatch.undo()
+    assert host_kernels._agrees_with_numpy(lib)
+
+
+def test_draws_refuse_a_row_outside_the_table(lib):
+    flat, last = np.arange(6, dtype=np.float64) / 2, np.array([1, 1, 1])
+    out = np.empty(2, dtype=np.int64)
+    for bad in ([0, 3], [-1, 0]):
+        with pytest.raises(ValueError, match="row"):
+            host_kernels.draw_rows(lib, flat, 2, np.array(bad), np.full(2, 0.5), last, out,
+                                   0, 2)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpu_dpsyn.backends.numpy import host_kernels
 from gpu_dpsyn.core import rng, threads
 from gpu_dpsyn.core.checks import flag, integer, positive
 from gpu_dpsyn.errors import ParameterError
@@ -282,6 +283,15 @@ def draw_rows(backend, cond, row, u):
     size = cond.shape[1]
     flat, last = backend.cdf_rows(cond)
     q = row.astype(xp.float64) + u
+    lib = host_kernels.library() if xp is np else None
+    if lib is not None and size and len(flat):  # host_records.cpp: the same probes, clipped
+        row = np.ascontiguousarray(row, dtype=np.int64)
+        u = np.ascontiguousarray(u, dtype=np.float64)
+        out = np.empty(len(row), dtype=np.int64)
+        threads.each(lambda lo, hi: host_kernels.draw_rows(lib, flat, size, row, u, last, out,
+                                                           lo, hi),
+                     len(row), max(1, size.bit_length()))
+        return out
     if xp is np:  # searched within each record's own row: see row_search
         at = np.empty(len(row), dtype=np.int64)
 

@@ -2,13 +2,14 @@
 // row r's running sum, capped at 1, its last entry set to 1, plus r, so the rows lie end
 // to end in one sorted array; and each row's last value of positive probability.
 // One thread a row, adding in order: the additions NumPy's cumsum makes, so the same
-// bits (compiled without FMA contraction, as every kernel here).
+// bits (compiled without FMA contraction, as every kernel here).  Rows lo .. hi - 1 (the
+// host build takes blocks of rows on its cores).
 #include "common.cuh"
 
-extern "C" __global__ void cdf_rows(long long rows, int size, const double* cond,
+extern "C" __global__ void cdf_rows(long long lo, long long hi, int size, const double* cond,
                                     double* flat, long long* last) {
     long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+    for (long long r = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x; r < hi;
          r += stride) {
         const double* p = cond + r * size;
         double* out = flat + r * size;

@@ -119,7 +119,8 @@ class CupyBackend(HistogramOps, RecordOps):
         last = cp.empty(R, dtype=cp.int64)
         if R:
             kernel("draw.cu", "cdf_rows")((min(grid_of(R), 32 * self._sm),), (THREADS,),
-                                           (np.int64(R), np.int32(size), cond, flat, last))
+                                           (np.int64(0), np.int64(R), np.int32(size), cond, flat,
+                                            last))
         return flat, last
 
     def best_moves(self, X, tabs, offs, ctx):

@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
 UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp",
          HERE / "host_tables.cpp", HERE / "host_gum.cpp")  # compiled
-SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "moves.cu", "gum.cu", "chacha.cuh",
-                                                   "common.cuh", "host.h")) + (
+SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "moves.cu", "gum.cu", "draw.cu",
+                                                   "chacha.cuh", "common.cuh", "host.h")) + (
     Path(__file__),)  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
 _PTR = ctypes.c_void_p
@@ -138,6 +138,8 @@ def load(cxx: str, version: bytes, native: bool):
     lib.host_allowed.restype = None
     lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
     lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
+    lib.host_cdf_rows.argtypes = [_I64, _I64, ctypes.c_int, _PTR, _PTR, _PTR]
+    lib.host_draw_rows.argtypes = [_I64, _I64, _I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR]
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int

@@ -48,7 +48,37 @@ def agrees(lib, calls) -> bool:
         if got is None or not (np.array_equal(got[0], flat) and np.array_equal(
                 got[1], np.bincount(flat, minlength=int(np.prod(shape))))):
             return False
-    return _gum_agrees(lib, calls, want) and _float_kernels_agree(lib, calls, want)
+    return _gum_agrees(lib, calls, want) and _float_kernels_agree(lib, calls, want) and \
+        _draws_agree(lib, calls, np.random.default_rng(int(want[1][0])))
+
+
+def _draws_agree(lib, calls, r) -> bool:
+    """draw.cu's CDFs (running sums capped at 1, the last entry 1, plus the row; each
+    row's last positive value) and the draws' search within a row (clipped, as
+    gum.draw_rows clips) against NumPy's cumsum and searchsorted: zeros, a row of none,
+    sums past 1 by rounding, an odd start, and rows past 2^13 where r + 1 - 2^-40 rounds
+    onto r + 1."""
+    for R, size in ((37, 7), (5, 1), (9000, 3)):
+        cond = r.gamma(0.3, 1.0, (R, size)) * (r.random((R, size)) < 0.6)
+        cond /= np.where(cond.sum(1, keepdims=True) > 0, cond.sum(1, keepdims=True), 1.0)
+        cond[1], cond[0] = 0.0, 1.0 / 3.0  # no positive value; past 1 where size > 3
+        cdf = np.minimum(np.cumsum(cond, axis=1), 1.0)
+        cdf[:, -1] = 1.0
+        want = (cdf + np.arange(R)[:, None]).reshape(-1)
+        last = size - 1 - np.argmax(cond[:, ::-1] > 0, axis=1)
+        flat, got = np.empty(R * size), np.empty(R, dtype=np.int64)
+        for lo, hi in ((0, 3), (3, R)):
+            calls.cdf_rows(lib, cond, flat, got, lo, hi)
+        if not (np.array_equal(flat, want) and np.array_equal(got, last)):
+            return False
+        row = np.r_[r.integers(0, R, 300), np.arange(R - 20, R) % R].astype(np.int64)
+        u = np.r_[r.random(300), np.full(20, 1.0 - 2.0 ** -40)]
+        at = np.searchsorted(want, row + u, side="right") - row * size
+        drawn = np.empty(len(row), dtype=np.int64)
+        calls.draw_rows(lib, flat, size, row, u, last, drawn, 0, len(row))
+        if not np.array_equal(drawn, np.minimum(np.clip(at, 0, size - 1), last[row])):
+            return False
+    return True
 
 
 def _float_kernels_agree(lib, calls, words) -> bool:

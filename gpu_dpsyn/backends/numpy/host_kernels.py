@@ -2,7 +2,8 @@
 wrappers that call it.  From the CUDA sources themselves: the exact samplers of
 noise.cu (the same words give the same noise, about 10x the vectorized NumPy samplers'
 speed), the records' Philox words and GUM's Feistel ranks (common.cuh), GUM's record
-update (gum.cu, host_gum.cpp) and the polish's best moves (moves.cu).  Host-only:
+update (gum.cu, host_gum.cpp), the polish's best moves (moves.cu) and the rows' CDFs
+(draw.cu).  Host-only:
 counting sorts and one-pass histograms (host_records.cpp), the Gibbs IPF's steps
 (host_ipf.cpp) and the polish's table sums and GUM's removal rate (host_tables.cpp).
 Each gives the NumPy body's bits, which remains the fallback; host_check.py compares
@@ -111,6 +112,23 @@ def counting_argsort(lib, keys, bound: int):
                           out.ctypes.data) != 0:
         return None
     return out
+
+
+def cdf_rows(lib, cond, flat, last, lo: int, hi: int) -> None:
+    """draw.cu's CDFs of rows lo .. hi - 1 of cond (C-contiguous float64, R x size) into
+    flat (R size) and last (R): ops.NumpyBackend.cdf_rows's numbers."""
+    lib.host_cdf_rows(lo, hi, cond.shape[1], cond.ctypes.data, flat.ctypes.data,
+                      last.ctypes.data)
+
+
+def draw_rows(lib, flat, size: int, row, u, last, out, lo: int, hi: int) -> None:
+    """gum.draw_rows' NumPy draws (row_search, clipped) for records lo .. hi - 1: row
+    int64 in [0, len(last)) (checked: the loop reads last and flat there), u float64, out
+    int64, every array C-contiguous."""
+    if hi > lo and (int(row[lo:hi].min()) < 0 or int(row[lo:hi].max()) >= len(last)):
+        raise ValueError("draw_rows needs each record's row among the table's")
+    lib.host_draw_rows(lo, hi, size, flat.ctypes.data, len(flat), row.ctypes.data,
+                       u.ctypes.data, last.ctypes.data, out.ctypes.data)
 
 
 CELLS_OUTSIDE = "best moves need a gain table for each target and cells within it"

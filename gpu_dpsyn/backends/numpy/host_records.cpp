@@ -136,3 +136,36 @@ extern "C" int host_cell_histogram(long long n, int k, const void* pa, int wa, l
     return cell_histogram_a<unsigned short>(wa, wb, wc, n, k, pa, pb, pc, sa, sb, sc, ncells,
                                             (unsigned short*)cell, hist);
 }
+
+// The rows' CDFs of a table of conditionals, rows lo .. hi - 1 (draw.cu, row by row)
+#include "draw.cu"
+
+extern "C" void host_cdf_rows(long long lo, long long hi, int size, const double* cond,
+                              double* flat, long long* last) {
+    threadIdx.x = 0;
+    cdf_rows(lo, hi, size, cond, flat, last);
+}
+
+// draw_rows' draws for records lo .. hi - 1: q = row + u searched (upper bound) within
+// its row's run of the CDFs laid end to end (generate/gum.py, row_search: the same
+// probes), clipped to [0, size - 1] and to the row's last positive value
+extern "C" void host_draw_rows(long long lo, long long hi, long long size, const double* flat,
+                               long long nflat, const long long* row, const double* u,
+                               const long long* last, long long* out) {
+    for (long long i = lo; i < hi; ++i) {
+        const double q = (double)row[i] + u[i];
+        long long first = row[i] * size, length = size;
+        while (length > 0) {
+            const long long half = length / 2, mid = first + half;
+            if (flat[mid < nflat ? mid : nflat - 1] <= q) {
+                first = mid + 1;
+                length -= half + 1;
+            } else {
+                length = half;
+            }
+        }
+        long long at = first - row[i] * size;
+        at = at < 0 ? 0 : (at > size - 1 ? size - 1 : at);
+        out[i] = at < last[row[i]] ? at : last[row[i]];
+    }
+}

@@ -123,9 +123,14 @@ class NumpyBackend:
     def cdf_rows(self, cond):
         """(the rows' CDFs laid end to end, each row's last positive value): blocks of
         rows on the host's cores."""
-        cond = np.asarray(cond, dtype=np.float64)
+        cond = np.ascontiguousarray(cond, dtype=np.float64)
         R, size = cond.shape
         flat, last = np.empty(R * size), np.empty(R, dtype=np.int64)
+        lib = host_kernels.library()
+        if lib is not None and size:  # draw.cu row by row: one pass, not six
+            threads.each(lambda lo, hi: host_kernels.cdf_rows(lib, cond, flat, last, lo, hi),
+                         R, size)
+            return flat, last
 
         def rows(lo, hi):
             cdf = np.minimum(np.cumsum(cond[lo:hi], axis=1), 1.0)  # sorted: a sum past 1
