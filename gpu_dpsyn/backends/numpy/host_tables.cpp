@@ -34,18 +34,26 @@ extern "C" void host_block_gains(long long m, const long long* by_priority,
 
 // GUM's removal rate (backends/arrays.removal_rate): bisection on [0, 1] for the smallest
 // beta with sum(rint(min(over, beta s))) >= total, in `steps` halvings.  The sums are of
-// whole numbers below 2^53: exact in any order, so the same beta as NumPy's.
+// whole numbers below 2^53: exact in any order (four running sums here), so the same beta
+// as NumPy's.  Only the cells with over > 0 add anything (min(0, beta s) is 0): they are
+// gathered once, not read at every step.
 extern "C" double host_removal_rate(long long n, const double* over, const double* s,
                                     double total, int steps) {
+    std::vector<double> o, w;
+    for (long long i = 0; i < n; ++i)
+        if (over[i] > 0.0) { o.push_back(over[i]); w.push_back(s[i]); }
+    const long long m = (long long)o.size();
+    const double two52 = 4503599627370496.0;
     double lo = 0.0, hi = 1.0;
     for (int k = 0; k < steps; ++k) {
         const double mid = (lo + hi) * 0.5;
-        double sum = 0.0;
-        for (long long i = 0; i < n; ++i) {
-            const double b = mid * s[i];
-            sum += std::nearbyint(over[i] < b ? over[i] : b);
+        double sum[4] = {0.0, 0.0, 0.0, 0.0};
+        for (long long i = 0; i < m; ++i) {
+            const double b = mid * w[i], x = o[i] < b ? o[i] : b;
+            // rint as x + 2^52 - 2^52 where that is exact (0 <= x < 2^52), else nearbyint
+            sum[i & 3] += (x >= 0.0 && x < two52) ? (x + two52) - two52 : std::nearbyint(x);
         }
-        if (sum >= total) hi = mid;
+        if ((sum[0] + sum[1]) + (sum[2] + sum[3]) >= total) hi = mid;
         else lo = mid;
     }
     return hi;
