@@ -211,6 +211,28 @@ def test_gum_updates_equal_numpys(lib, attrs):
         assert any(not np.array_equal(a, b) for a, b in zip(got, start))
 
 
+def test_gum_updates_in_blocks_of_slots_on_threads_equal_numpys(lib, monkeypatch):
+    """The host update's slots split over threads (removals, then fills) move the records
+    NumPy's body moves: blocks start inside a cell's run of removals."""
+    from gpu_dpsyn.core import threads
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    r = np.random.default_rng(4)
+    n, shape = 60000, (7, 11)
+    skew = [np.arange(1, d + 1) ** 2 / (np.arange(1, d + 1) ** 2).sum() for d in shape + (5,)]
+    start = [r.choice(len(p), n, p=p).astype(np.uint8) for p in skew]  # uneven cells
+    be = ops.NumpyBackend()
+    for dup in (0.0, 0.6):
+        got, want = [c.copy() for c in start], [c.copy() for c in start]
+        cell, s = be.cell_histogram(got, (0, 1), shape)
+        add, rem = be.plan_update(s, r.permutation(s).astype(float), 0.9)
+        assert len(threads.blocks(int(add.sum()), host_kernels.SLOT_WORK)) == 3
+        be.gum_apply(got, (0, 1), shape, cell, s, add, rem, dup, (1, 2), 9, 4)
+        update_records(want, (0, 1), shape, np.argsort(cell, kind="stable"), s, add, rem, dup,
+                       (1, 2), 9, 4, None)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        assert any(not np.array_equal(a, b) for a, b in zip(got, start))
+
+
 def test_a_gum_build_that_disagrees_is_not_used(lib, monkeypatch):
     monkeypatch.setattr(host_kernels, "gum_apply", lambda *a, **k: True)  # moves nothing
     assert not host_kernels._agrees_with_numpy(lib)

@@ -4,11 +4,13 @@
 // comes from the caller's counting sort as plain indices, read through order_at with
 // every bit an index bit.  A donor lies in an under cell and a removed record in an
 // over cell, so no slot reads a record another slot writes: one at a time is the same
-// as all at once.
+// as all at once, and blocks of slots can run on the host's threads: the removals of
+// slots lo .. hi - 1 (phase 0), then, once every block has them, their fills (phase 1).
 #include "host.h"
 #include "gum.cu"
 
-extern "C" void host_gum_apply(long long total, const unsigned long long* order,
+extern "C" void host_gum_apply(long long lo, long long hi, int phase, long long total,
+                               const unsigned long long* order,
                                long long ncells, const long long* s, const long long* offset,
                                const long long* rem, const long long* cumrem,
                                const long long* cumadd, unsigned int k0, unsigned int k1,
@@ -22,16 +24,19 @@ extern "C" void host_gum_apply(long long total, const unsigned long long* order,
     // pick_removed_t's body with its round keys made once (a thread makes its own: four
     // Philox blocks a slot, most of the host's time) and the slots' cells walked in
     // order (upper_bound's answers, slot by slot)
-    unsigned int rk[4];
-    round_keys(rk, STREAM_GUM_SORT, update, call, k0, k1);
-    long long c = 0;
-    for (long long j = 0; j < total; ++j) {
-        while (c < ncells && cumrem[c] <= j) ++c;
-        const long long r = j - (cumrem[c] - rem[c]);
-        removed[j] = order_at(order, offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c),
-                              every_bit);
+    if (phase == 0) {
+        unsigned int rk[4];
+        round_keys(rk, STREAM_GUM_SORT, update, call, k0, k1);
+        long long c = lo < total ? upper_bound(cumrem, ncells, lo) : ncells;
+        for (long long j = lo; j < hi; ++j) {
+            while (c < ncells && cumrem[c] <= j) ++c;
+            const long long r = j - (cumrem[c] - rem[c]);
+            removed[j] = order_at(order, offset[c] + feistel_perm(r, s[c], rk, (unsigned int)c),
+                                  every_bit);
+        }
+        return;
     }
-    for (long long j = 0; j < total; ++j) {
+    for (long long j = lo; j < hi; ++j) {
         threadIdx.x = (unsigned int)j;
         fill_slots_t(total, &total, cumadd, ncells, s, offset, order, every_bit, removed, k0,
                      k1, update, call, dup_frac, colptr, colsize, ncols, allptr, allsize, k,

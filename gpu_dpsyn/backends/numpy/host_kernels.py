@@ -23,6 +23,7 @@ import numpy as np
 
 from gpu_dpsyn.backends.arrays import strides_of
 from gpu_dpsyn.backends.numpy import host_build, host_check
+from gpu_dpsyn.core import threads
 from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
 
 
@@ -243,6 +244,9 @@ def block_gains(lib, by_priority, cells, q, g, leaving: bool):
     return out
 
 
+SLOT_WORK = 64  # elements of threads.each's block a GUM slot counts for (Philox words)
+
+
 def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
               update_id: int, call: int, copy_cols=None) -> bool:
     """host_gum.cpp: backends.numpy.ops.NumpyBackend.gum_apply's update (gum.cu's kernels
@@ -278,12 +282,14 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
     dims = [int(d) for d in shape] + [1] * (3 - len(attrs))
     removed = np.empty(max(total, 1), dtype=np.int64)
     m = 0xFFFFFFFF
-    lib.host_gum_apply(total, order.ctypes.data, len(s), s.ctypes.data, offset.ctypes.data,
-                       rem.ctypes.data, cumrem.ctypes.data, cumadd.ctypes.data, key[0] & m,
-                       key[1] & m, update_id & m, call & m, float(dup_frac),
-                       colptr.ctypes.data, colsize.ctypes.data, len(group),
-                       allptr.ctypes.data, allsize.ctypes.data, len(attrs), *a, *st, *dims,
-                       removed.ctypes.data)
+    rest = (total, order.ctypes.data, len(s), s.ctypes.data, offset.ctypes.data,
+            rem.ctypes.data, cumrem.ctypes.data, cumadd.ctypes.data, key[0] & m, key[1] & m,
+            update_id & m, call & m, float(dup_frac), colptr.ctypes.data, colsize.ctypes.data,
+            len(group), allptr.ctypes.data, allsize.ctypes.data, len(attrs), *a, *st, *dims,
+            removed.ctypes.data)
+    for phase in (0, 1):  # every removal, then every fill: slots apart on the host's cores
+        threads.each(lambda lo, hi: lib.host_gum_apply(lo, hi, phase, *rest), total,
+                     SLOT_WORK)
     return True
 
 
