@@ -276,6 +276,23 @@ def test_cell_histograms_equal_numpys(lib, sizes, monkeypatch):
         assert host_kernels.cell_histogram(lib, cols, sizes) is None
 
 
+@pytest.mark.parametrize("sizes", [(7,), (300, 12), (70000, 5)])
+def test_cell_histograms_in_blocks_of_records_equal_numpys(lib, sizes, monkeypatch):
+    """Blocks of records on three threads, each counting apart (or one block where the
+    histogram is not small beside the records); a code past the shape in the last block
+    still sends the whole histogram to NumPy."""
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    r = np.random.default_rng(len(sizes))
+    cols = [r.integers(0, d, 250000).astype(ops.code_dtype(d)) for d in sizes]
+    attrs = tuple(range(len(sizes)))
+    got = host_kernels.cell_histogram(lib, cols, sizes)
+    cell = np.ravel_multi_index(cols, sizes)
+    assert np.array_equal(got[0], cell)
+    assert np.array_equal(got[1], np.bincount(cell, minlength=int(np.prod(sizes))))
+    cols[0][-3] = sizes[0]
+    assert host_kernels.cell_histogram(lib, cols, sizes) is None
+
+
 def test_ipf_margins_round_ties_to_even_as_numpy(lib):
     """host_ipf.cpp's margin rounds p w 2^K as np.rint does: halves to even, values near
     and past 2^52, zeros; summed by cell and scaled back."""

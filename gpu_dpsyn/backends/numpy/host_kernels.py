@@ -88,15 +88,30 @@ def cell_histogram(lib, cols, shape):
             c.dtype.kind != "u" or c.itemsize > 4 or not c.flags.c_contiguous or
             len(c) != len(cols[0]) for c in cols):
         return None
-    padded = [(c.ctypes.data, c.itemsize, st) for c, st in zip(cols, strides_of(shape))]
-    padded += [(None, 1, 0)] * (3 - len(cols))
-    wide = ncells > 1 << 16
-    cell = np.empty(len(cols[0]), dtype=np.int64 if wide else np.uint16)
-    hist = np.empty(ncells, dtype=np.int64)
-    if lib.host_cell_histogram(len(cell), len(cols), *[x for col in padded for x in col],
-                               ncells, int(wide), cell.ctypes.data, hist.ctypes.data) != 0:
+    n, wide = len(cols[0]), ncells > 1 << 16
+    cell = np.empty(n, dtype=np.int64 if wide else np.uint16)
+    parts, failed = [], []
+
+    def block(lo, hi):  # records lo .. hi - 1 into a histogram of their own
+        hist = np.empty(ncells, dtype=np.int64)
+        at = [(c.ctypes.data + lo * c.itemsize, c.itemsize, st)
+              for c, st in zip(cols, strides_of(shape))] + [(None, 1, 0)] * (3 - len(cols))
+        if lib.host_cell_histogram(hi - lo, len(cols), *[x for col in at for x in col], ncells,
+                                   int(wide), cell.ctypes.data + lo * cell.itemsize,
+                                   hist.ctypes.data) != 0:
+            failed.append(lo)
+        parts.append(hist)
+    # blocks on the host's cores where the histograms are small beside the records (whole
+    # counts, added after: exact in any order)
+    if ncells * 4 <= n:
+        threads.each(block, n)
+    else:
+        block(0, n)
+    if failed:
         return None
-    return cell, hist
+    for hist in parts[1:]:
+        parts[0] += hist
+    return cell, parts[0]
 
 
 def counting_argsort(lib, keys, bound: int):
