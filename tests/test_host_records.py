@@ -330,12 +330,13 @@ def test_the_host_wrappers_refuse_what_the_loops_would_misindex(lib):
 
 def test_the_wrappers_refuse_malformed_orders_columns_and_contexts(lib):
     """The review's reproductions: each would have read or written past an array."""
-    with pytest.raises(ValueError, match="order of the proposals"):
-        host_kernels.block_gains(lib, np.array([1 << 40]), np.array([0]), np.array([1]),
-                                 np.zeros(1), True)
-    with pytest.raises(ValueError, match="order of the proposals"):  # not a permutation
-        host_kernels.block_gains(lib, np.array([0, 0]), np.array([0, 0]), np.array([1, 1]),
-                                 np.zeros(1), True)
+    for order, cells in (([1 << 40], [0]), ([0, 0], [0, 0]),  # not a permutation
+                         ([0, 1], [0, 1]), ([1, 0], [0, -1])):  # a cell outside g
+        with pytest.raises(ValueError, match="order of the proposals"):
+            host_kernels.block_gains(lib, np.array(order), [(np.zeros(2, np.int64), np.zeros(1),
+                                                             False), (np.array(cells),
+                                                                      np.zeros(1), True)],
+                                     np.ones(len(order), np.int64))
     s, add, rem = np.array([6, 4, 0]), np.array([0, 0, 2]), np.array([2, 0, 0])
     cols = [np.zeros(10, np.uint8), np.zeros(10, np.uint8)]
     bad_order = np.arange(10)
@@ -421,3 +422,21 @@ def test_draws_refuse_a_row_outside_the_table(lib):
         with pytest.raises(ValueError, match="row"):
             host_kernels.draw_rows(lib, flat, 2, np.array(bad), np.full(2, 0.5), last, out,
                                    0, 2)
+
+
+def test_block_gains_on_threads_equal_the_numpy_sort(lib, monkeypatch):
+    """host_tables.cpp's pass in priority order, the blocks on three threads, against
+    polish's NumPy body (every block in one sort, no build)."""
+    from gpu_dpsyn.core import threads
+    from gpu_dpsyn.generate import polish
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    r = np.random.default_rng(8)
+    m = 50000
+    q, prio = r.integers(1, 5, m), r.permutation(m)
+    blocks = [(r.integers(0, 40, m), r.normal(0, 30, 40).round(2), bool(k % 2))
+              for k in range(6)]
+    assert len(threads.blocks(len(blocks), m)) == 3
+    fast = polish.all_block_gains(blocks, q, prio)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    slow = polish.all_block_gains(blocks, q, prio)
+    assert len(fast) == 6 and all(np.array_equal(a, b) for a, b in zip(fast, slow))

@@ -107,8 +107,7 @@ def all_block_gains(blocks, q, priority, xp=np):
     by_priority[priority] = xp.arange(m)
     lib = host_kernels.library() if xp is np else None
     if lib is not None:  # host_tables.cpp: a pass in priority order a block, no sort
-        return [host_kernels.block_gains(lib, by_priority, cells, q, g, leaving)
-                for cells, g, leaving in blocks]
+        return host_kernels.block_gains(lib, by_priority, blocks, q)
     out = []
     step = max(1, BLOCK_CELLS // max(m, 1))  # blocks a chunk: bounded memory
     for lo in range(0, len(blocks), step):
@@ -164,8 +163,10 @@ def one_pass(X, s, ctx, tables, rank, xp=np, backend=None, columns=None):
     # every block in one sort for few proposals, where the calls cost more than the work
     # (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block by block
     # past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000 contexts x 12
-    # values x 6 targets: 0.7 s against 1.0 s); the same numbers either way (tests)
-    gains = all_block_gains(blocks, q, prio, xp) if len(cand) <= BATCH_CANDIDATES else \
+    # values x 6 targets: 0.7 s against 1.0 s); with the host build, every block in one
+    # call (no sort; its blocks on threads); the same numbers every way (tests)
+    batch = len(cand) <= BATCH_CANDIDATES or host_kernels.library() is not None
+    gains = all_block_gains(blocks, q, prio, xp) if batch else \
         (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
     total = xp.zeros(len(cand))
     for gained in gains:  # in order: the same sums

@@ -240,22 +240,30 @@ def removal_rate(lib, over, s, total, steps: int):
                                           float(total), int(steps)))
 
 
-def block_gains(lib, by_priority, cells, q, g, leaving: bool):
-    """host_tables.cpp: polish.block_gains for one block, the proposals taken in priority
-    order with each cell's records so far, no sort (whole counts: the same numbers)."""
-    by_priority, cells, q = (np.ascontiguousarray(x, dtype=np.int64)
-                             for x in (by_priority, cells, q))
-    g = np.ascontiguousarray(g, dtype=np.float64)
+def block_gains(lib, by_priority, blocks, q) -> list:
+    """host_tables.cpp: polish.all_block_gains, each (cells, g, leaving) block a pass over
+    the proposals in priority order with each cell's records so far, no sort (whole
+    counts: the same numbers); the blocks on the host's threads.  The order and the
+    block sizes are checked once, each block's cells against its g."""
+    by_priority, q = (np.ascontiguousarray(x, dtype=np.int64) for x in (by_priority, q))
     m = len(by_priority)
-    if not len(cells) == len(q) == m or (m and (
-            int(cells.min()) < 0 or int(cells.max()) >= len(g) or int(by_priority.min()) < 0
-            or int(by_priority.max()) >= m or not (np.bincount(by_priority, minlength=m)
-                                                   == 1).all())):
+    blocks = [(np.ascontiguousarray(c, dtype=np.int64), np.ascontiguousarray(g, np.float64),
+               leaving) for c, g, leaving in blocks]
+    if len(q) != m or any(len(c) != m for c, _, _ in blocks) or (m and (
+            int(by_priority.min()) < 0 or int(by_priority.max()) >= m
+            or not (np.bincount(by_priority, minlength=m) == 1).all()
+            or any(int(c.min()) < 0 or int(c.max()) >= len(g) for c, g, _ in blocks))):
         raise ValueError("block_gains needs a cell of g for each proposal and an order "
                          "of the proposals")
-    out = np.empty(m)
-    lib.host_block_gains(m, by_priority.ctypes.data, cells.ctypes.data, q.ctypes.data,
-                         g.ctypes.data, 1.0 if leaving else -1.0, len(g), out.ctypes.data)
+    out = [np.empty(m) for _ in blocks]
+
+    def some(lo, hi):
+        for k in range(lo, hi):
+            c, g, leaving = blocks[k]
+            lib.host_block_gains(m, by_priority.ctypes.data, c.ctypes.data, q.ctypes.data,
+                                 g.ctypes.data, 1.0 if leaving else -1.0, len(g),
+                                 out[k].ctypes.data)
+    threads.each(some, len(blocks), m)
     return out
 
 
