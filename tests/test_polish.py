@@ -14,6 +14,7 @@ from gpu_dpsyn.generate import records as level_records
 import gpu_dpsyn.generate.ipf as ipf
 import gpu_dpsyn.generate.moves as moves
 import gpu_dpsyn.generate.polish as polish
+import gpu_dpsyn.generate.reassign as reassign
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.data.encoding import encode
@@ -163,8 +164,8 @@ def test_numpys_moves_of_losing_groups_equal_the_devices_over_every_group(seed):
     assert out.any()
     for keys in (r.integers(0, 1 << 63, n, dtype=np.int64).astype(np.uint64),
                  r.integers(0, 40, n).astype(np.uint64)):
-        m0, d0 = polish._moved_dense(np, group, keys, X0, X1, out)
-        m1, d1 = polish._moved_sparse(np, group, keys, X0, X1, out)
+        m0, d0 = reassign._moved_dense(np, group, lambda: keys, X0, X1, out)
+        m1, d1 = reassign._moved_sparse(np, group, lambda: keys, X0, X1, out)
         dense = np.full(n, -1)
         dense[m0] = d0
         sparse = np.full(n, -1)
