@@ -284,7 +284,6 @@ def test_cell_histograms_in_blocks_of_records_equal_numpys(lib, sizes, monkeypat
     monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
     r = np.random.default_rng(len(sizes))
     cols = [r.integers(0, d, 250000).astype(ops.code_dtype(d)) for d in sizes]
-    attrs = tuple(range(len(sizes)))
     got = host_kernels.cell_histogram(lib, cols, sizes)
     cell = np.ravel_multi_index(cols, sizes)
     assert np.array_equal(got[0], cell)
@@ -415,13 +414,45 @@ def test_a_build_whose_draws_disagree_is_not_used(lib, monkeypatch):
     assert host_kernels._agrees_with_numpy(lib)
 
 
-def test_draws_refuse_a_row_outside_the_table(lib):
+def test_draws_refuse_what_their_loops_would_read_past(lib):
+    """The review's reproductions: rows outside the table, an int32 row read as int64, a
+    range past the records, a short draw or output, CDFs of another table (each would
+    have read or written past an array)."""
     flat, last = np.arange(6, dtype=np.float64) / 2, np.array([1, 1, 1])
-    out = np.empty(2, dtype=np.int64)
-    for bad in ([0, 3], [-1, 0]):
+    row, u, out = np.array([0, 1]), np.full(2, 0.5), np.empty(2, dtype=np.int64)
+    for args in (([0, 3], u, out, flat, 0, 2), ([-1, 0], u, out, flat, 0, 2),
+                 (np.array([1, 1], np.int32), u, out, flat, 0, 2),
+                 (row, u, out, flat, 0, 1 << 22), (row, u[:1], out, flat, 0, 2),
+                 (row, u, out[:1], flat, 0, 2), (row, u, out, flat[:4], 0, 2)):
+        r, uu, o, f, lo, hi = args
         with pytest.raises(ValueError, match="row"):
-            host_kernels.draw_rows(lib, flat, 2, np.array(bad), np.full(2, 0.5), last, out,
-                                   0, 2)
+            host_kernels.draw_rows(lib, f, 2, np.asarray(r), uu, last, o, lo, hi)
+    cond = np.full((3, 2), 0.5)
+    for f, la, hi in ((flat[:4], np.empty(3, np.int64), 3), (flat, np.empty(3, np.int32), 3),
+                      (flat, np.empty(3, np.int64), 4)):
+        with pytest.raises(ValueError, match="cdf_rows"):
+            host_kernels.cdf_rows(lib, cond, f, la, 0, hi)
+
+
+def test_a_draw_for_every_record_from_one_u_is_numpys(lib, monkeypatch):
+    """A single u broadcast over the records (the NumPy body's arithmetic) is not read
+    past: the host loop takes only a draw per record."""
+    from gpu_dpsyn.generate.gum import draw_rows
+    cond, row, u = np.full((3, 4), 0.25), np.arange(3).repeat(1000), np.array([0.9])
+    be = ops.NumpyBackend()
+    got = draw_rows(be, cond, row, u)
+    monkeypatch.setattr(host_kernels, "library", lambda: None)
+    assert np.array_equal(got, draw_rows(be, cond, row, u)) and (got == 3).all()
+
+
+def test_gum_refuses_a_cell_that_gains_and_loses(lib):
+    """Slots run in blocks on threads only because no donor is a removed record: a plan
+    adding to and removing from one cell is refused, not raced."""
+    cols = [np.array([0, 0, 0, 1, 1, 2], np.uint8)]
+    s = np.array([3, 2, 1])
+    with pytest.raises(ValueError, match="GUM's update"):
+        host_kernels.gum_apply(lib, cols, (0,), (3,), np.arange(6), s, np.array([1, 0, 0]),
+                               np.array([1, 0, 0]), 0.5, (1, 2), 0, 0)
 
 
 def test_block_gains_on_threads_equal_the_numpy_sort(lib, monkeypatch):

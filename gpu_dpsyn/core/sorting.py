@@ -102,9 +102,11 @@ def unique_ids(xp, ids, bound: int | None = None):
         return first, inv.reshape(-1), counts
     if bound is None or bound > DENSE_PER_ROW * n:  # by the default sort: the runs of
         order = np.argsort(ids)  # equal ids, whatever order ties take, and each run's
-        run = np.empty(n, dtype=bool)  # least index
+        by_id = ids[order]       # least index
+        run = np.empty(n, dtype=bool)
         run[0] = True
-        np.not_equal(ids[order[1:]], ids[order[:-1]], out=run[1:])
+        np.not_equal(by_id[1:], by_id[:-1], out=run[1:])
+        del by_id
         starts = np.flatnonzero(run)
         inv = np.empty(n, dtype=np.int64)
         inv[order] = np.cumsum(run) - 1

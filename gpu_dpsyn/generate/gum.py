@@ -282,9 +282,9 @@ def draw_rows(backend, cond, row, u):
     xp = backend.xp
     size = cond.shape[1]
     flat, last = backend.cdf_rows(cond)
-    q = row.astype(xp.float64) + u
     lib = host_kernels.library() if xp is np else None
-    if lib is not None and size and len(flat):  # host_records.cpp: the same probes, clipped
+    if lib is not None and size and len(flat) and np.shape(u) == np.shape(row):
+        # host_records.cpp: the same probes, clipped (other shapes: NumPy broadcasts)
         row = np.ascontiguousarray(row, dtype=np.int64)
         u = np.ascontiguousarray(u, dtype=np.float64)
         out = np.empty(len(row), dtype=np.int64)
@@ -292,6 +292,7 @@ def draw_rows(backend, cond, row, u):
                                                            lo, hi),
                      len(row), max(1, size.bit_length()))
         return out
+    q = row.astype(xp.float64) + u
     if xp is np:  # searched within each record's own row: see row_search
         at = np.empty(len(row), dtype=np.int64)
 

@@ -128,8 +128,8 @@ def load(cxx: str, version: bytes, native: bool):
     lib.host_ipf_scale.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64]
     lib.host_ipf_scale_margin.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64,
                                           _PTR, _PTR, _I64, _PTR]
-    lib.host_gum_apply.argtypes = ([_I64, _I64, ctypes.c_int, _I64, _PTR, _I64, _PTR, _PTR, _PTR, _PTR, _PTR] + [_U32] * 4
-                                   + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
+    lib.host_gum_apply.argtypes = ([_I64, _I64, ctypes.c_int, _I64, _PTR, _I64, _PTR, _PTR,
+                                    _PTR, _PTR, _PTR] + [_U32] * 4 + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
                                    + [ctypes.c_int] * 4 + [_I64] * 6 + [_PTR])
     lib.host_gum_apply.restype = None
     lib.host_removal_rate.argtypes = [_I64, _PTR, _PTR, ctypes.c_double, ctypes.c_int]

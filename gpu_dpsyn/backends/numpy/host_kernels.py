@@ -103,7 +103,7 @@ def cell_histogram(lib, cols, shape):
         parts.append(hist)
     # blocks on the host's cores where the histograms are small beside the records (whole
     # counts, added after: exact in any order)
-    if ncells * 4 <= n:
+    if ncells * 4 * threads.count() <= n:  # at most 2 bytes a record more
         threads.each(block, n)
     else:
         block(0, n)
@@ -132,7 +132,12 @@ def counting_argsort(lib, keys, bound: int):
 
 def cdf_rows(lib, cond, flat, last, lo: int, hi: int) -> None:
     """draw.cu's CDFs of rows lo .. hi - 1 of cond (C-contiguous float64, R x size) into
-    flat (R size) and last (R): ops.NumpyBackend.cdf_rows's numbers."""
+    flat (R size, float64) and last (R, int64): ops.NumpyBackend.cdf_rows's numbers."""
+    R = cond.shape[0] if cond.ndim == 2 else -1
+    if not (R >= 0 and _plain(cond, np.float64) and _plain(flat, np.float64, cond.size)
+            and _plain(last, np.int64, R) and 0 <= lo <= hi <= R):
+        raise ValueError("cdf_rows needs a float64 table, its CDFs' and last values' "
+                         "buffers and rows within it")
     lib.host_cdf_rows(lo, hi, cond.shape[1], cond.ctypes.data, flat.ctypes.data,
                       last.ctypes.data)
 
@@ -140,11 +145,24 @@ def cdf_rows(lib, cond, flat, last, lo: int, hi: int) -> None:
 def draw_rows(lib, flat, size: int, row, u, last, out, lo: int, hi: int) -> None:
     """gum.draw_rows' NumPy draws (row_search, clipped) for records lo .. hi - 1: row
     int64 in [0, len(last)) (checked: the loop reads last and flat there), u float64, out
-    int64, every array C-contiguous."""
+    int64, every array C-contiguous; flat the len(last) rows' CDFs."""
+    n = len(row)
+    if not (_plain(row, np.int64) and _plain(u, np.float64, n) and _plain(out, np.int64, n)
+            and _plain(last, np.int64) and _plain(flat, np.float64, len(last) * size)
+            and size > 0 and 0 <= lo <= hi <= n):
+        raise ValueError("draw_rows needs int64 rows, a float64 draw and an int64 output "
+                         "for each record, and each row's CDF")
     if hi > lo and (int(row[lo:hi].min()) < 0 or int(row[lo:hi].max()) >= len(last)):
         raise ValueError("draw_rows needs each record's row among the table's")
     lib.host_draw_rows(lo, hi, size, flat.ctypes.data, len(flat), row.ctypes.data,
                        u.ctypes.data, last.ctypes.data, out.ctypes.data)
+
+
+def _plain(a, dtype, length: int | None = None) -> bool:
+    """a is a C-contiguous array of dtype (of `length` elements, if given): what a loop
+    reads through its pointer."""
+    return isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous and (
+        length is None or a.size == length)
 
 
 CELLS_OUTSIDE = "best moves need a gain table for each target and cells within it"
@@ -272,10 +290,11 @@ SLOT_WORK = 64  # elements of threads.each's block a GUM slot counts for (Philox
 
 def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
               update_id: int, call: int, copy_cols=None) -> bool:
-    """host_gum.cpp: backends.numpy.ops.NumpyBackend.gum_apply's update (gum.cu's kernels
-    one slot at a time), with order the records' (cell, index) order.  False, and
-    nothing changed, where a column is not 8-, 16- or 32-bit unsigned and contiguous
-    (the NumPy body serves) or a marginal has more than 3 columns."""
+    """host_gum.cpp: backends.numpy.ops.NumpyBackend.gum_apply's update (gum.cu's kernels,
+    blocks of slots on the host's threads), with order the records' (cell, index) order
+    (a permutation: the blocks read and write apart only then).  False, and nothing
+    changed, where a column is not 8-, 16- or 32-bit unsigned and contiguous (the NumPy
+    body serves) or a marginal has more than 3 columns."""
     group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
     if len(attrs) > 3 or any(c.dtype.kind != "u" or c.itemsize > 4 or
                              not c.flags.c_contiguous for c in cols):
@@ -285,14 +304,15 @@ def gum_apply(lib, cols, attrs, shape, order, s, add, rem, dup_frac: float, key,
     total = int(add.sum())
     ncells = int(np.prod(shape))
     # what the loops index by, checked first: a cell count per cell, the order of every
-    # record, removals within each cell and at least as many as the slots
+    # record, removals within each cell and at least as many as the slots, and no cell
+    # both gaining and losing records (a donor could be a removed record: a race)
     n = len(cols[0])
     if not (len(s) == len(add) == len(rem) == ncells and len(order) == int(s.sum()) == n
             and all(len(c) == n for c in cols) and all(0 <= a < len(cols) for a in attrs)
             and all(0 <= j < len(cols) for j in group) and len(attrs) == len(shape)
             and (not n or (int(order.min()) >= 0 and int(order.max()) < n))
             and (add >= 0).all() and (rem >= 0).all() and (rem <= s).all()
-            and int(rem.sum()) >= total):
+            and int(rem.sum()) >= total and not ((add > 0) & (rem > 0)).any()):
         raise ValueError("GUM's update needs counts, additions and removals per cell, "
                          "removals within each cell's records and as many as the additions")
     offset, cumrem, cumadd = np.cumsum(s) - s, np.cumsum(rem), np.cumsum(add)

@@ -193,6 +193,6 @@ class NumpyBackend:
         if lib is not None and host_kernels.gum_apply(lib, cols, attrs, shape, order, s, add,
                                                       rem, dup_frac, key, update_id, call,
                                                       copy_cols):
-            return  # gum.cu's kernels on the host: update_records's, one slot at a time
+            return  # gum.cu's kernels on the host: update_records's, blocks of slots
         update_records(cols, attrs, shape, order, s, add, rem, dup_frac, key, update_id, call,
                        copy_cols, feistel, philox_range)
