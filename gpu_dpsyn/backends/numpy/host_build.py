@@ -16,10 +16,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
-UNITS = (HERE / "host_noise.cpp", HERE / "host_records.cpp", HERE / "host_ipf.cpp",
-         HERE / "host_tables.cpp", HERE / "host_gum.cpp")  # compiled
-SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "moves.cu", "gum.cu", "draw.cu",
-                                                   "chacha.cuh", "common.cuh", "host.h")) + (
+UNITS = tuple(HERE / f for f in ("host_noise.cpp", "host_records.cpp", "host_ipf.cpp",
+                                 "host_tables.cpp", "host_gum.cpp", "host_moves.cpp"))
+SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "gum.cu", "draw.cu", "chacha.cuh",
+                                                   "common.cuh", "host.h")) + (
     Path(__file__),)  # this file: the build flags
 _U64, _I64, _U32 = ctypes.c_ulonglong, ctypes.c_longlong, ctypes.c_uint
 _PTR = ctypes.c_void_p
@@ -48,7 +48,10 @@ FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
 # the IPF's rescale, vectorised for this host's vector unit: 1.5x on an AVX-512 EPYC
 # (a 93 x 100,000 table: 18 ms against 28 ms), the same bits (IEEE operations in the
 # same order; no FMA).  Elsewhere it slowed the polish's moves, so one unit only.
-NATIVE = {"host_ipf.cpp": ("-ftree-vectorize", "-fvect-cost-model=dynamic", "-march=native")}
+VECTOR = ("-ftree-vectorize", "-fvect-cost-model=dynamic")
+NATIVE = {unit: VECTOR + ("-march=native",) for unit in ("host_ipf.cpp", "host_moves.cpp")}
+# the best moves' row sums vectorised in the plain build too (the baseline vector unit)
+PLAIN = {"host_moves.cpp": VECTOR}
 BUILD_SECONDS = 300  # the whole build's time limit (a hung compiler: no library)
 
 
@@ -84,7 +87,7 @@ def build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
     objs = []
     for unit in UNITS:
         obj = tmp / (unit.stem + ".o")
-        extra = NATIVE.get(unit.name, ()) if native else ()
+        extra = NATIVE.get(unit.name, ()) if native else PLAIN.get(unit.name, ())
         subprocess.run([cxx, *FLAGS, *extra, "-x", "c++", f"-I{KERNEL_DIR}", "-c", str(unit),
                         "-o", str(obj)], check=True, capture_output=True,
                        timeout=max(1.0, end - time.monotonic()))
@@ -129,7 +132,8 @@ def load(cxx: str, version: bytes, native: bool):
     lib.host_ipf_scale_margin.argtypes = [_I64, _I64, _I64, _I64, _PTR, _PTR, _PTR, _I64,
                                           _PTR, _PTR, _I64, _PTR]
     lib.host_gum_apply.argtypes = ([_I64, _I64, ctypes.c_int, _I64, _PTR, _I64, _PTR, _PTR,
-                                    _PTR, _PTR, _PTR] + [_U32] * 4 + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
+                                    _PTR, _PTR, _PTR] + [_U32] * 4
+                                   + [ctypes.c_double, _PTR, _PTR, ctypes.c_int, _PTR, _PTR]
                                    + [ctypes.c_int] * 4 + [_I64] * 6 + [_PTR])
     lib.host_gum_apply.restype = None
     lib.host_removal_rate.argtypes = [_I64, _PTR, _PTR, ctypes.c_double, ctypes.c_int]

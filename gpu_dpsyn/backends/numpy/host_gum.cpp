@@ -1,11 +1,13 @@
 // GUM's record update on the host: backends/cuda/gum.cu's removal and fill kernels, one
-// slot at a time (the removal's body written out here, its per-thread set-up hoisted), so the NumPy backend moves the records the GPU moves (the same
-// Philox words, Feistel ranks and Duplicate/Replace rule).  The (cell, index) order
-// comes from the caller's counting sort as plain indices, read through order_at with
-// every bit an index bit.  A donor lies in an under cell and a removed record in an
-// over cell, so no slot reads a record another slot writes: one at a time is the same
-// as all at once, and blocks of slots can run on the host's threads: the removals of
-// slots lo .. hi - 1 (phase 0), then, once every block has them, their fills (phase 1).
+// slot after another within a block (the removal's body written out here, its per-thread
+// set-up hoisted), so the NumPy backend moves the records the GPU moves (the same Philox
+// words, Feistel ranks and Duplicate/Replace rule).  The (cell, index) order comes from
+// the caller's counting sort as plain indices, read through order_at with every bit an
+// index bit.  A donor lies in an under cell and a removed record in an over cell (no
+// cell is both: the wrapper checks), so no slot reads a record another slot writes: one
+// at a time is the same as all at once, and blocks of slots can run on the host's
+// threads: the removals of slots lo .. hi - 1 (phase 0), then, once every block has
+// them, their fills (phase 1).
 #include "host.h"
 #include "gum.cu"
 

@@ -2,10 +2,11 @@
 wrappers that call it.  From the CUDA sources themselves: the exact samplers of
 noise.cu (the same words give the same noise, about 10x the vectorized NumPy samplers'
 speed), the records' Philox words and GUM's Feistel ranks (common.cuh), GUM's record
-update (gum.cu, host_gum.cpp), the polish's best moves (moves.cu) and the rows' CDFs
-(draw.cu).  Host-only:
-counting sorts and one-pass histograms (host_records.cpp), the Gibbs IPF's steps
-(host_ipf.cpp) and the polish's table sums and GUM's removal rate (host_tables.cpp).
+update (gum.cu, host_gum.cpp) and the rows' CDFs (draw.cu).  Host-only: counting sorts,
+one-pass histograms and the draws' search (host_records.cpp), the Gibbs IPF's steps
+(host_ipf.cpp), the polish's best moves (host_moves.cpp: moves.cu's sums and choices,
+summed a table row at a time) and its table sums and GUM's removal rate
+(host_tables.cpp).
 Each gives the NumPy body's bits, which remains the fallback; host_check.py compares
 them when the library loads, and a build that disagrees is not used.
 
@@ -169,7 +170,7 @@ CELLS_OUTSIDE = "best moves need a gain table for each target and cells within i
 
 
 def moves_inputs(X, tabs, offs, ctx) -> tuple:
-    """(X, tabs, offs, ctx) as moves.cu reads them (C-contiguous int64 / float64), checked
+    """(X, tabs, offs, ctx) as the best moves read them (C-contiguous int64 / float64), checked
     once: a gain table of whole rows for each target, a context row for each row of X
     (best_moves checks each context's cells as it reads them: here that was a quarter
     of the polish's moves, a pass over the contexts at every pass)."""
@@ -185,7 +186,7 @@ def moves_inputs(X, tabs, offs, ctx) -> tuple:
 
 
 def best_moves(lib, X, tabs, offs, ctx, lo: int, hi: int, out) -> None:
-    """moves.cu's best move of contexts lo .. hi - 1 into out = (u, v, gain), the inputs
+    """host_moves.cpp's best move of contexts lo .. hi - 1 into out = (u, v, gain), the inputs
     as moves_inputs returns them; ValueError, and nothing computed, when a context's
     cell is outside its target's table."""
     u, v, gain = out

@@ -51,23 +51,6 @@ extern "C" int host_counting_argsort_i64(long long n, const long long* key, long
     return counting_argsort(n, key, bound, start, out);
 }
 
-// The polish's best move of contexts lo .. hi - 1 (moves.cu, context by context)
-#include "moves.cu"
-
-// Returns -1 (nothing computed) when a context's cell falls outside its target's table
-// (cells[i] rows): checked here, where the rows are read anyway, not once a pass in NumPy.
-extern "C" int host_best_moves(long long lo, long long hi, int size, int T,
-                               const double* tabs, const long long* offs,
-                               const long long* cells, const long long* ctx,
-                               const long long* X, long long* u, long long* v, double* gain) {
-    for (long long k = lo; k < hi; ++k)
-        for (int i = 0; i < T; ++i)
-            if (ctx[k * T + i] < 0 || ctx[k * T + i] >= cells[i]) return -1;
-    threadIdx.x = 0;  // the grid-stride loop from lo, one "thread" taking every context
-    best_moves(lo, hi, size, T, tabs, offs, ctx, X, u, v, gain);
-    return 0;
-}
-
 // Each record's flat cell over 1 to 3 code columns and each cell's count, in one pass
 // (NumPy's cell index and bincount make three or four), typed per column so the loop
 // is a plain load, multiply and add (a per-element switch on the width was slower than

@@ -142,7 +142,7 @@ class NumpyBackend:
         return flat, last
 
     def best_moves(self, X, tabs, offs, ctx):
-        """(u, v, gain) of each context's best move: moves.cu built for the host, blocks
+        """(u, v, gain) of each context's best move: host_moves.cpp, blocks
         of contexts on the host's cores; None without the build (generate.moves's array
         code serves, with the same numbers)."""
         lib = host_kernels.library()
