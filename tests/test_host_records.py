@@ -31,6 +31,16 @@ def test_philox_words_equal_numpy(lib, key, n, c):
     assert len(first) == 1 and np.array_equal(first[0], want[0])
 
 
+def test_philox_words_in_blocks_on_threads_equal_numpy(lib, monkeypatch):
+    from gpu_dpsyn.core import threads
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    n = 100003
+    assert len(threads.blocks(n, host_kernels.PHILOX_WORK)) == 3
+    got = host_kernels.philox_range(lib, (11, 12), n, 5, 6, 7, 3)
+    want = philox4x32((11, 12), np.arange(n, dtype=np.uint64), 5, 6, 7)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
 def test_feistel_ranks_equal_numpy_and_are_bijections(lib):
     rng = np.random.default_rng(3)
     size = np.r_[1, 2, 3, 4, 5, 17, 1 << 16, (1 << 16) + 1, rng.integers(1, 1 << 40, 500)]

@@ -117,7 +117,8 @@ def load(cxx: str, version: bytes, native: bool):
     lib.host_discrete_gaussian.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _U64,
                                            _U64, _U64, _PTR, _PTR]
     lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
-    lib.host_philox_range.argtypes = [_I64, _U32, _U32, _U32, _U32, _U32, ctypes.c_int, _PTR]
+    lib.host_philox_range.argtypes = [_I64, _I64, _I64, _U32, _U32, _U32, _U32, _U32,
+                                      ctypes.c_int, _PTR]
     lib.host_feistel_ranks.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, _PTR]
     lib.host_cell_histogram.argtypes = [_I64, ctypes.c_int, _PTR, ctypes.c_int, _I64, _PTR,
                                         ctypes.c_int, _I64, _PTR, ctypes.c_int, _I64, _I64,

@@ -68,14 +68,18 @@ def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
     return out, status
 
 
+PHILOX_WORK = 8  # elements of threads.each's block a counter counts for (ten rounds)
+
+
 def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
-    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words], as philox.py computes them."""
+    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words], as philox.py computes them: blocks
+    of counters on the host's threads (each word a function of its counter alone)."""
     if words not in (1, 2, 3, 4):
         raise ValueError(f"Philox gives 1 to 4 words a counter, not {words}")
     out = np.empty((words, n), dtype=np.uint32)
     m = 0xFFFFFFFF
-    lib.host_philox_range(n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
-                          out.ctypes.data)
+    head = (key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words, out.ctypes.data)
+    threads.each(lambda lo, hi: lib.host_philox_range(lo, hi, n, *head), n, PHILOX_WORK)
     return tuple(out)
 
 

@@ -4,11 +4,12 @@
 #include "host.h"
 #include "common.cuh"
 
-// words 0 .. nw - 1 of philox(i, c1, c2, c3) for i in [0, n), word j at out[j * n + i]
-extern "C" void host_philox_range(long long n, unsigned int k0, unsigned int k1,
-                                  unsigned int c1, unsigned int c2, unsigned int c3,
-                                  int nw, unsigned int* out) {
-    for (long long i = 0; i < n; ++i) {
+// words 0 .. nw - 1 of philox(i, c1, c2, c3) for i in [lo, hi), word j at out[j * n + i]
+// (blocks of counters on the host's threads)
+extern "C" void host_philox_range(long long lo, long long hi, long long n, unsigned int k0,
+                                  unsigned int k1, unsigned int c1, unsigned int c2,
+                                  unsigned int c3, int nw, unsigned int* out) {
+    for (long long i = lo; i < hi; ++i) {
         u32x4 w = philox4x32((unsigned int)i, c1, c2, c3, k0, k1);
         const unsigned int words[4] = {w.x, w.y, w.z, w.w};
         for (int j = 0; j < nw; ++j) out[j * n + i] = words[j];
