@@ -45,9 +45,10 @@ def toolchain() -> tuple[str, bytes] | None:
 
 # no contraction into FMAs, no fast-math: the sums must round as NumPy's
 FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
-# the IPF's rescale, vectorised for this host's vector unit: 1.5x on an AVX-512 EPYC
-# (a 93 x 100,000 table: 18 ms against 28 ms), the same bits (IEEE operations in the
-# same order; no FMA).  Elsewhere it slowed the polish's moves, so one unit only.
+# two units vectorised for this host's vector unit, the same bits (IEEE operations in the
+# same order; no FMA): the IPF's rescale, 1.5x on an AVX-512 EPYC (a 93 x 100,000 table:
+# 18 ms against 28 ms), and the best moves' row sums, 1.5-2.4x (host_moves.cpp).  The
+# other units gained nothing (moves.cu's body, built so, had slowed the polish).
 VECTOR = ("-ftree-vectorize", "-fvect-cost-model=dynamic")
 NATIVE = {unit: VECTOR + ("-march=native",) for unit in ("host_ipf.cpp", "host_moves.cpp")}
 # the best moves' row sums vectorised in the plain build too (the baseline vector unit)
