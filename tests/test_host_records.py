@@ -378,6 +378,22 @@ def test_a_build_whose_float_loops_disagree_is_not_used(lib, monkeypatch):
     assert host_kernels._agrees_with_numpy(lib)
 
 
+def test_a_build_adding_the_targets_in_another_order_is_not_used(lib, monkeypatch):
+    """The best moves' sums, the targets added last to first (the real loop, handed the
+    targets reversed): a build that reassociates.  The load check's float gains tell
+    it from the right order (whole and half gains could not: their sums are exact)."""
+    real = host_kernels.best_moves
+
+    def reversed_targets(lib, X, tabs, offs, ctx, lo, hi, out):
+        ends = np.append(offs[1:], tabs.size)
+        parts = [tabs[a:b] for a, b in zip(offs, ends)][::-1]
+        roffs = np.cumsum([0] + [p.size for p in parts[:-1]]).astype(np.int64)
+        real(lib, X, np.concatenate(parts), roffs, np.ascontiguousarray(ctx[:, ::-1]), lo, hi,
+             out)
+    monkeypatch.setattr(host_kernels, "best_moves", reversed_targets)
+    assert not host_kernels._agrees_with_numpy(lib)
+
+
 def test_float_keys_are_not_truncated_into_the_counting_sort(lib):
     with pytest.raises(TypeError):
         ops.argsort_bounded(np, np.array([0.7, 0.2, 1.5, 0.1]), 2)

@@ -12,9 +12,9 @@ from gpu_dpsyn.core import threads
 def best_moves_of(X, g, ctx, xp=np, backend=None):
     """Each context's best single move (u, v, gain) for the table X, with g = t - s per
     target and ctx each context's cells: the backend's fused body where it has one
-    (moves.cu: one pass a context, nothing of U x 2 size stored; on the host a quarter
-    of the polish's time went to storing and re-reading those gains), else
-    best_moves(record_gains): the same numbers."""
+    (moves.cu on a device, host_moves.cpp on the host: nothing of U x 2 size stored; on
+    the host a quarter of the polish's time went to storing and re-reading those gains),
+    else best_moves(record_gains): the same numbers."""
     tables = gain_tables(g, xp)
     if backend is not None and tables:
         tabs = xp.concatenate([t.reshape(-1) for t in tables])

@@ -1,5 +1,6 @@
-"""Building the NumPy backend's host library: each C++ unit compiled (the IPF's for this
-CPU's vector unit, NATIVE), linked, cached per source version, compiler and target, and
+"""Building the NumPy backend's host library: each C++ unit compiled (the IPF's and the
+best moves' vectorised, for this CPU's vector unit in the native build: NATIVE; PLAIN in
+the other), linked, cached per source version, compiler and target, and
 loaded with its calls declared.  host_kernels.library() picks the build that passes the
 load check; host_kernels holds the wrappers that call it."""
 from __future__ import annotations
@@ -51,7 +52,8 @@ FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
 # other units gained nothing (moves.cu's body, built so, had slowed the polish).
 VECTOR = ("-ftree-vectorize", "-fvect-cost-model=dynamic")
 NATIVE = {unit: VECTOR + ("-march=native",) for unit in ("host_ipf.cpp", "host_moves.cpp")}
-# the best moves' row sums vectorised in the plain build too (the baseline vector unit)
+# the best moves' row sums vectorised in the plain build too (the baseline vector unit;
+# GCC has taken these flags since 4.9: a compiler refusing them leaves NumPy to serve)
 PLAIN = {"host_moves.cpp": VECTOR}
 BUILD_SECONDS = 300  # the whole build's time limit (a hung compiler: no library)
 
@@ -83,7 +85,7 @@ def _target(cxx: str) -> bytes:
 
 def build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
     """The library into out: each unit compiled apart (the NATIVE flags on theirs when
-    native), then linked, within BUILD_SECONDS in all."""
+    native, else the PLAIN ones), then linked, within BUILD_SECONDS in all."""
     end = time.monotonic() + BUILD_SECONDS
     objs = []
     for unit in UNITS:

@@ -83,8 +83,9 @@ def _draws_agree(lib, calls, r) -> bool:
 
 def _float_kernels_agree(lib, calls, words) -> bool:
     """The float loops against NumPy: the IPF margin's rounding (halves, about 2^52), the
-    removal rate's bisection and the best moves' sums and ties (a compiler that
-    contracts or reassociates would fail here, and the build is then not used)."""
+    removal rate's bisection and the best moves' sums, ties and second choices (a
+    compiler that contracts or reassociates would fail here, and the build is then not
+    used)."""
     half = np.array([0.5, 1.5, 2.5, 3.5, 2.0 ** 51 + 0.5, 2.0 ** 52 - 1.0, 7.25, 0.0])
     P, cells = np.ascontiguousarray(half[None, :]), np.arange(8, dtype=np.int64)
     out = np.empty((1, 8))
@@ -107,14 +108,26 @@ def _float_kernels_agree(lib, calls, words) -> bool:
                 rate_numpy(np, over, s, total)):
             return False
     r = np.random.default_rng(int(words[2][0]))
-    X = r.integers(0, 3, (40, 5)) * (r.random((40, 5)) < 0.5)
-    g = [r.integers(-3, 4, (5, c)) * r.choice([1.0, 0.5], (5, c)) for c in (1, 3, 4)]
-    ctx = np.stack([r.integers(0, c, 40) for c in (1, 3, 4)], axis=1)
+    return all(_best_moves_agree(lib, calls, r, cells, floats)
+               for cells, floats in (((1, 3, 4), False), ((2, 3, 4, 5), False),
+                                     ((2, 3, 4, 5), True)))
+
+
+def _best_moves_agree(lib, calls, r, cells, floats: bool) -> bool:
+    """64 contexts of 5 values, half of them holding every value (both second choices
+    finite: the one-value rule's comparison decides), g whole or half (ties) or floats
+    (four targets: another order of the additions rounds otherwise)."""
+    U, size = 64, 5
+    X = r.integers(0, 3, (U, size)) * (r.random((U, size)) < 0.5)
+    X[::2] = r.integers(1, 3, (U // 2, size))
+    g = [r.normal(0.0, 0.7, (size, c)) if floats else
+         r.integers(-3, 4, (size, c)) * r.choice([1.0, 0.5], (size, c)) for c in cells]
+    ctx = np.stack([r.integers(0, c, U) for c in cells], axis=1)
     tables, want = _best_moves_reference(X, g, ctx)
-    got = (np.empty(40, np.int64), np.empty(40, np.int64), np.empty(40))
+    got = (np.empty(U, np.int64), np.empty(U, np.int64), np.empty(U))
     calls.best_moves(lib, *calls.moves_inputs(
         X, np.concatenate([t.reshape(-1) for t in tables]),
-        np.cumsum([0] + [t.size for t in tables[:-1]]), ctx), 0, 40, got)
+        np.cumsum([0] + [t.size for t in tables[:-1]]), ctx), 0, U, got)
     return all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
