@@ -73,6 +73,15 @@ def argsort_distinct(xp, keys):
     return order
 
 
+def runs(k):
+    """For sorted NumPy keys k: (each element's run of equal keys, numbered from 0; each
+    run's first index).  starts[run] is each element's run start."""
+    new = np.empty(len(k), dtype=bool)
+    new[:1] = True
+    np.not_equal(k[1:], k[:-1], out=new[1:])
+    return np.cumsum(new) - 1, np.flatnonzero(new)
+
+
 def lexsort_distinct(xp, keys, ranks, bound: int):
     """numpy.lexsort((ranks, keys)): the order by keys, ties by ranks, distinct integers
     in [0, bound).  CuPy: two stable sorts.  NumPy: the keys' default sort numbers the
@@ -82,9 +91,7 @@ def lexsort_distinct(xp, keys, ranks, bound: int):
         order = argsort_stable(xp, ranks)
         return order[argsort_stable(xp, keys[order])]
     order = np.argsort(keys)
-    k = keys[order]
-    run = np.zeros(len(k), dtype=np.int64)
-    np.cumsum(k[1:] != k[:-1], out=run[1:])
+    run, _ = runs(keys[order])
     return order[np.argsort(run * int(bound) + ranks[order])]
 
 
@@ -102,14 +109,9 @@ def unique_ids(xp, ids, bound: int | None = None):
         return first, inv.reshape(-1), counts
     if bound is None or bound > DENSE_PER_ROW * n:  # by the default sort: the runs of
         order = np.argsort(ids)  # equal ids, whatever order ties take, and each run's
-        by_id = ids[order]       # least index
-        run = np.empty(n, dtype=bool)
-        run[0] = True
-        np.not_equal(by_id[1:], by_id[:-1], out=run[1:])
-        del by_id
-        starts = np.flatnonzero(run)
+        run, starts = runs(ids[order])  # least index
         inv = np.empty(n, dtype=np.int64)
-        inv[order] = np.cumsum(run) - 1
+        inv[order] = run
         return np.minimum.reduceat(order, starts), inv, np.diff(np.append(starts, n))
     present = np.bincount(ids, minlength=bound)
     seen = present > 0

@@ -41,11 +41,11 @@ PASSES).
 
 Then the records follow the table (reassign.py): in each (context, value) group the
 records that leave are taken in a random order (counter RNG, stream POLISH) and given
-the new values in cell order.  Each column's polish leaves every other column as it was.  Memory per
-column: besides the contexts' inverse index, at most seven int64 arrays a row at once
-(as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the backend (the
-GPU's memory on a GPU), about eight float64 arrays of the table's size in a pass (1 GiB
-at gibbs.MAX_CONTEXT_CELLS, which the memory check does not count).
+the new values in cell order.  Each column's polish leaves every other column as it
+was.  Memory per column: besides the contexts' inverse index, at most seven int64 arrays
+a row at once (as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the
+backend (the GPU's memory on a GPU), about eight float64 arrays of the table's size in a
+pass (1 GiB at gibbs.MAX_CONTEXT_CELLS, which the memory check does not count).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  The table's arithmetic runs in float64 on the backend's array module (CuPy on a
@@ -65,7 +65,7 @@ from gpu_dpsyn.generate.gibbs import column_contexts, each_column
 from gpu_dpsyn.generate.ipf import cell_sums
 from gpu_dpsyn.generate.moves import best_moves_of
 from gpu_dpsyn.generate.reassign import move_records
-from gpu_dpsyn.core.sorting import argsort_distinct, lexsort_distinct
+from gpu_dpsyn.core.sorting import argsort_distinct, lexsort_distinct, runs
 
 PASSES = 64  # at most, per column: a pass that moves nothing ends the column sooner
 WORK = 1 << 27  # contexts x values x targets x passes per column: fewer passes (at least
@@ -122,8 +122,8 @@ def all_block_gains(blocks, q, priority, xp=np):
         c, qq, sg = cells[order], xp.tile(q.astype(xp.float64), k)[order], sign[order]
         csum = xp.cumsum(qq)
         if xp is np:
-            first = np.concatenate([np.ones(1, dtype=bool), c[1:] != c[:-1]])
-            head = np.flatnonzero(first)[np.cumsum(first) - 1]
+            run, starts = runs(c)
+            head = starts[run]
         else:  # each run's start by a search in the sorted cells: no array sized by
             head = xp.searchsorted(c, c, side="left")  # the data, so no read
         before = csum - qq - (csum - qq)[head]

@@ -9,7 +9,7 @@ import numpy as np
 
 from gpu_dpsyn.backends.numpy.ops import argsort_bounded
 from gpu_dpsyn.core import rng
-from gpu_dpsyn.core.sorting import argsort_distinct
+from gpu_dpsyn.core.sorting import argsort_distinct, runs
 from gpu_dpsyn.generate.shuffle import random_keys
 
 
@@ -62,11 +62,8 @@ def _moved_sparse(xp, group, keys, X0, X1, out):
     ordered = sub[argsort_bounded(np, group[sub], X0.size)]  # by group, random inside
     del sub
     gs = group[ordered]
-    first = np.empty(len(gs), dtype=bool)
-    first[:1] = True
-    np.not_equal(gs[1:], gs[:-1], out=first[1:])
-    run = np.cumsum(first) - 1  # runs: the losing groups in order, each present
-    rank = np.arange(len(gs), dtype=np.int64) - np.flatnonzero(first)[run]
+    run, starts = runs(gs)  # runs: the losing groups in order, each present
+    rank = np.arange(len(gs), dtype=np.int64) - starts[run]
     moving = rank < out[gs]
     lost = out[np.flatnonzero(out)]
     slot = (np.cumsum(lost) - lost)[run[moving]] + rank[moving]

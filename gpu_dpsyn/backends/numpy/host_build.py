@@ -152,5 +152,3 @@ def load(cxx: str, version: bytes, native: bool):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
     return lib
-
-

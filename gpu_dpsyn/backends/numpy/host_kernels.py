@@ -11,8 +11,9 @@ Each gives the NumPy body's bits, which remains the fallback; host_check.py comp
 them when the library loads, and a build that disagrees is not used.
 
 Built once per source version, compiler and CPU into ~/.cache/gpu_dpsyn
-(GPU_DPSYN_CACHE overrides), like CuPy caches NVRTC builds; the IPF's and the best moves'
-units vectorised for this CPU's vector unit (host_build.py).  GPU_DPSYN_HOST_KERNELS=0 turns it off.
+(GPU_DPSYN_CACHE overrides), like CuPy caches NVRTC builds; the IPF's and the best
+moves' units vectorised for this CPU's vector unit (host_build.py).
+GPU_DPSYN_HOST_KERNELS=0 turns it off.
 """
 from __future__ import annotations
 

@@ -2,11 +2,11 @@
 // backends/cuda/moves.cu is the device's body).  A GPU thread recomputes each value's
 // gain where it needs it and stores nothing; here a context's gains are summed a whole
 // table row at a time (each target's 2 size entries, contiguous, vectorised: this unit
-// is built with host_build.NATIVE, or PLAIN) into a buffer, then chosen from it.  Every gain is
-// the same additions in the same order (t_0[k_0] + t_1[k_1] + ...), so the same bits;
-// and the same choices: the first largest leaving gain among the values the context
-// holds and the first largest entering gain, and where they are one value the better
-// of (first, second largest entering) and (second largest leaving, first).
+// is built with host_build.NATIVE, or PLAIN) into a buffer, then chosen from it.  Every
+// gain is the same additions in the same order (t_0[k_0] + t_1[k_1] + ...), so the same
+// bits; and the same choices: the first largest leaving gain among the values the
+// context holds and the first largest entering gain, and where they are one value the
+// better of (first, second largest entering) and (second largest leaving, first).
 #include <cstddef>
 #include <limits>
 #include <vector>
