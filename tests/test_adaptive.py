@@ -263,13 +263,13 @@ def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     from gpu_dpsyn.errors import DataError
     df, schema = xor_table()
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
-                        lambda self: 2 ** 20)  # 1 MiB: 2^20 records of S do not fit
+                        lambda self: 2 ** 20)  # 1 MiB: 2^16 records of S do not fit
     syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu")
     # before the table is read: neither the refusal nor the memory it names may depend on
     # the private table's size (its codes would take some of the memory)
     monkeypatch.setattr("gpu_dpsyn.measure.fit.encode", lambda *a, **k: pytest.fail(
         "the table was encoded before the memory check"))
-    with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 1,048,576 records "
+    with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 65,536 records "
                                         r"needs about .*adaptive_rounds=0 \(--adaptive-round"):
         syn.fit(df, schema)
     assert syn.ledger == []

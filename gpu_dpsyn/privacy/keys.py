@@ -34,8 +34,8 @@ def noise_key(seed: int | None, **context) -> tuple[int, ...]:
     text = json.dumps(context, sort_keys=True, default=str).encode()
     # each version: the same parameters measure other triples (v2 the neighbour shuffle,
     # v3 the Gibbs sweep on the rounds' records, v4 fewer sweep and polish passes on
-    # them, v5 the sweep's IPF ending when a pass stops improving it); a seed must not
-    # repeat older noise on them
-    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v5\0" + int(seed).to_bytes(8, "little")
+    # them, v5 the sweep's IPF ending when a pass stops improving it, v6 at most 2^16
+    # records of S); a seed must not repeat older noise on them
+    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v6\0" + int(seed).to_bytes(8, "little")
                             + text).digest()
     return key_words(digest)

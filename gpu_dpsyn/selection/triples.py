@@ -40,7 +40,8 @@ import numpy as np
 from gpu_dpsyn.selection.greedy import greedy_select, noise_cost
 from gpu_dpsyn.core.summing import left_sum
 
-FIT_ROWS = 1 << 20  # records of S: enough to score a triple, bounded at any table size
+FIT_ROWS = 1 << 16  # records of S at most: on tables past it, 2^16 records scored 3-way
+# TVD as low as 2^20 or lower and fitted 2-4x as fast (bench/experiments/s_rows)
 FIT_ITERATIONS = 25  # GUM's for S (auto, at most this): it ranks errors, it is not released
 TRIPLE_MAX_CELLS = 100_000  # candidates: AIM's model cap keeps marginals this small too
 MAX_CANDIDATES = 4096  # the smallest triples first: bounds the work after the first charge
