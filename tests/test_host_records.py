@@ -1,6 +1,6 @@
-"""host_records.cpp (the records' Philox words and GUM's Feistel removal ranks built for
-the CPU) gives exactly what philox.py and permute.py give, and the NumPy backend's
-records are the same with the build and without it."""
+"""host_philox.cpp and host_records.cpp (the records' Philox words and GUM's Feistel
+removal ranks built for the CPU) give exactly what philox.py and permute.py give, and the
+NumPy backend's records are the same with the build and without it."""
 import os
 
 import numpy as np
@@ -24,9 +24,10 @@ def lib():
                                      ((0xFFFFFFFF, 0x12345678), 777, (0xFFFFFFFF, 1 << 31, 9)),
                                      ((1 << 40, 3), 10, (7, 8, 2 ** 32 + 5)), ((1, 2), 0, (1, 1, 1))])
 def test_philox_words_equal_numpy(lib, key, n, c):
-    got = host_kernels.philox_range(lib, key, n, *c, 4)
     want = philox4x32(key, np.arange(n, dtype=np.uint64), *c)
-    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    for words in (1, 2, 3, 4):  # a loop a word (host_philox.cpp): each of them
+        got = host_kernels.philox_range(lib, key, n, *c, words)
+        assert len(got) == words and all(np.array_equal(g, w) for g, w in zip(got, want))
     first = host_kernels.philox_range(lib, key, n, *c)  # one word: the first
     assert len(first) == 1 and np.array_equal(first[0], want[0])
 

@@ -1,7 +1,7 @@
-"""Building the NumPy backend's host library: each C++ unit compiled (the IPF's and the
-best moves' vectorised, for this CPU's vector unit in the native build: NATIVE; PLAIN in
-the other), linked, cached per source version, compiler and target, and
-loaded with its calls declared.  host_kernels.library() picks the build that passes the
+"""Building the NumPy backend's host library: each C++ unit compiled (the IPF's, the
+best moves' and the Philox words' vectorised, for this CPU's vector unit in the native
+build: NATIVE; PLAIN in the other), linked, cached per source version, compiler and
+target, and loaded with its calls declared.  host_kernels.library() picks the build that passes the
 load check; host_kernels holds the wrappers that call it."""
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KERNEL_DIR = HERE.parent / "cuda"
-UNITS = tuple(HERE / f for f in ("host_noise.cpp", "host_records.cpp", "host_ipf.cpp",
-                                 "host_tables.cpp", "host_gum.cpp", "host_moves.cpp"))
+UNITS = tuple(HERE / f for f in ("host_noise.cpp", "host_records.cpp", "host_philox.cpp",
+                                 "host_ipf.cpp", "host_tables.cpp", "host_gum.cpp",
+                                 "host_moves.cpp"))
 SOURCES = UNITS + tuple(KERNEL_DIR / f for f in ("noise.cu", "gum.cu", "draw.cu", "chacha.cuh",
                                                    "common.cuh", "host.h")) + (
     Path(__file__),)  # this file: the build flags
@@ -46,12 +47,16 @@ def toolchain() -> tuple[str, bytes] | None:
 
 # no contraction into FMAs, no fast-math: the sums must round as NumPy's
 FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
-# two units vectorised for this host's vector unit, the same bits (IEEE operations in the
-# same order; no FMA): the IPF's rescale, 1.5x on an AVX-512 EPYC (a 93 x 100,000 table:
-# 18 ms against 28 ms), and the best moves' row sums, 1.5-2.4x (host_moves.cpp).  The
-# other units gained nothing (moves.cu's body, built so, had slowed the polish).
+# three units vectorised for this host's vector unit, the same bits (IEEE operations in
+# the same order; no FMA; Philox is integer arithmetic): the IPF's rescale, 1.5x on an
+# AVX-512 EPYC (a 93 x 100,000 table: 18 ms against 28 ms), the best moves' row sums,
+# 1.5-2.4x (host_moves.cpp), and the Philox words, 6x for one word a counter and 3x for
+# two (one thread: 2.8 and 5.8 ns a counter against 17; host_philox.cpp, in a loop a word;
+# the baseline vector unit gains nothing there).  The other units gained nothing
+# (moves.cu's body, built so, had slowed the polish).
 VECTOR = ("-ftree-vectorize", "-fvect-cost-model=dynamic")
-NATIVE = {unit: VECTOR + ("-march=native",) for unit in ("host_ipf.cpp", "host_moves.cpp")}
+NATIVE = {unit: VECTOR + ("-march=native",)
+          for unit in ("host_ipf.cpp", "host_moves.cpp", "host_philox.cpp")}
 # the best moves' row sums vectorised in the plain build too (the baseline vector unit;
 # GCC has taken these flags since 4.9: a compiler refusing them leaves NumPy to serve)
 PLAIN = {"host_moves.cpp": VECTOR}

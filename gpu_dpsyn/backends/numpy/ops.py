@@ -22,7 +22,7 @@ from gpu_dpsyn.core.philox import philox4x32, uniform
 
 
 def philox_range(key, n: int, c1: int, c2: int, c3: int, words: int = 1) -> tuple:
-    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words]: host_records.cpp when built, else
+    """philox4x32(key, 0 .. n - 1, c1, c2, c3)[:words]: host_philox.cpp when built, else
     philox.py (the same words)."""
     lib = host_kernels.library()
     if lib is not None:
