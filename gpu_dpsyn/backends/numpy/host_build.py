@@ -51,8 +51,8 @@ FLAGS = ("-O2", "-fPIC", "-std=c++14", "-ffp-contract=off", "-fno-fast-math")
 # the same order; no FMA; Philox is integer arithmetic): the IPF's rescale, 1.5x on an
 # AVX-512 EPYC (a 93 x 100,000 table: 18 ms against 28 ms), the best moves' row sums,
 # 1.5-2.4x (host_moves.cpp), and the Philox words, 6x for one word a counter and 3x for
-# two (one thread: 2.8 and 5.8 ns a counter against 17; host_philox.cpp, in a loop a word;
-# the baseline vector unit gains nothing there).  The other units gained nothing
+# two (one thread: 2.8 and 5.8 ns a counter against 17; host_philox.cpp, a loop a word
+# with AVX2 or AVX-512, else the four words once, 11 ns).  The other units gained nothing
 # (moves.cu's body, built so, had slowed the polish).
 VECTOR = ("-ftree-vectorize", "-fvect-cost-model=dynamic")
 NATIVE = {unit: VECTOR + ("-march=native",)

@@ -28,6 +28,8 @@ def agrees(lib, calls) -> bool:
     words = calls.philox_range(lib, key, n, 7, 1 << 31, 0xFFFFFFFF, 4)
     if not all(np.array_equal(g, w) for g, w in zip(words, want)):
         return False
+    if not _philox_blocks_agree(lib, calls, key, want):
+        return False
     size = np.arange(1, n + 1, dtype=np.int64) * 37
     r, salt = size // 3, np.arange(n, dtype=np.int64) * 7919
     keys = [int(x) for x in want[0][:4]]
@@ -50,6 +52,21 @@ def agrees(lib, calls) -> bool:
             return False
     return _gum_agrees(lib, calls, want) and _float_kernels_agree(lib, calls, want) and \
         _draws_agree(lib, calls, np.random.default_rng(int(want[1][0])))
+
+
+def _philox_blocks_agree(lib, calls, key, want, lo: int = 13, hi: int = 990,
+                         fill: int = 0xA5A5A5A5) -> bool:
+    """host_philox.cpp's loops (a loop a word where built vectorised): each word count
+    over one block of counters starting past 0, written where they belong and nowhere
+    else."""
+    want = np.stack(want)
+    n = want.shape[1]
+    for words in (1, 2, 3, 4):
+        got = calls.philox_block(lib, key, n, lo, hi, 7, 1 << 31, 0xFFFFFFFF, words, fill)
+        if not (np.array_equal(got[:, lo:hi], want[:words, lo:hi]) and
+                (got[:, :lo] == fill).all() and (got[:, hi:] == fill).all()):
+            return False
+    return True
 
 
 def _draws_agree(lib, calls, r) -> bool:

@@ -12,8 +12,8 @@ Each gives the NumPy body's bits, which remains the fallback; host_check.py comp
 them when the library loads, and a build that disagrees is not used.
 
 Built once per source version, compiler and CPU into ~/.cache/gpu_dpsyn
-(GPU_DPSYN_CACHE overrides), like CuPy caches NVRTC builds; the IPF's and the best
-moves' units vectorised for this CPU's vector unit (host_build.py).
+(GPU_DPSYN_CACHE overrides), like CuPy caches NVRTC builds; the IPF's, the best moves'
+and the Philox words' units vectorised for this CPU's vector unit (host_build.py).
 GPU_DPSYN_HOST_KERNELS=0 turns it off.
 """
 from __future__ import annotations
@@ -83,6 +83,17 @@ def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
     head = (key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words, out.ctypes.data)
     threads.each(lambda lo, hi: lib.host_philox_range(lo, hi, n, *head), n, PHILOX_WORK)
     return tuple(out)
+
+
+def philox_block(lib, key, n: int, lo: int, hi: int, c1: int, c2: int, c3: int,
+                 words: int, fill: int):
+    """One call of host_philox_range over counters lo .. hi - 1 of n, into words x n
+    uint32 filled with `fill` (the load check reads what it wrote and what it left)."""
+    out = np.full((words, n), fill, dtype=np.uint32)
+    m = 0xFFFFFFFF
+    lib.host_philox_range(lo, hi, n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
+                          out.ctypes.data)
+    return out
 
 
 def cell_histogram(lib, cols, shape):

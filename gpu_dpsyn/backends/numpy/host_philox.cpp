@@ -18,14 +18,23 @@ static void word_range(long long lo, long long hi, unsigned int k0, unsigned int
 }
 
 // words 0 .. nw - 1 of philox(i, c1, c2, c3) for i in [lo, hi), word j at out[j * n + i]
-// (blocks of counters on the host's threads).  A loop a word: vectorised (AVX-512), one
-// word (the uniforms) took 2.8 ns a counter and two 5.8, against 17 for the four words
-// computed once with the copies in the loop
+// (blocks of counters on the host's threads).  Built for a vector unit (AVX2 or AVX-512:
+// the native build), a loop a word: one word (the uniforms) took 2.8 ns a counter and two
+// 5.8, against 17 for the four words computed once with the copies in the loop.  Without
+// one, the four words once a counter: a loop a word would compute them nw times
 extern "C" void host_philox_range(long long lo, long long hi, long long n, unsigned int k0,
                                   unsigned int k1, unsigned int c1, unsigned int c2,
                                   unsigned int c3, int nw, unsigned int* out) {
+#if defined(__AVX2__) || defined(__AVX512F__)
     if (nw > 0) word_range<0>(lo, hi, k0, k1, c1, c2, c3, out);
     if (nw > 1) word_range<1>(lo, hi, k0, k1, c1, c2, c3, out + n);
     if (nw > 2) word_range<2>(lo, hi, k0, k1, c1, c2, c3, out + 2 * n);
     if (nw > 3) word_range<3>(lo, hi, k0, k1, c1, c2, c3, out + 3 * n);
+#else
+    for (long long i = lo; i < hi; ++i) {
+        u32x4 w = philox4x32((unsigned int)i, c1, c2, c3, k0, k1);
+        const unsigned int words[4] = {w.x, w.y, w.z, w.w};
+        for (int j = 0; j < nw; ++j) out[j * n + i] = words[j];
+    }
+#endif
 }
