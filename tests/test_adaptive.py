@@ -269,8 +269,11 @@ def test_too_little_memory_for_s_fails_before_the_first_charge(monkeypatch):
     # the private table's size (its codes would take some of the memory)
     monkeypatch.setattr("gpu_dpsyn.measure.fit.encode", lambda *a, **k: pytest.fail(
         "the table was encoded before the memory check"))
+    # in MiB below a GiB (it read "0.0 GiB ... only 0.0 GiB is free")
     with pytest.raises(DataError, match=r"^fitting the adaptive rounds' 65,536 records "
-                                        r"needs about .*adaptive_rounds=0 \(--adaptive-round"):
+                                        r"needs about [1-9][0-9.]* MiB of CPU memory, only "
+                                        r"1\.0 MiB is free; .*adaptive_rounds=0 "
+                                        r"\(--adaptive-round"):
         syn.fit(df, schema)
     assert syn.ledger == []
     monkeypatch.undo()

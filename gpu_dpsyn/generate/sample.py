@@ -83,9 +83,14 @@ def check_memory(backend, n: int, domain, grouped: bool, what: str | None = None
                 + (GROUP_BYTES_PER_ROW if grouped else 0))
     free = backend.free_memory()
     if free is not None and need > free:
-        raise DataError(f"{what or f'sample({n:,})'} needs about {need / 2**30:.1f} GiB "
-                        f"of {backend.name.upper()} memory, only "
-                        f"{free / 2**30:.1f} GiB is free; {instead}")
+        raise DataError(f"{what or f'sample({n:,})'} needs about {_size(need)} of "
+                        f"{backend.name.upper()} memory, only {_size(free)} is free; "
+                        f"{instead}")
+
+
+def _size(nbytes: float) -> str:
+    """Bytes for a message: GiB from 1 GiB, MiB below (0.0 GiB says nothing)."""
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
 def estimated_rows(model, check) -> int:
