@@ -1,5 +1,6 @@
-"""The adaptive rounds' records S at fewer records: N = min(n_hat, ROWS) for each ROWS of
-the list, the first being the default (selection.triples.FIT_ROWS), with the same noise.
+"""The adaptive rounds' records S at other sizes: N = min(n_hat, ROWS) for each ROWS of the
+list (selection.triples.FIT_ROWS set to it; the first is the reference), with the same
+noise.
 
 S only ranks the candidate triples' errors and checks a round's triples were realised
 (docs/method.md, adaptive rounds); it costs the fit four refits at epsilon 8.  FIT_ROWS is
@@ -10,7 +11,8 @@ level's marginals.
     python bench/experiments/s_rows/s_rows.py TABLE EPS[,EPS] SEED[,SEED] OUT.jsonl [ROWS,...]
 
 TABLE: a name of bench/common/datasets.py's HELDOUT or DATASETS, or flights26k.  ROWS:
-powers of two as exponents (default 20,15: 2^20 records against 2^15)."""
+powers of two as exponents (default 20,15: 2^20 records, the cap before b744a49, against
+2^15; the default is now 2^16)."""
 from __future__ import annotations
 
 import sys
