@@ -1,8 +1,8 @@
 """Building the NumPy backend's host library: each C++ unit compiled (the IPF's, the
 best moves' and the Philox words' vectorised, for this CPU's vector unit in the native
 build: NATIVE; PLAIN in the other), linked, cached per source version, compiler and
-target, and loaded with its calls declared.  host_kernels.library() picks the build that passes the
-load check; host_kernels holds the wrappers that call it."""
+target, and loaded with its calls declared.  host_kernels.library() picks the build that
+passes the load check; host_kernels holds the wrappers that call it."""
 from __future__ import annotations
 
 import ctypes

@@ -3,11 +3,10 @@ wrappers that call it.  From the CUDA sources themselves: the exact samplers of
 noise.cu (the same words give the same noise, about 10x the vectorized NumPy samplers'
 speed), the records' Philox words (host_philox.cpp) and GUM's Feistel ranks
 (common.cuh), GUM's record update (gum.cu, host_gum.cpp) and the rows' CDFs (draw.cu).
-Host-only: counting sorts,
-one-pass histograms and the draws' search (host_records.cpp), the Gibbs IPF's steps
-(host_ipf.cpp), the polish's best moves (host_moves.cpp: moves.cu's sums and choices,
-summed a table row at a time) and its table sums and GUM's removal rate
-(host_tables.cpp).
+Host-only: counting sorts, one-pass histograms and the draws' search (host_records.cpp),
+the Gibbs IPF's steps (host_ipf.cpp), the polish's best moves (host_moves.cpp: moves.cu's
+sums and choices, summed a table row at a time) and its table sums and GUM's removal
+rate (host_tables.cpp).
 Each gives the NumPy body's bits, which remains the fallback; host_check.py compares
 them when the library loads, and a build that disagrees is not used.
 

@@ -1,8 +1,8 @@
 // The records' random words compiled for the CPU: philox4x32 of backends/cuda/common.cuh,
 // as rng.cu's philox_fill uses it (from counter 0).  A unit of its own, so that the native
-// build vectorises it (host_build.NATIVE): one loop a word, each element a function of its
-// counter alone, which the compiler runs several counters at a time (integer arithmetic:
-// the same words whatever the vector unit).
+// build vectorises it (host_build.NATIVE): there one loop a word, each element a function
+// of its counter alone, which the compiler runs several counters at a time (integer
+// arithmetic: the same words whatever the vector unit).
 #include "host.h"
 #include "common.cuh"
 
