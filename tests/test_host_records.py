@@ -75,45 +75,34 @@ def test_a_build_that_disagrees_is_not_used(lib, monkeypatch):
     assert host_kernels._agrees_with_numpy(lib)
 
 
-def _shifted(out, lo, hi, fill):  # written from out[0], not out[lo]
+# what the review's hand-made variants of host_philox.cpp wrote, from a correct block's
+# call(lo, hi, words) (each passed the check of four words from counter 0 alone)
+def _shifted(call, lo, hi, words, fill):  # written from out[0], not out[lo]
+    out = call(lo, hi, words)
     moved = np.full_like(out, fill)
     moved[:, :hi - lo] = out[:, lo:hi]
     return moved
 
 
-def _second_word(out, lo, hi, fill):  # one word asked for, the second given
-    return out if len(out) > 1 else philox_block_words(out, lo, hi, fill, 2)[1:]
+def _second_word(call, lo, hi, words, fill):  # one word asked for, the second given
+    return call(lo, hi, 2)[1:] if words == 1 else call(lo, hi, words)
 
 
-def _one_past(out, lo, hi, fill):  # i <= hi
-    return np.concatenate([out[:, :hi], philox_block_words(out, lo, hi + 1, fill, len(out))
-                           [:, hi:hi + 1], out[:, hi + 1:]], axis=1)
+def _one_past(call, lo, hi, words, fill):  # i <= hi
+    return call(lo, hi + 1, words)
 
 
-def _first_skipped(out, lo, hi, fill):  # counting from lo + 1
-    out = out.copy()
-    out[:, lo] = fill
-    return out
-
-
-def philox_block_words(out, lo, hi, fill, words):
-    """What a correct block of `words` words gives (host_check's key and counters)."""
-    n = out.shape[1]
-    want = np.stack(philox4x32((0x9E3779B9, 0xFFFFFFFF), np.arange(n, dtype=np.uint64), 7,
-                               1 << 31, 0xFFFFFFFF))[:words]
-    got = np.full((words, n), fill, dtype=np.uint32)
-    got[:, lo:hi] = want[:, lo:hi]
-    return got
+def _first_skipped(call, lo, hi, words, fill):  # counting from lo + 1
+    return call(lo + 1, hi, words)
 
 
 @pytest.mark.parametrize("wrong", [_shifted, _second_word, _one_past, _first_skipped])
 def test_the_load_check_refuses_philox_blocks_written_wrong(lib, monkeypatch, wrong):
-    # host_philox.cpp's loops a word: what the review's hand-made variants wrote (each
-    # passed the check of four words from counter 0 alone)
     real = host_kernels.philox_block
 
     def block(lib, key, n, lo, hi, c1, c2, c3, words, fill):
-        return wrong(real(lib, key, n, lo, hi, c1, c2, c3, words, fill), lo, hi, fill)
+        return wrong(lambda a, b, w: real(lib, key, n, a, b, c1, c2, c3, w, fill), lo, hi,
+                     words, fill)
     monkeypatch.setattr(host_kernels, "philox_block", block)
     assert not host_kernels._agrees_with_numpy(lib)
     monkeypatch.undo()

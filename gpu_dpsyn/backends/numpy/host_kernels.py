@@ -78,9 +78,8 @@ def philox_range(lib, key, n: int, c1: int, c2: int, c3: int, words: int = 1):
     if words not in (1, 2, 3, 4):
         raise ValueError(f"Philox gives 1 to 4 words a counter, not {words}")
     out = np.empty((words, n), dtype=np.uint32)
-    m = 0xFFFFFFFF
-    head = (key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words, out.ctypes.data)
-    threads.each(lambda lo, hi: lib.host_philox_range(lo, hi, n, *head), n, PHILOX_WORK)
+    threads.each(lambda lo, hi: _philox_into(lib, key, lo, hi, c1, c2, c3, out), n,
+                 PHILOX_WORK)
     return tuple(out)
 
 
@@ -89,10 +88,16 @@ def philox_block(lib, key, n: int, lo: int, hi: int, c1: int, c2: int, c3: int,
     """One call of host_philox_range over counters lo .. hi - 1 of n, into words x n
     uint32 filled with `fill` (the load check reads what it wrote and what it left)."""
     out = np.full((words, n), fill, dtype=np.uint32)
-    m = 0xFFFFFFFF
-    lib.host_philox_range(lo, hi, n, key[0] & m, key[1] & m, c1 & m, c2 & m, c3 & m, words,
-                          out.ctypes.data)
+    _philox_into(lib, key, lo, hi, c1, c2, c3, out)
     return out
+
+
+def _philox_into(lib, key, lo: int, hi: int, c1: int, c2: int, c3: int, out) -> None:
+    """host_philox_range's words of counters lo .. hi - 1 into out (words x n, uint32,
+    C-contiguous), the key and counter words taken to 32 bits."""
+    m = 0xFFFFFFFF
+    lib.host_philox_range(lo, hi, out.shape[1], key[0] & m, key[1] & m, c1 & m, c2 & m,
+                          c3 & m, out.shape[0], out.ctypes.data)
 
 
 def cell_histogram(lib, cols, shape):
