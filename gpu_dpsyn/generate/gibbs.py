@@ -221,7 +221,7 @@ def systematic_positions(backend, inv, w, column: int, key, call: int):
     xp = backend.xp
     n = len(inv)
     # freed as they go: besides inv, up to seven int64 arrays a row at once
-    # (api.WORK_BYTES_PER_ROW allows for them)
+    # (sample.WORK_BYTES_PER_ROW allows for them)
     by_key = argsort_distinct(xp, random_keys(backend, n, column, key, call, rng.GIBBS))
     within = argsort_bounded(xp, inv[by_key], len(w))
     ordered = by_key[within]  # by context, in a random order within each

@@ -43,9 +43,12 @@ Then the records follow the table (reassign.py): in each (context, value) group 
 records that leave are taken in a random order (counter RNG, stream POLISH) and given
 the new values in cell order.  Each column's polish leaves every other column as it
 was.  Memory per column: besides the contexts' inverse index, at most seven int64 arrays
-a row at once (as the sweep's draws; api.WORK_BYTES_PER_ROW allows for them); on the
-backend (the GPU's memory on a GPU), about eight float64 arrays of the table's size in a
-pass (1 GiB at gibbs.MAX_CONTEXT_CELLS, which the memory check does not count).
+a row at once (as the sweep's draws; sample.WORK_BYTES_PER_ROW allows for them); of the
+table's size (contexts x values), on the host two int64 tables, the records' and the one
+the passes move in place, and a block of float64 counts (table_counts; 2.5 tables at
+once, 4.3 before: tests), on a device up to about eight arrays, as its move_records
+ranks every group (1 GiB at gibbs.MAX_CONTEXT_CELLS, which the memory check does not
+count).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  The table's arithmetic runs in float64 on the backend's array module (CuPy on a
@@ -223,9 +226,9 @@ def target_blocks(tables, g, u, v, c) -> list:
 
 
 def moved(X, s, rows, u, v, c, q, xp):
-    """The table and its target counts after q records of each row move from u to v (a
-    row's (context, value) pairs are distinct: plain assignments; q 0 moves nothing)."""
-    X = X.copy()
+    """The table (in place: fit_table owns its copy) and its target counts after q
+    records of each row move from u to v (a row's (context, value) pairs are distinct:
+    plain assignments; q 0 moves nothing)."""
     X[rows, u] -= q
     X[rows, v] += q
     q = q.astype(xp.float64)
@@ -253,11 +256,9 @@ def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np, backend=Non
     Returns the new table (its row sums are X's).  xp: NumPy or CuPy, with all of these
     its arrays: every sum is of whole counts or in a fixed order, so both give the same
     table.  backend: the one whose fused best moves serve (moves.best_moves_of), if any."""
-    X = X.astype(xp.int64)
+    X = X.astype(xp.int64)  # the passes move this copy in place
     columns = [xp.ascontiguousarray(ctx[:, i]) for i in range(len(tables))]
-    Xf = X.astype(xp.float64)  # once, not once a target
-    s = [cell_counts(Xf, ci, t.shape[1], xp) for ci, t in zip(columns, tables)]
-    del Xf
+    s = table_counts(X, columns, tables, xp)
     rank = xp.empty(len(tiebreak), dtype=xp.int64)
     rank[argsort_distinct(xp, tiebreak)] = xp.arange(len(tiebreak))
     for _ in range(passes):
@@ -265,6 +266,27 @@ def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np, backend=Non
         if float(gained) <= 0:  # a device: the pass's one read
             break
     return X
+
+
+def table_counts(X, columns, tables, xp=np) -> list:
+    """cell_counts of the table X for each target, from float64 copies of COUNT_CELLS
+    cells of X at a time, not one of all of it (whole counts: the same sums in blocks;
+    at most 16 blocks within gibbs.MAX_CONTEXT_CELLS, so a GPU's launches stay bounded)."""
+    step = max(1, COUNT_CELLS // max(X.shape[1], 1))
+    s = None
+    for lo in range(0, max(len(X), 1), step):
+        Xf = X[lo:lo + step].astype(xp.float64)
+        part = [cell_counts(Xf, ci[lo:lo + step], t.shape[1], xp)
+                for ci, t in zip(columns, tables)]
+        if s is None:
+            s = part
+        else:
+            for si, pi in zip(s, part):
+                si += pi
+    return s
+
+
+COUNT_CELLS = 1 << 20  # table_counts' block: 8 MiB of float64
 
 
 def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
@@ -282,7 +304,8 @@ def polish_column(backend, cols, a: int, near, targets, sizes, key, call: int,
     U = int(len(w))
     cell = inv * size + cols[a].astype(xp.int64)
     if xp is np:
-        X0 = np.bincount(cell, minlength=U * size).reshape(U, size).astype(np.int64)
+        X0 = np.bincount(cell, minlength=U * size).reshape(U, size).astype(np.int64,
+                                                                           copy=False)
     else:  # a float64 scatter-add (exact counts; CuPy's atomics take it): CuPy's
         # bincount reads the ids' range on the host
         X0 = xp.zeros(U * size)
