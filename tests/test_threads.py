@@ -110,6 +110,46 @@ def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
     assert threads.count() >= 1
 
 
+def test_the_caller_runs_one_block_and_its_inner_blocks_itself(monkeypatch):
+    import threading
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    threads._before_fork()  # a fresh pool, sized by the setting
+    me, ran = threading.current_thread(), {}
+
+    def inner(lo, hi):
+        ran.setdefault(threading.current_thread(), []).append(("inner", lo, hi))
+
+    def outer(lo, hi):
+        ran.setdefault(threading.current_thread(), []).append(("outer", lo, hi))
+        threads.each(inner, 4)
+    threads.each(outer, 9)
+    assert [x for x in ran[me] if x[0] == "outer"] == [("outer", 6, 9)]  # the last block
+    for who, done in ran.items():  # every block's inner blocks on its own thread
+        assert len([x for x in done if x[0] == "inner"]) == \
+            3 * len([x for x in done if x[0] == "outer"]), who
+        assert who is me or who.name.startswith(threads._PREFIX)
+    assert not getattr(threads._inside, "block", False)  # cleared after the call
+
+
+def test_an_error_in_the_callers_block_waits_for_the_others(monkeypatch):
+    import time
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    threads._before_fork()
+    done = []
+
+    def work(lo, hi):
+        if hi == 9:  # the caller's block
+            raise ValueError("last")
+        time.sleep(0.05)
+        done.append(lo)
+    with pytest.raises(ValueError, match="last"):
+        threads.each(work, 9)
+    assert sorted(done) == [0, 3]  # finished before the error reached the caller
+    assert not getattr(threads._inside, "block", False)
+
+
 def _pool_threads():
     import threading
     return [t for t in threading.enumerate() if t.name.startswith(threads._PREFIX)]
