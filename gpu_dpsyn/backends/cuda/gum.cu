@@ -64,20 +64,15 @@ __device__ __forceinline__ void pick_removed_t(
                           idx_bits);
 }
 
-// slot j fills under cell c = upper_bound(cumadd, j) with the record removed[j]
+// slot j fills its under cell c with the record removed[j]
 template <typename K>
-__device__ __forceinline__ void fill_slots_t(
-    long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
-    const long long* s, const long long* offset, const K* sorted, int idx_bits,
-    const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
-    unsigned int call, double dup_frac, const unsigned long long* colptr, const int* colsize,
-    int ncols, const unsigned long long* allptr, const int* allsize, int k, int a0, int a1,
-    int a2, long long st0, long long st1, long long st2, long long d0, long long d1,
-    long long d2) {
-    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long total = *total_ptr;
-    if (j >= n || j >= total) return;
-    long long c = upper_bound(cumadd, ncells, j);  // the under cell of slot j
+__device__ __forceinline__ void fill_slot_t(
+    long long j, long long c, const long long* s, const long long* offset, const K* sorted,
+    int idx_bits, const long long* removed, unsigned int k0, unsigned int k1,
+    unsigned int update, unsigned int call, double dup_frac,
+    const unsigned long long* colptr, const int* colsize, int ncols,
+    const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2,
+    long long st0, long long st1, long long st2, long long d0, long long d1, long long d2) {
     long long dst = removed[j];  // both in cell order: a Replace keeps agreeing columns
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
@@ -91,6 +86,24 @@ __device__ __forceinline__ void fill_slots_t(
         if (k > 1) store_code(allptr[a1], allsize[a1], dst, (unsigned int)((c / st1) % d1));
         if (k > 2) store_code(allptr[a2], allsize[a2], dst, (unsigned int)((c / st2) % d2));
     }
+}
+
+// slot j fills under cell c = upper_bound(cumadd, j)
+template <typename K>
+__device__ __forceinline__ void fill_slots_t(
+    long long n, const long long* total_ptr, const long long* cumadd, long long ncells,
+    const long long* s, const long long* offset, const K* sorted, int idx_bits,
+    const long long* removed, unsigned int k0, unsigned int k1, unsigned int update,
+    unsigned int call, double dup_frac, const unsigned long long* colptr, const int* colsize,
+    int ncols, const unsigned long long* allptr, const int* allsize, int k, int a0, int a1,
+    int a2, long long st0, long long st1, long long st2, long long d0, long long d1,
+    long long d2) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = *total_ptr;
+    if (j >= n || j >= total) return;
+    fill_slot_t(j, upper_bound(cumadd, ncells, j), s, offset, sorted, idx_bits, removed, k0,
+                k1, update, call, dup_frac, colptr, colsize, ncols, allptr, allsize, k, a0, a1,
+                a2, st0, st1, st2, d0, d1, d2);
 }
 
 #define PICK_ARGS long long n, const long long* total_ptr, const long long* cumrem, \
