@@ -149,6 +149,33 @@ def test_an_error_in_the_callers_block_waits_for_the_others(monkeypatch):
     assert sorted(done) == [0, 3]  # finished before the error reached the caller
     assert not getattr(threads._inside, "block", False)
 
+    def both(lo, hi):
+        if lo in (3, 6):  # a pool's block and the caller's
+            raise ValueError(f"block {lo}")
+    with pytest.raises(ValueError, match="block 3"):  # the first block's error, as before
+        threads.each(both, 9)
+
+
+def test_a_child_forked_in_the_callers_block_runs_blocks_again(monkeypatch):
+    import os
+    import threading
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    threads._before_fork()
+    pids = []
+
+    def work(lo, hi):
+        if hi == 4 and not pids:  # the caller's block
+            pid = os.fork()
+            if pid == 0:
+                ran = set()
+                threads.each(lambda a, b: ran.add(threading.current_thread().name), 4)
+                pooled = any(x.startswith(threads._PREFIX) for x in ran)
+                os._exit(0 if pooled and not getattr(threads._inside, "block", False) else 1)
+            pids.append(pid)
+    threads.each(work, 4)
+    assert os.waitpid(pids[0], 0)[1] == 0
+
 
 def _pool_threads():
     import threading

@@ -64,12 +64,14 @@ def each(fn, n: int, per_item: int = 1) -> None:
     with _lock:
         _busy += 1
         pool = _executor()
-    futures = []
+    futures, mine = [], None
     try:
         futures = [pool.submit(block, lo, hi) for lo, hi in parts[:-1]]
         _inside.block = True
         try:
             fn(*parts[-1])
+        except BaseException as e:  # raised after the others' (the first block's first)
+            mine = e
         finally:
             _inside.block = False
             wait(futures)  # every block done before an error is raised: none still writes
@@ -78,6 +80,8 @@ def each(fn, n: int, per_item: int = 1) -> None:
             _busy -= 1
     for f in futures:
         f.result()
+    if mine is not None:
+        raise mine
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -100,10 +104,10 @@ def _before_fork() -> None:
 
 
 def _in_child() -> None:
-    """A forked child starts with no pool, nothing in flight and a fresh lock (another
-    thread of the parent may have held it at the fork)."""
-    global _pool, _busy, _lock
-    _pool, _busy, _lock = None, 0, threading.Lock()
+    """A forked child starts with no pool, nothing in flight, a fresh lock (another
+    thread of the parent may have held it at the fork) and no caller's block running."""
+    global _pool, _busy, _lock, _inside
+    _pool, _busy, _lock, _inside = None, 0, threading.Lock(), threading.local()
 
 
 os.register_at_fork(before=_before_fork, after_in_child=_in_child)

@@ -45,10 +45,10 @@ the new values in cell order.  Each column's polish leaves every other column as
 was.  Memory per column: besides the contexts' inverse index, at most seven int64 arrays
 a row at once (as the sweep's draws; sample.WORK_BYTES_PER_ROW allows for them); of the
 table's size (contexts x values), on the host two int64 tables, the records' and the one
-the passes move in place, and a block of float64 counts (table_counts; 2.5 tables at
-once, 4.3 before: tests), on a device up to about eight arrays, as its move_records
-ranks every group (1 GiB at gibbs.MAX_CONTEXT_CELLS, which the memory check does not
-count).
+the passes move in place, and a block of float64 counts of about 8 MiB (table_counts;
+4.3 tables at once before: tests), on a device up to about eight arrays, as its
+move_records ranks every group (1 GiB at gibbs.MAX_CONTEXT_CELLS, which the memory check
+does not count).
 
 Post-processing of the records and the (noisy, consistent) targets: nothing private is
 read.  The table's arithmetic runs in float64 on the backend's array module (CuPy on a
@@ -269,10 +269,11 @@ def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np, backend=Non
 
 
 def table_counts(X, columns, tables, xp=np) -> list:
-    """cell_counts of the table X for each target, from float64 copies of COUNT_CELLS
-    cells of X at a time, not one of all of it (whole counts: the same sums in blocks;
-    at most 16 blocks within gibbs.MAX_CONTEXT_CELLS, so a GPU's launches stay bounded)."""
-    step = max(1, COUNT_CELLS // max(X.shape[1], 1))
+    """cell_counts of the table X for each target: on the host from float64 copies of
+    COUNT_CELLS cells of X at a time, not one of all of it (whole counts: the same sums
+    in blocks); a device takes one copy (few launches, and its memory is not the
+    host's)."""
+    step = max(1, COUNT_CELLS // max(X.shape[1], 1)) if xp is np else max(len(X), 1)
     s = None
     for lo in range(0, max(len(X), 1), step):
         Xf = X[lo:lo + step].astype(xp.float64)
