@@ -18,6 +18,13 @@ def _own_pool():
     threads._before_fork()
 
 
+def _fresh_pool(monkeypatch, n_threads: int) -> None:
+    """A fresh pool of n_threads threads, every call split down to blocks of one."""
+    monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
+    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    threads._before_fork()  # a fresh pool, sized by the setting
+
+
 def _run(monkeypatch, n_threads: int, min_block: int):
     monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
     monkeypatch.setattr(threads, "MIN_BLOCK", min_block)
@@ -45,9 +52,7 @@ def test_blocks_cover_the_range_once():
 
 
 def test_an_error_in_a_block_is_raised(monkeypatch):
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()  # a fresh pool, sized by the setting
+    _fresh_pool(monkeypatch, 3)
     seen = []
 
     def work(lo, hi):
@@ -70,9 +75,7 @@ def test_the_thread_count_setting(monkeypatch):
 
 def test_a_block_that_splits_again_runs_its_parts_itself(monkeypatch):
     # nested on a pool of 2 whose threads all wait for inner blocks: it would hang
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()  # a fresh pool, sized by the setting
+    _fresh_pool(monkeypatch, 2)
     out = [0] * 16
 
     def inner(lo, hi):
@@ -88,9 +91,7 @@ def test_a_block_that_splits_again_runs_its_parts_itself(monkeypatch):
 def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
     import time
     import numpy as np
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()  # a fresh pool, sized by the setting
+    _fresh_pool(monkeypatch, 3)
 
     def underflow(lo, hi):
         np.float64(1e-300) * np.float64(1e-300)
@@ -112,9 +113,7 @@ def test_blocks_keep_the_callers_numpy_error_state_and_all_finish(monkeypatch):
 
 def test_the_caller_runs_one_block_and_its_inner_blocks_itself(monkeypatch):
     import threading
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()  # a fresh pool, sized by the setting
+    _fresh_pool(monkeypatch, 3)
     me, ran = threading.current_thread(), {}
 
     def inner(lo, hi):
@@ -134,9 +133,7 @@ def test_the_caller_runs_one_block_and_its_inner_blocks_itself(monkeypatch):
 
 def test_an_error_in_the_callers_block_waits_for_the_others(monkeypatch):
     import time
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()
+    _fresh_pool(monkeypatch, 3)
     done = []
 
     def work(lo, hi):
@@ -159,9 +156,7 @@ def test_an_error_in_the_callers_block_waits_for_the_others(monkeypatch):
 def test_a_child_forked_in_the_callers_block_runs_blocks_again(monkeypatch):
     import os
     import threading
-    monkeypatch.setenv("GPU_DPSYN_THREADS", "2")
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
-    threads._before_fork()
+    _fresh_pool(monkeypatch, 2)
     pids = []
 
     def work(lo, hi):
