@@ -407,8 +407,9 @@ def test_best_moves_by_flat_index_pick_the_gpu_paths_moves():
 
 def test_the_fused_best_moves_equal_the_array_codes():
     """host_moves.cpp (moves.cu's sums and choices, a context's gains summed a table row
-    at a time) against best_moves(record_gains): the same moves and gains, with gains tied (whole
-    and half g), values absent, rows with one value or none present, 1 to 4 targets."""
+    at a time) against best_moves(record_gains): the same moves and gains, with gains
+    tied (whole and half g), values absent, rows with one value or none present, 1 to 4
+    targets."""
     from gpu_dpsyn.backends.numpy import host_kernels
     from gpu_dpsyn.backends.numpy.ops import NumpyBackend
     if host_kernels.library() is None:

@@ -18,17 +18,15 @@ def _own_pool():
     threads._before_fork()
 
 
-def _fresh_pool(monkeypatch, n_threads: int) -> None:
-    """A fresh pool of n_threads threads, every call split down to blocks of one."""
+def _fresh_pool(monkeypatch, n_threads: int, min_block: int = 1) -> None:
+    """A fresh pool of n_threads threads, calls split down to blocks of min_block."""
     monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
-    monkeypatch.setattr(threads, "MIN_BLOCK", 1)
+    monkeypatch.setattr(threads, "MIN_BLOCK", min_block)
     threads._before_fork()  # a fresh pool, sized by the setting
 
 
 def _run(monkeypatch, n_threads: int, min_block: int):
-    monkeypatch.setenv("GPU_DPSYN_THREADS", str(n_threads))
-    monkeypatch.setattr(threads, "MIN_BLOCK", min_block)
-    threads._before_fork()  # a fresh pool, sized by the setting
+    _fresh_pool(monkeypatch, n_threads, min_block)
     assert len(threads.blocks(3000, 12)) == max(1, min(n_threads, 3000 * 12 // min_block))
     df, schema = small_table(3000, seed=4)
     syn = Synthesizer(1.0, 1e-9, seed=5, backend="cpu", progress=False)
