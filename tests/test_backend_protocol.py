@@ -18,7 +18,7 @@ def _required(fn) -> list:
 
 
 def test_the_protocol_lists_the_operations():
-    assert {"histogram", "noise", "uniforms", "init_records", "plan_update",
+    assert {"histogram", "noise_draws", "uniforms", "init_records", "plan_update",
             "gum_apply", "prepare"} <= set(OPERATIONS)
 
 

@@ -127,8 +127,8 @@ NOISE_SPECS = [DiscreteGaussian.at_least(0.49), DiscreteGaussian.at_least(38.9 *
 
 @pytest.mark.parametrize("spec", NOISE_SPECS, ids=str)
 def test_noise_equals_cpu(gb, spec):
-    cv, cs = get_backend("cpu").noise(spec, 3000, KEY, 1, 7, MAX_WORDS)
-    gv, gs = (gb.to_numpy(x) for x in gb.noise(spec, 3000, KEY, 1, 7, MAX_WORDS))
+    cv, cs = get_backend("cpu").noise_draws([(spec, 3000, 7)], KEY, 1, MAX_WORDS)
+    gv, gs = (gb.to_numpy(x) for x in gb.noise_draws([(spec, 3000, 7)], KEY, 1, MAX_WORDS))
     assert np.array_equal(gs, cs) and np.array_equal(gv[cs == OK], cv[cs == OK])
     if spec.p == 2 ** 62 if isinstance(spec, DiscreteGaussian) else False:
         assert (cs == WIDE).sum() >= 5  # the hand-back path is exercised
@@ -136,10 +136,27 @@ def test_noise_equals_cpu(gb, spec):
                                                                 3000, KEY, 1, 7))
 
 
+def test_many_draws_in_one_launch_are_each_draw_alone(gb):
+    """noise_draws' segments: each draw (its own spec, size and call, both samplers, a
+    WIDE one and an empty one among them) gives what it gives alone, on the device as
+    on the host, and the NumPy samplers' values."""
+    from gpu_dpsyn.backends.numpy import noise as numpy_noise
+    draws = [(spec, n, call) for spec, n, call in
+             zip(NOISE_SPECS + NOISE_SPECS[:1], (300, 1, 0, 257, 40, 513), (9, 2, 4, 3, 0, 8))]
+    gv, gs = (gb.to_numpy(x) for x in gb.noise_draws(draws, KEY, 5, MAX_WORDS))
+    cv, cs = get_backend("cpu").noise_draws(draws, KEY, 5, MAX_WORDS)
+    assert np.array_equal(gs, cs) and np.array_equal(gv[cs == OK], cv[cs == OK])
+    ends = np.cumsum([n for _, n, _ in draws])
+    for (spec, n, call), v, st in zip(draws, np.split(gv, ends[:-1]), np.split(gs, ends[:-1])):
+        nv, nst = numpy_noise.sample(spec, n, KEY, 5, call, MAX_WORDS)
+        assert np.array_equal(st, nst) and np.array_equal(v[st == OK], nv[st == OK])
+    assert len(gv) == ends[-1] and (cs == OK).sum() > 1000
+
+
 def test_noise_fails_closed_on_both_backends(gb):
     spec = DiscreteGaussian.at_least(9.0)
     for be in (gb, get_backend("cpu")):
-        st = be.to_numpy(be.noise(spec, 2000, KEY, 1, 0, 64)[1])
+        st = be.to_numpy(be.noise_draws([(spec, 2000, 0)], KEY, 1, 64)[1])
         assert (st == FAIL).sum() > 0  # some elements need more than 64 words
         with pytest.raises(SamplerError, match="nothing was released"):
             draw(be, spec, 2000, KEY, 1, 0, max_words=64)

@@ -250,7 +250,12 @@ def test_edges_equal_an_independent_computation(method, backend, monkeypatch):
             return real(be, spec, n, key, stream, call, *a, **k)
         monkeypatch.setattr(module, "draw", draw)
     spy(quantiles)
-    spy(marginals)
+    real_many = marginals.draw_many
+
+    def draw_many(be, draws, key, *a, **k):
+        keys.setdefault(marginals.__name__, set()).add(tuple(key))
+        return real_many(be, draws, key, *a, **k)
+    monkeypatch.setattr(marginals, "draw_many", draw_many)
     df, schema = wages(4000, seed=3)
     schema["columns"]["wage"]["bins"] = {"private_quantiles": 8, "grid": 48}
     schema["columns"]["edu"]["bins"] = {"private_quantiles": 4}  # 21 cells, linear

@@ -187,6 +187,32 @@ def test_parameters_past_128_bits_run_on_the_reference_only():
     assert x.tolist() == [S.sample_ref(g, KEY, i, 1, 3) for i in range(30)]
 
 
+
+@pytest.mark.parametrize("lib", ["host build", "numpy"])
+def test_many_draws_at_once_are_each_draw_alone(monkeypatch, lib):
+    """draw_many: each (spec, n, call) as draw gives it alone, whichever the order, with a
+    spec past the fixed widths among them, an empty draw, and runs split at the cap."""
+    from gpu_dpsyn.backends.numpy import host_kernels
+    if lib == "numpy":
+        monkeypatch.setattr(host_kernels, "library", lambda: None)
+    elif host_kernels.library() is None:
+        pytest.skip("no C++ compiler")
+    wide = DiscreteGaussian.at_least(2.0 ** 64)
+    draws = [(SPECS[0], 700, 3), (wide, 5, 1), (SPECS[3], 0, 2), (SPECS[1], 900, 0),
+             (SPECS[6], 300, 7)]
+    alone = [draw(CPU, spec, n, KEY, 4, call) for spec, n, call in draws]
+    calls = []
+    real = CPU.noise_draws
+    monkeypatch.setattr(CPU, "noise_draws", lambda d, *a: calls.append(len(d)) or real(d, *a))
+    got = S.draw_many(CPU, draws, KEY, 4)
+    assert all(np.array_equal(g, w) for g, w in zip(got, alone)) and calls == [4]
+    monkeypatch.setattr(S, "MAX_NOISE_CELLS", 1000)  # runs of at most 1,000 elements
+    calls.clear()
+    got = S.draw_many(CPU, draws[::-1], KEY, 4)
+    assert all(np.array_equal(g, w) for g, w in zip(got, alone[::-1])) and calls == [1, 2, 1]
+    with pytest.raises(SamplerError, match="at most 2"):
+        S.draw_many(CPU, [(SPECS[0], 1001, 0)], KEY, 4)
+
 def test_noise_is_counter_based():
     g = DiscreteGaussian.at_least(49.0)
     full = draw(CPU, g, 70_000, KEY, 1, 4)  # crosses a chunk boundary
@@ -212,10 +238,10 @@ def test_host_build_of_the_cuda_samplers_equals_numpy(spec):
     lib = host_kernels.library()
     if lib is None:
         pytest.skip("no C++ compiler: the NumPy samplers serve alone")
-    v, st = host_kernels.sample(lib, spec, 5000, KEY, 3, 1, MAX_WORDS)
+    v, st = host_kernels.sample(lib, [(spec, 5000, 1)], KEY, 3, MAX_WORDS)
     nv, nst = N.sample(spec, 5000, KEY, 3, 1, MAX_WORDS)
     assert np.array_equal(st, nst) and np.array_equal(v[st == OK], nv[st == OK])
-    _, st64 = host_kernels.sample(lib, spec, 5000, KEY, 3, 1, 64)
+    _, st64 = host_kernels.sample(lib, [(spec, 5000, 1)], KEY, 3, 64)
     assert np.array_equal(st64, N.sample(spec, 5000, KEY, 3, 1, 64)[1])  # FAIL alike
 
 

@@ -37,9 +37,10 @@ class Backend(Protocol):
     # -- randomness
     def uniforms(self, key, n: int, c1: int, c2: int, c3: int):
         """u_i = uniform(philox(key, i, c1, c2, c3).w0) in (0, 1), i < n."""
-    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
-        """(values, status) of exact discrete noise for elements 0 .. n-1
-        (privacy.samplers.draw finishes and checks them)."""
+    def noise_draws(self, draws, key, stream: int, max_words: int):
+        """(values, status) of exact discrete noise for the (spec, n, call) draws end to
+        end, each of elements 0 .. n-1 of its call: one call for them all
+        (privacy.samplers.draw_many finishes and checks them)."""
 
     # -- draws
     def cdf_rows(self, cond):

@@ -7,7 +7,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.privacy import Accountant
-from gpu_dpsyn.privacy.samplers import draw
+from gpu_dpsyn.privacy.samplers import draw_many
 from gpu_dpsyn.core.types import Marginal
 
 
@@ -64,14 +64,17 @@ def measure(backend, cols, domain, plan, fractions, accountant: Accountant, key,
     entries = [accountant.charge(f, "marginal", [names[a] for a in attrs], int(np.prod(shape)))
                for attrs, shape, f in zip(plan, shapes, fractions)]
     first = len(accountant.ledger) - len(entries)  # entry i draws with call first + i
-    out = []
     counted = counts_source(backend, cols).histograms(zip(plan, shapes))
-    for i, (attrs, shape, entry, counts) in enumerate(zip(plan, shapes, entries, counted)):
-        counts = counts.astype(np.float64)
-        noise = draw(backend, entry.noise, counts.size, key, rng.NOISE, first + i)
-        out.append(Marginal(tuple(attrs), shape, counts + noise, entry.sigma))
-        if progress is not None:
-            progress.update(1)
+    out, done = [], 0
+    for batch in batches(zip(plan, shapes)):  # the noise of a batch in one backend call
+        draws = [(entries[i].noise, math.prod(shapes[i]), first + i)
+                 for i in range(done, done + len(batch))]
+        for i, noise in enumerate(draw_many(backend, draws, key, rng.NOISE), done):
+            counts = next(counted).astype(np.float64)
+            out.append(Marginal(tuple(plan[i]), shapes[i], counts + noise, entries[i].sigma))
+            if progress is not None:
+                progress.update(1)
+        done += len(batch)
     return out
 
 

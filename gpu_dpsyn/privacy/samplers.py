@@ -298,12 +298,48 @@ def draw(backend, spec, n: int, key, stream: int, call: int,
          max_words: int = MAX_WORDS):
     """n exact draws of spec on a backend, as a NumPy int64 array: the backend's
     fixed-width sampler, then the reference for any element it handed back."""
-    if n > MAX_NOISE_CELLS:
-        raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
+    return draw_many(backend, [(spec, n, call)], key, stream, max_words)[0]
+
+
+NOISE_WORDS = 7  # noise.cu's words a draw of noise_draws
+
+
+def draw_params(spec, call: int) -> list[int]:
+    """One draw's words for the kernels' noise_draws: call, 1 for the Gaussian, t, then
+    q t and p and den's two 64-bit halves, or s (the Laplace); spec.fits_fixed()."""
+    if isinstance(spec, DiscreteGaussian):
+        den = spec.accept_den
+        return [call, 1, spec.t, spec.q * spec.t, spec.p, den >> 64, den & (_U64 - 1)]
+    return [call, 0, spec.t, spec.s, 0, 0, 0]
+
+
+def draw_many(backend, draws, key, stream: int, max_words: int = MAX_WORDS) -> list:
+    """[draw(backend, spec, n, key, stream, call) for (spec, n, call) in draws], the same
+    values: the fixed-width draws in runs of at most MAX_NOISE_CELLS elements, one backend
+    call a run (on a device one launch and two reads, not two reads a draw)."""
     check_max_words(max_words)
-    if spec.fits_fixed():
-        values, status = backend.noise(spec, n, key, stream, call, max_words)
-        values, status = backend.to_numpy(values), backend.to_numpy(status)
-    else:  # parameters beyond 64/128 bits: every element on unbounded integers
-        values, status = np.zeros(n, dtype=np.int64), np.full(n, WIDE, dtype=np.uint8)
-    return finish(values, status, spec, key, stream, call, max_words)
+    for _, n, _ in draws:
+        if n > MAX_NOISE_CELLS:
+            raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
+    out = [None] * len(draws)
+    run, total = [], 0
+    for i in [i for i, d in enumerate(draws) if d[0].fits_fixed()] + [None]:
+        n = 0 if i is None else draws[i][1]
+        if run and (i is None or total + n > MAX_NOISE_CELLS):
+            values, status = backend.noise_draws([draws[j] for j in run], key, stream,
+                                                 max_words)
+            values, status = backend.to_numpy(values), backend.to_numpy(status)
+            ends = np.cumsum([draws[j][1] for j in run])
+            for j, v, st in zip(run, np.split(values, ends[:-1]), np.split(status, ends[:-1])):
+                spec, _, call = draws[j]
+                out[j] = finish(v, st, spec, key, stream, call, max_words)
+            run, total = [], 0
+        if i is not None:
+            run.append(i)
+            total += n
+    for j, (spec, n, call) in enumerate(draws):
+        if out[j] is None:  # beyond 64/128 bits: every element on unbounded integers
+            out[j] = finish(np.zeros(n, dtype=np.int64), np.full(n, WIDE, dtype=np.uint8),
+                            spec, key, stream, call, max_words)
+    return out
+

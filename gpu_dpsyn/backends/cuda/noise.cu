@@ -4,6 +4,7 @@
 // 64 bits).  status: 0 done, 1 WIDE (a value outgrew the widths: the host finishes the
 // element on unbounded integers), 2 FAIL (out of words: the host raises).
 #include "chacha.cuh"
+#include "common.cuh"
 
 typedef unsigned __int128 u128;
 
@@ -101,36 +102,10 @@ __device__ inline unsigned char status_of(const WordStream& w, bool wide) {
     return w.dead ? 2 : (wide ? 1 : 0);
 }
 
-extern "C" __global__ void discrete_laplace(long long n, const unsigned int* key,
-                                            unsigned int stream, unsigned int call,
-                                            unsigned long long max_words,
-                                            unsigned long long t, unsigned long long s,
-                                            long long* out, unsigned char* status) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    WordStream w;
-    init_stream(w, key, i, stream, call, max_words);
-    bool wide = false;
-    long long y = laplace(w, t, s, wide);
-    out[i] = y;
-    status[i] = status_of(w, wide);
-}
-
 // N_Z(0, p/q): proposal laplace(t, 1), t = floor(sigma) + 1, accepted with
-// exp(-(|Y| q t - p)^2 / den), den = 2 p q t^2 (den_hi:den_lo)
-extern "C" __global__ void discrete_gaussian(long long n, const unsigned int* key,
-                                             unsigned int stream, unsigned int call,
-                                             unsigned long long max_words,
-                                             unsigned long long t, unsigned long long qt,
-                                             unsigned long long p, unsigned long long den_hi,
-                                             unsigned long long den_lo, long long* out,
-                                             unsigned char* status) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    WordStream w;
-    init_stream(w, key, i, stream, call, max_words);
-    u128 den = ((u128)den_hi << 64) | den_lo;
-    bool wide = false;
+// exp(-(|Y| q t - p)^2 / den), den = 2 p q t^2
+__device__ inline long long gaussian(WordStream& w, unsigned long long t, unsigned long long qt,
+                                     unsigned long long p, u128 den, bool& wide) {
     long long y = 0;
     while (!w.dead) {
         y = laplace(w, t, 1, wide);
@@ -140,7 +115,28 @@ extern "C" __global__ void discrete_gaussian(long long n, const unsigned int* ke
         if (a >> 64) { wide = true; break; }
         if (exp_any(w, a * a, den)) break;
     }
-    out[i] = y;
+    return y;
+}
+
+// m draws end to end in one launch (a fit's measurements: two reads in all, not two a
+// marginal): element i is element i - ends[g - 1] of draw g = upper_bound(ends, m, i),
+// drawn with draw g's NOISE_WORDS params: call, 1 for the Gaussian, t, then q t, p,
+// den_hi, den_lo (the Gaussian) or s (the Laplace)
+#define NOISE_WORDS 7
+extern "C" __global__ void noise_draws(long long n, const unsigned int* key,
+                                       unsigned int stream, unsigned long long max_words,
+                                       long long m, const long long* ends,
+                                       const unsigned long long* params, long long* out,
+                                       unsigned char* status) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long g = upper_bound(ends, m, i);
+    const unsigned long long* q = params + NOISE_WORDS * g;
+    WordStream w;
+    init_stream(w, key, i - (g ? ends[g - 1] : 0), stream, (unsigned int)q[0], max_words);
+    bool wide = false;
+    out[i] = q[1] ? gaussian(w, q[2], q[3], q[4], ((u128)q[5] << 64) | q[6], wide)
+                  : laplace(w, q[2], q[3], wide);
     status[i] = status_of(w, wide);
 }
 

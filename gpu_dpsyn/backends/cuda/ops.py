@@ -15,7 +15,7 @@ from gpu_dpsyn.backends.cuda.launch import (SOURCES, THREADS, grid_of, code_ptr,
                                             cp, load_cuda_module)
 from gpu_dpsyn.backends.cuda.updates import RecordOps
 from gpu_dpsyn.errors import BackendError
-from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
+from gpu_dpsyn.privacy.samplers import FAIL, check_max_words, draw_params
 
 
 class CupyBackend(HistogramOps, RecordOps):
@@ -73,22 +73,22 @@ class CupyBackend(HistogramOps, RecordOps):
         for src in SOURCES:
             load_cuda_module(src).compile()
 
-    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
-        """(values, status) of exact noise for elements 0 .. n-1 (noise.cu); the caller
-        (privacy.samplers.draw) finishes WIDE elements and fails closed on FAIL."""
+    def noise_draws(self, draws, key, stream: int, max_words: int):
+        """(values, status) of exact noise for the (spec, n, call) draws end to end, in
+        one launch (noise.cu); privacy.samplers.draw_many finishes WIDE elements and
+        fails closed on FAIL."""
         check_max_words(max_words)
+        ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
+        n = int(ends[-1]) if len(ends) else 0
         out = cp.empty(n, dtype=cp.int64)
         status = cp.full(n, FAIL, dtype=cp.uint8)  # an element never written fails closed
-        head = (np.int64(n), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(stream),
-                np.uint32(call), np.uint64(max_words))
-        if isinstance(spec, DiscreteGaussian):
-            den = spec.accept_den
-            args = (np.uint64(spec.t), np.uint64(spec.q * spec.t), np.uint64(spec.p),
-                    np.uint64(den >> 64), np.uint64(den & 0xFFFFFFFFFFFFFFFF))
-            name = "discrete_gaussian"
-        else:
-            args, name = (np.uint64(spec.t), np.uint64(spec.s)), "discrete_laplace"
-        kernel("noise.cu", name)((grid_of(n),), (THREADS,), (*head, *args, out, status))
+        if n:
+            params = np.array([draw_params(s, c) for s, _, c in draws], dtype=np.uint64)
+            kernel("noise.cu", "noise_draws")(
+                (grid_of(n),), (THREADS,),
+                (np.int64(n), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(stream),
+                 np.uint64(max_words), np.int64(len(draws)), cp.asarray(ends),
+                 cp.asarray(params), out, status))
         return out, status
 
     # -- records -------------------------------------------------------------------

@@ -122,9 +122,8 @@ def load(cxx: str, version: bytes, native: bool):
         lib = ctypes.CDLL(str(so))
     except (OSError, subprocess.SubprocessError):
         return None
-    lib.host_discrete_gaussian.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _U64,
-                                           _U64, _U64, _PTR, _PTR]
-    lib.host_discrete_laplace.argtypes = [_I64, _PTR, _U32, _U32, _U64, _U64, _U64, _PTR, _PTR]
+    lib.host_noise_draws.argtypes = [_I64, _I64, _I64, _PTR, _U32, _U64, _I64, _PTR, _PTR,
+                                     _PTR, _PTR]
     lib.host_philox_range.argtypes = [_I64, _I64, _I64, _U32, _U32, _U32, _U32, _U32,
                                       ctypes.c_int, _PTR]
     lib.host_feistel_ranks.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, _PTR]

@@ -26,7 +26,7 @@ import numpy as np
 from gpu_dpsyn.backends.arrays import strides_of
 from gpu_dpsyn.backends.numpy import host_build, host_check
 from gpu_dpsyn.core import threads
-from gpu_dpsyn.privacy.samplers import FAIL, DiscreteGaussian, check_max_words
+from gpu_dpsyn.privacy.samplers import FAIL, check_max_words, draw_params
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,22 +52,24 @@ def _agrees_with_numpy(lib) -> bool:
     return host_check.agrees(lib, sys.modules[__name__])
 
 
-def sample(lib, spec, n: int, key, stream: int, call: int, max_words: int):
-    """(values, status) as backends.numpy.noise.sample computes them."""
+NOISE_WORK = 64  # elements of threads.each's block an element's draw counts for
+
+
+def sample(lib, draws, key, stream: int, max_words: int):
+    """(values, status) of the (spec, n, call) draws end to end, as
+    backends.numpy.noise.sample computes each: noise.cu's noise_draws in blocks of
+    elements on the host's threads."""
     check_max_words(max_words)
+    ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
+    params = np.array([draw_params(spec, call) for spec, _, call in draws], dtype=np.uint64)
+    n = int(ends[-1]) if len(ends) else 0
     out = np.empty(n, dtype=np.int64)
     status = np.full(n, FAIL, dtype=np.uint8)  # an element never written fails closed
     k = np.ascontiguousarray(key, dtype=np.uint32)
-    head = (n, k.ctypes.data, stream, call, max_words)
-    if isinstance(spec, DiscreteGaussian):
-        den = spec.accept_den
-        lib.host_discrete_gaussian(*head, spec.t, spec.q * spec.t, spec.p, den >> 64,
-                                   den & 0xFFFFFFFFFFFFFFFF, out.ctypes.data,
-                                   status.ctypes.data)
-    else:
-        lib.host_discrete_laplace(*head, spec.t, spec.s, out.ctypes.data, status.ctypes.data)
+    threads.each(lambda lo, hi: lib.host_noise_draws(
+        lo, hi, n, k.ctypes.data, stream, max_words, len(draws), ends.ctypes.data,
+        params.ctypes.data, out.ctypes.data, status.ctypes.data), n, NOISE_WORK)
     return out, status
-
 
 PHILOX_WORK = 8  # elements of threads.each's block a counter counts for (ten rounds)
 

@@ -111,14 +111,18 @@ class NumpyBackend:
         """Build the host samplers now (fit() calls this before its first charge)."""
         host_kernels.library()
 
-    def noise(self, spec, n: int, key, stream: int, call: int, max_words: int):
-        """(values, status) of exact noise for elements 0 .. n-1 (privacy.samplers.draw
-        finishes WIDE elements and fails closed on FAIL): noise.cu built for the host
-        when a compiler is at hand, else the vectorized NumPy samplers (same values)."""
+    def noise_draws(self, draws, key, stream: int, max_words: int):
+        """(values, status) of exact noise for the (spec, n, call) draws end to end
+        (privacy.samplers.draw_many finishes WIDE elements and fails closed on FAIL):
+        noise.cu built for the host when a compiler is at hand, in blocks on the host's
+        cores, else the vectorized NumPy samplers (same values)."""
         lib = host_kernels.library()
         if lib is not None:
-            return host_kernels.sample(lib, spec, n, key, stream, call, max_words)
-        return _noise.sample(spec, n, key, stream, call, max_words)
+            return host_kernels.sample(lib, draws, key, stream, max_words)
+        parts = [_noise.sample(spec, n, key, stream, call, max_words)
+                 for spec, n, call in draws]
+        return (np.concatenate([v for v, _ in parts] or [np.zeros(0, np.int64)]),
+                np.concatenate([st for _, st in parts] or [np.zeros(0, np.uint8)]))
 
     def cdf_rows(self, cond):
         """(the rows' CDFs laid end to end, each row's last positive value): blocks of
