@@ -220,7 +220,25 @@ def test_many_histograms_in_one_launch_equal_cpu(gb, flights, flights_schema, mo
     assert gb.to_numpy(gb.histograms([gb.asarray(c) for c in codes], [])).size == 0
 
 
-def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema):
+@pytest.mark.parametrize("cells", [200, 5000, 70_000])
+@pytest.mark.parametrize("key32", [32, 0], ids=["keys", "argsort"])
+def test_the_cell_order_is_cell_then_index(gb, monkeypatch, cells, key32):
+    """updates.cell_order, both ways: 32-bit (cell, index) keys, and past them a stable
+    argsort of the cell codes in uint8, uint16 or uint32 (forced here by KEY32_BITS 0)."""
+    from gpu_dpsyn.backends.cuda import updates
+    monkeypatch.setattr(updates, "KEY32_BITS", key32)
+    cell = np.random.default_rng(cells).integers(0, cells, 3000).astype(np.int32)
+    cell[:50] = cells - 1  # the top code, and runs of one cell
+    order, idx_bits, suffix = updates.cell_order(gb.asarray(cell), cells)
+    got = gb.to_numpy(order) & ((1 << idx_bits) - 1)
+    assert np.array_equal(got, np.argsort(cell, kind="stable"))
+    assert (suffix, idx_bits) == (("32", 12) if key32 else ("", 63))
+
+
+@pytest.mark.parametrize("key32", [32, 0], ids=["keys", "argsort"])
+def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema, monkeypatch, key32):
+    from gpu_dpsyn.backends.cuda import updates
+    monkeypatch.setattr(updates, "KEY32_BITS", key32)  # 0: the argsort path, 64-bit kernels
     cb = get_backend("cpu")
     rows = flights.iloc[:3000]
     codes = encode(rows, flights_schema)

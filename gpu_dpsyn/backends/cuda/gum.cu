@@ -16,23 +16,16 @@ extern "C" __global__ void init_keys(long long n, unsigned int k0, unsigned int 
     keys[i] = ((unsigned long long)w.x << 32) | (unsigned long long)i;
 }
 
-// sort keys (cell << idx_bits) | i, 32-bit when they fit (half the radix passes); the
-// sorted keys are the (cell, index) order itself, read through order_at
-template <typename K>
-__device__ __forceinline__ void cell_keys_t(long long n, const int* cell, int idx_bits, K* keys) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    keys[i] = ((K)cell[i] << idx_bits) | (K)i;
-}
-
-extern "C" __global__ void cell_keys(long long n, const int* cell, int idx_bits,
-                                     unsigned long long* keys) {
-    cell_keys_t(n, cell, idx_bits, keys);
-}
+// sort keys (cell << idx_bits) | i where they fit 32 bits; the sorted keys are the
+// (cell, index) order itself, read through order_at (past 32 bits the order is a stable
+// argsort of the cell codes, read as 64-bit "keys" with idx_bits 63: updates.cell_order)
 extern "C" __global__ void cell_keys32(long long n, const int* cell, int idx_bits,
                                        unsigned int* keys) {
-    cell_keys_t(n, cell, idx_bits, keys);
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    keys[i] = ((unsigned int)cell[i] << idx_bits) | (unsigned int)i;
 }
+
 // the record at position p of the (cell, index) order: the index bits of the sorted key
 template <typename K>
 __device__ __forceinline__ long long order_at(const K* sorted, long long p, int idx_bits) {

@@ -54,17 +54,9 @@ class RecordOps:
                   key, update_id: int, call: int, copy_cols=None) -> None:
         n = int(cell.size)
         ncells = int(np.prod(shape))
-        idx_bits = max(1, (n - 1).bit_length())
-        key_bits = (ncells - 1).bit_length() + idx_bits
-        if key_bits > 64:
-            raise BackendError(f"marginal of {ncells:,} cells is too large for the GPU sort key "
-                               f"with {n:,} records")
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
         grid, nn, nc = (grid_of(n),), np.int64(n), np.int64(ncells)
-        w = "32" if key_bits <= 32 and idx_bits < 32 else ""
-        keys = cp.empty(n, dtype=cp.uint32 if w else cp.uint64)
-        kernel("gum.cu", "cell_keys" + w)(grid, (THREADS,), (nn, cell, np.int32(idx_bits), keys))
-        keys = cp.sort(keys)  # the (cell, index) order; kernels read indices from it
+        keys, idx_bits, w = cell_order(cell, ncells)
         plan = self._plan
         if plan is not None and plan[0] is add and plan[1] is rem:
             scan = plan[2]  # offset, cumadd, cumrem: left by the plan launch
@@ -95,3 +87,27 @@ class RecordOps:
              np.float64(dup_frac), table, sizes, np.int32(len(group)), full, full_sizes,
              np.int32(len(attrs)), *[np.int32(x) for x in a], *[np.int64(x) for x in st],
              *[np.int64(x) for x in dims]))
+
+
+KEY32_BITS = 32  # (cell, index) keys of up to this many bits sort as uint32
+
+
+def cell_order(cell, ncells: int):
+    """The records in (cell, index) order, as gum.cu's kernels read it: (sorted, idx_bits,
+    kernel suffix); position p holds record sorted[p] & (2^idx_bits - 1).  Keys (cell <<
+    idx_bits) | index that fit 32 bits sort as such (4 radix passes of 4 bytes); past
+    that a stable argsort of the cell codes alone, in their narrowest unsigned type, with
+    the index as payload (1, 2 or 4 passes of the code and 8 bytes, not 8 passes of 64-bit
+    keys), whose int64 indices the 64-bit kernels read with idx_bits 63."""
+    n = int(cell.size)
+    idx_bits = max(1, (n - 1).bit_length())
+    cell_bits = max(1, (ncells - 1).bit_length())
+    if cell_bits + idx_bits <= KEY32_BITS:
+        keys = cp.empty(n, dtype=cp.uint32)
+        kernel("gum.cu", "cell_keys32")((grid_of(n),), (THREADS,),
+                                         (np.int64(n), cell, np.int32(idx_bits), keys))
+        return cp.sort(keys), idx_bits, "32"
+    if cell_bits > 32:
+        raise BackendError(f"a marginal of {ncells:,} cells is past the GPU's 2^32")
+    code = cp.uint8 if cell_bits <= 8 else cp.uint16 if cell_bits <= 16 else cp.uint32
+    return cp.argsort(cell.astype(code)).view(cp.uint64), 63, ""
