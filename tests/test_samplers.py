@@ -213,6 +213,32 @@ def test_many_draws_at_once_are_each_draw_alone(monkeypatch, lib):
     with pytest.raises(SamplerError, match="at most 2"):
         S.draw_many(CPU, [(SPECS[0], 1001, 0)], KEY, 4)
 
+
+def test_a_failure_in_any_draw_of_a_batch_releases_nothing(monkeypatch):
+    """draw_many fails closed per draw: a FAIL, or an element never written, in the
+    second draw of a call raises though the first draw is whole."""
+    draws = [(SPECS[0], 50, 0), (SPECS[1], 40, 1)]
+    real = CPU.noise_draws
+    for bad, why in ((FAIL, "random words"), (7, "not written")):
+        def one_bad(d, *a, bad=bad):
+            values, status = real(d, *a)
+            status = status.copy()
+            status[50 + 39] = bad  # the second draw's last element
+            return values, status
+        monkeypatch.setattr(CPU, "noise_draws", one_bad)
+        with pytest.raises(SamplerError, match=f"{why}.*nothing was released"):
+            S.draw_many(CPU, draws, KEY, 4)
+
+
+@pytest.mark.parametrize("call", [-1, 2 ** 32])
+def test_a_call_past_32_bits_is_refused_not_wrapped(call):
+    """The kernels' word streams take a 32-bit call: one past it would repeat another
+    call's noise."""
+    with pytest.raises(SamplerError, match="call"):
+        S.draw_many(CPU, [(SPECS[0], 5, call)], KEY, 4)
+    with pytest.raises(SamplerError, match="call"):
+        draw(CPU, SPECS[1], 5, KEY, 4, call)
+
 def test_noise_is_counter_based():
     g = DiscreteGaussian.at_least(49.0)
     full = draw(CPU, g, 70_000, KEY, 1, 4)  # crosses a chunk boundary

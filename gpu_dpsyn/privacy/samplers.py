@@ -285,9 +285,11 @@ def finish(values, status, spec, key, stream: int, call: int,
     """Complete a fixed-width draw: any FAIL raises (nothing is released); WIDE elements
     are drawn again here, on unbounded integers, from the same words."""
     status = np.asarray(status)
-    if not np.isin(status, (OK, WIDE)).all():  # FAIL, or anything a kernel did not write
+    if (status == FAIL).any():
         raise SamplerError(f"a noise sampler needed more than {max_words} random words; "
                            "nothing was released")
+    if not np.isin(status, (OK, WIDE)).all():  # anything a kernel did not write
+        raise SamplerError("a noise sampler left values not written; nothing was released")
     values = np.array(values, dtype=np.int64)
     for i in np.flatnonzero(status == WIDE):
         values[i] = sample_ref(spec, key, int(i), stream, call, max_words)
@@ -318,9 +320,11 @@ def draw_many(backend, draws, key, stream: int, max_words: int = MAX_WORDS) -> l
     values: the fixed-width draws in runs of at most MAX_NOISE_CELLS elements, one backend
     call a run (on a device one launch and two reads, not two reads a draw)."""
     check_max_words(max_words)
-    for _, n, _ in draws:
+    for _, n, call in draws:
         if n > MAX_NOISE_CELLS:
             raise SamplerError(f"{n:,} noise values in one draw; at most 2^30")
+        if not 0 <= call < 1 << 32:  # the word streams' nonce holds 32 bits of it
+            raise SamplerError(f"noise call {call} is outside 0 .. 2^32 - 1")
     out = [None] * len(draws)
     run, total = [], 0
     for i in [i for i, d in enumerate(draws) if d[0].fits_fixed()] + [None]:
