@@ -9,7 +9,8 @@ import pytest
 
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.privacy import Accountant, zcdp_delta
-from gpu_dpsyn.privacy.samplers import DiscreteGaussian, DiscreteLaplace, draw
+from gpu_dpsyn.privacy.drawing import draw
+from gpu_dpsyn.privacy.samplers import DiscreteGaussian, DiscreteLaplace
 
 CPU = get_backend("cpu")
 REPEATS = 50_000

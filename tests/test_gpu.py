@@ -16,8 +16,9 @@ from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.backends.arrays import plan_update, removal_rate
 from gpu_dpsyn.errors import BackendError, SamplerError
 from gpu_dpsyn.backends.cuda import launch, ops as kops
+from gpu_dpsyn.privacy.drawing import draw
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
-    DiscreteLaplace, draw)
+    DiscreteLaplace)
 
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
                                 if shutil.which("/usr/local/cuda/bin/nvcc") else None)

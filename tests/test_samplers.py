@@ -13,9 +13,11 @@ from stats_util import (CHI2_1E6, Z_1E6, binomial_z, chi_square, discrete_gaussi
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.backends.numpy import noise as N
 from gpu_dpsyn.errors import PrivacyParameterError, SamplerError
+from gpu_dpsyn.privacy import drawing as D
 from gpu_dpsyn.privacy import samplers as S
+from gpu_dpsyn.privacy.drawing import draw
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_WORDS, OK, WIDE, DiscreteGaussian,
-    DiscreteLaplace, draw)
+    DiscreteLaplace)
 
 KEY = tuple(range(11, 19))
 CPU = get_backend("cpu")
@@ -204,14 +206,14 @@ def test_many_draws_at_once_are_each_draw_alone(monkeypatch, lib):
     calls = []
     real = CPU.noise_draws
     monkeypatch.setattr(CPU, "noise_draws", lambda d, *a: calls.append(len(d)) or real(d, *a))
-    got = S.draw_many(CPU, draws, KEY, 4)
+    got = D.draw_many(CPU, draws, KEY, 4)
     assert all(np.array_equal(g, w) for g, w in zip(got, alone)) and calls == [4]
-    monkeypatch.setattr(S, "MAX_NOISE_CELLS", 1000)  # runs of at most 1,000 elements
+    monkeypatch.setattr(D, "MAX_NOISE_CELLS", 1000)  # runs of at most 1,000 elements
     calls.clear()
-    got = S.draw_many(CPU, draws[::-1], KEY, 4)
+    got = D.draw_many(CPU, draws[::-1], KEY, 4)
     assert all(np.array_equal(g, w) for g, w in zip(got, alone[::-1])) and calls == [1, 2, 1]
     with pytest.raises(SamplerError, match="at most 2"):
-        S.draw_many(CPU, [(SPECS[0], 1001, 0)], KEY, 4)
+        D.draw_many(CPU, [(SPECS[0], 1001, 0)], KEY, 4)
 
 
 def test_a_failure_in_any_draw_of_a_batch_releases_nothing(monkeypatch):
@@ -227,7 +229,7 @@ def test_a_failure_in_any_draw_of_a_batch_releases_nothing(monkeypatch):
             return values, status
         monkeypatch.setattr(CPU, "noise_draws", one_bad)
         with pytest.raises(SamplerError, match=f"{why}.*nothing was released"):
-            S.draw_many(CPU, draws, KEY, 4)
+            D.draw_many(CPU, draws, KEY, 4)
 
 
 @pytest.mark.parametrize("call", [-1, 2 ** 32])
@@ -235,7 +237,7 @@ def test_a_call_past_32_bits_is_refused_not_wrapped(call):
     """The kernels' word streams take a 32-bit call: one past it would repeat another
     call's noise."""
     with pytest.raises(SamplerError, match="call"):
-        S.draw_many(CPU, [(SPECS[0], 5, call)], KEY, 4)
+        D.draw_many(CPU, [(SPECS[0], 5, call)], KEY, 4)
     with pytest.raises(SamplerError, match="call"):
         draw(CPU, SPECS[1], 5, KEY, 4, call)
 
@@ -280,7 +282,7 @@ def test_the_numpy_samplers_serve_without_a_compiler(monkeypatch):
 
 
 def test_unwritten_or_unknown_statuses_fail_closed():
-    from gpu_dpsyn.privacy.samplers import finish
+    from gpu_dpsyn.privacy.drawing import finish
     with pytest.raises(SamplerError):
         finish([5, 7], [OK, 3], SPECS[1], KEY, 1, 0)  # 3: garbage in an unwritten slot
     assert finish([5, 7], [OK, OK], SPECS[1], KEY, 1, 0).tolist() == [5, 7]

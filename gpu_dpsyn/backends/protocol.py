@@ -40,7 +40,7 @@ class Backend(Protocol):
     def noise_draws(self, draws, key, stream: int, max_words: int):
         """(values, status) of exact discrete noise for the (spec, n, call) draws end to
         end, each of elements 0 .. n-1 of its call: one call for them all
-        (privacy.samplers.draw_many finishes and checks them)."""
+        (privacy.drawing.draw_many finishes and checks them)."""
 
     # -- draws
     def cdf_rows(self, cond):

@@ -9,7 +9,7 @@ import numpy as np
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.measure.marginals import LocalCounts, batches, counts_source
-from gpu_dpsyn.privacy.samplers import draw
+from gpu_dpsyn.privacy.drawing import draw
 
 
 def histograms(backend, source, domain, sets) -> list:

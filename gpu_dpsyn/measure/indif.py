@@ -20,7 +20,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.measure.marginals import counts_source
-from gpu_dpsyn.privacy.samplers import draw
+from gpu_dpsyn.privacy.drawing import draw
 
 
 def indif(backend, cols, domain, pairs) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.privacy import Accountant
-from gpu_dpsyn.privacy.samplers import draw_many
+from gpu_dpsyn.privacy.drawing import draw_many
 from gpu_dpsyn.core.types import Marginal
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import ParameterError
-from gpu_dpsyn.privacy.samplers import draw
+from gpu_dpsyn.privacy.drawing import draw
 from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.data.types.quantile_bins import Within
 

@@ -17,7 +17,8 @@ from results import device_name, write_result  # noqa: E402
 from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.backends.numpy import host_kernels  # noqa: E402
 from gpu_dpsyn.backends.numpy import noise as numpy_noise  # noqa: E402
-from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteGaussian, DiscreteLaplace, draw  # noqa: E402,E501
+from gpu_dpsyn.privacy.drawing import draw  # noqa: E402
+from gpu_dpsyn.privacy.samplers import MAX_WORDS, DiscreteGaussian, DiscreteLaplace  # noqa: E402,E501
 
 SPECS = {"gaussian sigma=1": DiscreteGaussian.at_least(1.0),
          "gaussian sigma=31": DiscreteGaussian.at_least(31.0 ** 2),

@@ -15,7 +15,8 @@ from gpu_dpsyn.backends.cuda.launch import (SOURCES, THREADS, grid_of, code_ptr,
                                             cp, load_cuda_module)
 from gpu_dpsyn.backends.cuda.updates import RecordOps
 from gpu_dpsyn.errors import BackendError
-from gpu_dpsyn.privacy.samplers import FAIL, check_max_words, draw_params
+from gpu_dpsyn.privacy.drawing import draw_params
+from gpu_dpsyn.privacy.samplers import FAIL, check_max_words
 
 
 class CupyBackend(HistogramOps, RecordOps):
@@ -75,7 +76,7 @@ class CupyBackend(HistogramOps, RecordOps):
 
     def noise_draws(self, draws, key, stream: int, max_words: int):
         """(values, status) of exact noise for the (spec, n, call) draws end to end, in
-        one launch (noise.cu); privacy.samplers.draw_many finishes WIDE elements and
+        one launch (noise.cu); privacy.drawing.draw_many finishes WIDE elements and
         fails closed on FAIL."""
         check_max_words(max_words)
         ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)

@@ -26,7 +26,8 @@ import numpy as np
 from gpu_dpsyn.backends.arrays import strides_of
 from gpu_dpsyn.backends.numpy import host_build, host_check
 from gpu_dpsyn.core import threads
-from gpu_dpsyn.privacy.samplers import FAIL, check_max_words, draw_params
+from gpu_dpsyn.privacy.drawing import draw_params
+from gpu_dpsyn.privacy.samplers import FAIL, check_max_words
 
 
 @functools.lru_cache(maxsize=None)

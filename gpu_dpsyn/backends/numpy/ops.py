@@ -113,7 +113,7 @@ class NumpyBackend:
 
     def noise_draws(self, draws, key, stream: int, max_words: int):
         """(values, status) of exact noise for the (spec, n, call) draws end to end
-        (privacy.samplers.draw_many finishes WIDE elements and fails closed on FAIL):
+        (privacy.drawing.draw_many finishes WIDE elements and fails closed on FAIL):
         noise.cu built for the host when a compiler is at hand, in blocks on the host's
         cores, else the vectorized NumPy samplers (same values)."""
         lib = host_kernels.library()
