@@ -57,21 +57,28 @@ __device__ __forceinline__ void pick_removed_t(
                           idx_bits);
 }
 
-// slot j fills its under cell c with the record removed[j]
+// slot j of under cell c: its donor (a random record of c, copied by a Duplicate), or
+// -1 for a Replace (which writes c's values)
 template <typename K>
-__device__ __forceinline__ void fill_slot_t(
+__device__ __forceinline__ long long slot_donor(
     long long j, long long c, const long long* s, const long long* offset, const K* sorted,
-    int idx_bits, const long long* removed, unsigned int k0, unsigned int k1,
-    unsigned int update, unsigned int call, double dup_frac,
-    const unsigned long long* colptr, const int* colsize, int ncols,
-    const unsigned long long* allptr, const int* allsize, int k, int a0, int a1, int a2,
-    long long st0, long long st1, long long st2, long long d0, long long d1, long long d2) {
-    long long dst = removed[j];  // both in cell order: a Replace keeps agreeing columns
+    int idx_bits, unsigned int k0, unsigned int k1, unsigned int update, unsigned int call,
+    double dup_frac) {
     u32x4 w = philox4x32((unsigned int)j, update, STREAM_GUM_SLOT, call, k0, k1);
     long long sc = s[c];
-    if (sc > 0 && u01(w.y) < dup_frac) {
-        long long donor = order_at(sorted, offset[c] + (long long)floor(u01(w.x) * (double)sc),
-                                   idx_bits);
+    if (sc > 0 && u01(w.y) < dup_frac)
+        return order_at(sorted, offset[c] + (long long)floor(u01(w.x) * (double)sc), idx_bits);
+    return -1;
+}
+
+// the record dst (removed, in cell order: a Replace keeps agreeing columns) takes the
+// donor's columns, or cell c's values
+__device__ __forceinline__ void fill_record(
+    long long dst, long long donor, long long c, const unsigned long long* colptr,
+    const int* colsize, int ncols, const unsigned long long* allptr, const int* allsize, int k,
+    int a0, int a1, int a2, long long st0, long long st1, long long st2, long long d0,
+    long long d1, long long d2) {
+    if (donor >= 0) {
         for (int a = 0; a < ncols; ++a)
             store_code(colptr[a], colsize[a], dst, load_code(colptr[a], colsize[a], donor));
     } else {
@@ -94,9 +101,11 @@ __device__ __forceinline__ void fill_slots_t(
     long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long total = *total_ptr;
     if (j >= n || j >= total) return;
-    fill_slot_t(j, upper_bound(cumadd, ncells, j), s, offset, sorted, idx_bits, removed, k0,
-                k1, update, call, dup_frac, colptr, colsize, ncols, allptr, allsize, k, a0, a1,
-                a2, st0, st1, st2, d0, d1, d2);
+    long long c = upper_bound(cumadd, ncells, j);
+    fill_record(removed[j], slot_donor(j, c, s, offset, sorted, idx_bits, k0, k1, update, call,
+                                       dup_frac),
+                c, colptr, colsize, ncols, allptr, allsize, k, a0, a1, a2, st0, st1, st2, d0,
+                d1, d2);
 }
 
 #define PICK_ARGS long long n, const long long* total_ptr, const long long* cumrem, \
