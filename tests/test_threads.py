@@ -170,6 +170,46 @@ def test_a_child_forked_in_the_callers_block_runs_blocks_again(monkeypatch):
     assert os.waitpid(pids[0], 0)[1] == 0
 
 
+
+@pytest.mark.parametrize("others_done", [False, True])
+def test_a_child_forked_in_the_callers_block_that_returns_into_each(monkeypatch,
+                                                                     others_done):
+    """The parent's other blocks cannot finish in the child (their threads are not
+    there): a child that returns into each() while one is still running raises at once
+    rather than wait for ever; once they were done before the fork, it has their work."""
+    import os
+    import signal
+    import threading
+    import time
+    _fresh_pool(monkeypatch, 2)
+    pids, done, out = [], threading.Event(), np.zeros(4)
+
+    def work(lo, hi):
+        if lo == 0:  # the pool's block
+            if not others_done:
+                time.sleep(0.5)
+            out[lo:hi] = 1
+            done.set()
+        elif not pids:  # the caller's block: the child returns into each()
+            if others_done:
+                done.wait(10)
+            out[lo:hi] = 1
+            pid = os.fork()
+            if pid == 0:
+                signal.alarm(20)  # a child that waits is killed: the test fails, not hangs
+            else:
+                pids.append(pid)
+    try:
+        threads.each(work, 4)
+    except BaseException as e:
+        if not pids:  # the child: never back into pytest
+            os._exit(0 if not others_done and isinstance(e, RuntimeError) and
+                     "forked" in str(e) else 1)
+        raise
+    if not pids:  # the child
+        os._exit(0 if others_done and out.all() and threads._busy == 0 else 1)
+    assert os.waitpid(pids[0], 0)[1] == 0 and out.all()
+
 def _pool_threads():
     import threading
     return [t for t in threading.enumerate() if t.name.startswith(threads._PREFIX)]

@@ -64,7 +64,7 @@ def each(fn, n: int, per_item: int = 1) -> None:
     with _lock:
         _busy += 1
         pool = _executor()
-    futures, mine = [], None
+    futures, mine, pid = [], None, os.getpid()
     try:
         futures = [pool.submit(block, lo, hi) for lo, hi in parts[:-1]]
         _inside.block = True
@@ -74,10 +74,16 @@ def each(fn, n: int, per_item: int = 1) -> None:
             mine = e
         finally:
             _inside.block = False
+            if os.getpid() != pid and not all(f.done() for f in futures):
+                # a child forked in the caller's block: the blocks still running are
+                # the parent's, and their threads are not here to finish them
+                raise RuntimeError("a process forked inside threads.each returned into it "
+                                   "before the other blocks were done; they ran in the parent")
             wait(futures)  # every block done before an error is raised: none still writes
     finally:
         with _lock:
-            _busy -= 1
+            if os.getpid() == pid:  # a forked child counts from 0 (_in_child)
+                _busy -= 1
     for f in futures:
         f.result()
     if mine is not None:
