@@ -179,20 +179,22 @@ def test_a_child_forked_in_the_callers_block_that_returns_into_each(monkeypatch,
     rather than wait for ever; once they were done before the fork, it has their work."""
     import os
     import signal
-    import threading
     import time
+    import types
     _fresh_pool(monkeypatch, 2)
-    pids, done, out = [], threading.Event(), np.zeros(4)
+    pids, out, futures = [], np.zeros(4), []
+    executor = threads._executor
+    monkeypatch.setattr(threads, "_executor", lambda: types.SimpleNamespace(
+        submit=lambda *a: futures.append(executor().submit(*a)) or futures[-1]))
 
     def work(lo, hi):
         if lo == 0:  # the pool's block
             if not others_done:
                 time.sleep(0.5)
             out[lo:hi] = 1
-            done.set()
         elif not pids:  # the caller's block: the child returns into each()
-            if others_done:
-                done.wait(10)
+            if others_done:  # the pool's block wholly done, its future too
+                futures[0].result(timeout=10)
             out[lo:hi] = 1
             pid = os.fork()
             if pid == 0:
@@ -209,6 +211,7 @@ def test_a_child_forked_in_the_callers_block_that_returns_into_each(monkeypatch,
     if not pids:  # the child
         os._exit(0 if others_done and out.all() and threads._busy == 0 else 1)
     assert os.waitpid(pids[0], 0)[1] == 0 and out.all()
+
 
 def _pool_threads():
     import threading

@@ -56,17 +56,22 @@ def each(fn, n: int, per_item: int = 1) -> None:
             fn(lo, hi)        # on the pool from inside it could wait for ever
         return
     errors = np.geterr()  # the caller's np.errstate: a new thread starts from the defaults
+    ended: list = [None] * (len(parts) - 1)  # each pool block's error, or False once done
 
-    def block(lo, hi):
-        with np.errstate(**errors):
-            fn(lo, hi)
+    def block(i, lo, hi):
+        try:
+            with np.errstate(**errors):
+                fn(lo, hi)
+            ended[i] = False
+        except BaseException as e:  # kept here, not in its future: a forked child reads
+            ended[i] = e            # this list, never a future's lock (held at the fork?)
     global _busy
     with _lock:
         _busy += 1
         pool = _executor()
     futures, mine, pid = [], None, os.getpid()
     try:
-        futures = [pool.submit(block, lo, hi) for lo, hi in parts[:-1]]
+        futures = [pool.submit(block, i, lo, hi) for i, (lo, hi) in enumerate(parts[:-1])]
         _inside.block = True
         try:
             fn(*parts[-1])
@@ -74,18 +79,19 @@ def each(fn, n: int, per_item: int = 1) -> None:
             mine = e
         finally:
             _inside.block = False
-            if os.getpid() != pid and not all(f.done() for f in futures):
-                # a child forked in the caller's block: the blocks still running are
-                # the parent's, and their threads are not here to finish them
-                raise RuntimeError("a process forked inside threads.each returned into it "
-                                   "before the other blocks were done; they ran in the parent")
-            wait(futures)  # every block done before an error is raised: none still writes
+            if os.getpid() == pid:
+                wait(futures)  # every block done before an error is raised: none still writes
     finally:
         with _lock:
             if os.getpid() == pid:  # a forked child counts from 0 (_in_child)
                 _busy -= 1
-    for f in futures:
-        f.result()
+    if any(e is None for e in ended):  # a child forked in the caller's block: the parent's
+        raise RuntimeError(            # blocks still running have no threads here
+            "a process forked inside threads.each returned into it before the other "
+            "blocks were done; they ran in the parent") from mine
+    for e in ended:
+        if e is not False:
+            raise e
     if mine is not None:
         raise mine
 
