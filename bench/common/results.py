@@ -35,6 +35,14 @@ def append_row(out, row: dict) -> None:
         f.write(json.dumps(row) + "\n")
 
 
+def emit(row: dict, out=None) -> None:
+    """A result row printed, and appended to `out` too if given."""
+    if out:
+        append_row(out, row)
+    else:
+        print(json.dumps(row), flush=True)
+
+
 def table_runs(doc: str, several_eps: bool = True) -> tuple:
     """(table, epsilon(s), seeds, out) from an experiment's command line
     `TABLE EPS SEEDS OUT` (EPS and SEEDS comma-separated)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import time
 import warnings
@@ -19,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from results import device_name  # noqa: E402
+from results import device_name, emit  # noqa: E402
 
 from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.measure.marginals import measure  # noqa: E402
@@ -56,10 +55,7 @@ def main(argv=None) -> dict:
     row = {"device": device_name(be), "rows": n, "domains": domain,
            "marginals": len(plan), "cells": sum(m.cells for m in out),
            "histograms_seconds": round(t1 - t0, 3), "measure_seconds": round(t2 - t1, 3)}
-    print(json.dumps(row))
-    if a.out:
-        with open(a.out, "a") as f:
-            f.write(json.dumps(row) + "\n")
+    emit(row, a.out)
     return row
 
 

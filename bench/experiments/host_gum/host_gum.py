@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common"))
-from results import device_name  # noqa: E402
+from results import device_name, emit  # noqa: E402
 
 from gpu_dpsyn.backends import get_backend  # noqa: E402
 from gpu_dpsyn.backends.arrays import plan_update  # noqa: E402
@@ -77,10 +76,7 @@ def main(argv=None) -> dict:
            "removal_ms": round(timed.seconds[0] / a.updates * 1e3, 3),
            "fill_ms": round(timed.seconds[1] / a.updates * 1e3, 3),
            "checksum": digest.hexdigest()[:16]}
-    print(json.dumps(row))
-    if a.out:
-        with open(a.out, "a") as f:
-            f.write(json.dumps(row) + "\n")
+    emit(row, a.out)
     return row
 
 
