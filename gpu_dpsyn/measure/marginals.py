@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.batching import capped_runs
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.drawing import draw_many
 from gpu_dpsyn.core.types import Marginal
@@ -38,16 +39,8 @@ BATCH_CELLS = 1 << 22  # cells counted at once (32 MiB of int64 counts)
 def batches(requests, cells: int = BATCH_CELLS):
     """The (attrs, shape) requests in runs of consecutive ones of at most `cells` cells
     in all (a larger one alone), in order."""
-    run, total = [], 0
-    for attrs, shape in requests:
-        size = math.prod(shape)
-        if run and total + size > cells:
-            yield run
-            run, total = [], 0
-        run.append((tuple(attrs), tuple(shape)))
-        total += size
-    if run:
-        yield run
+    return capped_runs(((tuple(attrs), tuple(shape)) for attrs, shape in requests),
+                       lambda request: math.prod(request[1]), cells)
 
 
 def counts_source(backend, cols):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpu_dpsyn.core.batching import capped_runs
 from gpu_dpsyn.errors import SamplerError
 from gpu_dpsyn.privacy.samplers import (FAIL, MAX_NOISE_CELLS, MAX_WORDS, OK, WIDE,
                                         DiscreteGaussian, check_max_words, sample_ref)
@@ -61,7 +62,8 @@ def draw_many(backend, draws, key, stream: int, max_words: int = MAX_WORDS) -> l
         if not 0 <= call < 1 << 32:  # the word streams' nonce holds 32 bits of it
             raise SamplerError(f"noise call {call} is outside 0 .. 2^32 - 1")
     out = [None] * len(draws)
-    for run in _runs([i for i, d in enumerate(draws) if d[0].fits_fixed()], draws):
+    fixed = [i for i, d in enumerate(draws) if d[0].fits_fixed()]
+    for run in capped_runs(fixed, lambda i: draws[i][1], MAX_NOISE_CELLS):
         values, status = backend.noise_draws([draws[j] for j in run], key, stream, max_words)
         values, status = backend.to_numpy(values), backend.to_numpy(status)
         cut = np.cumsum([draws[j][1] for j in run])[:-1]
@@ -73,17 +75,3 @@ def draw_many(backend, draws, key, stream: int, max_words: int = MAX_WORDS) -> l
             out[j] = finish(np.zeros(n, dtype=np.int64), np.full(n, WIDE, dtype=np.uint8),
                             spec, key, stream, call, max_words)
     return out
-
-
-def _runs(indices, draws):
-    """The draws' indices in consecutive runs of at most MAX_NOISE_CELLS elements."""
-    run, total = [], 0
-    for i in indices:
-        n = draws[i][1]
-        if run and total + n > MAX_NOISE_CELLS:
-            yield run
-            run, total = [], 0
-        run.append(i)
-        total += n
-    if run:
-        yield run
