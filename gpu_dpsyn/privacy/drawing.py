@@ -27,6 +27,14 @@ def draw_params(spec, call: int) -> list[int]:
     return [call, 0, spec.t, spec.s, 0, 0, 0]
 
 
+def kernel_layout(draws):
+    """The (spec, n, call) draws as noise.cu's noise_draws reads them, on the host: (each
+    draw's end, int64; its NOISE_WORDS words a row, uint64; the elements in all)."""
+    ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
+    params = np.array([draw_params(spec, call) for spec, _, call in draws], dtype=np.uint64)
+    return ends, params, int(ends[-1]) if len(ends) else 0
+
+
 def finish(values, status, spec, key, stream: int, call: int,
            max_words: int = MAX_WORDS):
     """Complete a fixed-width draw: any FAIL raises (nothing is released); WIDE elements

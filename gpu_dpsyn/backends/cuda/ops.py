@@ -15,7 +15,7 @@ from gpu_dpsyn.backends.cuda.launch import (SOURCES, THREADS, grid_of, code_ptr,
                                             cp, load_cuda_module)
 from gpu_dpsyn.backends.cuda.updates import RecordOps
 from gpu_dpsyn.errors import BackendError
-from gpu_dpsyn.privacy.drawing import draw_params
+from gpu_dpsyn.privacy.drawing import kernel_layout
 from gpu_dpsyn.privacy.samplers import FAIL, check_max_words
 
 
@@ -79,12 +79,10 @@ class CupyBackend(HistogramOps, RecordOps):
         one launch (noise.cu); privacy.drawing.draw_many finishes WIDE elements and
         fails closed on FAIL."""
         check_max_words(max_words)
-        ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
-        n = int(ends[-1]) if len(ends) else 0
+        ends, params, n = kernel_layout(draws)
         out = cp.empty(n, dtype=cp.int64)
         status = cp.full(n, FAIL, dtype=cp.uint8)  # an element never written fails closed
         if n:
-            params = np.array([draw_params(s, c) for s, _, c in draws], dtype=np.uint64)
             kernel("noise.cu", "noise_draws")(
                 (grid_of(n),), (THREADS,),
                 (np.int64(n), cp.asarray(np.array(key, dtype=np.uint32)), np.uint32(stream),

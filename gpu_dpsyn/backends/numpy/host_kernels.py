@@ -26,7 +26,7 @@ import numpy as np
 from gpu_dpsyn.backends.arrays import strides_of
 from gpu_dpsyn.backends.numpy import host_build, host_check
 from gpu_dpsyn.core import threads
-from gpu_dpsyn.privacy.drawing import draw_params
+from gpu_dpsyn.privacy.drawing import kernel_layout
 from gpu_dpsyn.privacy.samplers import FAIL, check_max_words
 
 
@@ -61,9 +61,7 @@ def sample(lib, draws, key, stream: int, max_words: int):
     backends.numpy.noise.sample computes each: noise.cu's noise_draws in blocks of
     elements on the host's threads."""
     check_max_words(max_words)
-    ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
-    params = np.array([draw_params(spec, call) for spec, _, call in draws], dtype=np.uint64)
-    n = int(ends[-1]) if len(ends) else 0
+    ends, params, n = kernel_layout(draws)
     out = np.empty(n, dtype=np.int64)
     status = np.full(n, FAIL, dtype=np.uint8)  # an element never written fails closed
     k = np.ascontiguousarray(key, dtype=np.uint32)
