@@ -31,7 +31,8 @@ def kernel_layout(draws):
     """The (spec, n, call) draws as noise.cu's noise_draws reads them, on the host: (each
     draw's end, int64; its NOISE_WORDS words a row, uint64; the elements in all)."""
     ends = np.cumsum([n for _, n, _ in draws], dtype=np.int64)
-    params = np.array([draw_params(spec, call) for spec, _, call in draws], dtype=np.uint64)
+    params = np.array([draw_params(spec, call) for spec, _, call in draws],
+                      dtype=np.uint64).reshape(-1, NOISE_WORDS)
     return ends, params, int(ends[-1]) if len(ends) else 0
 
 
