@@ -44,6 +44,7 @@ extern "C" void host_gum_apply(long long lo, long long hi, int phase, long long 
     // (a slot's columns are as many cache misses, which otherwise came one after another)
     const int AHEAD = 16;
     long long dst[AHEAD], donor[AHEAD], cell[AHEAD];
+    const int attr[3] = {a0, a1, a2};  // the columns a Replace writes
     const long long end = hi < total ? hi : total;
     long long c = lo < total ? upper_bound(cumadd, ncells, lo) : ncells;
     for (long long j = lo; j < end + AHEAD; ++j) {
@@ -63,7 +64,6 @@ extern "C" void host_gum_apply(long long lo, long long hi, int phase, long long 
                     __builtin_prefetch((const char*)colptr[a] + dst[at] * colsize[a], 1);
                 }
             } else {
-                const int attr[3] = {a0, a1, a2};
                 for (int a = 0; a < k; ++a)
                     __builtin_prefetch((const char*)allptr[attr[a]] +
                                        dst[at] * allsize[attr[a]], 1);
