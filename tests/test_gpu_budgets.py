@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.backends.cuda import passes as device_passes
 from gpu_dpsyn.generate import gibbs, gum, polish, records
 from gpu_dpsyn.generate import sample as sampling
 from gpu_dpsyn.measure import errors, marginals, privsyn, rounds
@@ -29,7 +30,7 @@ ERROR_READS = 3  # all the candidates' errors at once, and their noise's values 
 # a GUM iteration's errors: the zeroed counts, one multi_hist launch, the view
 TARGET_ERROR_LAUNCHES = 3
 ERROR_LAUNCHES = 40  # the candidates' errors: two histogram launches and the sums, noise
-POLISH_LAUNCHES_PER_PASS_AND_TARGET = 80
+POLISH_LAUNCHES_PER_PASS = 20
 SWEEP_LAUNCHES_PER_PASS_AND_TARGET = 40
 
 
@@ -80,6 +81,7 @@ def counted(so):
                 return real(*a, **k)
             return one
         mp.setattr(polish, "one_pass", counted_pass(polish.one_pass))
+        mp.setattr(device_passes.DevicePass, "run", counted_pass(device_passes.DevicePass.run))
         mp.setattr(gibbs, "rows_normalised", counted_pass(gibbs.rows_normalised))
 
         def columns(a, out):  # targets (a's 3rd argument): the columns they hold
@@ -125,8 +127,36 @@ def test_the_polish_reads_once_a_pass(counted):
     for c in _of(counted, "polish"):
         assert c["passes"] >= c["columns"]  # at least a pass a column
         assert c["syncs"] <= c["passes"] + POLISH_READS_PER_COLUMN * c["columns"], c
-        assert c["launches"] <= c["passes"] * c["targets"] * \
-            POLISH_LAUNCHES_PER_PASS_AND_TARGET + 200 * c["columns"], c
+        assert c["launches"] <= c["passes"] * POLISH_LAUNCHES_PER_PASS + \
+            200 * c["columns"], c
+
+
+def test_a_device_polish_pass_launches_the_same_whatever_its_targets(so, monkeypatch):
+    # polish.cu's pass against the array code's, which grows with the targets
+    import numpy as np
+    from cuda_emu import counting
+    be = counting.counting_backend(monkeypatch, so)
+    r = np.random.default_rng(0)
+    got = []
+    for T in (1, 2, 6):
+        U, size = 300, 5
+        X = r.integers(0, 6, (U, size))
+        ctx = np.stack([r.integers(0, 7, U) for _ in range(T)], 1)
+        tables = [r.gamma(0.7, 4.0, (size, 7)) for _ in range(T)]
+        s = [be.asarray(polish.cell_counts(X, ctx[:, i], 7)) for i in range(T)]
+        args = (be.asarray(X), s, [be.asarray(t) for t in tables], be.asarray(ctx),
+                be.asarray(r.permutation(U)))
+        count = counting.reset()
+        with count.at("array"):
+            polish.one_pass_masked(*args[:2], args[3], args[2], args[4], be.xp, be)
+        fused = be.polish_table(be.asarray(X), s, *args[2:], polish.BLOCK_CELLS,
+                                polish.GAIN_TOLERANCE)
+        with count.at("device"):
+            fused.run()
+        got.append((count.launches["array"], count.launches["device"]))
+        assert count.syncs["device"] == 0
+    assert got[0][0] < got[1][0] < got[2][0]  # the array code: more with each target
+    assert len({d for _, d in got}) == 1 and got[0][1] <= POLISH_LAUNCHES_PER_PASS
 
 
 def test_gum_reads_once_an_iteration(counted):

@@ -51,6 +51,10 @@ class Backend(Protocol):
     def best_moves(self, X, tabs, offs, ctx):
         """(u, v, gain): each context's best single move (generate.moves.best_moves_of),
         or None where the backend has no body of its own (the array code serves)."""
+    def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
+        """An object whose run() makes one pass of generate.polish.one_pass_masked's moves
+        on the table X (in place) and returns the gain as a backend scalar: a device's
+        pass in a few launches; None where the array code serves."""
 
     # -- GUM
     def plan_update(self, s, t, alpha: float):

@@ -261,8 +261,14 @@ def fit_table(X, ctx, tables, tiebreak, passes: int = PASSES, xp=np, backend=Non
     s = table_counts(X, columns, tables, xp)
     rank = xp.empty(len(tiebreak), dtype=xp.int64)
     rank[argsort_distinct(xp, tiebreak)] = xp.arange(len(tiebreak))
+    # a device's passes in its own few launches (backends/cuda/passes.py): the same moves
+    fused = None if backend is None or xp is np else backend.polish_table(
+        X, s, tables, ctx, rank, BLOCK_CELLS, GAIN_TOLERANCE)
     for _ in range(passes):
-        X, s, gained = one_pass(X, s, ctx, tables, rank, xp, backend, columns)
+        if fused is not None:
+            gained = fused.run()
+        else:
+            X, s, gained = one_pass(X, s, ctx, tables, rank, xp, backend, columns)
         if float(gained) <= 0:  # a device: the pass's one read
             break
     return X

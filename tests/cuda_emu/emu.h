@@ -30,6 +30,15 @@ inline unsigned int atomicAdd(unsigned int* p, unsigned int v) {
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+inline double atomicAdd(double* p, double v) {  // a compare-and-swap loop, as CUDA's
+    double seen, want;
+    __atomic_load(p, &seen, __ATOMIC_RELAXED);
+    do {
+        want = seen + v;
+    } while (!__atomic_compare_exchange(p, &seen, &want, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+    return seen;
+}
 void __syncthreads();
 
 // warp shuffles, for kernels whose threads all reach them together (the block-wide

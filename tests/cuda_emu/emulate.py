@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_dpsyn.backends.cuda import histograms, launch, ops as kops, updates
+from gpu_dpsyn.backends.cuda import histograms, launch, ops as kops, passes, updates
 
-MODULES = (launch, histograms, updates, kops)  # each imports launch's names as its own
+MODULES = (launch, histograms, updates, passes, kops)  # each imports launch's names as its own
 
 
 def set_everywhere(monkeypatch, name: str, value) -> None:

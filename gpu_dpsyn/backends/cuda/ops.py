@@ -1,6 +1,6 @@
 """CuPy bodies of the backend operations, on the kernels in this folder: transfers,
-random numbers, noise, draws and moves here; histograms (histograms.py) and GUM's
-records (updates.py) beside them.
+random numbers, noise, draws and moves here; histograms (histograms.py), GUM's records
+(updates.py) and the polish's passes (passes.py) beside them.
 
 Imports without CuPy or without a device; the backend itself needs both.
 The counter-RNG layout and every formula match gpu_dpsyn.backends.numpy, so for one
@@ -13,13 +13,14 @@ import numpy as np
 from gpu_dpsyn.backends.cuda.histograms import HistogramOps
 from gpu_dpsyn.backends.cuda.launch import (SOURCES, THREADS, grid_of, code_ptr, kernel,
                                             cp, load_cuda_module)
+from gpu_dpsyn.backends.cuda.passes import PassOps
 from gpu_dpsyn.backends.cuda.updates import RecordOps
 from gpu_dpsyn.errors import BackendError
 from gpu_dpsyn.privacy.drawing import kernel_layout
 from gpu_dpsyn.privacy.samplers import FAIL, check_max_words
 
 
-class CupyBackend(HistogramOps, RecordOps):
+class CupyBackend(HistogramOps, RecordOps, PassOps):
     name = "gpu"
 
     def __init__(self):

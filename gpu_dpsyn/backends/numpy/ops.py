@@ -159,6 +159,10 @@ class NumpyBackend:
                                                             out), U, 2 * X.shape[1] * len(offs))
         return out
 
+    def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
+        """None: polish.one_pass serves (the host build's best moves and block gains)."""
+        return None
+
     def plan_update(self, s, t, alpha: float):
         """(add, rem) per cell for one GUM update (arrays.plan_update), its bisection in
         host_tables.cpp when built (the same rate)."""

@@ -1,0 +1,106 @@
+"""The polish's passes on the device in a few launches (polish.cu): the moves of
+generate.polish.one_pass_masked, whose array code takes 65 launches a pass plus 30 a
+target (counted).  Here a pass takes 17, whatever the number of targets: the gain
+tables, the best moves, the block sizes, the proposals' priority (two sorts), then per
+chunk of blocks their keys, one sort, the sorted sizes and their running sum, the
+gains; and the accepted moves with every target's counts, then the pass's gain, its
+one read (polish.fit_table)."""
+from __future__ import annotations
+
+import numpy as np
+
+from gpu_dpsyn.backends.cuda.launch import THREADS, grid_of, kernel, cp
+
+KEY32_CELLS = 1 << 32  # a chunk of blocks of at most this many cells sorts uint32 keys
+
+
+class PassOps:
+    """CupyBackend's polish passes (self: the backend: _sm, best_moves)."""
+
+    def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
+        """A DevicePass moving X (contexts x values, int64, in place) towards the
+        targets `tables` from their counts s (both per target, values x cells)."""
+        return DevicePass(self, X, s, tables, ctx, rank, block_cells, tolerance)
+
+
+class DevicePass:
+    """The table of one column's polish on the device, its targets' counts end to end,
+    and what stays the same over its passes (the ranks' order, the chunks of blocks)."""
+
+    def __init__(self, backend, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
+        self.be, self.X, self.tolerance = backend, X, float(tolerance)
+        self.m, self.size, self.T = int(X.shape[0]), int(X.shape[1]), len(tables)
+        cells = [int(t.shape[1]) for t in tables]
+        sizes = [self.size * c for c in cells]
+        start = np.cumsum([0] + sizes[:-1]).astype(np.int64)
+        self.start, self.cells = cp.asarray(start), cp.asarray(np.array(cells, np.int64))
+        self.offs = 2 * start  # each gain table: (cells, 2 size)
+        self.t = cp.concatenate([cp.asarray(t, dtype=cp.float64).reshape(-1) for t in tables])
+        self.s = cp.concatenate([si.reshape(-1) for si in s])
+        self.g, self.tabs = cp.empty_like(self.t), cp.empty(2 * self.t.size)
+        self.ctx = cp.ascontiguousarray(ctx, dtype=cp.int64)
+        # lexsort_distinct's first sort, by the ranks: the same at every pass
+        self.by_rank = cp.argsort(rank)
+        # polish.all_block_gains' chunks of blocks (bounded memory): each block's offset
+        # within its chunk, and the narrowest key that holds the chunk's cells
+        blocks = [sizes[b // 2] for b in range(2 * self.T)]
+        step = max(1, block_cells // max(self.m, 1))
+        self.chunks = []
+        for b0 in range(0, len(blocks), step):
+            part = blocks[b0:b0 + step]
+            boff = np.cumsum([0] + part[:-1]).astype(np.int64)
+            self.chunks.append((b0, len(part), cp.asarray(boff), sum(part) <= KEY32_CELLS))
+        # every pass's buffers, made once: the block sizes, the gains by block and
+        # proposal, the accepted gains, and a chunk's keys, sorted keys and sizes
+        m, most = self.m, min(step, len(blocks)) * self.m
+        self.q, self.res, self.gained = cp.empty(m, cp.int64), cp.empty(len(blocks) * m), \
+            cp.empty(m)
+        self.keys = {narrow: (cp.empty(most, dtype), cp.empty(most, dtype))
+                     for narrow, dtype in ((True, cp.uint32), (False, cp.int64))
+                     if any(c[3] == narrow for c in self.chunks)}
+        self.qq = cp.empty(most)
+
+    def _grid(self, n: int) -> tuple:
+        return (min(grid_of(n), 32 * self.be._sm),)
+
+    def run(self):
+        """One pass: X and the counts moved in place; returns the accepted moves' gain
+        as a device scalar (0 when none: the polish stops)."""
+        m, T, size, i64 = self.m, self.T, self.size, np.int64
+        if m == 0:
+            return cp.zeros(())
+        n = int(self.t.size)
+        kernel("polish.cu", "pass_tables")(self._grid(n), (THREADS,), (
+            i64(n), np.int32(T), np.int32(size), self.start, self.cells, self.t, self.s,
+            self.g, self.tabs))
+        u, v, gain = self.be.best_moves(self.X, self.tabs, self.offs, self.ctx)
+        q, res, gained = self.q, self.res, self.gained
+        kernel("polish.cu", "pass_sizes")(self._grid(m), (THREADS,), (
+            i64(m), np.int32(T), np.int32(size), self.start, self.cells, self.g, self.ctx,
+            self.X, u, v, gain, np.float64(self.tolerance), q))
+        # by gain, ties by rank (sorting.lexsort_distinct): proposal by_priority[r] is
+        # r-th, as polish.one_pass_masked's priorities order them
+        by_priority = self.by_rank[cp.argsort((-gain)[self.by_rank])]
+        for b0, k, boff, narrow in self.chunks:
+            self._gains(b0, k, boff, narrow, by_priority, u, v)
+        kernel("polish.cu", "pass_accept")(self._grid(m), (THREADS,), (
+            i64(m), np.int32(T), np.int32(size), self.start, self.cells, self.ctx, u, v, gain,
+            q, res, np.float64(self.tolerance), self.X, self.s, gained))
+        return gained.sum()
+
+    def _gains(self, b0, k, boff, narrow, by_priority, u, v) -> None:
+        """polish.all_block_gains for blocks b0 .. b0 + k - 1, into their rows of res."""
+        m, i64, q, res = self.m, np.int64, self.q, self.res
+        n, bits = k * m, "32" if narrow else "64"
+        key, cs = (x[:n] for x in self.keys[narrow])
+        qq = self.qq[:n]
+        kernel("polish.cu", "pass_keys" + bits)(self._grid(n), (THREADS,), (
+            i64(n), i64(m), np.int32(b0), np.int32(self.T), self.cells, boff, by_priority,
+            self.ctx, u, v, key))
+        order = cp.argsort(key)  # stable: by block and cell, then priority
+        kernel("polish.cu", "pass_sorted" + bits)(self._grid(n), (THREADS,), (
+            i64(n), i64(m), key, order, by_priority, q, cs, qq))
+        csum = cp.cumsum(qq)  # whole counts: exact in any order
+        kernel("polish.cu", "pass_gains" + bits)(self._grid(n), (THREADS,), (
+            i64(n), i64(m), np.int32(b0), cs, qq, csum, order, by_priority, self.start,
+            boff, self.g, res))
