@@ -367,6 +367,28 @@ def test_best_moves_equal_cpu(gb):
             np.testing.assert_array_equal(gb.to_numpy(a), b)
 
 
+def test_ipf_passes_equal_cpu(gb):
+    # ipf.cu's passes (backends/cuda/passes.py) against the NumPy fit (the host build's
+    # and the array code's): the same p to the bit, at each number of passes; zero
+    # targets, contexts sharing cells, odd and even value counts, one value
+    from gpu_dpsyn.generate import gibbs
+    from test_polish import random_instance
+    r = np.random.default_rng(13)
+    for case in range(30):
+        X, ctx, tables = random_instance(r)
+        if case % 5 == 0:
+            tables = [t[:1] for t in tables]  # one value
+        size = tables[0].shape[0]
+        w = X.sum(axis=1).astype(np.float64)
+        if case % 5 == 1:  # many values: a deep tree of row sums
+            size = 37
+            tables = [r.gamma(0.7, 4.0, (size, t.shape[1])) for t in tables]
+        for passes in (1, 2, 7):
+            want = gibbs.fit_conditional(ctx, w, tables, size, passes)
+            got = gibbs.fit_conditional(ctx, w, tables, size, passes, xp=gb.xp, backend=gb)
+            np.testing.assert_array_equal(gb.to_numpy(got), want)
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("key32", [True, False])
 def test_polish_passes_equal_cpu(gb, monkeypatch, chunked, key32):
@@ -383,10 +405,11 @@ def test_polish_passes_equal_cpu(gb, monkeypatch, chunked, key32):
         X, ctx, tables = random_instance(r)
         rank = r.permutation(len(X))
         s = [polish.cell_counts(X, ctx[:, i], t.shape[1]) for i, t in enumerate(tables)]
-        fused = gb.polish_table(gb.asarray(X.astype(np.int64)), [gb.asarray(x) for x in s],
-                                [gb.asarray(t) for t in tables], gb.asarray(ctx.astype(np.int64)),
-                                gb.asarray(rank.astype(np.int64)),
-                                1 if chunked else polish.BLOCK_CELLS, polish.GAIN_TOLERANCE)
+        fused = gb.polish_table(
+            gb.asarray(X.astype(np.int64)), [gb.asarray(x) for x in s],
+            [gb.asarray(t) for t in tables], gb.asarray(ctx.astype(np.int64)),
+            gb.asarray(rank.astype(np.int64)), 1 if chunked else polish.BLOCK_CELLS,
+            polish.GAIN_TOLERANCE)
         Y = X.astype(np.int64)
         for _ in range(3):
             Y, s, gained = polish.one_pass(Y, s, ctx, tables, rank)

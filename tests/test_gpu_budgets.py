@@ -31,7 +31,7 @@ ERROR_READS = 3  # all the candidates' errors at once, and their noise's values 
 TARGET_ERROR_LAUNCHES = 3
 ERROR_LAUNCHES = 40  # the candidates' errors: two histogram launches and the sums, noise
 POLISH_LAUNCHES_PER_PASS = 20
-SWEEP_LAUNCHES_PER_PASS_AND_TARGET = 40
+SWEEP_LAUNCHES_PER_PASS_AND_TARGET = 4
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +82,7 @@ def counted(so):
             return one
         mp.setattr(polish, "one_pass", counted_pass(polish.one_pass))
         mp.setattr(device_passes.DevicePass, "run", counted_pass(device_passes.DevicePass.run))
+        mp.setattr(device_passes.DeviceIPF, "step", counted_pass(device_passes.DeviceIPF.step))
         mp.setattr(gibbs, "rows_normalised", counted_pass(gibbs.rows_normalised))
 
         def columns(a, out):  # targets (a's 3rd argument): the columns they hold
@@ -157,6 +158,27 @@ def test_a_device_polish_pass_launches_the_same_whatever_its_targets(so, monkeyp
         assert count.syncs["device"] == 0
     assert got[0][0] < got[1][0] < got[2][0]  # the array code: more with each target
     assert len({d for _, d in got}) == 1 and got[0][1] <= POLISH_LAUNCHES_PER_PASS
+
+
+def test_a_device_ipf_pass_launches_three_times_a_target(so, monkeypatch):
+    # ipf.cu's pass: 3 launches a target and one for the pass's worst TVD, no read
+    import numpy as np
+    from cuda_emu import counting
+    be = counting.counting_backend(monkeypatch, so)
+    r = np.random.default_rng(1)
+    for T in (1, 2, 6):
+        U, size = 300, 5
+        ctx = np.stack([r.integers(0, 7, U) for _ in range(T)], 1)
+        tables = [r.gamma(0.7, 4.0, (size, 7)) for _ in range(T)]
+        w = r.integers(1, 9, U).astype(np.float64)
+        fused = be.ipf_table(be.asarray(np.full((U, size), 1 / size)), be.asarray(w),
+                             be.asarray(ctx), tables, [t.sum() for t in tables], 1.0,
+                             [1.0] * T)
+        count = counting.reset()
+        with count.at("pass"):
+            fused.run()
+        assert count.launches["pass"] == 3 * T + 1 and count.syncs["pass"] == 0
+        assert 3 * T + 1 <= SWEEP_LAUNCHES_PER_PASS_AND_TARGET * T
 
 
 def test_gum_reads_once_an_iteration(counted):

@@ -51,6 +51,10 @@ class Backend(Protocol):
     def best_moves(self, X, tabs, offs, ctx):
         """(u, v, gain): each context's best single move (generate.moves.best_moves_of),
         or None where the backend has no body of its own (the array code serves)."""
+    def ipf_table(self, p, w, ctx, tables, totals, grid: float, gap_grids):
+        """An object whose run() makes one pass of generate.gibbs.fit_conditional's IPF
+        on p (in place) and returns the pass's worst TVD as a backend array of one: a
+        device's pass in a few launches a target; None where the array code serves."""
     def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
         """An object whose run() makes one pass of generate.polish.one_pass_masked's moves
         on the table X (in place) and returns the gain as a backend scalar: a device's

@@ -75,7 +75,7 @@ from gpu_dpsyn.backends.numpy.ops import argsort_bounded
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.sorting import argsort_distinct, unique_ids
 from gpu_dpsyn.generate.gum import GUMConfig, draw_rows, neighbours
-from gpu_dpsyn.generate.ipf import HostIPF, cell_sums, on_grid, rows_normalised
+from gpu_dpsyn.generate.ipf import HostIPF, cell_sums, grid_scale, on_grid, rows_normalised
 from gpu_dpsyn.generate.shuffle import random_keys, strata
 
 IPF_ITERATIONS = 20  # at most, passes over a column's targets
@@ -93,7 +93,8 @@ IPF_STALL = 0.01  # a pass that improves the worst TVD by less than this share o
 
 
 def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
-                    tolerance: float = IPF_TOLERANCE, xp=np, stall: float | None = None):
+                    tolerance: float = IPF_TOLERANCE, xp=np, stall: float | None = None,
+                    backend=None):
     """p(a | u) (U x size, rows summing to 1) for the U distinct contexts: ctx[u, i] is
     context u's cell of target i's other columns, w[u] its records, tables[i] target
     i's counts as (size, cells of its other columns).  IPF (see the module), multiplying
@@ -106,7 +107,8 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
     (on a copula table the TVD settled at 0.001-0.002): the stall rule and the passes
     bound the work.
     xp: NumPy or CuPy, which runs the fit (the arguments are host arrays); every sum is
-    of values on an exact grid (on_grid), so both give the same p to the bit."""
+    of values on an exact grid (on_grid), so both give the same p to the bit.  backend:
+    the one whose passes serve on a device (backends/cuda/passes.py: the same p)."""
     totals = [float(np.sum(t)) for t in tables]  # on the host: the same sums everywhere
     ctx, tables = xp.asarray(ctx), [xp.asarray(t, dtype=xp.float64) for t in tables]
     w = xp.asarray(w, dtype=xp.float64)
@@ -121,10 +123,13 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
         if host is not None:
             p = None  # the host holds its own copy: one fewer U x size array alive
     stall = IPF_STALL if stall is None else stall
+    # a device's passes in its own few launches a target: the same numbers
+    fused = None if backend is None or xp is np else backend.ipf_table(
+        p, w, ctx, tables, totals, grid_scale(n), [grid_scale(n + x) for x in totals])
     before = None  # the last pass's worst TVD
     for it in range(iterations):
         worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
-        for i, t in enumerate(tables):
+        for i, t in enumerate(tables if fused is None else ()):
             E = host.margin(i, t.shape[1]) if host is not None else \
                 cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1]).T
             gap = on_grid(xp, xp.abs(E - t), n + totals[i])
@@ -138,7 +143,9 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
             else:
                 p *= ratio.T[ctx[:, i]]
                 p = rows_normalised(xp, p)
-        now = float(xp.stack(worst).max()) if worst else 0.0  # one read a pass
+        # one read a pass
+        now = float(fused.run()[0]) if fused is not None else \
+            float(xp.stack(worst).max()) if worst else 0.0
         if now < tolerance or (before is not None and before - now < stall * now):
             break
         before = now
@@ -204,7 +211,7 @@ def resample_column(backend, cols, a: int, near, targets, sizes, key, call: int,
     passes = max(MIN_PASSES, min(iterations, IPF_WORK // (len(w) * size * len(tables))))
     # the fit and the draws on the backend: p stays on the device
     p = fit_conditional(ctx, w.astype(backend.xp.float64), tables, size, passes,
-                        xp=backend.xp)
+                        xp=backend.xp, backend=backend)
     x = systematic_positions(backend, inv, w, a, key, call)
     cols[a][...] = draw_rows(backend, p, inv, x).astype(cols[a].dtype)
     return True

@@ -1,10 +1,15 @@
-"""The polish's passes on the device in a few launches (polish.cu): the moves of
-generate.polish.one_pass_masked, whose array code takes 65 launches a pass plus 30 a
-target (counted).  Here a pass takes 17, whatever the number of targets: the gain
-tables, the best moves, the block sizes, the proposals' priority (two sorts), then per
-chunk of blocks their keys, one sort, the sorted sizes and their running sum, the
-gains; and the accepted moves with every target's counts, then the pass's gain, its
-one read (polish.fit_table)."""
+"""The sweep's and the polish's passes on the device in a few launches.
+
+DeviceIPF (ipf.cu): gibbs.fit_conditional's IPF, three launches a target (its margin,
+its ratios and gap, p scaled and normalised) and one a pass (the worst TVD, the pass's
+one read), where the array code takes 37 a target and 2 a pass (counted).
+
+DevicePass (polish.cu): the moves of polish.one_pass_masked, whose array code takes 65
+launches a pass plus 30 a target (counted), in 17 whatever the number of targets: the
+gain tables, the best moves, the block sizes, the proposals' priority (two sorts), then
+per chunk of blocks their keys, one sort, the sorted sizes and their running sum, the
+gains; and the accepted moves with every target's counts, then the pass's gain, its one
+read (polish.fit_table)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +20,12 @@ KEY32_CELLS = 1 << 32  # a chunk of blocks of at most this many cells sorts uint
 
 
 class PassOps:
-    """CupyBackend's polish passes (self: the backend: _sm, best_moves)."""
+    """CupyBackend's sweep and polish passes (self: the backend: _sm, best_moves)."""
+
+    def ipf_table(self, p, w, ctx, tables, totals, grid: float, gap_grids):
+        """A DeviceIPF fitting p (contexts x values, float64, in place) to the targets
+        `tables` (values x cells each); see gibbs.fit_conditional."""
+        return DeviceIPF(self, p, w, ctx, tables, totals, grid, gap_grids)
 
     def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
         """A DevicePass moving X (contexts x values, int64, in place) towards the
@@ -104,3 +114,46 @@ class DevicePass:
         kernel("polish.cu", "pass_gains" + bits)(self._grid(n), (THREADS,), (
             i64(n), i64(m), np.int32(b0), cs, qq, csum, order, by_priority, self.start,
             boff, self.g, res))
+
+
+class DeviceIPF:
+    """gibbs.fit_conditional's passes on the device (ipf.cu): per target its margin,
+    ratios and gap, and p scaled and normalised, three launches; then the pass's worst
+    TVD, one more.  p, the contexts and the targets stay there."""
+
+    def __init__(self, backend, p, w, ctx, tables, totals, grid: float, gap_grids):
+        # grid: the margins' terms' 2^K, gap_grids: each target's gaps' (ipf.on_grid)
+        self.be, self.p, self.grid = backend, p, float(grid)
+        self.w = cp.ascontiguousarray(w, dtype=cp.float64)
+        self.ctx = cp.ascontiguousarray(ctx, dtype=cp.int64)
+        self.tables = [cp.ascontiguousarray(t, dtype=cp.float64) for t in tables]
+        self.gap_grids = [float(x) for x in gap_grids]
+        self.E = cp.zeros(max([t.size for t in self.tables] + [1]))
+        self.ratio = cp.empty_like(self.E)
+        self.gap = cp.zeros(len(tables))
+        self.total = cp.asarray(np.array([max(x, 1e-300) for x in totals], np.float64))
+        self.worst = cp.empty(1)
+
+    def run(self):
+        """One pass over the targets; returns its worst TVD (before each target's
+        scaling), a device array of one: the pass's one read."""
+        for i in range(len(self.tables)):
+            self.step(i)
+        kernel("ipf.cu", "ipf_worst")((1,), (1,), (np.int32(len(self.tables)), self.gap,
+                                                   self.total, self.worst))
+        return self.worst
+
+    def step(self, i: int) -> None:
+        """Target i: its margin from p, its ratios and gap, p scaled and normalised."""
+        U, size = (int(x) for x in self.p.shape)
+        t = self.tables[i]
+        cells, i64, T = int(t.shape[1]), np.int64, np.int32(self.ctx.shape[1])
+        E, ratio = self.E[:t.size], self.ratio[:t.size]
+        grid = lambda k: (min(grid_of(k), 32 * self.be._sm),)
+        kernel("ipf.cu", "ipf_margin")(grid(U * size), (THREADS,), (
+            i64(U), np.int32(size), self.p, self.w, np.float64(self.grid), self.ctx,
+            T, np.int32(i), i64(cells), E))
+        kernel("ipf.cu", "ipf_ratio")(grid(t.size), (THREADS,), (
+            i64(t.size), E, t, np.float64(self.gap_grids[i]), ratio, self.gap[i:i + 1]))
+        kernel("ipf.cu", "ipf_scale")(grid(U), (THREADS,), (
+            i64(U), np.int32(size), self.p, ratio, self.ctx, T, np.int32(i), i64(cells)))

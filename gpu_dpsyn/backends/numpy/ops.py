@@ -159,6 +159,10 @@ class NumpyBackend:
                                                             out), U, 2 * X.shape[1] * len(offs))
         return out
 
+    def ipf_table(self, p, w, ctx, tables, totals, grid: float, gap_grids):
+        """None: gibbs.fit_conditional's HostIPF serves (host_ipf.cpp)."""
+        return None
+
     def polish_table(self, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
         """None: polish.one_pass serves (the host build's best moves and block gains)."""
         return None
