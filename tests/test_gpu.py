@@ -367,6 +367,21 @@ def test_best_moves_equal_cpu(gb):
             np.testing.assert_array_equal(gb.to_numpy(a), b)
 
 
+def test_device_passes_refuse_tables_they_would_misread(gb):
+    # the kernels move X and p in place through raw pointers
+    from gpu_dpsyn.errors import BackendError
+    X, t, ctx = np.ones((4, 3), np.int64), np.ones((3, 2)), np.zeros((4, 1), np.int64)
+    s, rank = [gb.asarray(t)], gb.asarray(np.arange(4))
+    with pytest.raises(BackendError, match="polish's table must be a C-contiguous 2-d int64"):
+        gb.polish_table(gb.asarray(X.astype(np.int32)), s, [gb.asarray(t)], gb.asarray(ctx),
+                        rank, 1 << 20, 1e-9)
+    p = gb.asarray(np.full((4, 3), 1 / 3))
+    with pytest.raises(BackendError, match="IPF's p must be a C-contiguous 2-d float64"):
+        gb.ipf_table(p.T.copy().T, gb.asarray(np.ones(4)), gb.asarray(ctx), [t], [6.0],
+                     1.0, [1.0])
+    gb.ipf_table(p, gb.asarray(np.ones(4)), gb.asarray(ctx), [t], [6.0], 1.0, [1.0]).run()
+
+
 def test_ipf_passes_equal_cpu(gb):
     # ipf.cu's passes (backends/cuda/passes.py) against the NumPy fit (the host build's
     # and the array code's): the same p to the bit, at each number of passes; zero

@@ -2,9 +2,10 @@
 // fit_conditional, has the method and the array code; backends/cuda/passes.py drives
 // these).  p is U x size (each context's conditional, a row), ctx U x T (each context's
 // cell of each target), each target's table values x cells.  The margins' terms and the
-// gaps are on an exact grid (ipf.on_grid: rint(x 2^K) / 2^K), so the atomics add them
-// exactly in any order; every other number is the array code's operation for operation
-// (no FMA contraction), so both backends fit the same p to the bit.
+// gaps are on an exact grid (ipf.on_grid: rint(x 2^K) / 2^K), so the atomics and the
+// warps' sums add them exactly in any order; every other number is the array code's,
+// operation for operation (no FMA contraction), so both backends fit the same p to the
+// bit.
 #include "common.cuh"
 
 #define GRID_STRIDE(i, n)                                                            \
@@ -25,16 +26,22 @@ extern "C" __global__ void ipf_margin(long long U, int size, const double* p, co
 }
 
 // the ratio t / E where both are positive (else 1), the gap |E - t| on its grid added to
-// gap[0], and E set back to 0 for the next margin
+// gap[0] (a sum for each thread, then for each warp: one atomic a warp, not a cell), and
+// E set back to 0 for the next margin
 extern "C" __global__ void ipf_ratio(long long n, double* E, const double* t, double scale,
                                      double* ratio, double* gap) {
+    double part = 0.0;
     GRID_STRIDE(e, n) {
         const double m = E[e], target = t[e];
-        const double d = rint(fabs(m - target) * scale) / scale;
-        if (d != 0.0) atomicAdd(gap, d);
+        part += rint(fabs(m - target) * scale) / scale;
         ratio[e] = (m > 0.0 && target > 0.0) ? target / m : 1.0;
         E[e] = 0.0;
     }
+    if (blockDim.x % 32 == 0) {  // whole warps (the CPU emulation runs blocks of one)
+        for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(0xFFFFFFFFu, part, o);
+        if (threadIdx.x % 32 != 0) return;
+    }
+    if (part != 0.0) atomicAdd(gap, part);
 }
 
 // p's row u times its cell's ratios, then divided by its sum (rows_normalised: a
@@ -73,7 +80,7 @@ extern "C" __global__ void ipf_worst(int T, double* gap, const double* total, do
     double worst = 0.0;
     for (int i = 0; i < T; ++i) {
         const double x = 0.5 * gap[i] / total[i];
-        worst = (i == 0 || x > worst) ? x : worst;
+        worst = (i == 0 || x > worst || x != x) ? x : worst;  // NumPy's max: NaN stays
         gap[i] = 0.0;
     }
     out[0] = worst;

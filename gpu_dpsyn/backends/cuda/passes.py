@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpu_dpsyn.backends.cuda.launch import THREADS, grid_of, kernel, cp
+from gpu_dpsyn.errors import BackendError
 
 KEY32_CELLS = 1 << 32  # a chunk of blocks of at most this many cells sorts uint32 keys
 
@@ -38,15 +39,16 @@ class DevicePass:
     and what stays the same over its passes (the ranks' order, the chunks of blocks)."""
 
     def __init__(self, backend, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
+        _moved_in_place("the polish's table", X, cp.int64)
         self.be, self.X, self.tolerance = backend, X, float(tolerance)
         self.m, self.size, self.T = int(X.shape[0]), int(X.shape[1]), len(tables)
         cells = [int(t.shape[1]) for t in tables]
         sizes = [self.size * c for c in cells]
         start = np.cumsum([0] + sizes[:-1]).astype(np.int64)
         self.start, self.cells = cp.asarray(start), cp.asarray(np.array(cells, np.int64))
-        self.offs = 2 * start  # each gain table: (cells, 2 size)
+        self.offs = cp.asarray(2 * start)  # each gain table: (cells, 2 size)
         self.t = cp.concatenate([cp.asarray(t, dtype=cp.float64).reshape(-1) for t in tables])
-        self.s = cp.concatenate([si.reshape(-1) for si in s])
+        self.s = cp.concatenate([cp.asarray(si, dtype=cp.float64).reshape(-1) for si in s])
         self.g, self.tabs = cp.empty_like(self.t), cp.empty(2 * self.t.size)
         self.ctx = cp.ascontiguousarray(ctx, dtype=cp.int64)
         # lexsort_distinct's first sort, by the ranks: the same at every pass
@@ -123,6 +125,7 @@ class DeviceIPF:
 
     def __init__(self, backend, p, w, ctx, tables, totals, grid: float, gap_grids):
         # grid: the margins' terms' 2^K, gap_grids: each target's gaps' (ipf.on_grid)
+        _moved_in_place("the IPF's p", p, cp.float64)
         self.be, self.p, self.grid = backend, p, float(grid)
         self.w = cp.ascontiguousarray(w, dtype=cp.float64)
         self.ctx = cp.ascontiguousarray(ctx, dtype=cp.int64)
@@ -157,3 +160,11 @@ class DeviceIPF:
             i64(t.size), E, t, np.float64(self.gap_grids[i]), ratio, self.gap[i:i + 1]))
         kernel("ipf.cu", "ipf_scale")(grid(U), (THREADS,), (
             i64(U), np.int32(size), self.p, ratio, self.ctx, T, np.int32(i), i64(cells)))
+
+
+def _moved_in_place(what: str, a, dtype) -> None:
+    """Refuse an array the kernels would misread: they move it in place through a raw
+    pointer, as C-contiguous rows of `dtype`."""
+    if a.ndim != 2 or a.dtype != dtype or not a.flags.c_contiguous:
+        raise BackendError(f"{what} must be a C-contiguous 2-d {np.dtype(dtype).name} array, "
+                           f"got {a.dtype} of shape {a.shape}")
