@@ -102,6 +102,19 @@ def test_reader_choice(tmp_path, monkeypatch):
         ingest.read_table(str(tmp_path / "missing.csv"))
 
 
+def test_a_schema_given_as_the_reader_is_named_in_one_short_line(tmp_path):
+    # read_table(path, schema): the second argument is the reader; the error named it
+    # with the schema's whole repr (thousands of characters)
+    from gpu_dpsyn.data.schema import load_schema
+    csv = tmp_path / "t.csv"
+    pd.DataFrame({"a": [1, 2]}).to_csv(csv, index=False)
+    schema = load_schema({"columns": {"a": {"kind": "numeric", "edges": [0, 1, 2, 3]}}})
+    for engine in (schema, {"columns": {}}, 3):
+        with pytest.raises(DPSynError, match=r"reader must be .*'pandas'.*schema=") as e:
+            ingest.read_table(str(csv), engine)
+        assert "\n" not in str(e.value) and len(str(e.value)) < 160, str(e.value)
+
+
 # -- the reader follows the schema (finding 4) -------------------------------------------
 
 TEXTY = {"columns": {

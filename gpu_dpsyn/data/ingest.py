@@ -185,6 +185,9 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         is_file = False
     if not is_file:
         raise DPSynError(f"cannot read {shown(str(path))}: no such file")
+    if not isinstance(engine, str):  # read_table(path, schema): its repr is the schema's
+        raise DPSynError(f"read_table's reader must be 'pandas' or 'cudf', got a "
+                         f"{type(engine).__name__} (a schema goes as schema=)")
     if engine not in ("pandas", "cudf"):
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
