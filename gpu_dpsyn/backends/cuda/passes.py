@@ -103,18 +103,18 @@ class DevicePass:
     def _gains(self, b0, k, boff, narrow, by_priority, u, v) -> None:
         """polish.all_block_gains for blocks b0 .. b0 + k - 1, into their rows of res."""
         m, i64, q, res = self.m, np.int64, self.q, self.res
-        n, bits = k * m, "32" if narrow else "64"
+        n, wide = k * m, np.int32(not narrow)
         key, cs = (x[:n] for x in self.keys[narrow])
         qq = self.qq[:n]
-        kernel("polish.cu", "pass_keys" + bits)(self._grid(n), (THREADS,), (
+        kernel("polish.cu", "pass_keys")(self._grid(n), (THREADS,), (
             i64(n), i64(m), np.int32(b0), np.int32(self.T), self.cells, boff, by_priority,
-            self.ctx, u, v, key))
+            self.ctx, u, v, wide, key))
         order = cp.argsort(key)  # stable: by block and cell, then priority
-        kernel("polish.cu", "pass_sorted" + bits)(self._grid(n), (THREADS,), (
-            i64(n), i64(m), key, order, by_priority, q, cs, qq))
+        kernel("polish.cu", "pass_sorted")(self._grid(n), (THREADS,), (
+            i64(n), i64(m), wide, key, order, by_priority, q, cs, qq))
         csum = cp.cumsum(qq)  # whole counts: exact in any order
-        kernel("polish.cu", "pass_gains" + bits)(self._grid(n), (THREADS,), (
-            i64(n), i64(m), np.int32(b0), cs, qq, csum, order, by_priority, self.start,
+        kernel("polish.cu", "pass_gains")(self._grid(n), (THREADS,), (
+            i64(n), i64(m), np.int32(b0), wide, cs, qq, csum, order, by_priority, self.start,
             boff, self.g, res))
 
 

@@ -79,20 +79,14 @@ __device__ __forceinline__ void keys_of(long long n, long long m, int b0, int T,
     }
 }
 
-extern "C" __global__ void pass_keys32(long long n, long long m, int b0, int T,
-                                       const long long* cells, const long long* boff,
-                                       const long long* by_priority, const long long* ctx,
-                                       const long long* u, const long long* v,
-                                       unsigned int* key) {
-    keys_of<unsigned int>(n, m, b0, T, cells, boff, by_priority, ctx, u, v, key);
-}
-
-extern "C" __global__ void pass_keys64(long long n, long long m, int b0, int T,
-                                       const long long* cells, const long long* boff,
-                                       const long long* by_priority, const long long* ctx,
-                                       const long long* u, const long long* v,
-                                       long long* key) {
-    keys_of<long long>(n, m, b0, T, cells, boff, by_priority, ctx, u, v, key);
+// wide: 64-bit keys (else 32), as the chunk's cells need
+extern "C" __global__ void pass_keys(long long n, long long m, int b0, int T,
+                                     const long long* cells, const long long* boff,
+                                     const long long* by_priority, const long long* ctx,
+                                     const long long* u, const long long* v, int wide,
+                                     void* key) {
+    if (wide) keys_of(n, m, b0, T, cells, boff, by_priority, ctx, u, v, (long long*)key);
+    else keys_of(n, m, b0, T, cells, boff, by_priority, ctx, u, v, (unsigned int*)key);
 }
 
 // the sorted keys and block sizes (the running sum of the sizes is taken next)
@@ -107,16 +101,12 @@ __device__ __forceinline__ void sorted_of(long long n, long long m, const K* key
     }
 }
 
-extern "C" __global__ void pass_sorted32(long long n, long long m, const unsigned int* key,
-                                         const long long* order, const long long* by_priority,
-                                         const long long* q, unsigned int* cs, double* qq) {
-    sorted_of<unsigned int>(n, m, key, order, by_priority, q, cs, qq);
-}
-
-extern "C" __global__ void pass_sorted64(long long n, long long m, const long long* key,
-                                         const long long* order, const long long* by_priority,
-                                         const long long* q, long long* cs, double* qq) {
-    sorted_of<long long>(n, m, key, order, by_priority, q, cs, qq);
+extern "C" __global__ void pass_sorted(long long n, long long m, int wide, const void* key,
+                                       const long long* order, const long long* by_priority,
+                                       const long long* q, void* cs, double* qq) {
+    if (wide) sorted_of(n, m, (const long long*)key, order, by_priority, q, (long long*)cs, qq);
+    else sorted_of(n, m, (const unsigned int*)key, order, by_priority, q, (unsigned int*)cs,
+                   qq);
 }
 
 // polish.all_block_gains after its sort: what each block of q records gains in its cell
@@ -146,20 +136,15 @@ __device__ __forceinline__ void gains_of(long long n, long long m, int b0, const
     }
 }
 
-extern "C" __global__ void pass_gains32(long long n, long long m, int b0,
-                                        const unsigned int* cs, const double* qq,
-                                        const double* csum, const long long* order,
-                                        const long long* by_priority, const long long* start,
-                                        const long long* boff, const double* g, double* res) {
-    gains_of<unsigned int>(n, m, b0, cs, qq, csum, order, by_priority, start, boff, g, res);
-}
-
-extern "C" __global__ void pass_gains64(long long n, long long m, int b0, const long long* cs,
-                                        const double* qq, const double* csum,
-                                        const long long* order, const long long* by_priority,
-                                        const long long* start, const long long* boff,
-                                        const double* g, double* res) {
-    gains_of<long long>(n, m, b0, cs, qq, csum, order, by_priority, start, boff, g, res);
+extern "C" __global__ void pass_gains(long long n, long long m, int b0, int wide,
+                                      const void* cs, const double* qq, const double* csum,
+                                      const long long* order, const long long* by_priority,
+                                      const long long* start, const long long* boff,
+                                      const double* g, double* res) {
+    if (wide) gains_of(n, m, b0, (const long long*)cs, qq, csum, order, by_priority, start,
+                       boff, g, res);
+    else gains_of(n, m, b0, (const unsigned int*)cs, qq, csum, order, by_priority, start, boff,
+                  g, res);
 }
 
 __device__ __forceinline__ void add_double(double* p, double v) {
