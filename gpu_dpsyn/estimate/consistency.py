@@ -66,28 +66,40 @@ def project_table(m: Marginal, sub: tuple) -> np.ndarray:
     return m.table().sum(axis=axes) if axes else m.table()
 
 
-def consist(marginals: list[Marginal], subsets, total: float | None = None) -> None:
-    """One pass of weighted-mean agreement, in place."""
+def consist_plan(marginals: list[Marginal], subsets, total: float | None = None) -> list:
+    """What consist's passes need, the same at every pass: for each subset held by two
+    marginals or more (the empty set also when a total is given), (the subset, and for
+    each marginal holding it: the marginal, the axes summed away, its weight over the
+    cells collapsed into each of the subset's, those cells, the shape its change
+    broadcasts to)."""
+    plan = []
     for sub in subsets:
         views = [m for m in marginals if set(sub) <= set(m.attrs)]
-        if not sub and total is None and len(views) < 2:
+        if len(views) < 2 and (sub or total is None):
             continue
-        if sub and len(views) < 2:
-            continue
-        proj, wts, spread = [], [], []
+        entries = []
         for m in views:
             collapsed = m.cells // int(np.prod([m.shape[m.attrs.index(a)] for a in sub] or [1]))
-            proj.append(project_table(m, sub))
-            wts.append(m.weight / collapsed)
-            spread.append(collapsed)
+            axes = tuple(i for i, a in enumerate(m.attrs) if a not in sub)
+            shape = [d if a in sub else 1 for a, d in zip(m.attrs, m.shape)]
+            entries.append((m, axes, m.weight / collapsed, collapsed, shape))
+        plan.append((sub, entries))
+    return plan
+
+
+def consist(marginals: list[Marginal], subsets, total: float | None = None,
+            plan: list | None = None) -> None:
+    """One pass of weighted-mean agreement, in place.  plan: consist_plan(marginals,
+    subsets, total), made once by a caller that makes many passes."""
+    for sub, entries in consist_plan(marginals, subsets, total) if plan is None else plan:
+        proj = [m.table().sum(axis=axes) if axes else m.table() for m, axes, _, _, _ in entries]
         if not sub and total is not None:
             target = np.asarray(float(total))
         else:
-            target = left_sum(w * p for w, p in zip(wts, proj)) / left_sum(wts)
-        for m, p, c in zip(views, proj, spread):
+            target = left_sum(e[2] * p for e, p in zip(entries, proj)) / \
+                left_sum(e[2] for e in entries)
+        for (m, _, _, c, shape), p in zip(entries, proj):
             diff = (target - p) / c
-            keep = tuple(i for i, a in enumerate(m.attrs) if a in sub)
-            shape = [m.shape[i] if i in keep else 1 for i in range(len(m.attrs))]
             m.values = (m.table() + diff.reshape(shape)).reshape(-1)
 
 
@@ -113,8 +125,9 @@ def make_consistent(marginals: list[Marginal], total: float | None = None,
     """Consistency + non-negativity until no marginal has more than `tol` of its mass
     below zero (then the remainder is clipped); returns the common total."""
     subsets = _subsets(marginals)
+    plan = consist_plan(marginals, subsets, total)
     for r in range(max_rounds):
-        consist(marginals, subsets, total)
+        consist(marginals, subsets, total, plan)
         if max(negative_share(m) for m in marginals) <= tol:
             break
         late = r >= cut_after * max_rounds
