@@ -64,8 +64,11 @@ def main(argv=None) -> None:
                                               for m, n in zip(x, y)), "the outputs differ"
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True).stdout.strip()
+    if subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "gpu_dpsyn"],
+                      capture_output=True, text=True).stdout.strip():
+        head += " + working tree"
     emit({"tables": [f"{n} eps {e:g}" for n, e in TABLES], "calls": len(cases),
-          "rounds": a.rounds, "old": a.old, "new": f"{head} + working tree",
+          "rounds": a.rounds, "old": a.old, "new": head,
           "identical": True, "old_seconds": round(secs["old"], 2),
           "new_seconds": round(secs["new"], 2)}, a.out)
 
