@@ -321,6 +321,36 @@ def test_cell_histograms_equal_numpys(lib, sizes, monkeypatch):
         assert host_kernels.cell_histogram(lib, cols, sizes) is None
 
 
+@pytest.mark.parametrize("threads", ["2", "3", "8"])
+@pytest.mark.parametrize("dtype,bound", [(np.uint16, 1), (np.uint16, 977), (np.int64, 5),
+                                         (np.int64, 20000)])
+def test_counting_argsort_in_blocks_of_records_is_the_stable_argsort(lib, threads, dtype,
+                                                                    bound, monkeypatch):
+    """Each block counts apart and places from its own first slots: the stable order for
+    any number of blocks; a key past the bound in the last block refuses it all."""
+    monkeypatch.setenv("GPU_DPSYN_THREADS", threads)
+    r = np.random.default_rng(bound)
+    n = 400000
+    keys = r.integers(0, bound, n).astype(dtype)
+    keys[: n // 3] = keys[0]  # a run of one key across blocks
+    calls = []
+    real = lib.host_counting_place_u16 if dtype == np.uint16 else lib.host_counting_place_i64
+
+    class Spy:  # the blocks' placing calls, counted
+        def __getattr__(self, name):
+            if name.startswith("host_counting_place_"):
+                return lambda *a: calls.append(a[:2]) or real(*a)
+            return getattr(lib, name)
+    got = host_kernels.counting_argsort(Spy(), keys, bound)
+    assert np.array_equal(got, np.argsort(keys, kind="stable"))
+    blocks = len(calls)
+    assert blocks == (min(int(threads), n // (1 << 16))
+                      if bound * host_kernels.COUNTING_PER_BLOCK * int(threads) <= n else 0)
+    keys[-2] = bound if dtype == np.int64 else keys[-2]
+    if keys[-2] == bound:
+        assert host_kernels.counting_argsort(lib, keys, bound) is None
+
+
 @pytest.mark.parametrize("sizes", [(7,), (300, 12), (70000, 5)])
 def test_cell_histograms_in_blocks_of_records_equal_numpys(lib, sizes, monkeypatch):
     """Blocks of records on three threads, each counting apart (or one block where the

@@ -6,12 +6,14 @@ the removal and the fill, timed apart, on random records.
 16 uint8 columns; each update plans a 3-way marginal of 6,000 cells towards counts
 perturbed by about 10% (arrays.plan_update, alpha 0.5) and half its slots Duplicate.
 Run with GPU_DPSYN_THREADS=1 for one thread.  Prints one JSON line (appended to --out):
-slots an update, and the milliseconds of each phase an update; checksum: a hash of the
+slots an update, and the milliseconds an update of the records' cell order (its
+argsort_bounded) and of each phase; checksum: a hash of the
 records after every update (two builds that move the same records agree)."""
 from __future__ import annotations
 
 import argparse
 import hashlib
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -59,20 +61,29 @@ def main(argv=None) -> dict:
         raise SystemExit("no host library (no C++ compiler?): nothing to time")
     n, r, timed = int(float(a.rows)), np.random.default_rng(0), _Timed(lib)
     cols = [r.integers(0, d, n).astype(np.uint8) for d in DOMAIN]
-    slots, digest = 0, hashlib.sha256()
+    slots, digest, sorting = 0, hashlib.sha256(), 0.0
     for it in range(a.updates):
         cell = np.ravel_multi_index([cols[x] for x in ATTRS], SHAPE)
         s = np.bincount(cell, minlength=int(np.prod(SHAPE)))
         t = s * np.exp(r.normal(0, 0.1, s.size))
         add, rem = plan_update(np, s, t * (n / t.sum()), 0.5)
-        order = argsort_bounded(np, cell, s.size)
+        t0 = time.perf_counter()
+        order = argsort_bounded(np, cell, s.size)  # the records in cell order
+        sorting += time.perf_counter() - t0
         slots += int(add.sum())
         host_kernels.gum_apply(timed, cols, ATTRS, SHAPE, order, s, add, rem, 0.5, (1, 2),
                                it, 0)
         for c in cols:
             digest.update(c.tobytes())
-    row = {"device": device_name(get_backend("cpu")), "rows": n, "updates": a.updates,
+    head = subprocess.run(["git", "-C", str(Path(__file__).resolve().parent), "rev-parse",
+                           "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(Path(__file__).resolve().parent), "status",
+                            "--porcelain", "--", "../../../gpu_dpsyn"], capture_output=True,
+                           text=True).stdout.strip()
+    row = {"commit": head + (" + working tree" if dirty else ""),
+           "device": device_name(get_backend("cpu")), "rows": n, "updates": a.updates,
            "threads": threads.count(), "slots_per_update": slots // a.updates,
+           "order_ms": round(sorting / a.updates * 1e3, 3),
            "removal_ms": round(timed.seconds[0] / a.updates * 1e3, 3),
            "fill_ms": round(timed.seconds[1] / a.updates * 1e3, 3),
            "checksum": digest.hexdigest()[:16]}

@@ -155,4 +155,9 @@ def load(cxx: str, version: bytes, native: bool):
     for name in ("host_counting_argsort_u16", "host_counting_argsort_i64"):
         getattr(lib, name).argtypes = [_I64, _PTR, _I64, _PTR, _PTR]
         getattr(lib, name).restype = ctypes.c_int
+    for k in ("u16", "i64"):
+        getattr(lib, "host_counting_block_" + k).argtypes = [_I64, _I64, _PTR, _I64, _PTR]
+        getattr(lib, "host_counting_block_" + k).restype = ctypes.c_int
+        getattr(lib, "host_counting_place_" + k).argtypes = [_I64, _I64, _PTR, _PTR, _PTR]
+        getattr(lib, "host_counting_place_" + k).restype = None
     return lib

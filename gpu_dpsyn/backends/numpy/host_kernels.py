@@ -140,17 +140,42 @@ def cell_histogram(lib, cols, shape):
 def counting_argsort(lib, keys, bound: int):
     """numpy.argsort(keys, kind="stable") of uint16 or int64 keys in [0, bound), by a
     counting sort: one pass to count, one to place (a third to a sixth of NumPy's radix
-    sort's time on GUM's cells), or None for other dtypes and for keys out of range."""
-    name = {np.dtype(np.uint16): "host_counting_argsort_u16",
-            np.dtype(np.int64): "host_counting_argsort_i64"}.get(keys.dtype)
-    if name is None:
+    sort's time on GUM's cells), or None for other dtypes and for keys out of range.  In
+    blocks of records on the host's threads where the blocks' tables of counts are small
+    beside the records (the same order: see host_records.cpp)."""
+    kind = {np.dtype(np.uint16): "u16", np.dtype(np.int64): "i64"}.get(keys.dtype)
+    if kind is None:
         return None
-    keys = np.ascontiguousarray(keys)
-    start, out = np.empty(max(int(bound), 1), dtype=np.int64), np.empty(len(keys), np.int64)
-    if getattr(lib, name)(len(keys), keys.ctypes.data, int(bound), start.ctypes.data,
-                          out.ctypes.data) != 0:
+    keys, bound, n = np.ascontiguousarray(keys), max(int(bound), 1), len(keys)
+    out = np.empty(n, np.int64)
+    parts = threads.blocks(n)
+    if len(parts) > 1 and bound * COUNTING_PER_BLOCK * len(parts) <= n:
+        count = np.empty((len(parts), bound), dtype=np.int64)
+        at = {lo: b for b, (lo, _) in enumerate(parts)}
+        failed = []
+
+        def counted(lo, hi):
+            if getattr(lib, "host_counting_block_" + kind)(
+                    lo, hi, keys.ctypes.data, bound, count[at[lo]].ctypes.data) != 0:
+                failed.append(lo)
+        threads.each(counted, n)
+        if failed:
+            return None
+        # each block's first slot of each key: the keys before it, then that key's
+        # records in the blocks before it
+        total = count.sum(axis=0)
+        start = np.cumsum(count, axis=0) - count + (np.cumsum(total) - total)
+        threads.each(lambda lo, hi: getattr(lib, "host_counting_place_" + kind)(
+            lo, hi, keys.ctypes.data, start[at[lo]].ctypes.data, out.ctypes.data), n)
+        return out
+    start = np.empty(bound, dtype=np.int64)
+    if getattr(lib, "host_counting_argsort_" + kind)(n, keys.ctypes.data, bound,
+                                                      start.ctypes.data, out.ctypes.data) != 0:
         return None
     return out
+
+
+COUNTING_PER_BLOCK = 4  # records a block per key at least, to count and place in blocks
 
 
 def cdf_rows(lib, cond, flat, last, lo: int, hi: int) -> None:

@@ -1,5 +1,6 @@
 // Record loops compiled for the CPU: GUM's removal permutation (feistel_perm of
-// backends/cuda/common.cuh, as gum.cu's pick_removed uses it), a stable counting argsort,
+// backends/cuda/common.cuh, as gum.cu's pick_removed uses it), a stable counting argsort
+// (whole, or in blocks of records on the host's threads),
 // the cells and counts of a marginal in one pass, and the draws' CDFs and search (draw.cu).
 // The records' Philox words are host_philox.cpp's.
 #include "host.h"
@@ -29,6 +30,48 @@ static int counting_argsort(long long n, const K* key, long long bound, long lon
     for (long long c = 0; c < bound; ++c) { long long s = start[c]; start[c] = acc; acc += s; }
     for (long long i = 0; i < n; ++i) out[start[key[i]]++] = i;
     return 0;
+}
+
+// The same sort in blocks of records on the host's threads: each block's counts
+// (counting_block), then, from every block's, each block's first slot of each key (the
+// keys before it, then that key's records in the blocks before it), then each block
+// placing its indices in order (counting_place).  Blocks in order, each stable: the
+// stable order, however the records are split.
+template <typename K>
+static int counting_block(long long lo, long long hi, const K* key, long long bound,
+                          long long* count) {
+    for (long long c = 0; c < bound; ++c) count[c] = 0;
+    for (long long i = lo; i < hi; ++i) {
+        if (key[i] < 0 || (long long)key[i] >= bound) return -1;
+        ++count[key[i]];
+    }
+    return 0;
+}
+
+template <typename K>
+static void counting_place(long long lo, long long hi, const K* key, long long* start,
+                           long long* out) {
+    for (long long i = lo; i < hi; ++i) out[start[key[i]]++] = i;
+}
+
+extern "C" int host_counting_block_u16(long long lo, long long hi, const unsigned short* key,
+                                       long long bound, long long* count) {
+    return counting_block(lo, hi, key, bound, count);
+}
+
+extern "C" int host_counting_block_i64(long long lo, long long hi, const long long* key,
+                                       long long bound, long long* count) {
+    return counting_block(lo, hi, key, bound, count);
+}
+
+extern "C" void host_counting_place_u16(long long lo, long long hi, const unsigned short* key,
+                                        long long* start, long long* out) {
+    counting_place(lo, hi, key, start, out);
+}
+
+extern "C" void host_counting_place_i64(long long lo, long long hi, const long long* key,
+                                        long long* start, long long* out) {
+    counting_place(lo, hi, key, start, out);
 }
 
 extern "C" int host_counting_argsort_u16(long long n, const unsigned short* key,
