@@ -349,6 +349,7 @@ def test_counting_argsort_in_blocks_of_records_is_the_stable_argsort(lib, thread
     keys[-2] = bound if dtype == np.int64 else keys[-2]
     if keys[-2] == bound:
         assert host_kernels.counting_argsort(lib, keys, bound) is None
+    assert host_kernels.counting_argsort(lib, np.zeros(n, dtype), 0) is None  # no key fits
 
 
 @pytest.mark.parametrize("sizes", [(7,), (300, 12), (70000, 5)])
