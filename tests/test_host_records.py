@@ -328,6 +328,7 @@ def test_counting_argsort_in_blocks_of_records_is_the_stable_argsort(lib, thread
                                                                     bound, monkeypatch):
     """Each block counts apart and places from its own first slots: the stable order for
     any number of blocks; a key past the bound in the last block refuses it all."""
+    from gpu_dpsyn.core import threads as tk
     monkeypatch.setenv("GPU_DPSYN_THREADS", threads)
     r = np.random.default_rng(bound)
     n = 400000
@@ -343,11 +344,19 @@ def test_counting_argsort_in_blocks_of_records_is_the_stable_argsort(lib, thread
             return getattr(lib, name)
     got = host_kernels.counting_argsort(Spy(), keys, bound)
     assert np.array_equal(got, np.argsort(keys, kind="stable"))
-    blocks = len(calls)
-    assert blocks == (min(int(threads), n // (1 << 16))
-                      if bound * host_kernels.COUNTING_PER_BLOCK * int(threads) <= n else 0)
-    keys[-2] = bound if dtype == np.int64 else keys[-2]
-    if keys[-2] == bound:
+    parts = len(tk.blocks(n))
+    assert len(calls) == (parts if bound * host_kernels.COUNTING_PER_BLOCK * parts <= n
+                          else 0)
+    # the threads' count changing between the two phases (the environment, the CPU
+    # affinity): both phases still fall on the first's blocks
+    seen = iter([int(threads), 2, 5, 3, 7])
+    monkeypatch.setattr(tk, "count", lambda: next(seen, 4))
+    assert np.array_equal(host_kernels.counting_argsort(lib, keys, bound), np.argsort(
+        keys, kind="stable"))
+    monkeypatch.undo()
+    monkeypatch.setenv("GPU_DPSYN_THREADS", threads)
+    if bound < (1 << 16) - 1:  # a key at the bound, in the last block: refused
+        keys[-2] = bound
         assert host_kernels.counting_argsort(lib, keys, bound) is None
     assert host_kernels.counting_argsort(lib, np.zeros(n, dtype), 0) is None  # no key fits
 

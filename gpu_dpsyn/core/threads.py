@@ -44,12 +44,13 @@ def blocks(n: int, per_item: int = 1) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:]))
 
 
-def each(fn, n: int, per_item: int = 1) -> None:
+def each(fn, n: int, per_item: int = 1, parts: list | None = None) -> None:
     """fn(lo, hi) for the blocks of 0..n: the last on the calling thread, which would
     otherwise only wait, the others on the pool's threads (a hand-off to a thread costs
     some 50 us on a 2-core machine, and a fit makes thousands of calls); an exception in
-    any block is raised here, once every block is done."""
-    parts = blocks(n, per_item)
+    any block is raised here, once every block is done.  parts: the blocks (default
+    blocks(n, per_item)), for work in phases that must fall the same way each time."""
+    parts = blocks(n, per_item) if parts is None else parts
     if len(parts) == 1 or threading.current_thread().name.startswith(_PREFIX) or \
             getattr(_inside, "block", False):
         for lo, hi in parts:  # a block that splits again runs its parts itself: waiting

@@ -39,8 +39,11 @@ def agrees(lib, calls) -> bool:
                           feistel_ranks(r, size, salt, keys)):
         return False
     cells = want[1] % 97
-    if not all(np.array_equal(calls.counting_argsort(lib, cells.astype(dt), 97),
-                              np.argsort(cells, kind="stable")) for dt in (np.uint16, np.int64)):
+    thirds = [(0, n // 3), (n // 3, 2 * n // 3), (2 * n // 3, n)]  # the blocked sort too
+    if not all(np.array_equal(got, np.argsort(cells, kind="stable"))
+               for dt in (np.uint16, np.int64)
+               for got in (calls.counting_argsort(lib, cells.astype(dt), 97),
+                           calls.counting_in_blocks(lib, cells.astype(dt), 97, thirds))):
         return False
     cols = [(want[2] % 5).astype(np.uint8), (want[3] % 300).astype(np.uint16),
             (want[0] % 70).astype(np.uint32)]

@@ -29,7 +29,8 @@ from gpu_dpsyn.backends.numpy import host_build, host_check
 # host_records.cpp's wrappers in this namespace too: the load check and the callers find
 # every wrapper here
 from gpu_dpsyn.backends.numpy.host_records import (  # noqa: F401
-    COUNTING_PER_BLOCK, cdf_rows, cell_histogram, counting_argsort, draw_rows, feistel)
+    COUNTING_PER_BLOCK, cdf_rows, cell_histogram, counting_argsort, counting_in_blocks,
+    draw_rows, feistel)
 from gpu_dpsyn.core import threads
 from gpu_dpsyn.privacy.drawing import kernel_layout
 from gpu_dpsyn.privacy.samplers import FAIL, check_max_words

@@ -56,27 +56,10 @@ def counting_argsort(lib, keys, bound: int):
     if kind is None:
         return None
     keys, bound, n = np.ascontiguousarray(keys), int(bound), len(keys)
-    out = np.empty(n, np.int64)
     parts = threads.blocks(n)
     if len(parts) > 1 and bound * COUNTING_PER_BLOCK * len(parts) <= n:
-        count = np.empty((len(parts), max(bound, 1)), dtype=np.int64)
-        at = {lo: b for b, (lo, _) in enumerate(parts)}
-        failed = []
-
-        def counted(lo, hi):
-            if getattr(lib, "host_counting_block_" + kind)(
-                    lo, hi, keys.ctypes.data, bound, count[at[lo]].ctypes.data) != 0:
-                failed.append(lo)
-        threads.each(counted, n)
-        if failed:
-            return None
-        # each block's first slot of each key: the keys before it, then that key's
-        # records in the blocks before it
-        total = count.sum(axis=0)
-        start = np.cumsum(count, axis=0) - count + (np.cumsum(total) - total)
-        threads.each(lambda lo, hi: getattr(lib, "host_counting_place_" + kind)(
-            lo, hi, keys.ctypes.data, start[at[lo]].ctypes.data, out.ctypes.data), n)
-        return out
+        return counting_in_blocks(lib, keys, bound, parts)
+    out = np.empty(n, np.int64)
     start = np.empty(max(bound, 1), dtype=np.int64)
     if getattr(lib, "host_counting_argsort_" + kind)(n, keys.ctypes.data, bound,
                                                       start.ctypes.data, out.ctypes.data) != 0:
@@ -85,6 +68,34 @@ def counting_argsort(lib, keys, bound: int):
 
 
 COUNTING_PER_BLOCK = 4  # records a block per key at least, to count and place in blocks
+
+
+def counting_in_blocks(lib, keys, bound: int, parts: list):
+    """counting_argsort's order (keys contiguous uint16 or int64) in the blocks `parts`
+    ((lo, hi) covering 0 .. len(keys) in order), each on the host's threads: every block
+    counts its keys, then places its indices from its own first slots, both phases over
+    the same blocks.  None where a key is outside [0, bound)."""
+    kind = {np.dtype(np.uint16): "u16", np.dtype(np.int64): "i64"}[keys.dtype]
+    n, out = len(keys), np.empty(len(keys), np.int64)
+    count = np.empty((len(parts), max(bound, 1)), dtype=np.int64)
+    at = {lo: b for b, (lo, _) in enumerate(parts)}
+    failed = []
+
+    def counted(lo, hi):
+        if getattr(lib, "host_counting_block_" + kind)(
+                lo, hi, keys.ctypes.data, bound, count[at[lo]].ctypes.data) != 0:
+            failed.append(lo)
+    threads.each(counted, n, parts=parts)
+    if failed:
+        return None
+    # each block's first slot of each key: the keys before it, then that key's records
+    # in the blocks before it
+    total = count.sum(axis=0)
+    start = np.cumsum(count, axis=0) - count + (np.cumsum(total) - total)
+    threads.each(lambda lo, hi: getattr(lib, "host_counting_place_" + kind)(
+        lo, hi, keys.ctypes.data, start[at[lo]].ctypes.data, out.ctypes.data), n,
+        parts=parts)
+    return out
 
 
 def cdf_rows(lib, cond, flat, last, lo: int, hi: int) -> None:
