@@ -411,15 +411,11 @@ def test_polish_passes_equal_cpu(gb, monkeypatch, chunked, key32):
     # the same table, target counts and gain; chunks of one block and 64-bit keys forced
     from gpu_dpsyn.backends.cuda import passes
     from gpu_dpsyn.generate import polish
-    from test_polish import random_instance
+    from test_polish import polish_cases
     if not key32:
         monkeypatch.setattr(passes, "KEY32_CELLS", 0)
-    r = np.random.default_rng(12)
     moved = 0
-    for _ in range(25):
-        X, ctx, tables = random_instance(r)
-        rank = r.permutation(len(X))
-        s = [polish.cell_counts(X, ctx[:, i], t.shape[1]) for i, t in enumerate(tables)]
+    for X, ctx, tables, rank, s in polish_cases(12, 25):
         fused = gb.polish_table(
             gb.asarray(X.astype(np.int64)), [gb.asarray(x) for x in s],
             [gb.asarray(t) for t in tables], gb.asarray(ctx.astype(np.int64)),

@@ -572,3 +572,39 @@ def test_block_gains_on_threads_equal_the_numpy_sort(lib, monkeypatch):
     monkeypatch.setattr(host_kernels, "library", lambda: None)
     slow = polish.all_block_gains(blocks, q, prio)
     assert len(fast) == 6 and all(np.array_equal(a, b) for a, b in zip(fast, slow))
+
+
+def test_a_polish_pass_with_the_host_build_equals_numpys(lib, monkeypatch):
+    """one_pass with host_tables.cpp's block sizes and gains from the proposals' values
+    and cells (no cells stored), against the NumPy body: the same table, counts and gain,
+    pass after pass; contexts sharing cells, fractional and zero targets."""
+    from gpu_dpsyn.generate import polish
+    from test_polish import polish_cases
+    moved = 0
+    for X, ctx, tables, rank, s in polish_cases(21, 60):
+        runs = []
+        for host in (True, False):
+            if not host:
+                monkeypatch.setattr(host_kernels, "library", lambda: None)
+            Y, sY, got = X.astype(np.int64), list(s), []
+            for _ in range(3):
+                Y, sY, gained = polish.one_pass(Y, sY, ctx, tables, rank)
+                got.append((Y.copy(), [x.copy() for x in sY], gained))
+            runs.append(got)
+            monkeypatch.undo()
+        for (a, sa, ga), (b, sb, gb) in zip(*runs):
+            assert np.array_equal(a, b) and ga == gb
+            assert all(np.array_equal(x, y) for x, y in zip(sa, sb))
+            moved += ga > 0
+    assert moved > 40
+
+
+def test_move_blocks_refuse_indices_outside_the_table(lib):
+    X = np.ones((4, 3), np.int64)
+    g = [np.zeros((3, 2))]
+    ok = dict(rows=np.array([0, 3]), u=np.array([0, 2]), v=np.array([1, 1]), c=[np.array([1, 0])])
+    host_kernels.move_blocks(lib, X, ok["rows"], ok["u"], ok["v"], ok["c"], g, [2])
+    for bad in (dict(ok, rows=np.array([0, 4])), dict(ok, u=np.array([0, 3])),
+                dict(ok, v=np.array([-1, 1])), dict(ok, c=[np.array([2, 0])])):
+        with pytest.raises(ValueError, match="within the table"):
+            host_kernels.move_blocks(lib, X, bad["rows"], bad["u"], bad["v"], bad["c"], g, [2])

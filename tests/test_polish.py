@@ -47,6 +47,17 @@ def random_instance(r):
     return X, ctx, tables
 
 
+def polish_cases(seed: int, count: int):
+    """count random_instance tables, each with a random rank of its contexts and its
+    targets' counts s (what one_pass takes)."""
+    r = np.random.default_rng(seed)
+    for _ in range(count):
+        X, ctx, tables = random_instance(r)
+        rank = r.permutation(len(X))
+        s = [polish.cell_counts(X, ctx[:, i], t.shape[1]) for i, t in enumerate(tables)]
+        yield X, ctx, tables, rank, s
+
+
 def test_block_gains_match_a_sequential_count():
     r = np.random.default_rng(1)
     for _ in range(50):

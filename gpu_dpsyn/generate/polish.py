@@ -159,21 +159,34 @@ def one_pass(X, s, ctx, tables, rank, xp=np, backend=None, columns=None):
         return X, s, 0.0
     u, v, gain = u[cand], v[cand], gain[cand]
     c = [ci[cand] for ci in columns]
+    by_priority = lexsort_distinct(xp, -gain, rank[cand], len(rank))  # by gain, ties at random
+    lib = host_kernels.library()
+    if lib is not None:  # host_tables.cpp: the sizes and the gains from each proposal's
+        # values and cells, the blocks' cells never stored (the same numbers)
+        q, moves = host_kernels.move_blocks(lib, X, cand, u, v, c, g,
+                                            [t.shape[1] for t in tables])
+        total = xp.zeros(len(cand))
+        for gained in host_kernels.move_gains(lib, by_priority, moves, q):
+            total += gained  # in order: the same sums
+        return _accepted(X, s, cand, u, v, c, q, total, xp)
     blocks = target_blocks(tables, g, u, v, c)
     q = block_sizes(X, blocks, cand, u, xp)
-    prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first: by gain, ties at random
-    prio[lexsort_distinct(xp, -gain, rank[cand], len(rank))] = xp.arange(len(cand))
+    prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first
+    prio[by_priority] = xp.arange(len(cand))
     # every block in one sort for few proposals, where the calls cost more than the work
     # (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block by block
     # past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000 contexts x 12
-    # values x 6 targets: 0.7 s against 1.0 s); with the host build, every block in one
-    # call (no sort; its blocks on threads); the same numbers every way (tests)
-    batch = len(cand) <= BATCH_CANDIDATES or host_kernels.library() is not None
-    gains = all_block_gains(blocks, q, prio, xp) if batch else \
+    # values x 6 targets: 0.7 s against 1.0 s); the same numbers either way (tests)
+    gains = all_block_gains(blocks, q, prio, xp) if len(cand) <= BATCH_CANDIDATES else \
         (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
     total = xp.zeros(len(cand))
     for gained in gains:  # in order: the same sums
         total += gained
+    return _accepted(X, s, cand, u, v, c, q, total, xp)
+
+
+def _accepted(X, s, cand, u, v, c, q, total, xp):
+    """one_pass's end: the proposals whose blocks gain over the targets move."""
     ok = xp.flatnonzero(total > GAIN_TOLERANCE)
     if not len(ok):
         return X, s, 0.0

@@ -227,6 +227,54 @@ def block_gains(lib, by_priority, blocks, q) -> list:
     return out
 
 
+def move_blocks(lib, X, rows, u, v, c, g, tables_cells) -> tuple:
+    """host_tables.cpp: polish.block_sizes and polish.all_block_gains' blocks from the
+    proposals' rows of X, values u -> v and cells c (per target) with g = t - s (per
+    target, values x cells): (q, the blocks as move_gains takes them), without the
+    blocks' cells as arrays.  Every index is checked here: the loops read through them."""
+    X = np.ascontiguousarray(X, dtype=np.int64)
+    rows, u, v = (np.ascontiguousarray(a, dtype=np.int64) for a in (rows, u, v))
+    c = [np.ascontiguousarray(ci, dtype=np.int64) for ci in c]
+    g = [np.ascontiguousarray(gi, dtype=np.float64) for gi in g]
+    m, size = len(rows), X.shape[1]
+    if X.ndim != 2 or len(c) != len(g) or any(len(a) != m for a in [u, v, *c]) or any(
+            gi.shape != (size, n) for gi, n in zip(g, tables_cells)) or (m and (
+            min(int(a.min()) for a in (rows, u, v, *c)) < 0 or int(rows.max()) >= len(X)
+            or max(int(u.max()), int(v.max())) >= size
+            or any(int(ci.max()) >= n for ci, n in zip(c, tables_cells)))):
+        raise ValueError("move_blocks needs each proposal's row, values and cells within "
+                         "the table and the targets")
+    q = np.empty(m, dtype=np.int64)
+    cells = np.array(tables_cells, dtype=np.int64)
+    ctxp = np.array([ci.ctypes.data for ci in c], dtype=np.uint64)
+    gp = np.array([gi.ctypes.data for gi in g], dtype=np.uint64)
+    lib.host_block_sizes(m, len(c), rows.ctypes.data, u.ctypes.data, v.ctypes.data,
+                         X.ctypes.data, size, ctxp.ctypes.data, gp.ctypes.data, cells.ctypes.data,
+                         q.ctypes.data)
+    return q, [(w, ci, n, gi, leaving) for ci, gi, n in zip(c, g, tables_cells)
+               for w, leaving in ((u, True), (v, False))]
+
+
+def move_gains(lib, by_priority, blocks, q) -> list:
+    """host_tables.cpp: block_gains for move_blocks' blocks (w, ci, cells, g, leaving),
+    each cell w cells + ci (checked there), the blocks on the host's threads."""
+    by_priority = np.ascontiguousarray(by_priority, dtype=np.int64)
+    m = len(by_priority)
+    if len(q) != m or (m and (int(by_priority.min()) < 0 or int(by_priority.max()) >= m
+                              or not (np.bincount(by_priority, minlength=m) == 1).all())):
+        raise ValueError("move_gains needs an order of the proposals")
+    out = [np.empty(m) for _ in blocks]
+
+    def some(lo, hi):
+        for k in range(lo, hi):
+            w, ci, cells, g, leaving = blocks[k]
+            lib.host_move_gains(m, by_priority.ctypes.data, w.ctypes.data, ci.ctypes.data,
+                                cells, q.ctypes.data, g.ctypes.data, 1.0 if leaving else -1.0,
+                                g.size, out[k].ctypes.data)
+    threads.each(some, len(blocks), m)
+    return out
+
+
 SLOT_WORK = 64  # elements of threads.each's block a GUM slot counts for (Philox words)
 
 

@@ -19,16 +19,55 @@ extern "C" void host_cell_sums(long long U, long long size, const double* values
 // polish.all_block_gains for one block: the proposals taken in priority order
 // (by_priority[r]: the proposal ranked r), each gaining |x| - |x + sign q| with
 // x = g[cell] + sign * (the records of its cell's proposals ranked before it)
-extern "C" void host_block_gains(long long m, const long long* by_priority,
-                                 const long long* cells, const long long* q, const double* g,
-                                 double sign, long long n_cells, double* out) {
+template <typename Cell>
+static void block_gains(long long m, const long long* by_priority, Cell cell, const long long* q,
+                        const double* g, double sign, long long n_cells, double* out) {
     std::vector<double> before((size_t)n_cells, 0.0);
     for (long long r = 0; r < m; ++r) {
-        const long long j = by_priority[r], c = cells[j];
+        const long long j = by_priority[r], c = cell(j);
         const double qq = (double)q[j], x = g[c] + sign * before[c];
         before[c] += qq;
         const double y = x + sign * qq;
         out[j] = std::fabs(x) - std::fabs(y);
+    }
+}
+
+extern "C" void host_block_gains(long long m, const long long* by_priority,
+                                 const long long* cells, const long long* q, const double* g,
+                                 double sign, long long n_cells, double* out) {
+    block_gains(m, by_priority, [cells](long long j) { return cells[j]; }, q, g, sign, n_cells,
+                out);
+}
+
+// the same, each proposal's cell w[j] cells + ci[j] (polish.target_blocks' cells, not
+// stored: w the value it leaves or enters, ci its context's cell of the target)
+extern "C" void host_move_gains(long long m, const long long* by_priority, const long long* w,
+                                const long long* ci, long long cells, const long long* q,
+                                const double* g, double sign, long long n_g, double* out) {
+    block_gains(m, by_priority, [w, ci, cells](long long j) { return w[j] * cells + ci[j]; },
+                q, g, sign, n_g, out);
+}
+
+// polish.block_sizes from each proposal's values and cells: as many records as every
+// target gains on (-g leaving (u, its cell), g entering (v, its cell), the targets in
+// order), one at least, and no more than its context (row) has of value u
+extern "C" void host_block_sizes(long long m, int T, const long long* row, const long long* u,
+                                 const long long* v, const long long* X, long long size,
+                                 const unsigned long long* ctx, const unsigned long long* g,
+                                 const long long* cells, long long* q) {
+    for (long long j = 0; j < m; ++j) {
+        double room = 0.0;
+        for (int i = 0; i < T; ++i) {
+            const long long c = ((const long long*)ctx[i])[j];
+            const double* gi = (const double*)g[i];
+            const double leave = -gi[u[j] * cells[i] + c], enter = gi[v[j] * cells[i] + c];
+            room = i == 0 ? leave : (leave < room ? leave : room);  // np.minimum
+            room = enter < room ? enter : room;
+        }
+        double b = std::floor(room);
+        b = b < 1.0 ? 1.0 : b;
+        const double have = (double)X[row[j] * size + u[j]];
+        q[j] = (long long)(have < b ? have : b);
     }
 }
 
