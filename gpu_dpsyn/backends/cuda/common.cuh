@@ -80,6 +80,11 @@ __device__ __forceinline__ long long feistel_perm(long long j, long long total,
     return (long long)y;
 }
 
+// a grid-stride loop: element i of 0 .. n - 1, each thread every gridDim x blockDim
+#define GRID_STRIDE(i, n)                                                            \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);    \
+         i += (long long)gridDim.x * blockDim.x)
+
 // first index c in [0, n) with cum[c] > j (cum non-decreasing)
 __device__ __forceinline__ long long upper_bound(const long long* cum, long long n, long long j) {
     long long lo = 0, hi = n;

@@ -8,10 +8,6 @@
 // bit.
 #include "common.cuh"
 
-#define GRID_STRIDE(i, n)                                                            \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);    \
-         i += (long long)gridDim.x * blockDim.x)
-
 // E += on_grid(p w, n) summed by the contexts' cells of target i (E: values x cells, 0
 // before: ipf_ratio leaves it so)
 extern "C" __global__ void ipf_margin(long long U, int size, const double* p, const double* w,

@@ -61,3 +61,9 @@ def code_ptr(c) -> int:
 
 def grid_of(n: int) -> int:
     return max(1, (int(n) + THREADS - 1) // THREADS)
+
+
+def strided_grid(n: int, sm: int) -> tuple:
+    """The grid of a grid-stride kernel over n elements: a thread an element, at most 32
+    blocks a multiprocessor (sm of them)."""
+    return (min(grid_of(n), 32 * sm),)

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpu_dpsyn.backends.cuda.histograms import HistogramOps
 from gpu_dpsyn.backends.cuda.launch import (SOURCES, THREADS, grid_of, code_ptr, kernel,
-                                            cp, load_cuda_module)
+                                            cp, load_cuda_module, strided_grid)
 from gpu_dpsyn.backends.cuda.passes import PassOps
 from gpu_dpsyn.backends.cuda.updates import RecordOps
 from gpu_dpsyn.errors import BackendError
@@ -118,7 +118,7 @@ class CupyBackend(HistogramOps, RecordOps, PassOps):
         flat = cp.empty(R * size, dtype=cp.float64)
         last = cp.empty(R, dtype=cp.int64)
         if R:
-            kernel("draw.cu", "cdf_rows")((min(grid_of(R), 32 * self._sm),), (THREADS,),
+            kernel("draw.cu", "cdf_rows")(strided_grid(R, self._sm), (THREADS,),
                                            (np.int64(0), np.int64(R), np.int32(size), cond, flat,
                                             last))
         return flat, last
@@ -131,7 +131,7 @@ class CupyBackend(HistogramOps, RecordOps, PassOps):
         gain = cp.empty(U, dtype=cp.float64)
         if U:
             kernel("moves.cu", "best_moves")(
-                (min(grid_of(U), 32 * self._sm),), (THREADS,),
+                strided_grid(U, self._sm), (THREADS,),
                 (np.int64(0), np.int64(U), np.int32(X.shape[1]), np.int32(ctx.shape[1]),
                  cp.ascontiguousarray(tabs, dtype=cp.float64), cp.asarray(offs, dtype=cp.int64),
                  ctx, X, u, v, gain))

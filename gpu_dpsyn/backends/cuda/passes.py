@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_dpsyn.backends.cuda.launch import THREADS, grid_of, kernel, cp
+from gpu_dpsyn.backends.cuda.launch import THREADS, kernel, cp, strided_grid
 from gpu_dpsyn.errors import BackendError
 
 KEY32_CELLS = 1 << 32  # a chunk of blocks of at most this many cells sorts uint32 keys
@@ -40,7 +40,7 @@ class DevicePass:
 
     def __init__(self, backend, X, s, tables, ctx, rank, block_cells: int, tolerance: float):
         _moved_in_place("the polish's table", X, cp.int64)
-        self.be, self.X, self.tolerance = backend, X, float(tolerance)
+        self.be, self.sm, self.X, self.tolerance = backend, backend._sm, X, float(tolerance)
         self.m, self.size, self.T = int(X.shape[0]), int(X.shape[1]), len(tables)
         cells = [int(t.shape[1]) for t in tables]
         sizes = [self.size * c for c in cells]
@@ -72,9 +72,6 @@ class DevicePass:
                      if any(c[3] == narrow for c in self.chunks)}
         self.qq = cp.empty(most)
 
-    def _grid(self, n: int) -> tuple:
-        return (min(grid_of(n), 32 * self.be._sm),)
-
     def run(self):
         """One pass: X and the counts moved in place; returns the accepted moves' gain
         as a device scalar (0 when none: the polish stops)."""
@@ -82,12 +79,12 @@ class DevicePass:
         if m == 0:
             return cp.zeros(())
         n = int(self.t.size)
-        kernel("polish.cu", "pass_tables")(self._grid(n), (THREADS,), (
+        kernel("polish.cu", "pass_tables")(strided_grid(n, self.sm), (THREADS,), (
             i64(n), np.int32(T), np.int32(size), self.start, self.cells, self.t, self.s,
             self.g, self.tabs))
         u, v, gain = self.be.best_moves(self.X, self.tabs, self.offs, self.ctx)
         q, res, gained = self.q, self.res, self.gained
-        kernel("polish.cu", "pass_sizes")(self._grid(m), (THREADS,), (
+        kernel("polish.cu", "pass_sizes")(strided_grid(m, self.sm), (THREADS,), (
             i64(m), np.int32(T), np.int32(size), self.start, self.cells, self.g, self.ctx,
             self.X, u, v, gain, np.float64(self.tolerance), q))
         # by gain, ties by rank (sorting.lexsort_distinct): proposal by_priority[r] is
@@ -95,7 +92,7 @@ class DevicePass:
         by_priority = self.by_rank[cp.argsort((-gain)[self.by_rank])]
         for b0, k, boff, narrow in self.chunks:
             self._gains(b0, k, boff, narrow, by_priority, u, v)
-        kernel("polish.cu", "pass_accept")(self._grid(m), (THREADS,), (
+        kernel("polish.cu", "pass_accept")(strided_grid(m, self.sm), (THREADS,), (
             i64(m), np.int32(T), np.int32(size), self.start, self.cells, self.ctx, u, v, gain,
             q, res, np.float64(self.tolerance), self.X, self.s, gained))
         return gained.sum()
@@ -106,14 +103,14 @@ class DevicePass:
         n, wide = k * m, np.int32(not narrow)
         key, cs = (x[:n] for x in self.keys[narrow])
         qq = self.qq[:n]
-        kernel("polish.cu", "pass_keys")(self._grid(n), (THREADS,), (
+        kernel("polish.cu", "pass_keys")(strided_grid(n, self.sm), (THREADS,), (
             i64(n), i64(m), np.int32(b0), np.int32(self.T), self.cells, boff, by_priority,
             self.ctx, u, v, wide, key))
         order = cp.argsort(key)  # stable: by block and cell, then priority
-        kernel("polish.cu", "pass_sorted")(self._grid(n), (THREADS,), (
+        kernel("polish.cu", "pass_sorted")(strided_grid(n, self.sm), (THREADS,), (
             i64(n), i64(m), wide, key, order, by_priority, q, cs, qq))
         csum = cp.cumsum(qq)  # whole counts: exact in any order
-        kernel("polish.cu", "pass_gains")(self._grid(n), (THREADS,), (
+        kernel("polish.cu", "pass_gains")(strided_grid(n, self.sm), (THREADS,), (
             i64(n), i64(m), np.int32(b0), wide, cs, qq, csum, order, by_priority, self.start,
             boff, self.g, res))
 
@@ -151,14 +148,13 @@ class DeviceIPF:
         U, size = (int(x) for x in self.p.shape)
         t = self.tables[i]
         cells, i64, T = int(t.shape[1]), np.int64, np.int32(self.ctx.shape[1])
-        E, ratio = self.E[:t.size], self.ratio[:t.size]
-        grid = lambda k: (min(grid_of(k), 32 * self.be._sm),)
-        kernel("ipf.cu", "ipf_margin")(grid(U * size), (THREADS,), (
+        E, ratio, sm = self.E[:t.size], self.ratio[:t.size], self.be._sm
+        kernel("ipf.cu", "ipf_margin")(strided_grid(U * size, sm), (THREADS,), (
             i64(U), np.int32(size), self.p, self.w, np.float64(self.grid), self.ctx,
             T, np.int32(i), i64(cells), E))
-        kernel("ipf.cu", "ipf_ratio")(grid(t.size), (THREADS,), (
+        kernel("ipf.cu", "ipf_ratio")(strided_grid(t.size, sm), (THREADS,), (
             i64(t.size), E, t, np.float64(self.gap_grids[i]), ratio, self.gap[i:i + 1]))
-        kernel("ipf.cu", "ipf_scale")(grid(U), (THREADS,), (
+        kernel("ipf.cu", "ipf_scale")(strided_grid(U, sm), (THREADS,), (
             i64(U), np.int32(size), self.p, ratio, self.ctx, T, np.int32(i), i64(cells)))
 
 

@@ -7,17 +7,6 @@
 // counts are whole, so their sums are exact in any order, atomics included.
 #include "common.cuh"
 
-#define GRID_STRIDE(i, n)                                                            \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);    \
-         i += (long long)gridDim.x * blockDim.x)
-
-// the target holding element e of the cells end to end (T is a handful)
-__device__ __forceinline__ int target_of(long long e, int T, const long long* start) {
-    int i = 0;
-    while (i + 1 < T && e >= start[i + 1]) ++i;
-    return i;
-}
-
 __device__ __forceinline__ double clip1(double x) {  // np.clip(x, -1, 1)
     x = x < -1.0 ? -1.0 : x;
     return x > 1.0 ? 1.0 : x;
@@ -29,7 +18,7 @@ extern "C" __global__ void pass_tables(long long n, int T, int size, const long 
                                        const long long* cells, const double* t,
                                        const double* s, double* g, double* tabs) {
     GRID_STRIDE(e, n) {
-        const int i = target_of(e, T, start);
+        const int i = (int)upper_bound(start, T, e) - 1;  // the target holding element e
         const long long local = e - start[i], j = local / cells[i], k = local % cells[i];
         const double gv = t[e] - s[e];
         g[e] = gv;
