@@ -414,13 +414,15 @@ def test_the_host_wrappers_refuse_what_the_loops_would_misindex(lib):
 
 def test_the_wrappers_refuse_malformed_orders_columns_and_contexts(lib):
     """The review's reproductions: each would have read or written past an array."""
-    for order, cells in (([1 << 40], [0]), ([0, 0], [0, 0]),  # not a permutation
-                         ([0, 1], [0, 1]), ([1, 0], [0, -1])):  # a cell outside g
+    for order in ([1 << 40], [0, 0], [-1, 0]):  # not a permutation
+        zero = np.zeros(len(order), np.int64)
         with pytest.raises(ValueError, match="order of the proposals"):
-            host_kernels.block_gains(lib, np.array(order), [(np.zeros(2, np.int64), np.zeros(1),
-                                                             False), (np.array(cells),
-                                                                      np.zeros(1), True)],
-                                     np.ones(len(order), np.int64))
+            host_kernels.move_gains(lib, np.array(order), [(zero, zero, 1, np.zeros(1), True)],
+                                    np.ones(len(order), np.int64))
+    with pytest.raises(ValueError, match="within the table"):  # a cell outside g
+        host_kernels.move_blocks(lib, np.ones((2, 1), np.int64), np.array([1, 0]),
+                                 np.zeros(2, np.int64), np.zeros(2, np.int64),
+                                 [np.array([0, -1])], [np.zeros((1, 1))], [1])
     s, add, rem = np.array([6, 4, 0]), np.array([0, 0, 2]), np.array([2, 0, 0])
     cols = [np.zeros(10, np.uint8), np.zeros(10, np.uint8)]
     bad_order = np.arange(10)
@@ -556,21 +558,23 @@ def test_gum_refuses_a_cell_that_gains_and_loses(lib):
                                np.array([1, 0, 0]), 0.5, (1, 2), 0, 0)
 
 
-def test_block_gains_on_threads_equal_the_numpy_sort(lib, monkeypatch):
+def test_move_gains_on_threads_equal_the_numpy_sort(lib, monkeypatch):
     """host_tables.cpp's pass in priority order, the blocks on three threads, against
-    polish's NumPy body (every block in one sort, no build)."""
+    polish's NumPy body (every block in one sort of the blocks' cells)."""
     from gpu_dpsyn.core import threads
     from gpu_dpsyn.generate import polish
     monkeypatch.setenv("GPU_DPSYN_THREADS", "3")
     r = np.random.default_rng(8)
     m = 50000
     q, prio = r.integers(1, 5, m), r.permutation(m)
-    blocks = [(r.integers(0, 40, m), r.normal(0, 30, 40).round(2), bool(k % 2))
-              for k in range(6)]
-    assert len(threads.blocks(len(blocks), m)) == 3
-    fast = polish.all_block_gains(blocks, q, prio)
-    monkeypatch.setattr(host_kernels, "library", lambda: None)
-    slow = polish.all_block_gains(blocks, q, prio)
+    moves = [(r.integers(0, 5, m), r.integers(0, 8, m), 8, r.normal(0, 30, 40).round(2),
+              bool(k % 2)) for k in range(6)]
+    assert len(threads.blocks(len(moves), m)) == 3
+    by_priority = np.empty(m, np.int64)
+    by_priority[prio] = np.arange(m)
+    fast = host_kernels.move_gains(lib, by_priority, moves, q)
+    slow = polish.all_block_gains([(w * n + ci, g, leaving) for w, ci, n, g, leaving in moves],
+                                  q, prio)
     assert len(fast) == 6 and all(np.array_equal(a, b) for a, b in zip(fast, slow))
 
 
@@ -602,7 +606,8 @@ def test_a_polish_pass_with_the_host_build_equals_numpys(lib, monkeypatch):
 def test_move_blocks_refuse_indices_outside_the_table(lib):
     X = np.ones((4, 3), np.int64)
     g = [np.zeros((3, 2))]
-    ok = dict(rows=np.array([0, 3]), u=np.array([0, 2]), v=np.array([1, 1]), c=[np.array([1, 0])])
+    ok = dict(rows=np.array([0, 3]), u=np.array([0, 2]), v=np.array([1, 1]),
+              c=[np.array([1, 0])])
     host_kernels.move_blocks(lib, X, ok["rows"], ok["u"], ok["v"], ok["c"], g, [2])
     for bad in (dict(ok, rows=np.array([0, 4])), dict(ok, u=np.array([0, 3])),
                 dict(ok, v=np.array([-1, 1])), dict(ok, c=[np.array([2, 0])])):

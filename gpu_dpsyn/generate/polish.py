@@ -108,9 +108,6 @@ def all_block_gains(blocks, q, priority, xp=np):
     m = len(q)
     by_priority = xp.empty_like(priority)
     by_priority[priority] = xp.arange(m)
-    lib = host_kernels.library() if xp is np else None
-    if lib is not None:  # host_tables.cpp: a pass in priority order a block, no sort
-        return host_kernels.block_gains(lib, by_priority, blocks, q)
     out = []
     step = max(1, BLOCK_CELLS // max(m, 1))  # blocks a chunk: bounded memory
     for lo in range(0, len(blocks), step):
@@ -165,28 +162,22 @@ def one_pass(X, s, ctx, tables, rank, xp=np, backend=None, columns=None):
         # values and cells, the blocks' cells never stored (the same numbers)
         q, moves = host_kernels.move_blocks(lib, X, cand, u, v, c, g,
                                             [t.shape[1] for t in tables])
-        total = xp.zeros(len(cand))
-        for gained in host_kernels.move_gains(lib, by_priority, moves, q):
-            total += gained  # in order: the same sums
-        return _accepted(X, s, cand, u, v, c, q, total, xp)
-    blocks = target_blocks(tables, g, u, v, c)
-    q = block_sizes(X, blocks, cand, u, xp)
-    prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first
-    prio[by_priority] = xp.arange(len(cand))
-    # every block in one sort for few proposals, where the calls cost more than the work
-    # (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block by block
-    # past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000 contexts x 12
-    # values x 6 targets: 0.7 s against 1.0 s); the same numbers either way (tests)
-    gains = all_block_gains(blocks, q, prio, xp) if len(cand) <= BATCH_CANDIDATES else \
-        (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
+        gains = host_kernels.move_gains(lib, by_priority, moves, q)
+    else:
+        blocks = target_blocks(tables, g, u, v, c)
+        q = block_sizes(X, blocks, cand, u, xp)
+        prio = xp.empty(len(cand), dtype=xp.int64)  # 0 first
+        prio[by_priority] = xp.arange(len(cand))
+        # every block in one sort for few proposals, where the calls cost more than the
+        # work (Fertility at epsilon 8: the polish's gains 0.42 s against 1.16 s); block
+        # by block past BATCH_CANDIDATES, which is faster on a CPU (fit_table on 60,000
+        # contexts x 12 values x 6 targets: 0.7 s against 1.0 s); the same numbers either
+        # way (tests)
+        gains = all_block_gains(blocks, q, prio, xp) if len(cand) <= BATCH_CANDIDATES else \
+            (block_gains(cells, q, g, prio, leaving) for cells, g, leaving in blocks)
     total = xp.zeros(len(cand))
     for gained in gains:  # in order: the same sums
         total += gained
-    return _accepted(X, s, cand, u, v, c, q, total, xp)
-
-
-def _accepted(X, s, cand, u, v, c, q, total, xp):
-    """one_pass's end: the proposals whose blocks gain over the targets move."""
     ok = xp.flatnonzero(total > GAIN_TOLERANCE)
     if not len(ok):
         return X, s, 0.0

@@ -149,7 +149,6 @@ def load(cxx: str, version: bytes, native: bool):
     lib.host_allowed.argtypes = [_I64, _I64, _I64, _PTR, _PTR, _PTR, _PTR, _PTR, _PTR]
     lib.host_allowed.restype = None
     lib.host_cell_sums.argtypes = [_I64, _I64, _PTR, _PTR, _I64, _PTR]
-    lib.host_block_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _PTR, ctypes.c_double, _I64, _PTR]
     lib.host_move_gains.argtypes = [_I64, _PTR, _PTR, _PTR, _I64, _PTR, _PTR, ctypes.c_double,
                                     _I64, _PTR]
     lib.host_block_sizes.argtypes = [_I64, ctypes.c_int, _PTR, _PTR, _PTR, _PTR, _I64, _PTR,

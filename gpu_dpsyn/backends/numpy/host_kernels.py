@@ -200,35 +200,8 @@ def removal_rate(lib, over, s, total, steps: int):
                                           float(total), int(steps)))
 
 
-def block_gains(lib, by_priority, blocks, q) -> list:
-    """host_tables.cpp: polish.all_block_gains, each (cells, g, leaving) block a pass over
-    the proposals in priority order with each cell's records so far, no sort (whole
-    counts: the same numbers); the blocks on the host's threads.  The order and the
-    block sizes are checked once, each block's cells against its g."""
-    by_priority, q = (np.ascontiguousarray(x, dtype=np.int64) for x in (by_priority, q))
-    m = len(by_priority)
-    blocks = [(np.ascontiguousarray(c, dtype=np.int64), np.ascontiguousarray(g, np.float64),
-               leaving) for c, g, leaving in blocks]
-    if len(q) != m or any(len(c) != m for c, _, _ in blocks) or (m and (
-            int(by_priority.min()) < 0 or int(by_priority.max()) >= m
-            or not (np.bincount(by_priority, minlength=m) == 1).all()
-            or any(int(c.min()) < 0 or int(c.max()) >= len(g) for c, g, _ in blocks))):
-        raise ValueError("block_gains needs a cell of g for each proposal and an order "
-                         "of the proposals")
-    out = [np.empty(m) for _ in blocks]
-
-    def some(lo, hi):
-        for k in range(lo, hi):
-            c, g, leaving = blocks[k]
-            lib.host_block_gains(m, by_priority.ctypes.data, c.ctypes.data, q.ctypes.data,
-                                 g.ctypes.data, 1.0 if leaving else -1.0, len(g),
-                                 out[k].ctypes.data)
-    threads.each(some, len(blocks), m)
-    return out
-
-
 def move_blocks(lib, X, rows, u, v, c, g, tables_cells) -> tuple:
-    """host_tables.cpp: polish.block_sizes and polish.all_block_gains' blocks from the
+    """host_tables.cpp: polish.block_sizes and polish.target_blocks' blocks from the
     proposals' rows of X, values u -> v and cells c (per target) with g = t - s (per
     target, values x cells): (q, the blocks as move_gains takes them), without the
     blocks' cells as arrays.  Every index is checked here: the loops read through them."""
@@ -256,8 +229,10 @@ def move_blocks(lib, X, rows, u, v, c, g, tables_cells) -> tuple:
 
 
 def move_gains(lib, by_priority, blocks, q) -> list:
-    """host_tables.cpp: block_gains for move_blocks' blocks (w, ci, cells, g, leaving),
-    each cell w cells + ci (checked there), the blocks on the host's threads."""
+    """host_tables.cpp: polish.all_block_gains for move_blocks' blocks (w, ci, cells, g,
+    leaving), each cell w cells + ci (checked there): each block a pass over the
+    proposals in priority order with each cell's records so far, no sort (whole counts:
+    the same numbers); the blocks on the host's threads."""
     by_priority = np.ascontiguousarray(by_priority, dtype=np.int64)
     m = len(by_priority)
     if len(q) != m or (m and (int(by_priority.min()) < 0 or int(by_priority.max()) >= m

@@ -18,34 +18,20 @@ extern "C" void host_cell_sums(long long U, long long size, const double* values
 
 // polish.all_block_gains for one block: the proposals taken in priority order
 // (by_priority[r]: the proposal ranked r), each gaining |x| - |x + sign q| with
-// x = g[cell] + sign * (the records of its cell's proposals ranked before it)
-template <typename Cell>
-static void block_gains(long long m, const long long* by_priority, Cell cell, const long long* q,
-                        const double* g, double sign, long long n_cells, double* out) {
-    std::vector<double> before((size_t)n_cells, 0.0);
+// x = g[cell] + sign * (the records of its cell's proposals ranked before it), each
+// proposal's cell w[j] cells + ci[j] (polish.target_blocks' cells, not stored: w the
+// value it leaves or enters, ci its context's cell of the target)
+extern "C" void host_move_gains(long long m, const long long* by_priority, const long long* w,
+                                const long long* ci, long long cells, const long long* q,
+                                const double* g, double sign, long long n_g, double* out) {
+    std::vector<double> before((size_t)n_g, 0.0);
     for (long long r = 0; r < m; ++r) {
-        const long long j = by_priority[r], c = cell(j);
+        const long long j = by_priority[r], c = w[j] * cells + ci[j];
         const double qq = (double)q[j], x = g[c] + sign * before[c];
         before[c] += qq;
         const double y = x + sign * qq;
         out[j] = std::fabs(x) - std::fabs(y);
     }
-}
-
-extern "C" void host_block_gains(long long m, const long long* by_priority,
-                                 const long long* cells, const long long* q, const double* g,
-                                 double sign, long long n_cells, double* out) {
-    block_gains(m, by_priority, [cells](long long j) { return cells[j]; }, q, g, sign, n_cells,
-                out);
-}
-
-// the same, each proposal's cell w[j] cells + ci[j] (polish.target_blocks' cells, not
-// stored: w the value it leaves or enters, ci its context's cell of the target)
-extern "C" void host_move_gains(long long m, const long long* by_priority, const long long* w,
-                                const long long* ci, long long cells, const long long* q,
-                                const double* g, double sign, long long n_g, double* out) {
-    block_gains(m, by_priority, [w, ci, cells](long long j) { return w[j] * cells + ci[j]; },
-                q, g, sign, n_g, out);
 }
 
 // polish.block_sizes from each proposal's values and cells: as many records as every
