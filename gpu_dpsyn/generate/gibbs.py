@@ -128,24 +128,25 @@ def fit_conditional(ctx, w, tables, size: int, iterations: int = IPF_ITERATIONS,
         p, w, ctx, tables, totals, grid_scale(n), [grid_scale(n + x) for x in totals])
     before = None  # the last pass's worst TVD
     for it in range(iterations):
-        worst = []  # each target's TVD, read once a pass (a GPU syncs once, not per target)
-        for i, t in enumerate(tables if fused is None else ()):
-            E = host.margin(i, t.shape[1]) if host is not None else \
-                cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1]).T
-            gap = on_grid(xp, xp.abs(E - t), n + totals[i])
-            worst.append(0.5 * gap.sum() / max(totals[i], 1e-300))
-            ok = (E > 0) & (t > 0)
-            ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
-            if host is not None:  # the next target's margin with it, but after the last
-                last = it == iterations - 1 and i == len(tables) - 1
-                host.scale(ratio, i, None if last else (i + 1) % len(tables),
-                           None if last else tables[(i + 1) % len(tables)].shape[1])
-            else:
-                p *= ratio.T[ctx[:, i]]
-                p = rows_normalised(xp, p)
-        # one read a pass
-        now = float(fused.run()[0]) if fused is not None else \
-            float(xp.stack(worst).max()) if worst else 0.0
+        if fused is not None:
+            now = float(fused.run()[0])  # one read a pass
+        else:
+            worst = []  # each target's TVD, read once a pass (a GPU: once, not per target)
+            for i, t in enumerate(tables):
+                E = host.margin(i, t.shape[1]) if host is not None else \
+                    cell_sums(xp, on_grid(xp, p * w[:, None], n), ctx[:, i], t.shape[1]).T
+                gap = on_grid(xp, xp.abs(E - t), n + totals[i])
+                worst.append(0.5 * gap.sum() / max(totals[i], 1e-300))
+                ok = (E > 0) & (t > 0)
+                ratio = xp.where(ok, t / xp.where(ok, E, 1.0), 1.0)
+                if host is not None:  # the next target's margin with it, but after the last
+                    last = it == iterations - 1 and i == len(tables) - 1
+                    host.scale(ratio, i, None if last else (i + 1) % len(tables),
+                               None if last else tables[(i + 1) % len(tables)].shape[1])
+                else:
+                    p *= ratio.T[ctx[:, i]]
+                    p = rows_normalised(xp, p)
+            now = float(xp.stack(worst).max()) if worst else 0.0  # one read a pass
         if now < tolerance or (before is not None and before - now < stall * now):
             break
         before = now
