@@ -88,13 +88,15 @@ def emu_so(tmp_path_factory):
     return build(tmp_path_factory.mktemp("emu"))
 
 
-@pytest.fixture(params=["emulated", pytest.param("device", marks=[pytest.mark.gpu, gpu])])
+@pytest.fixture(params=["emulated", "blocks",
+                        pytest.param("device", marks=[pytest.mark.gpu, gpu])])
 def gb(request, monkeypatch):
     """The CuPy backend: on the device, or its kernels compiled by g++ and run on the CPU."""
     if request.param == "device":
         return get_backend("gpu")
     from cuda_emu.emulate import emulated_backend
-    return emulated_backend(monkeypatch, request.getfixturevalue("emu_so"))
+    return emulated_backend(monkeypatch, request.getfixturevalue("emu_so"),
+                            32 if request.param == "blocks" else None)
 
 
 
@@ -402,6 +404,34 @@ def test_ipf_passes_equal_cpu(gb):
             want = gibbs.fit_conditional(ctx, w, tables, size, passes)
             got = gibbs.fit_conditional(ctx, w, tables, size, passes, xp=gb.xp, backend=gb)
             np.testing.assert_array_equal(gb.to_numpy(got), want)
+
+
+def test_each_ipf_pass_reads_the_worst_tvd_of_the_array_code(gb):
+    # the one read a pass (ipf_ratio's gaps, summed per thread, per warp in blocks of
+    # whole warps, then per target) against the array code's TVDs, pass by pass: the
+    # sweep's stopping rule compares them with its tolerance
+    from gpu_dpsyn.generate import gibbs
+    from gpu_dpsyn.generate.ipf import cell_sums, grid_scale, on_grid, rows_normalised
+    from test_polish import random_instance
+    r = np.random.default_rng(29)
+    for _ in range(12):
+        X, ctx, tables = random_instance(r)
+        size, w = tables[0].shape[0], X.sum(axis=1).astype(np.float64)
+        n, totals = float(w.sum()), [float(t.sum()) for t in tables]
+        p = gibbs.allowed(ctx, tables, size)
+        fused = gb.ipf_table(gb.asarray(p), gb.asarray(w), gb.asarray(ctx), tables, totals,
+                             grid_scale(n), [grid_scale(n + x) for x in totals])
+        for _ in range(3):
+            worst = []
+            for i, t in enumerate(tables):
+                E = cell_sums(np, on_grid(np, p * w[:, None], n), ctx[:, i], t.shape[1]).T
+                gap = on_grid(np, np.abs(E - t), n + totals[i])
+                worst.append(0.5 * gap.sum() / max(totals[i], 1e-300))
+                ok = (E > 0) & (t > 0)
+                p = rows_normalised(np, p * np.where(ok, t / np.where(ok, E, 1.0),
+                                                     1.0).T[ctx[:, i]])
+            assert float(gb.to_numpy(fused.run())[0]) == max(worst)
+        np.testing.assert_array_equal(gb.to_numpy(fused.p), p)
 
 
 @pytest.mark.parametrize("chunked", [False, True])

@@ -4,7 +4,10 @@
 //    kernels, which never talk between threads;
 //  - one block of real threads (emu_coop_begin): the block-cooperative kernels of
 //    plan.cu, with __syncthreads a barrier, __shared__ storage shared by the threads
-//    (compiled with EMU_SHARED_STATIC) and real atomics, so a missing barrier shows.
+//    (compiled with EMU_SHARED_STATIC) and real atomics, so a missing barrier shows;
+//  - every block of the grid in turn as real threads (emu_blocks_begin), for any
+//    kernel: the launch as a device runs it, warps' shuffles and shared memory
+//    included, only one block at a time (emulate.py's blocks mode).
 #pragma once
 #include <cmath>
 using std::floor; using std::log; using std::exp; using std::fabs; using std::fmin;
@@ -18,8 +21,8 @@ using std::rint;
 #define __shared__
 #endif
 struct emu_dim3 { unsigned int x, y, z; };
-extern emu_dim3 blockIdx, blockDim, gridDim;
-extern thread_local emu_dim3 threadIdx;
+extern emu_dim3 blockDim, gridDim;
+extern thread_local emu_dim3 blockIdx, threadIdx;
 inline unsigned int __umulhi(unsigned int a, unsigned int b) {
     return (unsigned int)(((unsigned long long)a * b) >> 32);
 }

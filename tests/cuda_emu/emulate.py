@@ -4,8 +4,11 @@ The .cu files are compiled by g++ with emu.h standing in for the CUDA built-ins;
 data-parallel kernels run one thread at a time, the block-cooperative ones (plan.cu)
 as one block of real threads with barriers.  NumPy stands in for CuPy.  This checks,
 without a GPU, that the kernels compute what the NumPy fallback computes, and makes a
-missing barrier likely to show.  (Launch-configuration and CuPy-API mistakes need a
-device: the GPU tests.)
+missing barrier likely to show.  In blocks mode (emulated_backend(..., block=32)) every
+kernel runs as a device runs it: blocks of that many real threads, one block after
+another, so the paths taken only with whole warps (shuffles) and races between the
+threads of a block run too; slower, for small inputs.  (Launch-configuration and
+CuPy-API mistakes need a device: the GPU tests.)
 """
 from __future__ import annotations
 
@@ -61,11 +64,12 @@ def build(out_dir: Path) -> Path:
 
 
 class _Kernel:
-    def __init__(self, lib, module, name):
+    def __init__(self, lib, module, name, blocks: bool = False):
         self.fn = getattr(lib, name)
         self.fn.restype = None
         self.lib = lib
         self.coop = module in COOPERATIVE
+        self.blocks = blocks
 
     def __call__(self, grid, block, args, shared_mem=0):
         cargs = []
@@ -74,6 +78,8 @@ class _Kernel:
                 cargs.append(ctypes.c_void_p(a.ctypes.data))
             else:
                 cargs.append(_CTYPES[type(a)](a))
+        if self.blocks:
+            return self._blocks(int(grid[0]), int(block[0]), cargs)
         if self.coop:
             return self._block(int(grid[0]), int(block[0]), cargs)
         threads = int(grid[0]) * int(block[0])
@@ -89,13 +95,28 @@ class _Kernel:
         def body(tid):
             self.lib.emu_thread(tid)
             self.fn(*cargs)
-        ts = [threading.Thread(target=body, args=(t,), daemon=True) for t in range(nthreads)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join(timeout=60)
-            if t.is_alive():  # a barrier not every thread reaches
-                raise RuntimeError("emulated block deadlocked at __syncthreads")
+        _run(body, nthreads)
+
+
+    def _blocks(self, grid, nthreads, cargs):
+        """Every block in turn as nthreads real threads (emu_enter keeps them in step)."""
+        self.lib.emu_blocks_begin(grid, nthreads)
+
+        def body(tid):
+            for b in range(grid):
+                self.lib.emu_enter(b, tid)
+                self.fn(*cargs)
+        _run(body, nthreads)
+
+
+def _run(body, nthreads) -> None:
+    ts = [threading.Thread(target=body, args=(t,), daemon=True) for t in range(nthreads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=60)
+        if t.is_alive():  # a barrier not every thread reaches
+            raise RuntimeError("emulated block deadlocked at __syncthreads")
 
 
 class _NumpyAsCupy(types.ModuleType):
@@ -113,14 +134,19 @@ def _fake_cupy():
     return fake
 
 
-def emulated_backend(monkeypatch, so: Path):
-    """A CupyBackend whose kernels run from the g++ build, with NumPy arrays."""
+def emulated_backend(monkeypatch, so: Path, block: int | None = None):
+    """A CupyBackend whose kernels run from the g++ build, with NumPy arrays.  block: run
+    every launch as blocks of that many real threads (a multiple of 32: whole warps),
+    one block at a time, instead of one thread at a time."""
     lib = ctypes.CDLL(str(so))
     fake = _fake_cupy()
     set_everywhere(monkeypatch, "cp", fake)
     set_everywhere(monkeypatch, "ptr", lambda a: a.ctypes.data)
-    set_everywhere(monkeypatch, "kernel", lambda module, name: _Kernel(lib, module, name))
+    set_everywhere(monkeypatch, "kernel", lambda module, name: _Kernel(lib, module, name,
+                                                                       block is not None))
     set_everywhere(monkeypatch, "PLAN_THREADS", COOP_THREADS)
+    if block is not None:
+        set_everywhere(monkeypatch, "THREADS", block)
     be = kops.CupyBackend()
     be.xp = fake
     be.free_memory = lambda: None  # no device to ask
