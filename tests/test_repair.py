@@ -21,9 +21,10 @@ SCHEMA = {"columns": {
     "f": {"type": "categorical", "values": ["u", "v", "other"], "fallback": "other"},
     "t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"}}}
 # values a record may hold that the schema does not allow, per column
-BAD = {"n": [99, -5, "abc", True, 3.6, float("inf"), [1, 2], None, 2 + 1j],
+BAD = {"n": [99, -5, "abc", True, 3.6, float("inf"), [1, 2], None, 2 + 1j,
+             10 ** 400, -10 ** 400, "1" + "0" * 400],  # past float64: no float() takes them
        "x": [7.5, "no", None, float("-inf"), False, {"a": 1}],
-       "k": ["z", None, 5, ["a"], ""],
+       "k": ["z", None, 5, ["a"], "", "\ud800"],  # a lone surrogate: no UTF-8 for it
        "m": ["zz", 1.5, ("p",)],
        "f": ["w", None, 0],
        "t": ["not a date", "2031-01-01", "1999-05-05", None, 12, "2020-03-01T10:00+02:00"]}
@@ -65,6 +66,10 @@ def test_numbers_clamp_round_or_go_missing():
     assert [float(v) for v in out["x"]] == [1, -1, 0.25, 0.5, 0.5, -1, -1, 0.5]
     assert out["k"].tolist() == df["k"].iloc[kept].tolist()
     encode(out, s)  # what it gives is always allowed
+    # whole numbers past float64's range clamp like any number past a bound
+    df = table(3)
+    df["n"] = [10 ** 400, -10 ** 400, "-" + "9" * 400]
+    assert repair(df, s)["n"].tolist() == [10, 0, 0]
 
 
 def test_categories_go_missing_to_the_fallback_or_drop_the_row():

@@ -25,6 +25,7 @@ curator's eyes only.
 from __future__ import annotations
 
 import decimal
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,8 +61,9 @@ def repair(df, schema: Schema):
                     values.astype(object).where(~bad, None)
             elif col.fallback is not None:
                 values = values.astype(object).where(~bad, col.fallback)
-            else:
-                drop |= bad
+            else:  # blanked too: a value pandas cannot even store (a lone surrogate in
+                drop |= bad  # a string column) must not stop the table on its way out
+                values = values.astype(object).where(~bad, None)
         fixed[col.name] = values
     unit = schema.unit_id
     if unit is not None:
@@ -188,14 +190,25 @@ def _numbers(s: pd.Series) -> np.ndarray:
         s = s.astype(object)
     try:
         x = pd.to_numeric(s, errors="coerce")
-    except (TypeError, ValueError):  # an object pandas cannot even coerce: one at a time
-        x = s.map(_one_number)
+    except (TypeError, ValueError, OverflowError):  # an object pandas cannot even
+        x = s.map(_one_number)  # coerce (or a number past float64's range): one at a time
     return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _one_number(v) -> float:
     try:
         return float(pd.to_numeric(v, errors="coerce"))
+    except OverflowError:  # a whole number past float64 (a Python int, its digits):
+        return _past_float(v)  # past the column's bounds, so clamped to one
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _past_float(v) -> float:
+    """+-inf for a whole number too large for float64 (a Python int, or its digits as
+    text), else NaN."""
+    try:
+        return math.inf if int(v) > 0 else -math.inf
     except (TypeError, ValueError):
         return np.nan
 
