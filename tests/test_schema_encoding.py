@@ -35,6 +35,33 @@ def test_nist_parameters_json(tmp_path):
     assert s.max_records_per_individual == 7
 
 
+@pytest.mark.parametrize("doc, message", [
+    # the unit of privacy given twice, differently: neither may be dropped silently
+    ({"max_records_per_individual": 1, "schema": {"A": {"values": [1, 2]}},
+      "runs": [{"max_records_per_individual": 5}]}, "max_records_per_individual 1 and 5"),
+    ({"schema": {"A": {"values": [1, 2]}},
+      "runs": [{"max_records_per_individual": 5}, {"max_records_per_individual": 7}]},
+     "max_records_per_individual 5 and 7"),
+    ({"max_rows": 10, "schema": {"A": {"values": [1, 2]}}, "runs": [{"max_records": 20}]},
+     "max_records 10 and 20"),
+    # a column named twice in a list, or typed twice
+    ({"columns": [{"name": "a", "type": "categorical", "values": [1]},
+                  {"name": "a", "type": "numeric", "min": 0, "max": 5}]}, "column 'a' twice"),
+    ({"columns": {"a": {"type": "categorical", "kind": "numeric", "values": [1]}}},
+     "'type' categorical and 'kind' numeric"),
+])
+def test_a_schema_saying_one_thing_twice_differently_is_refused(doc, message):
+    with pytest.raises(SchemaError, match=message):
+        load_schema(doc)
+
+
+def test_nist_runs_that_agree_on_the_bounds_are_read():
+    s = load_schema({"max_records_per_individual": 3, "schema": {"A": {"values": [1, 2]}},
+                     "runs": [{"epsilon": 1, "max_records_per_individual": 3},
+                              {"epsilon": 2, "max_records_per_individual": 3}]})
+    assert s.max_records_per_individual == 3
+
+
 def test_integer_bins_partition_the_range():
     s = load_schema({"columns": {"x": {"type": "numeric", "integer": True, "min": 0, "max": 9,
                                        "bins": 4}}})

@@ -245,6 +245,10 @@ def column_from_spec(name: str, spec: dict) -> Column:
         raise SchemaError(f"column {shown(name)}: unknown type {shown(kind)}; use categorical, numeric, "
                           "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
+    other = spec.get("kind") if "type" in spec else None  # both given: they must agree
+    if other is not None and _TYPE_ALIASES.get(other) != kind:
+        raise SchemaError(f"column {shown(name)}: 'type' {spec['type']} and 'kind' {other} "
+                          "say different things: give one")
     rules.check_column(name, kind, spec)  # its keys and their types, limits on bins
     if "name" in spec and spec["name"] != name:
         raise SchemaError(f"column {shown(name)}: 'name' {spec['name']!r} differs from its key")
@@ -318,6 +322,18 @@ def column_from_spec(name: str, spec: dict) -> Column:
     return col
 
 
+def _one_bound(key: str, top, runs: list):
+    """A NIST file's bound (the unit of privacy, the rows of a release) where the document
+    and its runs give it: one value, or a refusal naming two (taking either would drop the
+    other silently, and a smaller records-per-individual weakens the guarantee)."""
+    seen = ([top] if top is not None else []) + [r[key] for r in runs if key in r]
+    if len(set(seen)) > 1:
+        a, b = seen[0], next(x for x in seen if x != seen[0])
+        raise SchemaError(f"the schema gives {key} {a} and {b} (its top level and 'runs', "
+                          "or two runs): give one value")
+    return seen[0] if seen else None
+
+
 def _value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
@@ -333,19 +349,21 @@ def schema_from_dict(d: dict) -> Schema:
     cols = d.get("columns")
     if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
         cols = d["schema"]
-        runs = d.get("runs")
-        if isinstance(runs, list) and runs and isinstance(runs[0], dict):
-            if sens is None:
-                sens = runs[0].get("max_records_per_individual")
-            if max_rows is None:  # NIST's bound on the rows of a release
-                max_rows = runs[0].get("max_records")
+        runs = d.get("runs") or []  # (its entries were checked with the document)
+        sens = _one_bound("max_records_per_individual", sens, runs)
+        max_rows = _one_bound("max_records", max_rows, runs)  # NIST's rows of a release
     if cols is None:
         raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
     if isinstance(cols, list):  # [{"name": ..., ...}, ...]
         try:
-            cols = {c["name"]: c for c in cols}
+            names = [c["name"] for c in cols]
+            named = dict(zip(names, cols))
         except (TypeError, KeyError):
             raise SchemaError("schema 'columns' list entries need a 'name'") from None
+        if len(named) < len(cols):  # the object form cannot: duplicate keys are refused
+            twice = next(x for x in names if names.count(x) > 1)
+            raise SchemaError(f"schema 'columns' lists column {shown(twice)} twice")
+        cols = named
     if not isinstance(cols, dict) or not cols:
         raise SchemaError("schema 'columns' must be a non-empty object")
     # the types and ranges of these were checked with the document (schema_rules)
