@@ -7,7 +7,8 @@ import pytest
 
 from conftest import small_table
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.errors import DataError, DPSynError, ParameterError, PrivacyParameterError
+from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
+                               SchemaError)
 from gpu_dpsyn.generate.gum import GUMConfig
 
 
@@ -49,6 +50,24 @@ def test_unknown_mechanism_is_refused_at_construction(method):
 def test_sensitivity_must_be_a_positive_integer(bad):
     with pytest.raises(PrivacyParameterError, match="sensitivity"):
         Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=bad)
+
+
+@pytest.mark.parametrize("where", ["synthesizer", "schema"])
+def test_more_records_per_individual_than_a_table_holds_is_refused_before_spending(where):
+    # 2^55 records per individual made the noise past 64 bits at random, after charges
+    df, schema = small_table(300)
+    big = 2 ** 31  # one more than a table's most rows
+    if where == "synthesizer":
+        with pytest.raises(PrivacyParameterError, match="at most 2147483647"):
+            Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=big)
+        with pytest.raises(PrivacyParameterError, match=r"\(56 digits\)"):
+            Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=10 ** 55)
+        return
+    schema["max_records_per_individual"] = big
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)
+    with pytest.raises(SchemaError, match=r"max_records_per_individual must be an integer in"):
+        syn.fit(df, schema)
+    assert syn.ledger == []
 
 
 def test_sensitivity_below_the_schema_max_records_is_refused_before_spending():

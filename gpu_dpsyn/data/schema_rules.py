@@ -104,7 +104,8 @@ DOCUMENT_RULES = {
                     "x-message": "'columns' must be an object (name -> column) or a list of "
                                  "columns with a 'name'"},
         "max_records_per_individual": {
-            **_POSITIVE, "x-message": "max_records_per_individual must be a positive integer"},
+            **_POSITIVE, "maximum": MAX_ROWS,
+            "x-message": f"max_records_per_individual must be an integer in [1, {MAX_ROWS}]"},
         "individual_id": {**_TEXT, "x-message": "individual_id must be a column name"},
         "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                      "x-message": f"max_rows must be an integer in [1, {MAX_ROWS}]"},
@@ -118,7 +119,8 @@ DOCUMENT_RULES = {
                  "items": {"type": "object", "additionalProperties": False,
                            "properties": {"epsilon": _NUMBER, "delta": _NUMBER,
                                           "max_records": _POSITIVE,
-                                          "max_records_per_individual": _POSITIVE}}}}}
+                                          "max_records_per_individual": {
+                                              **_POSITIVE, "maximum": MAX_ROWS}}}}}}
 
 
 # -- validation ------------------------------------------------------------------------------

@@ -125,6 +125,16 @@ class LedgerEntry:
         return d
 
 
+MAX_SENSITIVITY = 2 ** 31 - 1  # records per individual: no table holds more (data/dtypes.py
+# MAX_ROWS); 2^55 made noise values past 64 bits, at random, after the first charges
+
+
+def shown_int(v) -> str:
+    """An integer for a message, its digits capped."""
+    text = str(int(v))
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
+
+
 @dataclass
 class Accountant:
     """Charges every measurement before it is made, in exact rational arithmetic, and
@@ -142,6 +152,10 @@ class Accountant:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
             raise PrivacyParameterError(
                 f"sensitivity (max records per individual) must be an integer >= 1, got {s!r}")
+        if s > MAX_SENSITIVITY:  # past it the noise may not fit 64 bits, found mid-fit
+            raise PrivacyParameterError(
+                f"sensitivity (max records per individual) must be at most {MAX_SENSITIVITY} "
+                f"(the most rows a table may have), got {shown_int(s)}")
         self.sensitivity = int(s)
         self.rho = eps_delta_to_rho(self.epsilon, self.delta, self.conversion)
         self._spent = Fraction(0)  # of the whole budget, exactly
