@@ -14,7 +14,7 @@ import pickle
 import warnings
 from pathlib import Path
 
-from gpu_dpsyn.data.files import check_output, replacing
+from gpu_dpsyn.data.files import MODEL, check_kind, check_output, replacing
 from gpu_dpsyn.errors import DPSynError, SeededNoiseWarning
 from gpu_dpsyn.version import __version__
 
@@ -36,6 +36,10 @@ def save(path, model, accountant, next_call: int) -> Path:
     if path.is_dir():
         raise ModelFileError(f"cannot save the model to {str(path)!r}: it is a directory")
     check_output(path, "the model file")
+    try:  # an earlier model is replaced, a table named by mistake is not
+        check_kind(path, MODEL, "the model file")
+    except DPSynError as e:
+        raise ModelFileError(str(e)) from None
     if model.seeded:  # its seed, settings and schema are what the noise key came from
         warnings.warn("this model was fitted with a seed: anyone holding the file can "
                       "re-derive its noise and so undo it; keep it private, and release "

@@ -2,6 +2,7 @@
 not another output: compared as files, so hard links count) and written whole or not at
 all (a temporary file beside it, then a rename)."""
 import errno
+import json
 import os
 
 import pandas as pd
@@ -257,19 +258,20 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
     tmp, real, schema = files
     out, ledger = tmp / "o.csv", tmp / "l.json"
     out.write_text("earlier output\n")
-    ledger.write_text("earlier ledger\n")
+    ledger.write_text('{"earlier": "ledger"}\n')
     _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
     assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
                        "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
     one_line_error(capsys, "--out", "No space left on device")
-    assert out.read_text() == "earlier output\n" and ledger.read_text() == "earlier ledger\n"
+    assert out.read_text() == "earlier output\n"
+    assert "measurements" in json.loads(ledger.read_text())  # the spend, recorded anyway
     assert _leftovers(tmp) == []
 
 
 def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch):
     tmp, real, schema = files
     res = tmp / "res.json"
-    res.write_text("earlier\n")
+    res.write_text('{"earlier": 1}\n')
     real_replace = os.replace
 
     def full(src, dst):
@@ -282,7 +284,7 @@ def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch
     err = capsys.readouterr().err
     assert "--json" in err and "No space left on device" in err and \
         err.count("gpu-dpsyn: error") == 1
-    assert res.read_text() == "earlier\n" and _leftovers(tmp) == []
+    assert res.read_text() == '{"earlier": 1}\n' and _leftovers(tmp) == []
 
 
 @pytest.mark.parametrize("exists", [True, False])
@@ -321,3 +323,86 @@ def test_a_column_parquet_cannot_store_is_named_not_a_pyarrow_traceback(tmp_path
     with pytest.raises(DPSynError, match="sample_to .*column 'c' mixes text and numbers"):
         syn.sample_to(tmp_path / "parts", 100)
     assert not (tmp_path / "parts").exists() or not any((tmp_path / "parts").iterdir())
+
+
+# -- an output replaces an earlier output of its kind, never another file ----------------
+@pytest.mark.parametrize("command", ["schema", "infer-schema", "ledger", "json", "report",
+                                     "ledger-dask"])
+def test_an_output_never_replaces_a_file_of_another_kind(files, capsys, monkeypatch, command):
+    # `schema s.json --set ... --out small.csv` wrote JSON over a data table
+    tmp, real, schema = files
+    other = tmp / "other.csv"  # the curator's data, not this run's input
+    other.write_text("a,b\n1,2\n")
+    flag, args = {
+        "schema": ("--out", ["schema", str(schema), "--set", "month.nullable=true"]),
+        "infer-schema": ("--out", ["infer-schema", str(real)]),
+        "ledger": ("--ledger", _synth(real, schema, tmp / "o.csv")),
+        "json": ("--json", ["evaluate", str(real), str(real), "--schema", str(schema)]),
+        "report": ("--report", ["evaluate", str(real), str(real), "--schema", str(schema)]),
+        "ledger-dask": ("--ledger", _synth(real, schema, tmp / "parts") + ["--workers", "1"]),
+    }[command]
+    no_reading(monkeypatch)
+    monkeypatch.setattr("gpu_dpsyn.distributed.reading.read_partitioned",
+                        lambda *a, **k: pytest.fail("the input was read before the check"))
+    assert main(args + [flag, str(other)]) == 2
+    one_line_error(capsys, flag, "other.csv", "no ")
+    assert other.read_text() == "a,b\n1,2\n"
+
+
+def test_outputs_replace_earlier_outputs_of_their_kind(files, tmp_path):
+    tmp, real, schema = files
+    ledger, out = tmp / "l.json", tmp / "o.csv"
+    ledger.write_text('{"earlier": 1}\n')
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                       "--ledger", str(ledger))) == 0
+    assert "earlier" not in ledger.read_text()
+    edited = tmp / "edited.json"
+    edited.write_text("  [1]\n")
+    assert main(["schema", str(schema), "--set", "month.nullable=true", "--out", str(edited)]) == 0
+    assert '"nullable": true' in edited.read_text()
+
+
+def test_infer_schema_keeps_a_reviewed_schema_and_replaces_a_draft(files, capsys):
+    tmp, real, schema = files
+    before = schema.read_text()  # written by hand: nothing left to review
+    assert main(["infer-schema", str(real), "--out", str(schema)]) == 2
+    one_line_error(capsys, "--out", "reviewed")
+    assert schema.read_text() == before
+    draft = tmp / "draft.json"
+    assert main(["infer-schema", str(real), "--out", str(draft)]) == 0
+    doc = json.loads(draft.read_text())
+    assert doc["_drafted_from_data"]  # still a draft: a second run replaces it
+    draft.write_text(json.dumps({**doc, "max_rows": 5}))
+    assert main(["infer-schema", str(real), "--out", str(draft)]) == 0
+    assert "max_rows" not in json.loads(draft.read_text())
+
+
+def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.saving import ModelFileError
+    from conftest import small_table
+    df, schema = small_table(200)
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, iterations=1,
+                      adaptive_rounds=0).fit(df, schema)
+    table = tmp_path / "data.csv"
+    table.write_text("a,b\n1,2\n")
+    with pytest.raises(ModelFileError, match="no gpu_dpsyn model"):
+        syn.save(table)
+    assert table.read_text() == "a,b\n1,2\n"
+    model = tmp_path / "m.pkl"
+    syn.save(model)
+    syn.save(model)  # an earlier model is replaced
+
+
+def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypatch):
+    # the budget is spent by then: its record must not be lost with the table
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+
+    def full(*a, **k):
+        raise DPSynError(f"cannot write --out {out}: No space left on device")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", full)
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                       "--ledger", str(ledger))) == 2
+    one_line_error(capsys, "No space left")
+    assert ledger.exists() and "measurements" in ledger.read_text()

@@ -14,7 +14,7 @@ import pandas as pd
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import check_output, file_id, write_text
+from gpu_dpsyn.data.files import HTML, JSON, check_kind, check_output, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
 
@@ -41,11 +41,15 @@ def warnings_to_stderr():
         yield
 
 
-def _check_outputs(outputs: dict, inputs) -> None:
+KINDS = {"--ledger": JSON, "--json": JSON, "--report": HTML}  # what those outputs hold
+
+
+def _check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
     """Refuse output paths that cannot be written before anything is read: a failure
     after fit() would come with the budget spent and the synthetic table lost.  Paths are
     compared as files (a hard link to the input is the input); each output is probed
-    (files.check_output: its directory takes a new file, it is no device or FIFO)."""
+    (files.check_output: its directory takes a new file, it is no device or FIFO), and
+    one of the `kinds` (flag -> files.JSON, ...) replaces only a file of its kind."""
     seen = {}
     for flag, path in outputs.items():
         if not path:
@@ -58,6 +62,8 @@ def _check_outputs(outputs: dict, inputs) -> None:
         if clash is not None:
             raise DPSynError(f"{flag} {path!r} is the input file {str(clash)!r}; writing it "
                              "would destroy it")
+        if flag in kinds:
+            check_kind(path, kinds[flag], flag)
         seen[where] = flag
 
 
@@ -87,9 +93,11 @@ def synthesize(a) -> int:
     public = read_table(a.public, schema=schema) if a.public else None
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     out = syn.sample(a.rows)
-    with step(not a.quiet, f"write {a.out}"):
-        write_table(out, a.out, "--out")
-    rep = _write_ledger(a, syn, syn.last_run.history)
+    try:
+        with step(not a.quiet, f"write {a.out}"):
+            write_table(out, a.out, "--out")
+    finally:  # the budget is spent: its record is written even if the table is not
+        rep = _write_ledger(a, syn, syn.last_run.history)
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
@@ -311,6 +319,9 @@ def edit_schema(a) -> int:
     from gpu_dpsyn.data.schema import read_document, schema_from_dict
     from gpu_dpsyn.data.schema_edit import edit, parse_setting
     out = a.out or a.file
+    if a.out:  # the file edited in place is a schema already
+        check_output(a.out, "--out")
+        check_kind(a.out, JSON, "--out")
     doc = edit(read_document(a.file), [parse_setting(s) for s in a.set], a.drop, a.reviewed)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")
@@ -345,10 +356,24 @@ def check(a) -> int:
     return 1
 
 
+def _check_not_reviewed(path) -> None:
+    """infer-schema replaces an earlier draft, not a schema whose drafted values were all
+    reviewed (or one written by hand): that work would be lost."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # nothing there yet (check_kind refused non-JSON)
+        return
+    if isinstance(doc, dict) and not doc.get("_drafted_from_data"):
+        raise DPSynError(f"--out {path!r} is a schema with nothing left to review (reviewed, "
+                         "or written by hand); infer-schema would replace it with a fresh "
+                         "draft: give another name, or remove it first")
+
+
 def infer(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema_with_summary
     _check_inputs(a.input)
-    _check_outputs({"--out": a.out}, [a.input])
+    _check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
+    _check_not_reviewed(a.out)
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     for c in a.id or ():
         if c not in df.columns:
