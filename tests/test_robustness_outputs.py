@@ -406,3 +406,16 @@ def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypat
                        "--ledger", str(ledger))) == 2
     one_line_error(capsys, "No space left")
     assert ledger.exists() and "measurements" in ledger.read_text()
+
+
+def test_the_dask_ledger_is_written_when_the_parts_cannot_be(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    out, ledger = tmp / "parts", tmp / "l.json"
+
+    def full(*a, **k):
+        raise DPSynError(f"cannot write {out}: No space left on device")
+    monkeypatch.setattr("gpu_dpsyn.synthesizer.Synthesizer.sample_to", full)
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1", "--workers",
+                       "1", "--ledger", str(ledger))) == 2
+    one_line_error(capsys, "No space left")
+    assert "measurements" in json.loads(ledger.read_text())

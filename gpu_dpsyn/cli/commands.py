@@ -187,7 +187,11 @@ def _synthesize_on_dask(a) -> int:
     with dask_client(a.workers, a.scheduler, gpu) as client:
         syn.client = client
         syn.fit(a.input, schema, public=public)
-        res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
+        try:
+            res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
+        except BaseException:  # the budget is spent: its record is written anyway
+            _write_ledger(a, syn, [])
+            raise
     rep = _write_ledger(a, syn, res["gum_history"])  # the first batch's
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
     print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}); "
