@@ -515,3 +515,18 @@ def test_decimal_columns_are_drafted_as_a_rounded_range_and_a_bin_count(tmp_path
                                    "integer": False}
     assert doc["_drafted_from_data"] == ["x.min", "x.max"]
     assert lo <= df["x"].min() and df["x"].max() <= hi
+
+
+@pytest.mark.parametrize("far", ["0001-01-01", "9999-12-31"])
+def test_dates_past_nanosecond_timestamps_get_a_draft_or_a_one_line_error(far, tmp_path,
+                                                                          capsys):
+    # finest_unit read them in nanoseconds: an OutOfBoundsDatetime traceback
+    from gpu_dpsyn.cli import main
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"d": ["2020-01-01", "2021-05-05", far, "2022-02-02"] * 10,
+                  "x": range(40)}).to_csv(path, index=False)
+    rc = main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if rc != 0:
+        assert rc == 2 and err.count("gpu-dpsyn: error:") == 1 and "'d'" in err, err

@@ -99,9 +99,11 @@ def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
 
 
 def finest_unit(wall: pd.Series) -> str:
-    ns = wall.dt.as_unit("ns").astype("int64").to_numpy()
+    # ticks in the column's own unit: dates past 1677-2262 hold no nanoseconds
+    per_second = {"s": 1, "ms": 10 ** 3, "us": 10 ** 6, "ns": 10 ** 9}[wall.dt.unit]
+    ticks = wall.astype("int64").to_numpy()
     for unit, size in (("second", 60), ("minute", 3600), ("hour", 86400)):
-        if (ns % (size * 10 ** 9)).any():
+        if (ticks % (size * per_second)).any():
             return unit
     return "day"
 
