@@ -63,6 +63,9 @@ def test_clear_errors(files, capsys):
                  "1e-9", "--out", str(tmp / "o.csv"), "--quiet", "--on-invalid", "error"]) == 2
     assert "outside the schema" in capsys.readouterr().err
     assert not (tmp / "o.csv").exists()
+    # evaluate names the table that holds them
+    assert main(["evaluate", str(real), str(bad), "--schema", str(schema), "--quiet"]) == 2
+    assert "the synthetic table: column 'carrier' has values outside" in capsys.readouterr().err
     assert main(base + ["--epsilon", "1", "--delta", "1e-9", "--workload", "carrier,nope:2"]) == 2
     assert "unknown column" in capsys.readouterr().err
     assert main(base + ["--epsilon", "1", "--delta", "1e-9", "--workload", "carrier:x"]) == 2

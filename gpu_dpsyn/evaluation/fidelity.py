@@ -90,6 +90,14 @@ class Evaluation:
         return range_query_score(self.real, self.syn, self.domain)
 
 
+def _encoded(df, schema, name: str) -> list:
+    """encode(df, schema), its refusal naming the table (real or synthetic)."""
+    try:
+        return encode(df, schema)
+    except DPSynError as e:
+        raise type(e)(f"the {name} table: {e}") from None
+
+
 def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = None,
                     seed: int = 0, progress: bool = False) -> Evaluation:
     """TVD of every (or max_sets random, per k > 1) k-way marginal, with its yardsticks.
@@ -97,7 +105,7 @@ def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = No
     for name, df in (("real", real), ("synthetic", syn)):
         if len(df) == 0:  # every share would be 0/0
             raise DPSynError(f"the {name} table has no rows: nothing to compare")
-    r, s = encode(real, schema), encode(syn, schema)
+    r, s = (_encoded(df, schema, name) for name, df in (("real", real), ("synthetic", syn)))
     ev = Evaluation(r, s, schema.domain, [c.name for c in schema.synth_columns])
     one_way = [np.bincount(c, minlength=d) / len(c) for c, d in zip(r, ev.domain)]
     for k in ways:
