@@ -124,7 +124,10 @@ class Settings:
         # or the level above) appending would redraw a column given one marginal and drop
         # what the prior holds between it and the rest (docs/method.md)
         if self.append_attributes != "auto":
-            put("append_attributes", flag("append_attributes", self.append_attributes))
+            if not isinstance(self.append_attributes, (bool, np.bool_)):
+                raise ParameterError("append_attributes must be True, False or 'auto', got "
+                                     f"{self.append_attributes!r}")
+            put("append_attributes", bool(self.append_attributes))
         if self.duplicate_scope not in DUPLICATE_SCOPES:
             raise DPSynError(f"duplicate_scope must be one of {DUPLICATE_SCOPES}")
         put("quantile_share", _share(self.quantile_share))

@@ -26,6 +26,7 @@ from gpu_dpsyn.generate.gum import GUMConfig
     ({"consistency_rounds": 1.5}, "consistency_rounds"),
     ({"filter_low_counts": "no"}, "filter_low_counts"),
     ({"append_attributes": None}, "append_attributes"), ({"progress": "yes"}, "progress"),
+    ({"append_attributes": "maybe"}, "append_attributes must be True, False or 'auto'"),
     ({"denoise": "yes"}, "denoise must be True or False"), ({"denoise": 1}, "denoise"),
 ])
 def test_bad_tuning_parameters_are_refused_at_construction(kw, match):
