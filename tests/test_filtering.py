@@ -21,6 +21,33 @@ def test_low_values_are_merged_at_three_sigma():
     assert one.values.tolist() == [500.0, 31.0, 200.0, 35.0]
 
 
+def test_the_threshold_grows_with_the_values_so_pure_noise_keeps_almost_none():
+    # at 3 sigma about c P(Z > 3) of c values with no record pass on their noise alone
+    # (88 of 65,536); sqrt(2 ln c) sigma passes fewer than one in expectation, and 3
+    # sigma stays where it is larger (up to about 90 values)
+    from gpu_dpsyn.estimate.filtering import theta_sigmas
+    assert theta_sigmas(6) == theta_sigmas(90) == 3.0
+    assert theta_sigmas(65536) == math.sqrt(2 * math.log(65536))
+    r = np.random.default_rng(0)
+    kept = []
+    for c in (1000, 65536):
+        for _ in range(5):
+            m = Marginal((0,), (c,), r.normal(0.0, 10.0, c), 10.0)
+            rec = low_count_recode(m)
+            kept.append(rec.size - 1)  # the values kept apart from the merged one
+            low = m.values[m.values < theta_sigmas(c) * 10.0].sum()
+            merged = recoded_one_way(m, rec).values[-1]  # zeroed below the same theta
+            assert merged == 0.0 if low < theta_sigmas(c) * 10.0 else \
+                math.isclose(merged, low)
+    expected = sum(5 * c * 0.5 * math.erfc(theta_sigmas(c) / math.sqrt(2))
+                   for c in (1000, 65536))
+    assert expected < 1.0 and sum(kept) <= 3  # at 3 sigma: about 340
+    # a real count stands out all the same
+    v = r.normal(0.0, 10.0, 65536)
+    v[7] = 60.0 * 10.0
+    assert low_count_recode(Marginal((0,), (65536,), v, 10.0)).lut[7] == 0
+
+
 def test_merged_total_below_theta_is_zeroed_and_single_lows_kept():
     m = Marginal((0,), (4,), np.array([500.0, 5.0, 6.0, 400.0]), 10.0)
     r = low_count_recode(m)
@@ -117,3 +144,28 @@ def test_decode_shares_survive_a_count_far_below_zero():
     assert np.all(np.isfinite(got)) and got[0] < 1e-6
     assert got[3] > got[2] > got[1] > 0.2
     assert decode_shares(np.array([]), 1.0).size == 0
+
+
+def test_a_small_table_over_huge_domains_keeps_its_row_count():
+    # 300 rows over two columns of 65,536 values: at 3 sigma about 88 values of noise
+    # alone were kept per column, at their high noisy counts, and their merged rest (the
+    # sum of 65,448 noisy counts) weighed in consistency as one: the noisy row count was
+    # 1,066-1,187 (standard error about 9 from the pairs)
+    import warnings
+    import pandas as pd
+    from gpu_dpsyn import Synthesizer
+    r = np.random.default_rng(0)
+    n, big = 300, [str(i) for i in range(65536)]
+    df = pd.DataFrame({"a": r.choice(big, n), "b": r.choice(big, n),
+                       "c": r.choice(["0", "1", "2"], n)})
+    schema = {"columns": {"a": {"type": "categorical", "values": big},
+                          "b": {"type": "categorical", "values": big},
+                          "c": {"type": "categorical", "values": ["0", "1", "2"]}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(3):
+            syn = Synthesizer(1.0, 1e-9, seed=seed, backend="cpu", progress=False,
+                              iterations=1).fit(df, schema)
+            lv = syn.model.levels[0]
+            assert abs(lv.total - n) < 4 * lv.standard_error < 100, (lv.total,
+                                                                    lv.standard_error)

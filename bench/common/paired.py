@@ -25,9 +25,10 @@ def load(table: str):
     return df, load_schema(json.loads((ROOT / "data" / "flights_schema.json").read_text()))
 
 
-def paired_fits(table: str, epss, seeds, out: str, variants) -> None:
+def paired_fits(table: str, epss, seeds, out: str, variants, rows: bool = False) -> None:
     """A row per fit to the JSON lines file `out`: fit and sample seconds, 2-/3-way TVD
-    (300 triples), the level's marginals."""
+    (300 triples), the level's marginals (rows: the released row count and the table's
+    too)."""
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.data.encoding import encode
     from gpu_dpsyn.evaluation.evaluate import tvd_codes
@@ -51,7 +52,8 @@ def paired_fits(table: str, epss, seeds, out: str, variants) -> None:
                     fit=round(t1 - t0, 2), sample=round(t2 - t1, 2),
                     tvd2=round(float(tvd_codes(real, codes, dom, 2).mean()), 5),
                     tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
-                    marginals=[len(lv.marginals) for lv in syn.model.levels]))
+                    marginals=[len(lv.marginals) for lv in syn.model.levels],
+                    **({"rows": len(sample), "true_rows": len(df)} if rows else {})))
 
 
 def compare_setting(table: str, epss, seeds, out: str, module, name: str, values) -> None:

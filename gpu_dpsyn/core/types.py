@@ -26,6 +26,9 @@ class Marginal:
     shape: tuple  # domain size of each attr
     values: np.ndarray  # flat counts in C order, float64
     sigma: float  # noise std per cell (0 for an exact marginal)
+    # per cell, how many noisy cells it sums (its variance: that many sigma^2), where not
+    # one each: a value merged by low-count filtering sums all its members' noisy counts
+    spread: np.ndarray | None = None
 
     @property
     def cells(self) -> int:

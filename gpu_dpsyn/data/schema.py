@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from gpu_dpsyn.data import schema_rules as rules
+from gpu_dpsyn.data.schema_rules import read_document  # noqa: F401 (its callers import it here)
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.files import write_text
 from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
@@ -322,18 +323,6 @@ def column_from_spec(name: str, spec: dict) -> Column:
     return col
 
 
-def _one_bound(key: str, top, runs: list):
-    """A NIST file's bound (the unit of privacy, the rows of a release) where the document
-    and its runs give it: one value, or a refusal naming two (taking either would drop the
-    other silently, and a smaller records-per-individual weakens the guarantee)."""
-    seen = ([top] if top is not None else []) + [r[key] for r in runs if key in r]
-    if len(set(seen)) > 1:
-        a, b = seen[0], next(x for x in seen if x != seen[0])
-        raise SchemaError(f"the schema gives {key} {a} and {b} (its top level and 'runs', "
-                          "or two runs): give one value")
-    return seen[0] if seen else None
-
-
 def _value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
@@ -350,8 +339,8 @@ def schema_from_dict(d: dict) -> Schema:
     if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
         cols = d["schema"]
         runs = d.get("runs") or []  # (its entries were checked with the document)
-        sens = _one_bound("max_records_per_individual", sens, runs)
-        max_rows = _one_bound("max_records", max_rows, runs)  # NIST's rows of a release
+        sens = rules.one_bound("max_records_per_individual", sens, runs)
+        max_rows = rules.one_bound("max_records", max_rows, runs)  # NIST's rows of a release
     if cols is None:
         raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
     if isinstance(cols, list):  # [{"name": ..., ...}, ...]
@@ -394,21 +383,3 @@ def load_schema(source) -> Schema:
         raise SchemaError("schema must be a dict, a Schema or the path of a JSON file, got "
                           f"{type(source).__name__}")
     return schema_from_dict(read_document(source))
-
-
-def read_document(source) -> dict:
-    """A schema file's JSON, a key given twice refused (json.loads keeps the last)."""
-    path = Path(source)
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
-    try:
-        d = json.loads(text, object_pairs_hook=rules.object_pairs)
-    except json.JSONDecodeError as e:
-        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
-    twice = rules.first_duplicate(d)
-    if twice is not None:
-        raise SchemaError(f"schema file {str(path)!r}: {twice}")
-    return d
-

@@ -6,7 +6,9 @@ a misspelt key ("bin", "max_record_per_individual") or a boolean written as text
 
 What needs the column's other values (increasing edges, a range holding its support, a
 parseable time zone) is checked where the column is built (schema.py, types/).  Messages
-name the column and the key, and offer the closest known key for an unknown one.
+name the column and the key, and offer the closest known key for an unknown one.  Also
+here: reading a schema file (a key given twice refused) and a NIST file's bounds, given
+once however many places name them.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import difflib
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -257,3 +260,32 @@ def _place(path) -> str:
         rest = [f"'{p}'" for p in path[2:]]
         return f"column {path[1]!r}: " + (f"{' in '.join(reversed(rest))}: " if rest else "")
     return f"{' in '.join(repr(p) for p in reversed(path))}: " if path else ""
+
+
+def one_bound(key: str, top, runs: list):
+    """A NIST file's bound (the unit of privacy, the rows of a release) where the document
+    and its runs give it: one value, or a refusal naming two (taking either would drop the
+    other silently, and a smaller records-per-individual weakens the guarantee)."""
+    seen = ([top] if top is not None else []) + [r[key] for r in runs if key in r]
+    if len(set(seen)) > 1:
+        a, b = seen[0], next(x for x in seen if x != seen[0])
+        raise SchemaError(f"the schema gives {key} {a} and {b} (its top level and 'runs', "
+                          "or two runs): give one value")
+    return seen[0] if seen else None
+
+
+def read_document(source) -> dict:
+    """A schema file's JSON, a key given twice refused (json.loads keeps the last)."""
+    path = Path(source)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
+    try:
+        d = json.loads(text, object_pairs_hook=object_pairs)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
+    twice = first_duplicate(d)
+    if twice is not None:
+        raise SchemaError(f"schema file {str(path)!r}: {twice}")
+    return d

@@ -82,7 +82,10 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
             collapsed = m.cells // int(np.prod([m.shape[m.attrs.index(a)] for a in sub] or [1]))
             axes = tuple(i for i, a in enumerate(m.attrs) if a not in sub)
             shape = [d if a in sub else 1 for a, d in zip(m.attrs, m.shape)]
-            entries.append((m, axes, m.weight / collapsed, collapsed, shape))
+            # inverse variance of each projected cell: the noisy cells it sums
+            noisy = collapsed if m.spread is None else \
+                (m.spread.reshape(m.shape).sum(axis=axes) if axes else m.spread.reshape(m.shape))
+            entries.append((m, axes, m.weight / noisy, collapsed, shape))
         plan.append((sub, entries))
     return plan
 
@@ -111,11 +114,12 @@ def negative_share(m: Marginal) -> float:
 
 def total_standard_error(marginals: list[Marginal], measured_cells=None) -> float:
     """Standard error of the common total make_consistent returns: the mean of the
-    marginals' totals weighted 1/(cells sigma^2), a total of c noisy cells having variance
+    marginals' totals weighted 1/(c sigma^2), a total of c noisy cells having variance
     c sigma^2.  Noise levels and domains only: public.  measured_cells[i]: how many noisy
-    cells marginal i's total sums, when more than its cells (merged low counts)."""
+    cells marginal i's total sums, when more than its cells (merged low counts: its
+    spread, which consistency weighs it by)."""
     cells = [m.cells for m in marginals] if measured_cells is None else measured_cells
-    w = np.array([m.weight / m.cells for m in marginals])
+    w = np.array([m.weight / c for c, m in zip(cells, marginals)])
     var = np.array([c * m.sigma ** 2 for c, m in zip(cells, marginals)])
     return float(np.sqrt((w * w * var).sum()) / w.sum()) if w.sum() > 0 else 0.0
 

@@ -145,7 +145,7 @@ def denoise(y: np.ndarray, sigma: float, iterations: int = ITERATIONS) -> np.nda
 
 def denoise_marginals(marginals: list, measured_cells=None) -> None:
     """Each multi-way marginal's cells by denoise, in place, before consistency.  Left as
-    measured: 1-way marginals (filtering kept only values measured above 3 sigma and
+    measured: 1-way marginals (filtering kept only values measured above its threshold and
     merged the rest, so their cells are not draws from one prior), and a marginal whose
     cells sum more noisy cells than it has (measured_cells[i] > cells: a grouped level's
     merged values), whose noise is larger than its sigma says."""

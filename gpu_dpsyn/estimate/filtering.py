@@ -1,6 +1,6 @@
 """Filter and combine low-count values (DPSyn): values whose noisy 1-way count is below
-theta = 3 sigma are merged into one new value (kept at count 0 if the merged total is
-still below theta).  The merged value is decoded back over its members by their noisy
+theta = 3 sigma (sqrt(2 ln c) sigma for a column of c values past about 90: theta_sigmas)
+are merged into one new value (kept at count 0 if the merged total is still below theta).  The merged value is decoded back over its members by their noisy
 counts' posterior means (decode_shares).  Post-processing of the noisy 1-way
 marginals only."""
 from __future__ import annotations
@@ -16,12 +16,24 @@ from gpu_dpsyn.estimate.empirical_bayes import npmle, posterior_means, truncated
 from gpu_dpsyn.core.types import Marginal
 from gpu_dpsyn.core.types import Recode
 
-THETA_SIGMAS = 3.0
+THETA_SIGMAS = 3.0  # DPSyn's
 
 
-def low_count_recode(m: Marginal, theta_sigmas: float = THETA_SIGMAS) -> Recode | None:
-    """The recoding of one attribute from its noisy 1-way marginal (None: keep all)."""
-    theta = theta_sigmas * m.sigma
+def theta_sigmas(values: int) -> float:
+    """The threshold in sigmas for a column of `values` values: DPSyn's 3, or where larger
+    (past about 90 values) the universal threshold sqrt(2 ln values).  Of c values with no
+    record, about c P(Z > 3) pass 3 sigma on their noise alone (88 of 65,536), each kept
+    at its high noisy count, and consistency carries that upward bias into every marginal
+    holding the column (a table of 300 rows was released with 1,150); past sqrt(2 ln c)
+    sigma fewer than one passes in expectation, whatever c."""
+    return max(THETA_SIGMAS, math.sqrt(2.0 * math.log(max(int(values), 1))))
+
+
+def low_count_recode(m: Marginal, sigmas: float | None = None) -> Recode | None:
+    """The recoding of one attribute from its noisy 1-way marginal (None: keep all);
+    sigmas: the threshold (default theta_sigmas of its values)."""
+    sigmas = theta_sigmas(m.values.size) if sigmas is None else sigmas
+    theta = sigmas * m.sigma
     v = m.values
     low = v < theta
     if low.sum() < 2:  # merging one value (or none) changes nothing
@@ -31,13 +43,13 @@ def low_count_recode(m: Marginal, theta_sigmas: float = THETA_SIGMAS) -> Recode 
     lut[keep] = np.arange(keep.size)
     lut[low] = keep.size
     merged = np.nonzero(low)[0]
-    return Recode(m.attrs[0], lut, merged, decode_shares(v[merged], m.sigma, theta_sigmas))
+    return Recode(m.attrs[0], lut, merged, decode_shares(v[merged], m.sigma, sigmas))
 
 
-def decode_shares(y: np.ndarray, sigma: float, theta_sigmas: float = THETA_SIGMAS,
+def decode_shares(y: np.ndarray, sigma: float, sigmas: float = THETA_SIGMAS,
                   grid: int = 64, iterations: int = 200) -> np.ndarray:
     """Decode probabilities of merged values from their noisy counts y = x + noise(sigma),
-    each below theta = theta_sigmas * sigma: the posterior means E[x | y] under a prior
+    each below theta = sigmas * sigma: the posterior means E[x | y] under a prior
     g on the true counts estimated from the y themselves (nonparametric maximum
     likelihood, Kiefer-Wolfowitz; EM on a grid of counts in [0, theta + 2 sigma], as in
     Jiang and Zhang 2009).  The likelihood is the Gaussian's truncated to y < theta, since
@@ -57,8 +69,8 @@ def decode_shares(y: np.ndarray, sigma: float, theta_sigmas: float = THETA_SIGMA
         return y
     if not 0 < sigma < math.inf or y.size < 2:
         return np.full(y.size, 1.0 / y.size)
-    xs, g = count_prior(y, sigma, theta_sigmas * sigma, grid, iterations)
-    est = posterior_means(truncated_likelihood(y, xs, sigma, theta_sigmas * sigma), g, xs)
+    xs, g = count_prior(y, sigma, sigmas * sigma, grid, iterations)
+    est = posterior_means(truncated_likelihood(y, xs, sigma, sigmas * sigma), g, xs)
     return est / est.sum() if est.sum() > 0 else np.full(y.size, 1.0 / y.size)
 
 
@@ -80,13 +92,28 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
     return xs, npmle(truncated_likelihood(pts, xs, sigma, theta), cnt, iterations)
 
 
-def recoded_one_way(m: Marginal, r: Recode, theta_sigmas: float = THETA_SIGMAS) -> Marginal:
-    """The 1-way marginal on the new domain; a merged total below theta becomes 0."""
+def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None) -> Marginal:
+    """The 1-way marginal on the new domain; a merged total below theta (low_count_recode's)
+    becomes 0."""
     vals = np.bincount(r.lut, weights=m.values, minlength=r.size).astype(np.float64)
-    if vals[-1] < theta_sigmas * m.sigma:
+    if vals[-1] < (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma:
         vals[-1] = 0.0
-    # summing k noisy cells adds k times the variance: the merged cell is less certain
-    return Marginal(m.attrs, (r.size,), vals, m.sigma)
+        return Marginal(m.attrs, (r.size,), vals, m.sigma)
+    # summing k noisy cells adds k times the variance: the merged cell is less certain,
+    # and consistency weighs it so (a cell of 65,536 noisy counts taken as one pulled
+    # a table's total to twice its rows)
+    return Marginal(m.attrs, (r.size,), vals, m.sigma, spread_of(m, r))
+
+
+def spread_of(m: Marginal, r: Recode) -> np.ndarray:
+    """m's spread (Marginal.spread) on the new domain of r's attribute: a merged cell
+    sums its members'."""
+    k = m.attrs.index(r.attr)
+    spread = np.ones(m.cells) if m.spread is None else m.spread
+    merge = np.zeros((r.lut.size, r.size))
+    merge[np.arange(r.lut.size), r.lut] = 1.0
+    out = np.moveaxis(np.moveaxis(spread.reshape(m.shape), k, -1) @ merge, -1, k)
+    return out.reshape(-1)
 
 
 def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
@@ -125,4 +152,4 @@ def recoded(m: Marginal, r: Recode) -> Marginal:
     merge = np.zeros((r.lut.size, r.size))
     merge[np.arange(r.lut.size), r.lut] = 1.0
     out = np.moveaxis(table @ merge, -1, k)
-    return Marginal(m.attrs, out.shape, out.reshape(-1), m.sigma)
+    return Marginal(m.attrs, out.shape, out.reshape(-1), m.sigma, spread_of(m, r))

@@ -100,7 +100,8 @@ def fit(state, groups) -> list:
 
 def _merge_low_counts(state, one, free, grouped, domain) -> None:
     """Filtering (first level): values of a column whose noisy count (summed over the
-    groups) is below 3 sigma are merged; group columns are kept whole."""
+    groups) is below the threshold (filtering.theta_sigmas) are merged; group columns are
+    kept whole."""
     if not state.settings.filter_low_counts:
         return
     for i, a in enumerate(free):
