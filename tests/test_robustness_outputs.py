@@ -394,28 +394,19 @@ def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
     syn.save(model)  # an earlier model is replaced
 
 
-def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypatch):
+@pytest.mark.parametrize("where, fails, extra", [
+    ("memory", "gpu_dpsyn.cli.commands.write_table", []),
+    ("dask", "gpu_dpsyn.synthesizer.Synthesizer.sample_to", ["--workers", "1"])])
+def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypatch, where,
+                                                        fails, extra):
     # the budget is spent by then: its record must not be lost with the table
     tmp, real, schema = files
-    out, ledger = tmp / "o.csv", tmp / "l.json"
-
-    def full(*a, **k):
-        raise DPSynError(f"cannot write --out {out}: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", full)
-    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
-                       "--ledger", str(ledger))) == 2
-    one_line_error(capsys, "No space left")
-    assert ledger.exists() and "measurements" in ledger.read_text()
-
-
-def test_the_dask_ledger_is_written_when_the_parts_cannot_be(files, capsys, monkeypatch):
-    tmp, real, schema = files
-    out, ledger = tmp / "parts", tmp / "l.json"
+    out, ledger = tmp / ("o.csv" if where == "memory" else "parts"), tmp / "l.json"
 
     def full(*a, **k):
         raise DPSynError(f"cannot write {out}: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.synthesizer.Synthesizer.sample_to", full)
-    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1", "--workers",
-                       "1", "--ledger", str(ledger))) == 2
+    monkeypatch.setattr(fails, full)
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1", *extra,
+                       "--ledger", str(ledger))) == 2
     one_line_error(capsys, "No space left")
     assert "measurements" in json.loads(ledger.read_text())
