@@ -283,3 +283,19 @@ def test_values_pandas_cannot_hash_or_test(value):
     schema = {"columns": {"k": {"type": "categorical", "values": ["a", "b"],
                                 "nullable": True}}}
     _neighbours_fit_alike(pd.DataFrame({"k": ["a", "b"] * 15}), {"k": value}, schema)
+
+
+@pytest.mark.parametrize("odd", [10 ** 400, "1" + "0" * 5000, {"a": 1}])
+def test_one_record_does_not_change_how_the_others_are_read(odd):
+    # the column read value by value once one value stops pandas' whole-column read: the
+    # others must come out as the whole-column read gives them (a Fraction, a Timestamp
+    # or a Timedelta read as numbers beside 10**400, as missing alone)
+    from fractions import Fraction
+    s = load_schema({"columns": {"n": {"type": "numeric", "min": -1e20, "max": 1e20,
+                                       "nullable": True}}})
+    others = [Fraction(1, 2), pd.Timestamp("2020-01-01"), pd.Timedelta("5s"), 3, "7", 2.5,
+              "x", None]
+    base = repair(pd.DataFrame({"n": pd.Series(others, dtype=object)}), s)
+    more = repair(pd.DataFrame({"n": pd.Series(others + [odd], dtype=object)}), s)
+    assert more["n"].iloc[:len(others)].tolist() == base["n"].tolist() or \
+        pd.Series(more["n"].iloc[:len(others)]).equals(pd.Series(base["n"]))

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import decimal
 import math
+import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,32 +187,48 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
 
 
 def _numbers(s: pd.Series) -> np.ndarray:
-    """float64 values, NaN where a value is missing or no number."""
+    """float64 values, NaN where a value is missing or no number; each value read alone,
+    as the whole column's read gives it (so no value changes how another is read)."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         s = s.astype(object)
+    big = None
+    if s.dtype.kind not in "iufb":  # whole numbers past float64 stop pandas' read: +-inf
+        big = s.map(_past_float).to_numpy(dtype=np.float64)
+        if np.isnan(big).all():
+            big = None
+        else:
+            s = s.where(np.isnan(big), None)
     try:
         x = pd.to_numeric(s, errors="coerce")
-    except (TypeError, ValueError, OverflowError):  # an object pandas cannot even
-        x = s.map(_one_number)  # coerce (or a number past float64's range): one at a time
-    return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError, OverflowError):  # an object pandas cannot even coerce:
+        x = s.map(_one_number)  # one at a time, as the whole column's read would
+    x = pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    return x if big is None else np.where(np.isnan(big), x, big)
 
 
 def _one_number(v) -> float:
+    """v as pd.to_numeric reads it within a column (a lone value reads otherwise: a
+    Fraction or a Timestamp as a number)."""
     try:
-        return float(pd.to_numeric(v, errors="coerce"))
-    except OverflowError:  # a whole number past float64 (a Python int, its digits):
-        return _past_float(v)  # past the column's bounds, so clamped to one
-    except (TypeError, ValueError):
+        return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
+    except (TypeError, ValueError, OverflowError):
         return np.nan
+
+
+_WHOLE = re.compile(r"\s*([+-]?)0*(\d+)\s*")
+_FLOAT_MAX = int(sys.float_info.max)
 
 
 def _past_float(v) -> float:
     """+-inf for a whole number too large for float64 (a Python int, or its digits as
-    text), else NaN."""
-    try:
-        return math.inf if int(v) > 0 else -math.inf
-    except (TypeError, ValueError):
+    text, however many), else NaN."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return (math.inf if v > 0 else -math.inf) if abs(int(v)) > _FLOAT_MAX else np.nan
+    m = _WHOLE.fullmatch(v) if isinstance(v, str) else None
+    if m is None or len(m.group(2)) < 309 or (len(m.group(2)) == 309 and
+                                              int(m.group(2)) <= _FLOAT_MAX):
         return np.nan
+    return -math.inf if m.group(1) == "-" else math.inf
 
 
 def _datetime(s: pd.Series, col: Column) -> Repaired:
