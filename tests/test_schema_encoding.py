@@ -48,11 +48,37 @@ def test_nist_parameters_json(tmp_path):
     ({"columns": [{"name": "a", "type": "categorical", "values": [1]},
                   {"name": "a", "type": "numeric", "min": 0, "max": 5}]}, "column 'a' twice"),
     ({"columns": {"a": {"type": "categorical", "kind": "numeric", "values": [1]}}},
-     "'type' categorical and 'kind' numeric"),
+     "'type' categorical and 'kind' 'numeric'"),
+    ({"columns": {"a": {"type": "categorical", "kind": ["categorical"], "values": [1]}}},
+     "'type' categorical and 'kind'"),  # not even a name: no TypeError either
+    # runs beside "columns" are read as in a NIST file, not dropped
+    ({"columns": {"A": {"type": "categorical", "values": [1, 2]}},
+      "runs": [{"max_records_per_individual": 5}], "max_records_per_individual": 1},
+     "max_records_per_individual 1 and 5"),
 ])
 def test_a_schema_saying_one_thing_twice_differently_is_refused(doc, message):
     with pytest.raises(SchemaError, match=message):
         load_schema(doc)
+
+
+def test_runs_beside_columns_give_the_bound():
+    s = load_schema({"columns": {"A": {"type": "categorical", "values": [1, 2]}},
+                     "runs": [{"max_records_per_individual": 5}]})
+    assert s.max_records_per_individual == 5
+
+
+@pytest.mark.parametrize("text", ['{"columns": {"a": {"type": "numeric", "min": 0, "max": 1'
+                                  + "0" * 5000 + "}}}", b'{"columns": "\xe9"}'])
+def test_a_schema_file_json_cannot_hold_is_one_line(tmp_path, text):
+    p = tmp_path / "s.json"
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(SchemaError, match="s.json"):
+        load_schema(p)
+
+
+def test_a_bound_of_hundreds_of_digits_is_refused_in_one_line():
+    with pytest.raises(SchemaError, match="'a'"):
+        load_schema({"columns": {"a": {"type": "numeric", "min": 0, "max": 10 ** 400}}})
 
 
 def test_nist_runs_that_agree_on_the_bounds_are_read():

@@ -63,6 +63,8 @@ def test_more_records_per_individual_than_a_table_holds_is_refused_before_spendi
             Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=big)
         with pytest.raises(PrivacyParameterError, match=r"\(56 digits\)"):
             Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=10 ** 55)
+        with pytest.raises(PrivacyParameterError, match="bits"):  # past str()'s digits
+            Synthesizer(1.0, 1e-9, backend="cpu", sensitivity=10 ** 5000)
         return
     schema["max_records_per_individual"] = big
     syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)

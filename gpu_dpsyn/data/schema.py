@@ -247,9 +247,9 @@ def column_from_spec(name: str, spec: dict) -> Column:
                           "datetime, derived or id")
     kind = _TYPE_ALIASES[kind]
     other = spec.get("kind") if "type" in spec else None  # both given: they must agree
-    if other is not None and _TYPE_ALIASES.get(other) != kind:
-        raise SchemaError(f"column {shown(name)}: 'type' {spec['type']} and 'kind' {other} "
-                          "say different things: give one")
+    if other is not None and (not isinstance(other, str) or _TYPE_ALIASES.get(other) != kind):
+        raise SchemaError(f"column {shown(name)}: 'type' {spec['type']} and 'kind' "
+                          f"{shown(other)} say different things: give one")
     rules.check_column(name, kind, spec)  # its keys and their types, limits on bins
     if "name" in spec and spec["name"] != name:
         raise SchemaError(f"column {shown(name)}: 'name' {spec['name']!r} differs from its key")
@@ -338,9 +338,9 @@ def schema_from_dict(d: dict) -> Schema:
     cols = d.get("columns")
     if cols is None and isinstance(d.get("schema"), dict):  # NIST parameters.json
         cols = d["schema"]
-        runs = d.get("runs") or []  # (its entries were checked with the document)
-        sens = rules.one_bound("max_records_per_individual", sens, runs)
-        max_rows = rules.one_bound("max_records", max_rows, runs)  # NIST's rows of a release
+    runs = d.get("runs") or []  # NIST's bounds (its entries were checked with the document)
+    sens = rules.one_bound("max_records_per_individual", sens, runs)
+    max_rows = rules.one_bound("max_records", max_rows, runs)  # NIST's rows of a release
     if cols is None:
         raise SchemaError("schema needs a 'columns' object (or NIST-style 'schema')")
     if isinstance(cols, list):  # [{"name": ..., ...}, ...]

@@ -278,13 +278,16 @@ def read_document(source) -> dict:
     """A schema file's JSON, a key given twice refused (json.loads keeps the last)."""
     path = Path(source)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise SchemaError(f"schema file {str(path)!r} is not UTF-8 text: {e}") from None
     try:
         d = json.loads(text, object_pairs_hook=object_pairs)
-    except json.JSONDecodeError as e:
-        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e}") from None
+    except ValueError as e:  # JSONDecodeError, or a number of more digits than int() takes
+        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: "
+                          f"{shown(str(e), 200)}") from None
     twice = first_duplicate(d)
     if twice is not None:
         raise SchemaError(f"schema file {str(path)!r}: {twice}")

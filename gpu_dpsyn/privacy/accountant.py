@@ -131,7 +131,10 @@ MAX_SENSITIVITY = 2 ** 31 - 1  # records per individual: no table holds more (da
 
 def shown_int(v) -> str:
     """An integer for a message, its digits capped."""
-    text = str(int(v))
+    try:
+        text = str(int(v))
+    except ValueError:  # past the digits str() converts
+        return f"an integer of {int(v).bit_length()} bits"
     return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
 
 

@@ -14,8 +14,13 @@ from gpu_dpsyn.data.types.support import default_edges, parse_support
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
-        and math.isfinite(float(x))
+    """A finite number float64 holds (an int of hundreds of digits is none)."""
+    if not isinstance(x, (int, float, np.integer, np.floating)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
 
 
 def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
