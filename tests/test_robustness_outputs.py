@@ -377,6 +377,16 @@ def test_infer_schema_keeps_a_reviewed_schema_and_replaces_a_draft(files, capsys
     assert "max_rows" not in json.loads(draft.read_text())
 
 
+def test_infer_schema_keeps_a_schema_it_cannot_read(files, capsys):
+    # a hand-written schema with a syntax error is still the user's work
+    tmp, real, _ = files
+    typo = tmp / "typo.json"
+    typo.write_text('{"columns": {"a": {"type": "categorical",}}}\n')
+    assert main(["infer-schema", str(real), "--out", str(typo)]) == 2
+    one_line_error(capsys, "--out", "typo.json")
+    assert typo.read_text() == '{"columns": {"a": {"type": "categorical",}}}\n'
+
+
 def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
     from gpu_dpsyn import Synthesizer
     from gpu_dpsyn.saving import ModelFileError
@@ -396,6 +406,7 @@ def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
 
 @pytest.mark.parametrize("where, fails, extra", [
     ("memory", "gpu_dpsyn.cli.commands.write_table", []),
+    ("memory", "gpu_dpsyn.synthesizer.Synthesizer.sample", []),
     ("dask", "gpu_dpsyn.synthesizer.Synthesizer.sample_to", ["--workers", "1"])])
 def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypatch, where,
                                                         fails, extra):
@@ -410,3 +421,17 @@ def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypat
                        "--ledger", str(ledger))) == 2
     one_line_error(capsys, "No space left")
     assert "measurements" in json.loads(ledger.read_text())
+
+
+def test_when_the_table_and_the_ledger_both_fail_both_are_named(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+
+    def full(path):
+        raise DPSynError(f"cannot write {path}: No space left on device")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", lambda df, path, *a: full(path))
+    monkeypatch.setattr("gpu_dpsyn.cli.paths.write_text", lambda path, *a: full(path))
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                       "--ledger", str(ledger))) == 2
+    err = capsys.readouterr().err
+    assert "o.csv" in err and "l.json" in err and err.count("gpu-dpsyn: error:") == 1, err

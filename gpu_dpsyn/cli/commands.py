@@ -14,20 +14,15 @@ import pandas as pd
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import HTML, JSON, check_kind, check_output, file_id, write_text
+from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs, spent,
+                                 write_ledger)
+from gpu_dpsyn.data.files import JSON, check_kind, check_output, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
 
 # evaluate's numbers are statistics of the real table (its ML rows' count gives 30% of n)
 NOT_FOR_PUBLICATION = ("statistics of the REAL (private) table, with no privacy guarantee: "
                        "not for publication (release only the synthetic table and the ledger)")
-
-
-def _check_inputs(*paths) -> None:
-    """A directory given as a table is named as one (read_table would say 'no such file')."""
-    for path in paths:
-        if path and Path(path).is_dir():
-            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
 
 
 @contextmanager
@@ -41,32 +36,6 @@ def warnings_to_stderr():
         yield
 
 
-KINDS = {"--ledger": JSON, "--json": JSON, "--report": HTML}  # what those outputs hold
-
-
-def _check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
-    """Refuse output paths that cannot be written before anything is read: a failure
-    after fit() would come with the budget spent and the synthetic table lost.  Paths are
-    compared as files (a hard link to the input is the input); each output is probed
-    (files.check_output: its directory takes a new file, it is no device or FIFO), and
-    one of the `kinds` (flag -> files.JSON, ...) replaces only a file of its kind."""
-    seen = {}
-    for flag, path in outputs.items():
-        if not path:
-            continue
-        check_output(path, flag)
-        where = file_id(path)
-        if where in seen:
-            raise DPSynError(f"{seen[where]} and {flag} name the same file {path!r}")
-        clash = next((i for i in inputs if i and file_id(i) == where), None)
-        if clash is not None:
-            raise DPSynError(f"{flag} {path!r} is the input file {str(clash)!r}; writing it "
-                             "would destroy it")
-        if flag in kinds:
-            check_kind(path, kinds[flag], flag)
-        seen[where] = flag
-
-
 def synthesize(a) -> int:
     if a.workers is not None or a.scheduler is not None:
         return _synthesize_on_dask(a)
@@ -75,8 +44,8 @@ def synthesize(a) -> int:
     from gpu_dpsyn.backends import gpu_available
     from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
-    _check_inputs(a.input, a.public)
-    _check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
+    check_inputs(a.input, a.public)
+    check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
@@ -92,12 +61,11 @@ def synthesize(a) -> int:
     df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
     public = read_table(a.public, schema=schema) if a.public else None
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
-    out = syn.sample(a.rows)
-    try:
+    with spent(a, syn):
+        out = syn.sample(a.rows)
         with step(not a.quiet, f"write {a.out}"):
             write_table(out, a.out, "--out")
-    finally:  # the budget is spent: its record is written even if the table is not
-        rep = _write_ledger(a, syn, syn.last_run.history)
+    rep = write_ledger(a, syn, syn.last_run.history)
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
@@ -139,16 +107,6 @@ def _parse_group_by(items):
     return levels or None
 
 
-def _write_ledger(a, syn, history) -> dict:
-    """The privacy report, written to --ledger with the GUM curve for the report (noisy
-    data only: no timings, they grow with the true row count)."""
-    rep = syn.privacy_report()
-    if a.ledger:
-        rep["gum_history"] = history
-        write_text(a.ledger, json.dumps(rep, indent=2) + "\n", "--ledger")
-    return rep
-
-
 def _synthesize_on_dask(a) -> int:
     """INPUT (a file, directory or glob) read and counted on Dask workers; --out a
     directory of Parquet parts, one per batch."""
@@ -170,12 +128,12 @@ def _synthesize_on_dask(a) -> int:
         raise DPSynError("--group-by runs in memory: leave out --workers / --scheduler")
     # every check that can fail runs before the private table is read
     inputs = table_files(a.input)  # files there, one format (before a cluster starts)
-    _check_inputs(a.public)
+    check_inputs(a.public)
     check_output_dir(a.out)
     if a.ledger and file_id(Path(a.ledger).absolute().parent) == file_id(a.out):
         raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
                          "only parts")
-    _check_outputs({"--ledger": a.ledger}, [*inputs, a.schema, a.public])
+    check_outputs({"--ledger": a.ledger}, [*inputs, a.schema, a.public])
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
     syn = _synthesizer(a)  # parameters checked before a cluster starts
@@ -187,12 +145,9 @@ def _synthesize_on_dask(a) -> int:
     with dask_client(a.workers, a.scheduler, gpu) as client:
         syn.client = client
         syn.fit(a.input, schema, public=public)
-        try:
+        with spent(a, syn):
             res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
-        except BaseException:  # the budget is spent: its record is written anyway
-            _write_ledger(a, syn, [])
-            raise
-    rep = _write_ledger(a, syn, res["gum_history"])  # the first batch's
+    rep = write_ledger(a, syn, res["gum_history"])  # the first batch's
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
     print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
@@ -219,8 +174,8 @@ def evaluate(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema
     from gpu_dpsyn.data.schema import load_schema
     t0 = time.perf_counter()
-    _check_inputs(a.real, a.synthetic)
-    _check_outputs({"--json": a.json, "--report": a.report},
+    check_inputs(a.real, a.synthetic)
+    check_outputs({"--json": a.json, "--report": a.report},
                    [a.real, a.synthetic, a.schema, a.ledger])
     if a.max_sets is not None:
         integer("--max-sets", a.max_sets, 1)
@@ -319,7 +274,6 @@ def _chosen_bins(schema, chosen: dict):
 
 
 def edit_schema(a) -> int:
-    from gpu_dpsyn.data.files import write_text
     from gpu_dpsyn.data.schema import read_document, schema_from_dict
     from gpu_dpsyn.data.schema_edit import edit, parse_setting
     out = a.out or a.file
@@ -343,7 +297,7 @@ def check(a) -> int:
     from gpu_dpsyn.data.encoding import check_columns
     from gpu_dpsyn.data.repair import findings
     from gpu_dpsyn.data.schema import load_schema
-    _check_inputs(a.input)
+    check_inputs(a.input)
     schema = load_schema(a.schema)
     df = read_table(a.input, schema=schema)
     check_columns(df, schema, allow_empty=True)
@@ -360,24 +314,11 @@ def check(a) -> int:
     return 1
 
 
-def _check_not_reviewed(path) -> None:
-    """infer-schema replaces an earlier draft, not a schema whose drafted values were all
-    reviewed (or one written by hand): that work would be lost."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # nothing there yet (check_kind refused non-JSON)
-        return
-    if isinstance(doc, dict) and not doc.get("_drafted_from_data"):
-        raise DPSynError(f"--out {path!r} is a schema with nothing left to review (reviewed, "
-                         "or written by hand); infer-schema would replace it with a fresh "
-                         "draft: give another name, or remove it first")
-
-
 def infer(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema_with_summary
-    _check_inputs(a.input)
-    _check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
-    _check_not_reviewed(a.out)
+    check_inputs(a.input)
+    check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
+    check_not_reviewed(a.out)
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     for c in a.id or ():
         if c not in df.columns:

@@ -1,0 +1,89 @@
+"""The command line's files: inputs named as such, outputs checked before anything is
+read (cannot be written, name an input or each other, hold a file of another kind), and the
+ledger kept when what follows the fit fails (cli/commands.py)."""
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.data.files import HTML, JSON, check_kind, check_output, file_id, write_text
+
+
+def check_inputs(*paths) -> None:
+    """A directory given as a table is named as one (read_table would say 'no such file')."""
+    for path in paths:
+        if path and Path(path).is_dir():
+            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
+
+
+KINDS = {"--ledger": JSON, "--json": JSON, "--report": HTML}  # what those outputs hold
+
+
+def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
+    """Refuse output paths that cannot be written before anything is read: a failure
+    after fit() would come with the budget spent and the synthetic table lost.  Paths are
+    compared as files (a hard link to the input is the input); each output is probed
+    (files.check_output: its directory takes a new file, it is no device or FIFO), and
+    one of the `kinds` (flag -> files.JSON, ...) replaces only a file of its kind."""
+    seen = {}
+    for flag, path in outputs.items():
+        if not path:
+            continue
+        check_output(path, flag)
+        where = file_id(path)
+        if where in seen:
+            raise DPSynError(f"{seen[where]} and {flag} name the same file {path!r}")
+        clash = next((i for i in inputs if i and file_id(i) == where), None)
+        if clash is not None:
+            raise DPSynError(f"{flag} {path!r} is the input file {str(clash)!r}; writing it "
+                             "would destroy it")
+        if flag in kinds:
+            check_kind(path, kinds[flag], flag)
+        seen[where] = flag
+
+
+@contextmanager
+def spent(a, syn):
+    """What follows the fit: the budget is spent, so should it fail (sampling, writing)
+    the ledger is written all the same, and a ledger that cannot be written either is
+    named in the same one-line error."""
+    try:
+        yield
+    except BaseException as e:
+        try:
+            write_ledger(a, syn, [])
+        except DPSynError as lost:
+            if isinstance(e, DPSynError):
+                raise type(e)(f"{e}; and {lost}") from None
+        raise
+
+
+def write_ledger(a, syn, history) -> dict:
+    """The privacy report, written to --ledger with the GUM curve for the report (noisy
+    data only: no timings, they grow with the true row count)."""
+    rep = syn.privacy_report()
+    if a.ledger:
+        rep["gum_history"] = history
+        write_text(a.ledger, json.dumps(rep, indent=2) + "\n", "--ledger")
+    return rep
+
+
+def check_not_reviewed(path) -> None:
+    """infer-schema replaces an earlier draft, not a schema whose drafted values were all
+    reviewed (or one written by hand): that work would be lost."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:  # nothing there yet
+        return
+    try:
+        doc = json.loads(text) if text.strip() else {"_drafted_from_data": ["(empty)"]}
+    except ValueError:  # a schema with a typo is still someone's work
+        raise DPSynError(f"--out {path!r} holds JSON that does not parse (a schema being "
+                         "written?); infer-schema would replace it: give another name, or "
+                         "remove it first") from None
+    if isinstance(doc, dict) and not doc.get("_drafted_from_data"):
+        raise DPSynError(f"--out {path!r} is a schema with nothing left to review (reviewed, "
+                         "or written by hand); infer-schema would replace it with a fresh "
+                         "draft: give another name, or remove it first")
