@@ -36,8 +36,9 @@ def test_the_threshold_grows_with_the_values_so_pure_noise_keeps_almost_none():
             rec = low_count_recode(m)
             kept.append(rec.size - 1)  # the values kept apart from the merged one
             low = m.values[m.values < theta_sigmas(c) * 10.0].sum()
-            merged = recoded_one_way(m, rec).values[-1]  # zeroed below the same theta
-            assert merged == 0.0 if low < theta_sigmas(c) * 10.0 else \
+            merged = recoded_one_way(m, rec).values[-1]  # zeroed below the same theta,
+            # unless every value merged (then it is the table's total, not a tail)
+            assert merged == 0.0 if low < theta_sigmas(c) * 10.0 and rec.size > 1 else \
                 math.isclose(merged, low)
     expected = sum(5 * c * 0.5 * math.erfc(theta_sigmas(c) / math.sqrt(2))
                    for c in (1000, 65536))
@@ -150,7 +151,9 @@ def test_a_small_table_over_huge_domains_keeps_its_row_count():
     # 300 rows over two columns of 65,536 values: at 3 sigma about 88 values of noise
     # alone were kept per column, at their high noisy counts, and their merged rest (the
     # sum of 65,448 noisy counts) weighed in consistency as one: the noisy row count was
-    # 1,066-1,187 (standard error about 9 from the pairs)
+    # 1,066-1,187 (standard error about 9 from the pairs).  Then a column whose every
+    # value merged had its total zeroed and weighed as one confident count, and a merged
+    # cell took an even share of every change: 142-316 over seeds 0-11
     import warnings
     import pandas as pd
     from gpu_dpsyn import Synthesizer
@@ -163,7 +166,7 @@ def test_a_small_table_over_huge_domains_keeps_its_row_count():
                           "c": {"type": "categorical", "values": ["0", "1", "2"]}}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(3):
+        for seed in range(12):
             syn = Synthesizer(1.0, 1e-9, seed=seed, backend="cpu", progress=False,
                               iterations=1).fit(df, schema)
             lv = syn.model.levels[0]

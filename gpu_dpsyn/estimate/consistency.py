@@ -71,7 +71,8 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
     marginals or more (the empty set also when a total is given), (the subset, and for
     each marginal holding it: the marginal, the axes summed away, its weight over the
     cells collapsed into each of the subset's, those cells, the shape its change
-    broadcasts to)."""
+    broadcasts to, and each cell's share of that change where the cells' variances differ
+    (Marginal.spread; None: even shares))."""
     plan = []
     for sub in subsets:
         views = [m for m in marginals if set(sub) <= set(m.attrs)]
@@ -82,10 +83,16 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
             collapsed = m.cells // int(np.prod([m.shape[m.attrs.index(a)] for a in sub] or [1]))
             axes = tuple(i for i, a in enumerate(m.attrs) if a not in sub)
             shape = [d if a in sub else 1 for a, d in zip(m.attrs, m.shape)]
-            # inverse variance of each projected cell: the noisy cells it sums
-            noisy = collapsed if m.spread is None else \
-                (m.spread.reshape(m.shape).sum(axis=axes) if axes else m.spread.reshape(m.shape))
-            entries.append((m, axes, m.weight / noisy, collapsed, shape))
+            # inverse variance of each projected cell: the noisy cells it sums; a change
+            # of a projected cell is shared by its cells as their variances are (least
+            # squares), evenly where every cell is one noisy count
+            share, noisy = None, collapsed
+            if m.spread is not None:
+                spread = m.spread.reshape(m.shape)
+                kept = spread.sum(axis=axes, keepdims=True) if axes else spread
+                share = spread / kept  # sums to 1 over each projected cell's cells
+                noisy = kept.reshape([d for a, d in zip(m.attrs, m.shape) if a in sub])
+            entries.append((m, axes, m.weight / noisy, collapsed, shape, share))
         plan.append((sub, entries))
     return plan
 
@@ -95,15 +102,18 @@ def consist(marginals: list[Marginal], subsets, total: float | None = None,
     """One pass of weighted-mean agreement, in place.  plan: consist_plan(marginals,
     subsets, total), made once by a caller that makes many passes."""
     for sub, entries in consist_plan(marginals, subsets, total) if plan is None else plan:
-        proj = [m.table().sum(axis=axes) if axes else m.table() for m, axes, _, _, _ in entries]
+        proj = [m.table().sum(axis=axes) if axes else m.table() for m, axes, *_ in entries]
         if not sub and total is not None:
             target = np.asarray(float(total))
         else:
             target = left_sum(e[2] * p for e, p in zip(entries, proj)) / \
                 left_sum(e[2] for e in entries)
-        for (m, _, _, c, shape), p in zip(entries, proj):
-            diff = (target - p) / c
-            m.values = (m.table() + diff.reshape(shape)).reshape(-1)
+        for (m, _, _, c, shape, share), p in zip(entries, proj):
+            if share is None:
+                diff = ((target - p) / c).reshape(shape)
+            else:
+                diff = (target - p).reshape(shape) * share
+            m.values = (m.table() + diff).reshape(-1)
 
 
 def negative_share(m: Marginal) -> float:
@@ -112,13 +122,13 @@ def negative_share(m: Marginal) -> float:
     return float(-np.minimum(m.values, 0.0).sum()) / tot if tot > 0 else float("inf")
 
 
-def total_standard_error(marginals: list[Marginal], measured_cells=None) -> float:
+def total_standard_error(marginals: list[Marginal]) -> float:
     """Standard error of the common total make_consistent returns: the mean of the
     marginals' totals weighted 1/(c sigma^2), a total of c noisy cells having variance
-    c sigma^2.  Noise levels and domains only: public.  measured_cells[i]: how many noisy
-    cells marginal i's total sums, when more than its cells (merged low counts: its
-    spread, which consistency weighs it by)."""
-    cells = [m.cells for m in marginals] if measured_cells is None else measured_cells
+    c sigma^2 (c: its cells, or the noisy cells they sum where merged values' cells sum
+    several, Marginal.spread: the weights consistency gives them).  Noise levels and
+    domains only: public."""
+    cells = [m.cells if m.spread is None else float(m.spread.sum()) for m in marginals]
     w = np.array([m.weight / c for c, m in zip(cells, marginals)])
     var = np.array([c * m.sigma ** 2 for c, m in zip(cells, marginals)])
     return float(np.sqrt((w * w * var).sum()) / w.sum()) if w.sum() > 0 else 0.0

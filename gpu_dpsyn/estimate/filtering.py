@@ -94,10 +94,11 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
 
 def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None) -> Marginal:
     """The 1-way marginal on the new domain; a merged total below theta (low_count_recode's)
-    becomes 0."""
+    becomes 0, weighed as one count, unless every value merged."""
     vals = np.bincount(r.lut, weights=m.values, minlength=r.size).astype(np.float64)
-    if vals[-1] < (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma:
-        vals[-1] = 0.0
+    theta = (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma
+    if vals[-1] < theta and r.size > 1:  # a tail beside kept values: about no rows (all
+        vals[-1] = 0.0                   # merged, it is the table's total, no tail)
         return Marginal(m.attrs, (r.size,), vals, m.sigma)
     # summing k noisy cells adds k times the variance: the merged cell is less certain,
     # and consistency weighs it so (a cell of 65,536 noisy counts taken as one pulled

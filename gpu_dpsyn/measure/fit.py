@@ -184,7 +184,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     t2 = time.perf_counter()
     for lv in model.levels:
         # from noise levels and domains alone: a warning may show it
-        lv.standard_error = total_standard_error(lv.marginals, lv.measured_cells)
+        lv.standard_error = total_standard_error(lv.marginals)
         lv.total = state.estimate(lv.marginals, lv.measured_cells)
     total, model.n_standard_error = pooled_total(model.levels)
     model.n_estimate = clamped_rows(total, schema)
