@@ -1,7 +1,8 @@
 """Filter and combine low-count values (DPSyn): values whose noisy 1-way count is below
 theta = 3 sigma (sqrt(2 ln c) sigma for a column of c values past about 90: theta_sigmas)
-are merged into one new value (kept at count 0 if the merged total is still below theta).  The merged value is decoded back over its members by their noisy
-counts' posterior means (decode_shares).  Post-processing of the noisy 1-way
+are merged into one new value (kept at count 0 if the merged total is still below theta,
+unless every value merged).  The merged value is decoded back over its members by their
+noisy counts' posterior means (decode_shares).  Post-processing of the noisy 1-way
 marginals only."""
 from __future__ import annotations
 
