@@ -358,7 +358,8 @@ def test_outputs_replace_earlier_outputs_of_their_kind(files, tmp_path):
     assert "earlier" not in ledger.read_text()
     edited = tmp / "edited.json"
     edited.write_text("  [1]\n")
-    assert main(["schema", str(schema), "--set", "month.nullable=true", "--out", str(edited)]) == 0
+    assert main(["schema", str(schema), "--set", "month.nullable=true",
+                 "--out", str(edited)]) == 0
     assert '"nullable": true' in edited.read_text()
 
 
