@@ -414,8 +414,10 @@ def test_each_ipf_pass_reads_the_worst_tvd_of_the_array_code(gb):
     from gpu_dpsyn.generate.ipf import cell_sums, grid_scale, on_grid, rows_normalised
     from test_polish import random_instance
     r = np.random.default_rng(29)
-    for _ in range(12):
+    for case in range(12):
         X, ctx, tables = random_instance(r)
+        if case % 2:  # 37 values: tables of 37 cells or more, so several warps have gaps
+            tables = [r.gamma(0.7, 4.0, (37, t.shape[1])) for t in tables]
         size, w = tables[0].shape[0], X.sum(axis=1).astype(np.float64)
         n, totals = float(w.sum()), [float(t.sum()) for t in tables]
         p = gibbs.allowed(ctx, tables, size)
@@ -432,6 +434,16 @@ def test_each_ipf_pass_reads_the_worst_tvd_of_the_array_code(gb):
                                                      1.0).T[ctx[:, i]])
             assert float(gb.to_numpy(fused.run())[0]) == max(worst)
         np.testing.assert_array_equal(gb.to_numpy(fused.p), p)
+
+
+def test_blocks_of_two_warps(emu_so, monkeypatch, flights, flights_schema):
+    # the kernel tests' blocks mode runs blocks of one warp (32 threads); here of two, whose
+    # warps add their gap sums to one target's and share the histogram's counters
+    from cuda_emu.emulate import emulated_backend
+    gb = emulated_backend(monkeypatch, emu_so, 64)
+    test_each_ipf_pass_reads_the_worst_tvd_of_the_array_code(gb)
+    for attrs in [(2, 4), (0, 1, 11)]:
+        test_histogram_equals_cpu(gb, flights, flights_schema, attrs)
 
 
 @pytest.mark.parametrize("chunked", [False, True])
