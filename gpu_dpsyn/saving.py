@@ -14,12 +14,15 @@ import pickle
 import warnings
 from pathlib import Path
 
-from gpu_dpsyn.data.files import MODEL, check_kind, check_output, replacing
+from gpu_dpsyn.data.files import check_kind, check_output, replacing
 from gpu_dpsyn.errors import DPSynError, SeededNoiseWarning
 from gpu_dpsyn.version import __version__
 
 FORMAT = "gpu_dpsyn fitted model"
 VERSION = 1  # raised whenever what the file holds changes shape
+# a model file for files.check_kind: a pickle whose dict names its format first (so
+# another pickle is not taken for one)
+MODEL = ("gpu_dpsyn model file", (b"\x80",), FORMAT.encode())
 
 
 class ModelFileError(DPSynError):

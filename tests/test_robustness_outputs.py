@@ -400,6 +400,12 @@ def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
     with pytest.raises(ModelFileError, match="no gpu_dpsyn model"):
         syn.save(table)
     assert table.read_text() == "a,b\n1,2\n"
+    other = tmp_path / "frame.pkl"  # a pickle, but not a model
+    df.to_pickle(other)
+    before = other.read_bytes()
+    with pytest.raises(ModelFileError, match="no gpu_dpsyn model"):
+        syn.save(other)
+    assert other.read_bytes() == before
     model = tmp_path / "m.pkl"
     syn.save(model)
     syn.save(model)  # an earlier model is replaced

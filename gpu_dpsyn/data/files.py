@@ -67,22 +67,22 @@ def check_output(path, flag: str | None = None) -> None:
     probe_directory(parent, where, target_of(p).name)
 
 
-JSON, HTML, MODEL = ("JSON document", (b"{", b"[")), ("HTML page", (b"<",)), \
-    ("gpu_dpsyn model file", (b"\x80",))  # what each output kind's files start with
+# output kinds: (name, what their files start with, what they hold early on)
+JSON, HTML = ("JSON document", (b"{", b"["), b""), ("HTML page", (b"<",), b"")
 
 
 def check_kind(path, kind: tuple, flag: str | None = None) -> None:
     """DPSynError when `path` names an existing, non-empty file that does not start as
-    a file of `kind` does (JSON, HTML, MODEL; leading whitespace skipped): an output
+    a file of `kind` does (JSON, HTML, saving.MODEL; leading whitespace skipped): an output
     replaces an earlier output of its kind, never another file, such as a data table
     named by mistake."""
-    name, starts = kind
+    name, starts, marker = kind
     try:
         with open(path, "rb") as f:
             head = f.read(256).lstrip()
     except OSError:  # nothing there yet, or check_output says what is wrong
         return
-    if head and not head.startswith(starts):
+    if head and not (head.startswith(starts) and marker in head):
         raise DPSynError(f"{_where(path, flag)} holds a file that is no {name}; an output "
                          f"replaces only an earlier {name}: give another name")
 
