@@ -172,3 +172,41 @@ def test_a_small_table_over_huge_domains_keeps_its_row_count():
             lv = syn.model.levels[0]
             assert abs(lv.total - n) < 4 * lv.standard_error < 100, (lv.total,
                                                                     lv.standard_error)
+
+
+def test_a_wide_column_with_a_few_merged_values_recodes_in_little_memory():
+    # spread_of laid out a values x new-values matrix: 3 GB for 20,000 values kept
+    import tracemalloc
+    r = np.random.default_rng(0)
+    v = r.normal(1000.0, 10.0, 20000)
+    v[:5] = 25.0  # merged, their total above theta: the merged cell is kept
+    m = Marginal((0,), (20000,), v, 10.0)
+    rec = low_count_recode(m)
+    tracemalloc.start()
+    try:
+        one = recoded_one_way(m, rec)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert one.spread.tolist() == [1.0] * (rec.size - 1) + [5.0]
+    assert peak < 50 * 2 ** 20
+
+
+def test_spread_follows_a_recode_of_any_axis():
+    from gpu_dpsyn.core.types import Recode
+    from gpu_dpsyn.estimate.filtering import spread_of
+    r = np.random.default_rng(3)
+    for k in range(3):
+        shape = (4, 5, 3)
+        spread = r.integers(1, 9, 60).astype(np.float64)
+        m = Marginal((0, 1, 2), shape, np.zeros(60), 1.0, spread)
+        lut = r.integers(0, 3, shape[k])
+        lut[:3] = [0, 1, 2]
+        rec = Recode(k, lut, np.flatnonzero(lut == 2), np.ones(1))
+        want = np.zeros(shape[:k] + (3,) + shape[k + 1:])  # each new value's cells summed
+        for old, new in enumerate(lut):
+            idx = [slice(None)] * 3
+            src = list(idx)
+            idx[k], src[k] = new, old
+            want[tuple(idx)] += spread.reshape(shape)[tuple(src)]
+        np.testing.assert_array_equal(spread_of(m, rec), want.reshape(-1))

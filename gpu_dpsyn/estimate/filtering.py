@@ -111,11 +111,11 @@ def spread_of(m: Marginal, r: Recode) -> np.ndarray:
     """m's spread (Marginal.spread) on the new domain of r's attribute: a merged cell
     sums its members'."""
     k = m.attrs.index(r.attr)
-    spread = np.ones(m.cells) if m.spread is None else m.spread
-    merge = np.zeros((r.lut.size, r.size))
-    merge[np.arange(r.lut.size), r.lut] = 1.0
-    out = np.moveaxis(np.moveaxis(spread.reshape(m.shape), k, -1) @ merge, -1, k)
-    return out.reshape(-1)
+    spread = np.ones(m.shape) if m.spread is None else m.spread.reshape(m.shape)
+    spread = np.moveaxis(spread, k, -1)
+    out = np.zeros(spread.shape[:-1] + (r.size,))
+    np.add.at(out, (..., r.lut), spread)  # whole counts: exact in any order
+    return np.moveaxis(out, -1, k).reshape(-1)
 
 
 def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
