@@ -16,7 +16,7 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs, spent,
                                  write_ledger)
-from gpu_dpsyn.data.files import JSON, check_kind, check_output, file_id, write_text
+from gpu_dpsyn.data.files import JSON, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
 
@@ -277,9 +277,8 @@ def edit_schema(a) -> int:
     from gpu_dpsyn.data.schema import read_document, schema_from_dict
     from gpu_dpsyn.data.schema_edit import edit, parse_setting
     out = a.out or a.file
-    if a.out:  # the file edited in place is a schema already
-        check_output(a.out, "--out")
-        check_kind(a.out, JSON, "--out")
+    if a.out:  # (the file edited in place is a schema already, and may be --out too)
+        check_outputs({"--out": a.out}, [], {"--out": JSON})
     doc = edit(read_document(a.file), [parse_setting(s) for s in a.set], a.drop, a.reviewed)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")

@@ -12,7 +12,7 @@ once however many places name them.
 """
 from __future__ import annotations
 
-from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+from gpu_dpsyn.data.text import short, shown  # noqa: F401 (capped values in messages)
 
 import difflib
 import json
@@ -286,8 +286,7 @@ def read_document(source) -> dict:
     try:
         d = json.loads(text, object_pairs_hook=object_pairs)
     except ValueError as e:  # JSONDecodeError, or a number of more digits than int() takes
-        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: "
-                          f"{shown(str(e), 200)}") from None
+        raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {short(e)}") from None
     twice = first_duplicate(d)
     if twice is not None:
         raise SchemaError(f"schema file {str(path)!r}: {twice}")
