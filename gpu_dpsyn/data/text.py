@@ -9,10 +9,19 @@ LIMIT = 200  # characters of one echoed value
 def short(text, limit: int = LIMIT) -> str:
     """text (str() of anything else) cut to `limit` characters with an ellipsis, newlines
     shown as \\n so that the message stays one line."""
-    text = str(text).replace("\r", "\\r").replace("\n", "\\n")
+    text = _written(str, text).replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def shown(value, limit: int = LIMIT) -> str:
     """A value's repr, capped (see short)."""
-    return short(repr(value), limit)
+    return short(_written(repr, value), limit)
+
+
+def _written(how, value) -> str:
+    """str() or repr() of value; an int (or what holds one) of more digits than Python
+    converts is named instead of raising ValueError."""
+    try:
+        return how(value)
+    except ValueError:
+        return f"<a {type(value).__name__} holding an integer too long to write>"

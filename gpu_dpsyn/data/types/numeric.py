@@ -32,7 +32,7 @@ def _min_max(name: str, spec: dict, integer: bool, alternative: str) -> tuple:
                               "number (the bins must cover a finite range)")
     if not (_is_number(lo) and _is_number(hi)):
         raise SchemaError(f"column {shown(name)}: numeric column needs numbers 'min' and 'max' "
-                          f"{alternative}, got min={lo!r} max={hi!r}")
+                          f"{alternative}, got min={shown(lo)} max={shown(hi)}")
     if hi < lo or (hi == lo and not integer):
         raise SchemaError(f"column {shown(name)}: 'max' ({hi}) must be greater than 'min' ({lo})")
     if integer and math.ceil(lo) > math.floor(hi):
