@@ -2,12 +2,11 @@
 // compiled by g++ and run on the CPU in tests without a GPU.  Two modes:
 //  - one thread at a time, each its own block of one (blockDim = 1): the data-parallel
 //    kernels, which never talk between threads;
-//  - one block of real threads (emu_coop_begin): the block-cooperative kernels of
-//    plan.cu, with __syncthreads a barrier, __shared__ storage shared by the threads
-//    (compiled with EMU_SHARED_STATIC) and real atomics, so a missing barrier shows;
-//  - every block of the grid in turn as real threads (emu_blocks_begin), for any
-//    kernel: the launch as a device runs it, warps' shuffles and shared memory
-//    included, only one block at a time (emulate.py's blocks mode).
+//  - every block of the grid in turn as real threads (emu_blocks_begin): the
+//    block-cooperative kernels of plan.cu always, any kernel in emulate.py's blocks
+//    mode; __syncthreads a barrier, __shared__ storage shared by the threads (compiled
+//    with EMU_SHARED_STATIC where the kernels declare some), warps' shuffles and real
+//    atomics, so a missing barrier shows.
 #pragma once
 #include <cmath>
 using std::floor; using std::log; using std::exp; using std::fabs; using std::fmin;

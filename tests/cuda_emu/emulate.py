@@ -2,7 +2,7 @@
 
 The .cu files are compiled by g++ with emu.h standing in for the CUDA built-ins;
 data-parallel kernels run one thread at a time, the block-cooperative ones (plan.cu)
-as one block of real threads with barriers.  NumPy stands in for CuPy.  This checks,
+as blocks of real threads with barriers.  NumPy stands in for CuPy.  This checks,
 without a GPU, that the kernels compute what the NumPy fallback computes, and makes a
 missing barrier likely to show.  In blocks mode (emulated_backend(..., block=32)) every
 kernel runs as a device runs it: blocks of that many real threads, one block after
@@ -68,8 +68,7 @@ class _Kernel:
         self.fn = getattr(lib, name)
         self.fn.restype = None
         self.lib = lib
-        self.coop = module in COOPERATIVE
-        self.blocks = blocks
+        self.blocks = blocks or module in COOPERATIVE  # real threads, a block at a time
 
     def __call__(self, grid, block, args, shared_mem=0):
         cargs = []
@@ -80,43 +79,28 @@ class _Kernel:
                 cargs.append(_CTYPES[type(a)](a))
         if self.blocks:
             return self._blocks(int(grid[0]), int(block[0]), cargs)
-        if self.coop:
-            return self._block(int(grid[0]), int(block[0]), cargs)
         threads = int(grid[0]) * int(block[0])
         for b in range(threads):  # every thread its own block of one
             self.lib.emu_set(b, threads)
             self.fn(*cargs)
 
-    def _block(self, grid, nthreads, cargs):
-        """One block of real threads (ctypes drops the GIL, so they run concurrently)."""
-        assert grid == 1, "cooperative kernels run as one block"
-        self.lib.emu_coop_begin(nthreads)
-
-        def body(tid):
-            self.lib.emu_thread(tid)
-            self.fn(*cargs)
-        _run(body, nthreads)
-
-
     def _blocks(self, grid, nthreads, cargs):
-        """Every block in turn as nthreads real threads (emu_enter keeps them in step)."""
+        """Every block in turn as nthreads real threads (ctypes drops the GIL, so they run
+        concurrently; emu_enter keeps them in step).  A barrier not every thread reaches
+        deadlocks: raised after a minute."""
         self.lib.emu_blocks_begin(grid, nthreads)
 
         def body(tid):
             for b in range(grid):
                 self.lib.emu_enter(b, tid)
                 self.fn(*cargs)
-        _run(body, nthreads)
-
-
-def _run(body, nthreads) -> None:
-    ts = [threading.Thread(target=body, args=(t,), daemon=True) for t in range(nthreads)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout=60)
-        if t.is_alive():  # a barrier not every thread reaches
-            raise RuntimeError("emulated block deadlocked at __syncthreads")
+        ts = [threading.Thread(target=body, args=(t,), daemon=True) for t in range(nthreads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(timeout=60)
+            if t.is_alive():
+                raise RuntimeError("emulated block deadlocked at __syncthreads")
 
 
 class _NumpyAsCupy(types.ModuleType):
