@@ -110,12 +110,19 @@ def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None) -> Marg
 def spread_of(m: Marginal, r: Recode) -> np.ndarray:
     """m's spread (Marginal.spread) on the new domain of r's attribute: a merged cell
     sums its members'."""
-    k = m.attrs.index(r.attr)
     spread = np.ones(m.shape) if m.spread is None else m.spread.reshape(m.shape)
-    spread = np.moveaxis(spread, k, -1)
-    out = np.zeros(spread.shape[:-1] + (r.size,))
-    np.add.at(out, (..., r.lut), spread)  # whole counts: exact in any order
-    return np.moveaxis(out, -1, k).reshape(-1)
+    return merged_cells(spread, m.attrs.index(r.attr), r).reshape(-1)
+
+
+def merged_cells(table: np.ndarray, k: int, r: Recode) -> np.ndarray:
+    """table with its axis k on r's new domain: each new value's cells summed, its old
+    values in order (ufunc.at adds index by index), so the bits are the same on any
+    machine, unlike a product with a 0/1 matrix (summed in the order of the BLAS kernel
+    that the CPU selects)."""
+    table = np.moveaxis(table, k, -1)
+    out = np.zeros(table.shape[:-1] + (r.size,))
+    np.add.at(out, (..., r.lut), table)
+    return np.moveaxis(out, -1, k)
 
 
 def undo(codes: np.ndarray, r: Recode, key, call: int) -> np.ndarray:
@@ -149,9 +156,5 @@ def recoded(m: Marginal, r: Recode) -> Marginal:
     marginal as recoded_one_way has it."""
     if len(m.attrs) == 1:
         return recoded_one_way(m, r)
-    k = m.attrs.index(r.attr)
-    table = np.moveaxis(m.table(), k, -1)
-    merge = np.zeros((r.lut.size, r.size))
-    merge[np.arange(r.lut.size), r.lut] = 1.0
-    out = np.moveaxis(table @ merge, -1, k)
+    out = merged_cells(m.table(), m.attrs.index(r.attr), r)
     return Marginal(m.attrs, out.shape, out.reshape(-1), m.sigma, spread_of(m, r))
