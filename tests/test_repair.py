@@ -299,3 +299,96 @@ def test_one_record_does_not_change_how_the_others_are_read(odd):
     more = repair(pd.DataFrame({"n": pd.Series(others + [odd], dtype=object)}), s)
     assert more["n"].iloc[:len(others)].tolist() == base["n"].tolist() or \
         pd.Series(more["n"].iloc[:len(others)]).equals(pd.Series(base["n"]))
+
+
+class _NoText:
+    def __str__(self):
+        raise RuntimeError("no text form")
+
+    __repr__ = __str__
+
+
+class _NoHash:
+    __hash__ = None
+
+
+def test_an_id_column_that_is_not_the_individual_s_is_never_read():
+    # encode checked every schema column for list cells: a list in a record id column
+    # that nothing reads refused the fit and showed the value and its row
+    schema = {"columns": {"c": {"type": "categorical", "values": ["a", "b"]},
+                          "pid": {"type": "id"}, "rid": {"type": "id"}},
+              "individual_id": "pid", "max_records_per_individual": 2}
+    base = pd.DataFrame({"c": ["a", "b"] * 20, "pid": np.arange(40) // 2,
+                         "rid": np.arange(40)})
+    for odd in ([123, 456], (1, 2), np.arange(3), _NoHash(), slice(1)):
+        _neighbours_fit_alike(base, {"c": "a", "pid": 99, "rid": odd}, schema)
+
+
+@pytest.mark.parametrize("odd", [slice(1), _NoHash(), pd.Series([1, 2]), [7, 8]])
+def test_an_individual_id_that_cannot_be_hashed_names_no_individual(odd):
+    schema = {"columns": {"c": {"type": "categorical", "values": ["a", "b"]},
+                          "pid": {"type": "id"}},
+              "individual_id": "pid", "max_records_per_individual": 2}
+    base = pd.DataFrame({"c": ["a", "b"] * 20, "pid": np.arange(40) // 2})
+    _neighbours_fit_alike(base, {"c": "b", "pid": odd}, schema)
+
+
+@pytest.mark.parametrize("odd", [np.timedelta64(5, "D"), np.datetime64("2020-01-01"),
+                                 pd.Period("2020-01", "M"), _NoText()])
+def test_values_that_are_no_number_in_a_numeric_column(odd):
+    schema = {"columns": {"k": {"type": "numeric", "integer": True, "min": 0, "max": 9}}}
+    _neighbours_fit_alike(pd.DataFrame({"k": pd.Series([1, 2, 3] * 10, dtype=object)}),
+                          {"k": odd}, schema)
+
+
+def test_a_column_of_periods_reads_as_one_of_period_objects():
+    # a Period column was read as its ordinals; one record of text made it a column of
+    # objects, and every Period became missing
+    schema = {"columns": {"k": {"type": "numeric", "integer": True, "min": 0, "max": 10 ** 6,
+                                "nullable": True}}}
+    base = pd.DataFrame({"k": pd.period_range("2020-01-01", periods=30, freq="D")})
+    _neighbours_fit_alike(base, {"k": "x"}, schema)
+
+
+@pytest.mark.parametrize("odd", ["\udcff", _NoText(), _NoHash()])
+def test_a_datetime_or_categorical_value_without_text_or_hash(odd):
+    dates = {"columns": {"t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                               "unit": "month"}}}
+    d = pd.date_range("2020-01-05", periods=40, freq="5D").strftime("%Y-%m-%d")
+    _neighbours_fit_alike(pd.DataFrame({"t": pd.Series(d, dtype=object)}), {"t": odd}, dates)
+    cats = {"columns": {"k": {"type": "categorical", "values": ["a", "b"]}}}
+    _neighbours_fit_alike(pd.DataFrame({"k": ["a", "b"] * 15}), {"k": odd}, cats)
+
+
+@pytest.mark.parametrize("column, spec, odd, message", [
+    # pandas reads "" as NaN: the value was binned as if it were a number
+    ("f", {"type": "numeric", "min": 0, "max": 100, "bins": 10}, "", "non-numeric values: ''"),
+    ("f", {"type": "numeric", "integer": True, "min": 0, "max": 100}, "",
+     "non-numeric values: ''"),
+    ("f", {"type": "numeric", "min": 0, "max": 100}, 10 ** 400, "past float64"),
+    ("f", {"type": "numeric", "min": 0, "max": 100}, __import__("decimal").Decimal("sNaN"),
+     "signaling NaN"),
+    ("f", {"type": "numeric", "min": 0, "max": 100}, _NoHash(), "_NoHash"),
+    ("t", {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"}, "",
+     "not dates"),
+    ("t", {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"}, "NaN",
+     "not dates"),
+    ("t", {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "month"},
+     np.int64(-2 ** 63), "not dates"),
+])
+def test_strict_mode_refuses_what_is_no_value_of_the_column(column, spec, odd, message):
+    first = pd.Timestamp("2020-06-15") if column == "t" else "5"
+    df = pd.DataFrame({column: pd.Series([first] * 30 + [odd], dtype=object)})
+    syn = _syn(on_invalid="error")
+    with pytest.raises(DataError, match=message):
+        syn.fit(df, {"columns": {column: spec}})
+    assert syn.ledger == []
+
+
+def test_strict_mode_refuses_a_signaling_nan_in_a_derived_column():
+    schema = {"columns": {"a": {"type": "numeric", "integer": True, "min": 0, "max": 10},
+                          "b": {"type": "derived", "from": "a", "op": "floordiv", "by": 2}}}
+    df = pd.DataFrame({"a": [4.0] * 20, "b": pd.Series([2.0] * 20, dtype=object)})
+    df.at[3, "b"] = __import__("decimal").Decimal("sNaN")
+    with pytest.raises(DataError, match="signaling NaN"):
+        _syn(on_invalid="error").fit(df, schema)

@@ -6,6 +6,8 @@ using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations
 
+import decimal
+
 import os
 import re
 
@@ -41,7 +43,20 @@ def odd_cells(s) -> np.ndarray:
     if is_cudf(s) or s.dtype != object or \
             pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
         return np.zeros(len(s), dtype=bool)
-    return s.map(lambda v: isinstance(v, _CONTAINERS)).to_numpy(dtype=bool)
+    return s.map(_no_single_value).to_numpy(dtype=bool)
+
+
+def _no_single_value(v) -> bool:
+    """A container, or an object that pandas cannot hash (to group it) or that has no
+    text form (to look it up): no value a schema lists."""
+    if isinstance(v, _CONTAINERS):
+        return True
+    try:
+        hash(v)
+        str(v)
+    except Exception:  # whatever the object's own methods raise
+        return True
+    return False
 
 
 def check_cells(s, name: str) -> None:
@@ -50,13 +65,29 @@ def check_cells(s, name: str) -> None:
     if odd.any():
         i = int(np.argmax(odd))
         v = s.iloc[i]
+        if isinstance(v, decimal.Decimal):  # the one Decimal that cannot be hashed
+            raise _snan(name, f" in row {i}")
+        why = "not a list column" if isinstance(v, _CONTAINERS) else \
+            "this object has no hash or text form to read it by"
         raise DataError(f"column {shown(name)} holds a {type(v).__name__} ({_short(v)}) in row "
                         f"{i}: each cell must be one value (text, a number, a boolean "
-                        "or a date), not a list column")
+                        f"or a date); {why}")
+    try:
+        s.isna()
+    except decimal.InvalidOperation:
+        raise _snan(name, "") from None
+
+
+def _snan(name: str, where: str) -> DataError:
+    return DataError(f"column {shown(name)} holds a signaling NaN (Decimal('sNaN')){where}, "
+                     "which no comparison can read: make it missing or a number")
 
 
 def _short(v) -> str:
-    text = repr(v.tolist() if isinstance(v, np.ndarray) else v)
+    try:
+        text = repr(v.tolist() if isinstance(v, np.ndarray) else v)
+    except Exception:  # an object whose repr raises
+        text = f"<{type(v).__name__}>"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -244,12 +275,17 @@ def _encode_column(s, col: Column, xp=np):
                 x = s.astype("float64").to_cupy(na_value=np.nan)
             else:
                 x = pd.to_numeric(s, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        except OverflowError:  # pandas' read stops at a whole number past float64
+            raise DataError(f"column {shown(col.name)} has values outside the schema range "
+                            f"{list(col.value_range)}: a whole number past float64") from None
         except (ValueError, TypeError):
+            x = None
+        x = None if x is None else _on(xp, x)
+        if x is None or bool((xp.isnan(x) & ~na).any()):  # "" reads as NaN, not missing
             h = s.to_pandas() if gpu_frame else s
             bad = h[pd.to_numeric(h, errors="coerce").isna() & ~h.isna()].unique()
             raise DataError(f"column {shown(col.name)} is numeric in the schema but has non-numeric "
-                            f"values: {_describe(bad)}") from None
-        x = _on(xp, x)
+                            f"values: {_describe(bad)}")
         if col.integer:
             frac = (x != xp.floor(x)) & ~na
             if bool(frac.any()):
@@ -279,8 +315,9 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF).  allow_empty: df is one
     partition of a larger table."""
     check_columns(df, schema, allow_empty)
-    for c in schema.columns:
-        check_cells(df[c.name], c.name)
+    for c in schema.columns:  # an id column other than the individual's is never read
+        if c.kind != "id" or c.name == schema.unit_id:
+            check_cells(df[c.name], c.name)
     codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule

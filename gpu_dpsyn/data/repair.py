@@ -159,7 +159,8 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
     n = len(s)
     na = s.isna().to_numpy()
     kind = s.dtype.kind
-    if pd.api.types.is_bool_dtype(s.dtype) or kind in "cmM":  # no numbers at all
+    if pd.api.types.is_bool_dtype(s.dtype) or kind in "cmM" or \
+            isinstance(s.dtype, pd.PeriodDtype):  # no numbers at all (Periods: as objects)
         x, invalid = np.full(n, np.nan), ~na
     else:
         if kind == "O":  # booleans, complex numbers and lists among the values
@@ -222,7 +223,8 @@ _FLOAT_MAX = int(sys.float_info.max)
 def _past_float(v) -> float:
     """+-inf for a whole number too large for float64 (a Python int, or its digits as
     text, however many), else NaN."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_,
+                                                                np.timedelta64)):
         return (math.inf if v > 0 else -math.inf) if abs(int(v)) > _FLOAT_MAX else np.nan
     m = _WHOLE.fullmatch(v) if isinstance(v, str) else None
     if m is None or len(m.group(2)) < 309 or (len(m.group(2)) == 309 and

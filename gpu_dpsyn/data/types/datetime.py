@@ -135,6 +135,10 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
         s = s.to_pandas()  # parsing and zone rules run on the host
     na = s.isna().to_numpy()
     t = _parse(s, col, na)
+    unread = t.isna().to_numpy() & ~na  # "", "NaN" and NaT's integer parse as NaT
+    if unread.any():
+        raise DataError(f"column {shown(col.name)} has values that are not dates: "
+                        f"{_few(s.reset_index(drop=True)[unread].unique())}")
     if spec.timezone is not None:
         if t.dt.tz is None:
             try:
@@ -213,6 +217,18 @@ def _few(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
+def _utf8(v: str) -> bool:
+    """Text that UTF-8 can hold: a lone surrogate stops pandas' string methods, so it is
+    no date, as any other text that is none."""
+    if v.isascii():
+        return True
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     """(the column as to_epoch accepts it, or None where the column is that already;
     invalid mask; clamped mask) under the row-local
@@ -235,7 +251,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         put(~na, s[~na], aware=s.dt.tz is not None)
     else:
         obj = s.astype(object).where(~na, None)
-        text = obj.map(lambda v: v if isinstance(v, str) else None)
+        text = obj.map(lambda v: v if isinstance(v, str) and _utf8(v) else None)
         aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
         is_text = text.notna().to_numpy()
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
