@@ -203,3 +203,20 @@ def test_empty_text_as_a_declared_value(tmp_path):
                                       "k": {"type": "numeric", "min": 0, "max": 9}}})
     df = ingest.read_table(_csv(tmp_path, "a,k\n,1\nx,2\n"), schema=schema)
     assert encode(df, schema)[0].tolist() == [0, 1]  # not missing: the schema lists ""
+
+
+def test_one_value_read_otherwise_in_a_later_chunk_raises_no_pandas_warning(tmp_path):
+    # pandas' C reader guesses a numeric column's type chunk by chunk and warns when two
+    # chunks disagree: one record of text there printed a warning its neighbour did not
+    import warnings
+    from gpu_dpsyn.data.ingest import read_table
+    n = 140_000
+    df = pd.DataFrame({c: np.arange(n) % 7 for c in "nabcd"})
+    df["n"] = df["n"].astype(object)
+    df.at[135_000, "n"] = "abc"
+    df.to_csv(tmp_path / "t.csv", index=False)
+    schema = {"columns": {c: {"type": "numeric", "integer": True, "min": 0, "max": 9}
+                          for c in "nabcd"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_table(str(tmp_path / "t.csv"), schema=schema)

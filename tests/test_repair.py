@@ -392,3 +392,73 @@ def test_strict_mode_refuses_a_signaling_nan_in_a_derived_column():
     df.at[3, "b"] = __import__("decimal").Decimal("sNaN")
     with pytest.raises(DataError, match="signaling NaN"):
         _syn(on_invalid="error").fit(df, schema)
+
+
+@pytest.mark.parametrize("values, first, odd", [
+    # pandas' factorize groups equal values and keeps the first it saw: one record's
+    # spelling decided how every equal value was looked up
+    (["1.50", "2.5"], __import__("decimal").Decimal("1.50"), __import__("decimal").Decimal("1.5")),
+    (["2020-01-01 00:00:00+00:00", "x"], pd.Timestamp("2020-01-01 01:00", tz="Europe/Paris"),
+     pd.Timestamp("2020-01-01", tz="UTC"))])
+def test_equal_values_spelled_apart_are_each_read_alone(values, first, odd):
+    schema = {"columns": {"c": {"type": "categorical", "values": values, "nullable": True}}}
+    base = pd.DataFrame({"c": pd.Series([first] * 20, dtype=object)})
+    _neighbours_fit_alike(base, {"c": odd}, schema, first=True)
+
+
+def test_a_value_no_float32_holds_warns_no_more_than_another():
+    schema = {"columns": {"c": {"type": "categorical", "values": [1, 2, 3]}}}
+    base = pd.DataFrame({"c": [1.0, 2.0, 3.0] * 10})
+    for odd in (1e39, -1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow in cast
+            _neighbours_fit_alike(base, {"c": odd}, schema)
+
+
+def test_a_whole_number_of_thousands_of_digits_in_a_categorical_column():
+    schema = {"columns": {"c": {"type": "categorical", "values": [1, 2]}}}
+    base = pd.DataFrame({"c": pd.Series([1, 2] * 10, dtype=object)})
+    _neighbours_fit_alike(base, {"c": 10 ** 5000}, schema)
+
+
+def test_a_drafted_schema_object_warns_at_fit_and_the_ledger_says_so():
+    from gpu_dpsyn import infer_schema
+    from gpu_dpsyn.data.inference import NonPrivateSchemaWarning
+    df = pd.DataFrame({"k": ["a", "b"] * 20})
+    with pytest.warns(NonPrivateSchemaWarning):
+        schema = infer_schema(df)
+    with pytest.warns(NonPrivateSchemaWarning, match="read off the private data"):
+        syn = _syn().fit(df, schema)
+    assert "k" in syn.privacy_report()["schema_drafted_from_data"]
+    reviewed = load_schema({"columns": {"k": {"type": "categorical", "values": ["a", "b"]}}})
+    assert "schema_drafted_from_data" not in _syn().fit(df, reviewed).privacy_report()
+
+
+def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
+    # the whole column was read value by value: one record made a fit 14 times slower
+    from gpu_dpsyn.core.batching import READ_BLOCK
+    from gpu_dpsyn.data import repair as rep
+    from gpu_dpsyn.data.types import datetime as dt
+    calls = {"_one_number": [], "_date": []}
+    for module, name in ((rep, "_one_number"), (dt, "_date")):
+        monkeypatch.setattr(module, name, lambda v, *a, f=getattr(module, name), k=name:
+                            calls[k].append(v) or f(v, *a))
+    n, at = 5 * READ_BLOCK, 2 * READ_BLOCK + 7
+    numbers = pd.Series(np.arange(n) % 100, dtype=object)
+    x = rep._read_numbers(numbers)
+    numbers[at] = np.void(b"x")  # stops pandas' to_numeric (repair takes it out before)
+    y = rep._read_numbers(numbers)
+    assert 0 < len(calls["_one_number"]) <= READ_BLOCK
+    np.testing.assert_array_equal(np.delete(y, at), np.delete(x, at))
+    assert np.isnan(y[at])
+    s = load_schema({"columns": {"x": {"type": "datetime", "min": "2020-01-01",
+                                       "max": "2020-12-31", "unit": "hour"}}})
+    dates = pd.Series(pd.date_range("2020-01-01", periods=n, freq="h").strftime(
+        "%Y-%m-%dT%H:%M"), dtype=object)
+    base = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
+    dates[at] = "2020-06-01T10+05"  # an offset the others lack: pandas refuses the mix
+    got = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
+    assert 0 < len(calls["_date"]) <= READ_BLOCK
+    np.testing.assert_array_equal(np.delete(got, at), np.delete(base, at))
+    utc = encode(repair(pd.DataFrame({"x": ["2020-06-01T05:00"]}), s), s)[0]
+    assert got[at] == utc[0]  # read alone, as its UTC time

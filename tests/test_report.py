@@ -127,6 +127,10 @@ def test_privacy_section_in_plain_language():
     assert "Not seeded" in text and "do not publish" not in text
     assert "inferred its schema from the tables" in text
     assert "No privacy ledger was given" in "".join(privacy.section(None))
+    assert "drafted from the private data" not in text
+    note = "k.values: read off the private data by infer-schema"
+    text = "".join(privacy.section({**run, "schema_drafted_from_data": note}))
+    assert "drafted from the private data:</strong> " + note in text
 
 
 def test_privacy_section_of_a_laplace_run():

@@ -31,8 +31,13 @@ def warnings_to_stderr():
     adds the source line, which says nothing to a command-line user)."""
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        warnings.showwarning = lambda message, *_, **__: print(
-            f"gpu-dpsyn: warning: {message}", file=sys.stderr)
+        seen = set()  # each text once: a schema read, then fitted, warns twice
+
+        def show(message, *_, **__):
+            if str(message) not in seen:
+                seen.add(str(message))
+                print(f"gpu-dpsyn: warning: {message}", file=sys.stderr)
+        warnings.showwarning = show
         yield
 
 

@@ -155,6 +155,7 @@ def _lookup(col: Column) -> dict:
 # zeros ("02134" is text)
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
 _EXACT = 2.0 ** 53  # beyond it a float64 stands for several integers: no match by value
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _code_of(lookup: dict, u, numbers: bool) -> int:
@@ -164,9 +165,15 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     code = lookup.get(_value_key(u), -1)
     if code >= 0 or not numbers:
         return code
+    if isinstance(u, decimal.Decimal):  # by its text, as a CSV file writes it ("4.50")
+        u = str(u)
+        code = lookup.get(u, -1)
+        if code >= 0:
+            return code
     if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()) and abs(float(u)) < _EXACT:
         return lookup.get(_value_key(float(u)), -1)
-    if isinstance(u, (float, np.floating)) and float(np.float32(u)) == float(u):
+    if isinstance(u, (float, np.floating)) and abs(float(u)) <= _FLOAT32_MAX and \
+            float(np.float32(u)) == float(u):  # (no cast past float32: it warns)
         return lookup.get(_value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
     return -1
 
@@ -180,13 +187,18 @@ def value_codes(values, col: Column) -> np.ndarray:
     return np.array([_code_of(lookup, u, numbers) for u in values], dtype=np.int64)
 
 
+# object values whose equal ones always share a key (schema._value_key)
+_ONE_SPELLING = ("string", "integer", "floating", "boolean", "empty", "bytes")
+
+
 def factorized(s):
-    """s.factorize(use_na_sentinel=True), but a column mixing types is grouped by each
-    value's key (schema._value_key), as the lookup reads it: pandas groups 1, 1.0 and True
-    as one value and keeps the first it saw, so one record decided how the others were
-    read.  (codes, one representative value a group, in code order)."""
+    """s.factorize(use_na_sentinel=True), but a column whose equal values can be spelled
+    apart is grouped by each value's key (schema._value_key), as the lookup reads it:
+    pandas groups 1, 1.0 and True, Decimal 1.5 and 1.50, or one instant in two time
+    zones, as one value and keeps the first it saw, so one record decided how the others
+    were read.  (codes, one representative value a group, in code order)."""
     if is_cudf(s) or s.dtype != object or \
-            pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
+            pd.api.types.infer_dtype(s, skipna=True) in _ONE_SPELLING:
         return s.factorize(use_na_sentinel=True)
     na = s.isna().to_numpy()
     keys = pd.Series([None if m else _value_key(v) for v, m in zip(s, na)], dtype=object)

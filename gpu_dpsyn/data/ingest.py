@@ -14,6 +14,7 @@ import gzip
 import lzma
 import os
 import re
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -199,9 +200,13 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         if parquet:
             return pd.read_parquet(p)
         opts = csv_options(schema, as_text)
-        df = pd.read_csv(p, **opts)
-        if not default_index(df):  # rows with more fields than the header
-            df = reread_trailing(p, df, opts)
+        with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
+            # chunk and warns where two disagree: one record's text would decide that
+            # warning, and repair reads each value alone whatever the guess
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            df = pd.read_csv(p, **opts)
+            if not default_index(df):  # rows with more fields than the header
+                df = reread_trailing(p, df, opts)
         check_header(p, df)
         return df
     except ImportError as e:  # Parquet without pyarrow, say

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.data.encoding import _source_values, factorized, odd_cells, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
@@ -199,12 +200,28 @@ def _numbers(s: pd.Series) -> np.ndarray:
             big = None
         else:
             s = s.where(np.isnan(big), None)
-    try:
-        x = pd.to_numeric(s, errors="coerce")
-    except (TypeError, ValueError, OverflowError):  # an object pandas cannot even coerce:
-        x = s.map(_one_number)  # one at a time, as the whole column's read would
-    x = pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    x = _read_numbers(s)
     return x if big is None else np.where(np.isnan(big), x, big)
+
+
+def _read_numbers(s: pd.Series) -> np.ndarray:
+    """pd.to_numeric(s, errors="coerce") as float64; where an object stops pandas (it
+    cannot even coerce it), block by block, and that block one value at a time, as the
+    whole column's read would give each (core.batching.read_blocks)."""
+    def floats(x):
+        return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+    stops = (TypeError, ValueError, OverflowError)
+    try:
+        return floats(pd.to_numeric(s, errors="coerce"))
+    except stops:
+        pass
+    parts = []
+    for block in read_blocks(s):
+        try:
+            parts.append(floats(pd.to_numeric(block, errors="coerce")))
+        except stops:
+            parts.append(floats(block.map(_one_number)))
+    return np.concatenate(parts)
 
 
 def _one_number(v) -> float:

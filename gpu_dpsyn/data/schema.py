@@ -327,6 +327,9 @@ def _value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         v = int(v)
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
+            abs(int(v)).bit_length() > 4000:  # past str()'s digit limit: by its hex form
+        return f"int {int(v):#x}"
     return str(v)
 
 
@@ -362,15 +365,21 @@ def schema_from_dict(d: dict) -> Schema:
         raise SchemaError(f"max_rows (NIST runs' max_records) must be at most "
                           f"{rules.MAX_ROWS}, got {max_rows}")
     drafted = list(d.get("_drafted_from_data") or [])
-    if drafted:  # until each is reviewed and the list is emptied
+    warn_drafted(drafted, 4)
+    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
+                  d.get("individual_id"), max_rows, drafted)
+
+
+def warn_drafted(drafted: list, stacklevel: int = 3) -> None:
+    """The loud warning a schema with values infer-schema read off the data gets, until
+    each is reviewed and the list is emptied."""
+    if drafted:
         warnings.warn(
             f"the schema holds {len(drafted)} value(s) read off the private data by "
             f"infer-schema ({', '.join(drafted[:6])}{', ...' if len(drafted) > 6 else ''}): "
             "NOT private. Replace them with public facts, then mark them reviewed "
             "(gpu-dpsyn schema FILE --reviewed COLUMN, or remove them from "
-            "\"_drafted_from_data\")", NonPrivateSchemaWarning, stacklevel=3)
-    return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
-                  d.get("individual_id"), max_rows, drafted)
+            "\"_drafted_from_data\")", NonPrivateSchemaWarning, stacklevel=stacklevel)
 
 
 def load_schema(source) -> Schema:

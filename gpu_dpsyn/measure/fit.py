@@ -20,7 +20,7 @@ from gpu_dpsyn.core.types import Level
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
-from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.data.schema import Schema, load_schema, warn_drafted
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
@@ -101,6 +101,8 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     if settings.selection == "public" and public is None:
         raise ParameterError("selection='public' needs a public table: fit(df, schema, "
                              "public=...)")
+    if isinstance(schema, Schema):  # a dict or a file warned as it was read
+        warn_drafted(schema.drafted, 4)  # (the caller of Synthesizer.fit)
     schema = load_schema(schema)
     names = [c.name for c in schema.synth_columns]
     workload, groups = check_plan(settings, schema)

@@ -37,6 +37,10 @@ def privacy_report(accountant, model) -> dict:
             rep["selection"] += (
                 "; then the column triples where records fitted to those measurements "
                 "missed the private table most (noisy errors, charged in the ledger)")
+    if model.schema.drafted:  # public input by declaration: this part of it was not
+        rep["schema_drafted_from_data"] = (
+            f"{', '.join(model.schema.drafted)}: read off the private data by infer-schema "
+            "and not marked reviewed; the guarantee does not cover what they reveal")
     if model.public is not None:
         rep["prior"] = ("GUM started from the public table's records: public input, "
                         "not covered by the guarantee and costing none of it")

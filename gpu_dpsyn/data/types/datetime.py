@@ -17,6 +17,7 @@ import functools
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -285,12 +286,23 @@ def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> pd.Series:
     the lot (zones mixed inside one kind, say; then `kinds` gets None: to_epoch would
     refuse it too): a value that is no date is NaT, never an error, so no record decides
     how the others are read."""
+    stops = (ValueError, TypeError, OverflowError)
     try:
         return pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
-    except (ValueError, TypeError, OverflowError):
+    except stops:
         kinds.add(None)
-        one = [_date(v, utc, kw) for v in values]
-        return pd.Series(pd.to_datetime(pd.Series(one, dtype=object), utc=utc))
+    parts = []
+    for block in read_blocks(values):  # the odd value's block alone value by value
+        try:
+            t = pd.Series(pd.to_datetime(block, errors="coerce", utc=utc, **kw))
+            if utc or t.dt.tz is None:  # (a block of one offset reads as that zone)
+                parts.append(t)
+                continue
+        except stops:
+            pass
+        one = pd.Series([_date(v, utc, kw) for v in block], index=block.index, dtype=object)
+        parts.append(pd.Series(pd.to_datetime(one, utc=utc)))
+    return pd.concat(parts)
 
 
 def _date(v, utc: bool, kw):

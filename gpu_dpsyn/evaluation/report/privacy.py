@@ -96,6 +96,10 @@ def section(run: dict | None, schema_inferred: bool = False) -> list:
                      "published, but that schema must not be used for a release.</p>")
     if run is None:
         return parts
+    if isinstance(run.get("schema_drafted_from_data"), str):
+        parts.append("<p class='danger'><strong>The schema was drafted from the private "
+                     f"data:</strong> {esc(run['schema_drafted_from_data'])}. Review it "
+                     "before a release.</p>")
     seeded = run.get("seeded")
     if seeded:
         parts.append("<p class='danger'><strong>This run was seeded (<code>--seed</code>): do "
