@@ -86,6 +86,23 @@ def test_booleans_in_a_boolean_categorical_column_are_fine():
     assert codes[0].tolist() == [1, 0, 1]
 
 
+@pytest.mark.parametrize("values, cells, codes", [
+    # a flag's two spellings: every row was invalid, and the table dropped silently
+    ([0, 1], [True, False, True], [1, 0, 1]),
+    ([0, 1], np.array([True, False, True]), [1, 0, 1]),
+    ([False, True], [1, 0, 1], [1, 0, 1]),
+    ([False, True], [1.0, 0.0, 1.0], [1, 0, 1]),
+    ([False, True], ["1", "0", "true"], [1, 0, 1]),  # text, as a CSV file has them
+    ([1, 0, 2], ["TRUE", "false", 2], [0, 1, 2]),
+    ([True, 1, 0], [True, 1, False], [0, 1, 2]),  # each its own where both are listed
+])
+def test_zero_and_one_stand_for_false_and_true_in_a_categorical_column(values, cells,
+                                                                       codes):
+    schema = {"columns": {"flag": {"type": "categorical", "values": values}}}
+    got = encode(pd.DataFrame({"flag": pd.Series(cells, dtype=object)}), load_schema(schema))
+    assert got[0].tolist() == codes
+
+
 # -- 1c: complex numbers -----------------------------------------------------------------
 def test_complex_numbers_are_refused_naming_the_column():
     schema = {"columns": {"z": {"type": "numeric", "min": 0, "max": 10}}}

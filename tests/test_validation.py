@@ -233,3 +233,15 @@ def test_an_estimated_row_count_beyond_memory_names_the_estimate(monkeypatch):
                                             rf"{syn.model.n_estimate:,} .*needs about .*--rows N"):
             syn.sample()
     assert len(syn.sample(100)) == 100
+
+
+@pytest.mark.parametrize("method, spec", [
+    ("privsyn", {"k": {"type": "numeric", "integer": True, "min": 0, "max": 9}}),
+    ("dpsyn", {"k": {"type": "categorical", "values": list("abc")},
+               "j": {"type": "categorical", "values": list("abc")}})])
+def test_check_plan_refuses_a_marginal_past_max_cells_before_the_table_is_read(method, spec):
+    # fit refused it only after reading and encoding the table
+    syn = Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False, method=method,
+                      max_cells=4 if method == "privsyn" else 5)
+    with pytest.raises(DPSynError, match="more than max_cells"):
+        syn.check_plan({"columns": spec})

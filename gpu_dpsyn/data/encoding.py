@@ -143,8 +143,15 @@ _BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")
 
 
 def _lookup(col: Column) -> dict:
-    """Value key -> code, with the spellings of booleans that CSV files use."""
+    """Value key -> code, with the spellings of booleans that CSV files use.  A listed
+    False/True also takes 0/1 and a listed 0/1 also False/True (a flag is written either
+    way), below any value's own key: where both are listed, each is read as itself."""
     out = {}
+    for i, v in enumerate(col.values):
+        if isinstance(v, (bool, np.bool_)):
+            out[str(int(v))] = i
+        elif isinstance(v, (int, float, np.number)) and v in (0, 1):
+            out.update(dict.fromkeys(_BOOL_TEXT[bool(v)], i))
     for i, v in enumerate(col.values):
         keys = _BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (_value_key(v),)
         out.update(dict.fromkeys(keys, i))

@@ -16,7 +16,7 @@ import numpy as np
 from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.core.grouping import resolve_levels
 from gpu_dpsyn.core.progress import step
-from gpu_dpsyn.core.types import Level
+from gpu_dpsyn.core.types import Level, check_domains
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
@@ -31,6 +31,7 @@ from gpu_dpsyn.model import FittedModel
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.bounding import kept_rows
 from gpu_dpsyn.privacy.keys import noise_key
+from gpu_dpsyn.selection.greedy import dpsyn_plan
 
 
 @dataclass
@@ -81,9 +82,14 @@ def check_plan(settings, schema) -> tuple:
     """(workload as column indices, each level's group columns) for this schema: the
     checks of fit() that need no data, callable before the table is read."""
     schema = load_schema(schema)
-    workload = _resolve_workload(settings.workload, [c.name for c in schema.synth_columns])
+    names = [c.name for c in schema.synth_columns]
+    workload = _resolve_workload(settings.workload, names)
     groups = resolve_levels(settings.group_by, schema, workload, settings.max_cells) \
         if settings.group_by else [()]
+    if groups == [()]:  # the 1-ways, the sets named, DPSyn's pairs: each measured
+        d = len(names)    # (grouped: resolve_levels checked its sets)
+        sets = dpsyn_plan(d) if settings.method == "dpsyn" else [(a,) for a in range(d)]
+        check_domains(sets + list(workload), schema.domain, names, settings.max_cells)
     return workload, groups
 
 
