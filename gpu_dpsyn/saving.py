@@ -61,6 +61,8 @@ def load(path) -> dict:
     if not isinstance(path, (str, os.PathLike)):
         raise ModelFileError(f"a model file's path must be a string or path, got "
                              f"{type(path).__name__}")
+    if "\0" in str(Path(path)):  # open() raises ValueError for it
+        raise ModelFileError(f"cannot read model file {str(path)!r}: it holds a NUL byte")
     try:
         with open(path, "rb") as f:
             state = pickle.load(f)

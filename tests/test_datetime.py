@@ -145,3 +145,21 @@ def test_datetime_dtype_field():
     with pytest.raises(SchemaError, match=r"'d'.*does not fit"):
         load_schema({"columns": {"d": {"type": "datetime", "min": "2013-01-01",
                                        "max": "2013-12-31", "unit": "day", "dtype": "int64"}}})
+
+
+@pytest.mark.parametrize("on_invalid", ["repair", "error"])
+def test_an_arrow_date_column_reads_as_its_dates(on_invalid):
+    # pandas has no time zone accessor for Arrow's date32: a traceback
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.encoding import encode
+    from gpu_dpsyn.data.repair import repair
+    schema = {"columns": {"t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                                "unit": "month", "nullable": True}}}
+    days = pd.Series(pd.to_datetime(["2020-05-01", "2020-07-09", None] * 10))
+    arrow = pd.DataFrame({"t": days.dt.date.astype("date32[pyarrow]")})
+    s = load_schema(schema)
+    want = encode(pd.DataFrame({"t": days}), s)[0]
+    got = encode(arrow if on_invalid == "error" else repair(arrow, s), s)[0]
+    np.testing.assert_array_equal(got, want)
+    Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False, iterations=2,
+                on_invalid=on_invalid).fit(arrow, schema)

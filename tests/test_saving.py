@@ -83,3 +83,11 @@ def test_saving_a_seeded_fit_warns(fitted, tmp_path):
     from gpu_dpsyn.errors import SeededNoiseWarning
     with pytest.warns(SeededNoiseWarning, match="re-derive its noise"):
         fitted.save(tmp_path / "m")
+
+
+def test_a_path_with_a_nul_byte_is_a_one_line_refusal(fitted, tmp_path):
+    from gpu_dpsyn.errors import DPSynError
+    with pytest.raises(DPSynError, match="NUL byte"):
+        fitted.save(str(tmp_path / "a\0b.dpsyn"))
+    with pytest.raises(ModelFileError, match="NUL byte"):
+        Synthesizer.load(str(tmp_path / "a\0b.dpsyn"))

@@ -50,6 +50,8 @@ def check_output(path, flag: str | None = None) -> None:
     yet, not a directory, a device, a FIFO or a dangling symlink, and its directory
     accepts a new file (a probe file is created and removed there)."""
     p, where = Path(path), _where(path, flag)
+    if "\0" in str(p):  # the system refuses it (pathlib's checks say False to it)
+        raise DPSynError(f"{where} holds a NUL byte; give a file name without one")
     if p.is_symlink() and not p.exists():
         raise DPSynError(f"{where} is a dangling symlink (to {os.readlink(p)!r}); give a "
                          "file name")

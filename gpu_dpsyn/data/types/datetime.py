@@ -128,12 +128,21 @@ def _epoch(t: pd.Timestamp) -> int:
     return int(t.as_unit("ns").value)
 
 
+def _on_host(s) -> pd.Series:
+    """s as pandas: parsing and zone rules run on the host; Arrow's dates (no time zone
+    accessor in pandas) as datetime64 seconds, which hold any date the schema can name."""
+    if type(s).__module__.split(".")[0] == "cudf":
+        s = s.to_pandas()
+    if isinstance(s.dtype, pd.ArrowDtype) and str(s.dtype).startswith("date"):
+        s = s.astype("datetime64[s]")
+    return s
+
+
 def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
     """(int64 nanoseconds, missing mask) of one column's values, checked against the
     schema: parseable, in the schema's time zone, inside [min, max]."""
     spec = col.time
-    if type(s).__module__.split(".")[0] == "cudf":
-        s = s.to_pandas()  # parsing and zone rules run on the host
+    s = _on_host(s)
     na = s.isna().to_numpy()
     t = _parse(s, col, na)
     unread = t.isna().to_numpy() & ~na  # "", "NaN" and NaT's integer parse as NaT
@@ -238,8 +247,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     UTC offset in a column without a zone is read as UTC; times outside [min, max] clamp
     to them.  Each value is read on its own, so one record cannot change another's."""
     spec = col.time
-    if type(s).__module__.split(".")[0] == "cudf":
-        s = s.to_pandas()
+    s = _on_host(s)
     s = pd.Series(s).reset_index(drop=True)
     na = s.isna().to_numpy()
     ns = np.zeros(len(s), dtype=np.int64)
