@@ -170,6 +170,8 @@ def test_strict_mode_refuses_before_any_charge_naming_the_value():
     ({"type": "numeric", "min": 0, "max": 1, "fallback": 2}, "not a value the column"),
     ({"type": "numeric", "min": 0, "max": 9, "integer": True, "fallback": 2.5},
      "not a value the column"),
+    ({"type": "numeric", "min": 0, "max": 9, "integer": True, "support": [0, 2, 4, 6, 8],
+      "fallback": 3}, r"integer, support \(a list of 5 values\)"),  # support unnamed
     ({"type": "numeric", "min": 0, "max": 1, "fallback": True}, "fallback"),
     ({"type": "datetime", "min": "2020-01-01", "max": "2021-01-01", "unit": "day",
       "fallback": "2020-05-05"}, "fallback"),

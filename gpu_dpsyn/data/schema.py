@@ -27,6 +27,7 @@ from gpu_dpsyn.data.types.derived import Derivation
 from gpu_dpsyn.data.types import quantile_bins
 from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
 from gpu_dpsyn.data.types.support import check_bins, parse_support
+from gpu_dpsyn.data.types.support import describe as support_describe
 from gpu_dpsyn.data.types.support import outside as support_outside
 
 MAX_COLUMN_DOMAIN = rules.MAX_BINS  # codes per column (1 << 16); a wider one must be binned
@@ -318,7 +319,9 @@ def column_from_spec(name: str, spec: dict) -> Column:
                     support_outside(col.support, np, np.array([int(fallback)]))[0])):
             raise SchemaError(f"column {shown(name)}: 'fallback' {shown(fallback)} is not a value "
                               f"the column can take (range [{lo:g}, {hi:g}]"
-                              + (", integer" if integer else "") + ")")
+                              + (", integer" if integer else "")
+                              + (f", support {support_describe(col.support)}"
+                                 if col.support is not None else "") + ")")
         col.fallback = fallback
     return col
 
