@@ -530,3 +530,25 @@ def test_dates_past_nanosecond_timestamps_get_a_draft_or_a_one_line_error(far, t
     assert "Traceback" not in err
     if rc != 0:
         assert rc == 2 and err.count("gpu-dpsyn: error:") == 1 and "'d'" in err, err
+
+
+@pytest.mark.filterwarnings("ignore::gpu_dpsyn.data.inference.NonPrivateSchemaWarning")
+def test_drafts_that_were_wrong_for_odd_columns():
+    # uint64's largest values came out rounded (2**64), so their rows no longer matched
+    big = pd.DataFrame({"k": np.array([1, 2, 3, 2 ** 64 - 1] * 50, dtype=np.uint64)})
+    assert infer_schema(big)["k"].values == [1, 2, 3, 2 ** 64 - 1]
+    # one infinity made a float column no numbers at all: an id column, not synthesized
+    f = pd.DataFrame({"f": np.linspace(0, 1, 300)})
+    f.at[5, "f"] = np.inf
+    col = infer_schema(f)["f"]
+    assert col.kind == "numeric" and col.value_range == (0.0, 1.0)
+    # durations: no column type reads them (fit dropped every row; saving raised)
+    d = pd.DataFrame({"d": pd.to_timedelta(np.arange(200) % 5, unit="D")})
+    with pytest.raises(SchemaError, match="'d' holds durations"):
+        infer_schema(d)
+    with pytest.raises(SchemaError, match="'d' holds durations"):
+        infer_schema(d.astype(object))
+    # labels fit() refuses are refused here too (duplicates were an AttributeError)
+    for cols in (["a", "a"], [0, 1]):
+        with pytest.raises(DataError, match="duplicate column label|must be strings"):
+            infer_schema(pd.DataFrame([[1, 2]] * 5, columns=cols))

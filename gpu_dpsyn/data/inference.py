@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
+import datetime
 import math
 import warnings
 
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.core.checks import integer
+from gpu_dpsyn.core.checks import column_labels, integer
 from gpu_dpsyn.data.encoding import bin_codes, check_cells, check_frame
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning)
@@ -50,6 +51,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
                               id_columns=()) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review."""
     check_frame(df, "infer_schema's table")
+    column_labels(df, "infer_schema's table")  # as fit() refuses them
     integer("max_categories", max_categories, 1, DataError)
     integer("bins", bins, 1, DataError)
     if bins > MAX_COLUMN_DOMAIN:  # edges are built for every bin
@@ -164,6 +166,12 @@ class _Guesser:
         vals = s.dropna()
         if vals.empty and not is_id:
             raise SchemaError(f"column {shown(name)} has no values to infer a schema from")
+        if pd.api.types.is_timedelta64_dtype(s) or (
+                s.dtype == object and vals.map(lambda v: isinstance(
+                    v, (pd.Timedelta, np.timedelta64, datetime.timedelta))).any()):
+            raise SchemaError(f"column {shown(name)} holds durations (timedelta), which no "
+                              "column type reads: convert them to numbers (seconds, days) "
+                              "first")
         text = is_text(s)
         stamps, offsets = as_datetime(s, vals, text)
         if is_id:
@@ -200,7 +208,8 @@ class _Guesser:
         if numbers is None:
             return self._categorical(name, vals, nullable, text)
         if whole:
-            col, why = self._integers(name, numbers, n_distinct, nullable, distinct)
+            exact = vals.to_numpy() if pd.api.types.is_integer_dtype(s) else None
+            col, why = self._integers(name, numbers, n_distinct, nullable, distinct, exact)
             if distinct:
                 why += ("; nearly all distinct, but scattered: data, not an id, never listed "
                         "(--id if it is one)")
@@ -227,12 +236,14 @@ class _Guesser:
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
 
-    def _integers(self, name, numbers, n_distinct, nullable, distinct=False):
-        lo, hi = int(numbers.min()), int(numbers.max())
+    def _integers(self, name, numbers, n_distinct, nullable, distinct=False, exact=None):
+        """exact: the values of an integer dtype (as floats, uint64's largest round)."""
+        exact = numbers if exact is None else exact
+        lo, hi = int(exact.min()), int(exact.max())
         # few values, or codes scattered thinly over their range (occupations, regions):
         # list them, so every synthetic value is one of them.  Not values nearly all
         # distinct (account numbers not named so): listed, each would come out as it is
-        values = [int(v) for v in np.unique(numbers)]  # Python ints: exact beyond 2**63
+        values = [int(v) for v in np.unique(exact)]  # Python ints: exact beyond 2**63
         if not distinct and (n_distinct <= self.max_categories or (
                 n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
             if self.bins < n_distinct > self.max_categories:

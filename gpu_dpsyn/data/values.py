@@ -60,13 +60,15 @@ def is_text(s: pd.Series) -> bool:
 
 def as_numbers(vals: pd.Series, text: bool):
     """float64 values when every value is a finite number written plainly (no leading
-    zeros: "02134" is a code), else None."""
+    zeros: "02134" is a code), else None; a numeric column's infinities are left out (a
+    range clamps them: one inf made the column an id)."""
     if pd.api.types.is_bool_dtype(vals):
         return None
     if not text:
         if pd.api.types.is_numeric_dtype(vals):
             x = vals.to_numpy(dtype=np.float64)
-            return x if np.isfinite(x).all() else None
+            x = x[np.isfinite(x)]
+            return x if x.size else None
         return None
     if not all(isinstance(v, str) for v in vals):
         x = pd.to_numeric(vals, errors="coerce")
