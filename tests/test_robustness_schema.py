@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import FLIGHTS_SCHEMA, small_table
@@ -176,3 +177,20 @@ def test_edges_with_the_same_range_are_accepted():
               "edges": [0, 600, 1200, 1800, 2401]},
         "f": {"type": "numeric", "min": 0, "max": 10, "bins": 2, "edges": [0, 5, 10]}}})
     assert s["t"].bins == 4 and s["f"].bins == 2
+
+
+def test_numpy_scalars_as_categorical_values_are_the_values_they_print_as():
+    # np.float32(0.1) came out as 0.10000000149011612; NaN of float32 passed as a value
+    from gpu_dpsyn import Synthesizer
+    spec = {"type": "categorical", "values": [np.float32(0.1), np.float32(0.2)]}
+    s = load_schema({"columns": {"v": spec}})
+    assert s["v"].values == [0.1, 0.2] and all(type(v) is float for v in s["v"].values)
+    out = Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False, iterations=2).fit(
+        pd.DataFrame({"v": [0.1, 0.2] * 50}), {"columns": {"v": spec}}).sample(50)
+    assert set(out["v"]) <= {0.1, 0.2}
+    mixed = load_schema({"columns": {"v": {"type": "categorical", "values": [
+        np.int64(3), np.bool_(True), np.str_("x")]}}})["v"].values
+    assert mixed == [3, True, "x"] and [type(v) for v in mixed] == [int, bool, str]
+    for bad in (np.float32("nan"), np.complex128(1j), np.datetime64("2020-01-01")):
+        with pytest.raises(SchemaError, match="'v'"):
+            load_schema({"columns": {"v": {"type": "categorical", "values": [1, bad]}}})

@@ -35,7 +35,8 @@ import pandas as pd
 
 from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
-from gpu_dpsyn.data.encoding import _source_values, factorized, odd_cells, value_codes
+from gpu_dpsyn.data.encoding import _source_values, odd_cells
+from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, support
 

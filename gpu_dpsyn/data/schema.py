@@ -21,6 +21,7 @@ from gpu_dpsyn.data import schema_rules as rules
 from gpu_dpsyn.data.schema_rules import read_document  # noqa: F401 (its callers import it here)
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.files import write_text
+from gpu_dpsyn.data.matching import plain, value_key
 from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
@@ -267,6 +268,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
         values = spec.get("values")
         if not isinstance(values, list) or not values:
             raise SchemaError(f"column {shown(name)}: categorical column needs a non-empty 'values' list")
+        values = [plain(v) for v in values]
         for v in values:
             if isinstance(v, (float, np.floating)) and math.isinf(v):
                 raise SchemaError(f"column {shown(name)}: 'values' holds "
@@ -275,17 +277,17 @@ def column_from_spec(name: str, spec: dict) -> Column:
             if v is None or (isinstance(v, float) and not math.isfinite(v)):
                 raise SchemaError(f"column {shown(name)}: 'values' holds null (or NaN); list only "
                                   "real values and mark the column \"nullable\": true")
-            if not isinstance(v, (str, bool, int, float, np.generic)):
+            if not isinstance(v, (str, bool, int, float)):
                 raise SchemaError(f"column {shown(name)}: 'values' must hold text, numbers or "
                                   f"booleans, not {v!r}")
-        keys = [_value_key(v) for v in values]
+        keys = [value_key(v) for v in values]
         if len(set(keys)) != len(keys):
             raise SchemaError(f"column {shown(name)}: 'values' has duplicates")
         if len(values) > MAX_COLUMN_DOMAIN:
             raise SchemaError(f"column {shown(name)}: {len(values)} values is too large a domain "
                               f"(max {MAX_COLUMN_DOMAIN}); group them first")
-        fallback = spec.get("fallback")
-        if fallback is not None and _value_key(fallback) not in keys:
+        fallback = plain(spec.get("fallback"))
+        if fallback is not None and value_key(fallback) not in keys:
             raise SchemaError(f"column {shown(name)}: 'fallback' {shown(fallback)} is not one of "
                               "its 'values'")
         return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype,
@@ -324,16 +326,6 @@ def column_from_spec(name: str, spec: dict) -> Column:
                                  if col.support is not None else "") + ")")
         col.fallback = fallback
     return col
-
-
-def _value_key(v):
-    # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        v = int(v)
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
-            abs(int(v)).bit_length() > 4000:  # past str()'s digit limit: by its hex form
-        return f"int {int(v):#x}"
-    return str(v)
 
 
 def schema_from_dict(d: dict) -> Schema:

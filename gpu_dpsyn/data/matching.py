@@ -1,0 +1,112 @@
+"""How a data value is matched to a categorical column's listed values: by its text form
+(value_key), so that 7, "7" and 7.0 are one value, as a CSV file cannot tell them apart;
+number text written otherwise ("4.50") and float32 values by their value; False/True and
+0/1 for each other where only one of them is listed.  Each value is read alone, so that
+no record changes how another is read (factorized)."""
+from __future__ import annotations
+
+import decimal
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.core.checks import is_cudf
+
+
+def plain(v):
+    """A NumPy scalar as the Python value it prints as (float32 0.1 is 0.1, not
+    0.10000000149011612: the value the user wrote); anything else as it is."""
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(str(v)) if np.isfinite(v) else float(v)
+    return str(v) if isinstance(v, np.str_) else v
+
+
+def value_key(v):
+    # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        v = int(v)
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
+            abs(int(v)).bit_length() > 4000:  # past str()'s digit limit: by its hex form
+        return f"int {int(v):#x}"
+    return str(v)
+
+
+# text that pandas' CSV reader would have read as a boolean; the schema reads it as text
+BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
+
+
+def _lookup(col) -> dict:
+    """Value key -> code, with the spellings of booleans that CSV files use.  A listed
+    False/True also takes 0/1 and a listed 0/1 also False/True (a flag is written either
+    way), below any value's own key: where both are listed, each is read as itself."""
+    out = {}
+    for i, v in enumerate(col.values):
+        if isinstance(v, (bool, np.bool_)):
+            out[str(int(v))] = i
+        elif isinstance(v, (int, float, np.number)) and v in (0, 1):
+            out.update(dict.fromkeys(BOOL_TEXT[bool(v)], i))
+    for i, v in enumerate(col.values):
+        keys = BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (value_key(v),)
+        out.update(dict.fromkeys(keys, i))
+    return out
+
+
+# a number as CSV files write it ("4.50", ".5", "7.0", "1e3"), not a code with leading
+# zeros ("02134" is text)
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
+_EXACT = 2.0 ** 53  # beyond it a float64 stands for several integers: no match by value
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _code_of(lookup: dict, u, numbers: bool) -> int:
+    """The code of data value u: by its text form; where the column lists numbers and u is
+    number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value; a
+    float32 value by its shortest text (float32 0.1 is 0.10000000149011612 in float64)."""
+    code = lookup.get(value_key(u), -1)
+    if code >= 0 or not numbers:
+        return code
+    if isinstance(u, decimal.Decimal):  # by its text, as a CSV file writes it ("4.50")
+        u = str(u)
+        code = lookup.get(u, -1)
+        if code >= 0:
+            return code
+    if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()) and abs(float(u)) < _EXACT:
+        return lookup.get(value_key(float(u)), -1)
+    if isinstance(u, (float, np.floating)) and abs(float(u)) <= _FLOAT32_MAX and \
+            float(np.float32(u)) == float(u):  # (no cast past float32: it warns)
+        return lookup.get(value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
+    return -1
+
+
+def value_codes(values, col) -> np.ndarray:
+    """The code of each of `values` (distinct data values) in the categorical column
+    col, -1 where the schema does not list it."""
+    lookup = _lookup(col)
+    numbers = any(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                  for v in col.values)
+    return np.array([_code_of(lookup, u, numbers) for u in values], dtype=np.int64)
+
+
+# object values whose equal ones always share a key (value_key)
+_ONE_SPELLING = ("string", "integer", "floating", "boolean", "empty", "bytes")
+
+
+def factorized(s):
+    """s.factorize(use_na_sentinel=True), but a column whose equal values can be spelled
+    apart is grouped by each value's key (value_key), as the lookup reads it:
+    pandas groups 1, 1.0 and True, Decimal 1.5 and 1.50, or one instant in two time
+    zones, as one value and keeps the first it saw, so one record decided how the others
+    were read.  (codes, one representative value a group, in code order)."""
+    if is_cudf(s) or s.dtype != object or \
+            pd.api.types.infer_dtype(s, skipna=True) in _ONE_SPELLING:
+        return s.factorize(use_na_sentinel=True)
+    na = s.isna().to_numpy()
+    keys = pd.Series([None if m else value_key(v) for v, m in zip(s, na)], dtype=object)
+    codes, _ = keys.factorize(use_na_sentinel=True)
+    groups, first = np.unique(codes, return_index=True)
+    return codes, list(s.iloc[first[groups >= 0]])
