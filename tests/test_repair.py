@@ -464,3 +464,26 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     np.testing.assert_array_equal(np.delete(got, at), np.delete(base, at))
     utc = encode(repair(pd.DataFrame({"x": ["2020-06-01T05:00"]}), s), s)[0]
     assert got[at] == utc[0]  # read alone, as its UTC time
+
+
+def test_a_huge_whole_number_is_read_alike_beside_text_or_numbers():
+    # beside text the column was mixed and str() of the number (past its digit limit)
+    # made it no single value: invalid there, clamped to the bound beside numbers
+    s = load_schema({"columns": {"n": {"type": "numeric", "min": 0, "max": 9,
+                                       "nullable": True}}})
+    for others in (["5", "x"], [5, 6]):
+        out = repair(pd.DataFrame({"n": pd.Series(others + [10 ** 5000], dtype=object)}), s)
+        assert out["n"].iloc[-1] == 9
+
+
+def test_only_the_mixed_block_of_a_column_is_looked_at_value_by_value(monkeypatch):
+    from gpu_dpsyn.core.batching import READ_BLOCK
+    from gpu_dpsyn.data import encoding
+    seen = []
+    slow = encoding._no_single_value
+    monkeypatch.setattr(encoding, "_no_single_value", lambda v: seen.append(v) or slow(v))
+    s = pd.Series(["a"] * (4 * READ_BLOCK), dtype=object)
+    s[READ_BLOCK + 3] = [1, 2]
+    odd = encoding.odd_cells(s)
+    assert np.flatnonzero(odd).tolist() == [READ_BLOCK + 3]
+    assert len(seen) == READ_BLOCK

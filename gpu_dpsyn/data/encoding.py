@@ -6,6 +6,7 @@ using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import decimal
 
 import os
@@ -19,6 +20,7 @@ from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import datetime, derived, support
+from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.types import code_dtype
 
@@ -39,11 +41,25 @@ _CONTAINERS = (list, tuple, dict, set, frozenset, np.ndarray, bytearray, memoryv
 def odd_cells(s) -> np.ndarray:
     """Mask of the cells that are no single value (lists, tuples, dicts, sets, arrays: a
     Parquet list column, say) in an object column.  pandas' C type inference looks
-    first, so a column of text or numbers costs one fast pass."""
+    first, so a column of text or numbers costs one fast pass, and a column it calls
+    mixed is looked at value by value only in its mixed blocks (core.batching): one odd
+    record costs a block's time, not the column's."""
+    out = np.zeros(len(s), dtype=bool)
     if is_cudf(s) or s.dtype != object or \
-            pd.api.types.infer_dtype(s, skipna=True) not in ("mixed", "mixed-integer"):
-        return np.zeros(len(s), dtype=bool)
-    return s.map(_no_single_value).to_numpy(dtype=bool)
+            pd.api.types.infer_dtype(s, skipna=True) not in _MIXED:
+        return out
+    lo = 0
+    for block in read_blocks(s):  # a block of one kind of scalar holds no odd value
+        if pd.api.types.infer_dtype(block, skipna=True) in _MIXED:
+            out[lo:lo + len(block)] = block.map(_no_single_value).to_numpy(dtype=bool)
+        lo += len(block)
+    return out
+
+
+_MIXED = ("mixed", "mixed-integer")
+# values whose text form needs no check (an int past str()'s digit limit is a number)
+_SCALARS = (str, bytes, int, float, complex, np.generic, decimal.Decimal, _dt.date, _dt.time,
+            _dt.timedelta)
 
 
 def _no_single_value(v) -> bool:
@@ -53,7 +69,8 @@ def _no_single_value(v) -> bool:
         return True
     try:
         hash(v)
-        str(v)
+        if not isinstance(v, _SCALARS):
+            str(v)
     except Exception:  # whatever the object's own methods raise
         return True
     return False
