@@ -487,3 +487,16 @@ def test_only_the_mixed_block_of_a_column_is_looked_at_value_by_value(monkeypatc
     odd = encoding.odd_cells(s)
     assert np.flatnonzero(odd).tolist() == [READ_BLOCK + 3]
     assert len(seen) == READ_BLOCK
+
+
+def test_a_mixed_column_keys_its_text_blocks_at_once(monkeypatch):
+    from gpu_dpsyn.core.batching import READ_BLOCK
+    from gpu_dpsyn.data import matching
+    keyed = []
+    key = matching.value_key
+    monkeypatch.setattr(matching, "value_key", lambda v: keyed.append(v) or key(v))
+    s = pd.Series(["b", "a", None] * (2 * READ_BLOCK), dtype=object)
+    s[READ_BLOCK + 4] = 7
+    codes, uniques = matching.factorized(s)
+    assert len(keyed) <= READ_BLOCK
+    assert [None if c < 0 else uniques[c] for c in codes] == s.tolist()

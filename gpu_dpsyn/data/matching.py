@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 
 
@@ -106,7 +107,15 @@ def factorized(s):
             pd.api.types.infer_dtype(s, skipna=True) in _ONE_SPELLING:
         return s.factorize(use_na_sentinel=True)
     na = s.isna().to_numpy()
-    keys = pd.Series([None if m else value_key(v) for v, m in zip(s, na)], dtype=object)
-    codes, _ = keys.factorize(use_na_sentinel=True)
+    keys = np.empty(len(s), dtype=object)
+    lo = 0
+    for block in read_blocks(s):  # text is its own key: one odd record keys its block
+        hi = lo + len(block)
+        if pd.api.types.infer_dtype(block, skipna=True) == "string":
+            keys[lo:hi] = np.where(na[lo:hi], None, block.to_numpy())
+        else:
+            keys[lo:hi] = [None if m else value_key(v) for v, m in zip(block, na[lo:hi])]
+        lo = hi
+    codes, _ = pd.Series(keys, dtype=object).factorize(use_na_sentinel=True)
     groups, first = np.unique(codes, return_index=True)
     return codes, list(s.iloc[first[groups >= 0]])
