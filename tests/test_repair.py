@@ -500,3 +500,27 @@ def test_a_mixed_column_keys_its_text_blocks_at_once(monkeypatch):
     codes, uniques = matching.factorized(s)
     assert len(keyed) <= READ_BLOCK
     assert [None if c < 0 else uniques[c] for c in codes] == s.tolist()
+
+
+def test_a_column_of_numbers_made_object_by_one_record_is_read_a_block_at_a_time(
+        monkeypatch):
+    from gpu_dpsyn.core.batching import READ_BLOCK
+    from gpu_dpsyn.data import repair as rep
+    seen = []
+    slow = rep._past_float
+    monkeypatch.setattr(rep, "_past_float", lambda v: seen.append(v) or slow(v))
+    s = load_schema({"columns": {"n": {"type": "numeric", "min": 0, "max": 99}}})
+    n = 4 * READ_BLOCK
+    base = pd.DataFrame({"n": np.arange(n) % 100})
+    for odd in ("abc", 10 ** 400, "9" * 400):
+        more = base.astype(object)
+        more.at[7, "n"] = odd
+        seen.clear()
+        out = repair(more, s)
+        assert len(seen) <= READ_BLOCK
+        np.testing.assert_array_equal(out["n"].to_numpy(dtype=float)[8 - (odd == "abc"):],
+                                      base["n"].to_numpy(dtype=float)[8:])
+    text = base.astype(str).astype(object)
+    text.at[3 * READ_BLOCK, "n"] = "9" * 400
+    seen.clear()
+    assert repair(text, s)["n"].iloc[3 * READ_BLOCK] == 99 and len(seen) == 1

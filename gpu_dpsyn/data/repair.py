@@ -166,8 +166,8 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         x, invalid = np.full(n, np.nan), ~na
     else:
         if kind == "O":  # booleans, complex numbers and lists among the values
-            odd = odd_cells(s) | s.map(lambda v: isinstance(
-                v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(dtype=bool)
+            odd = odd_cells(s) | _mapped(s, lambda v: isinstance(
+                v, (bool, np.bool_, complex, np.complexfloating)), _NO_BOOLS, False)
             s = s.where(~odd, None) if odd.any() else s
         else:
             odd = np.zeros(n, dtype=bool)
@@ -196,7 +196,7 @@ def _numbers(s: pd.Series) -> np.ndarray:
         s = s.astype(object)
     big = None
     if s.dtype.kind not in "iufb":  # whole numbers past float64 stop pandas' read: +-inf
-        big = s.map(_past_float).to_numpy(dtype=np.float64)
+        big = _past_floats(s)
         if np.isnan(big).all():
             big = None
         else:
@@ -236,6 +236,50 @@ def _one_number(v) -> float:
 
 _WHOLE = re.compile(r"\s*([+-]?)0*(\d+)\s*")
 _FLOAT_MAX = int(sys.float_info.max)
+
+
+# inferred kinds of a block with no boolean or complex value; with no whole number
+_NO_BOOLS = ("integer", "floating", "mixed-integer-float", "string", "empty", "decimal",
+             "datetime", "date", "time", "timedelta", "period", "interval", "bytes")
+_NO_WHOLE = ("floating", "empty", "decimal", "boolean", "datetime", "date", "time",
+             "timedelta", "period", "interval", "bytes", "complex")
+
+
+def _mapped(s: pd.Series, f, skip: tuple, fill, dtype=bool) -> np.ndarray:
+    """s.map(f) as an array, f giving `fill` on every value of a block whose inferred kind
+    is in `skip`: those blocks are not looked at value by value (a column of numbers
+    made object by one record would be, all of it: core.batching.read_blocks)."""
+    out = np.full(len(s), fill, dtype=dtype)
+    lo = 0
+    for block in read_blocks(s):
+        if pd.api.types.infer_dtype(block, skipna=True) not in skip:
+            out[lo:lo + len(block)] = block.map(f).to_numpy(dtype=dtype)
+        lo += len(block)
+    return out
+
+
+def _past_floats(s: pd.Series) -> np.ndarray:
+    """_past_float of each value: a block of whole numbers that float64 holds, or of text
+    too short for 309 digits, at once; the others value by value (as _mapped)."""
+    out = np.full(len(s), np.nan)
+    lo = 0
+    for block in read_blocks(s):
+        kind, hi = pd.api.types.infer_dtype(block, skipna=True), lo + len(block)
+        if kind == "string":
+            long = (block.str.len() >= 309).to_numpy(dtype=bool, na_value=False)
+            out[lo:hi][long] = block[long].map(_past_float).to_numpy(dtype=np.float64)
+        elif kind not in _NO_WHOLE and not (kind == "integer" and _float_holds(block)):
+            out[lo:hi] = block.map(_past_float).to_numpy(dtype=np.float64)
+        lo = hi
+    return out
+
+
+def _float_holds(block: pd.Series) -> bool:
+    try:
+        np.asarray(block.dropna().to_numpy(), dtype=np.float64)
+    except OverflowError:  # an int past float64
+        return False
+    return True
 
 
 def _past_float(v) -> float:
