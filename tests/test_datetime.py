@@ -163,3 +163,16 @@ def test_an_arrow_date_column_reads_as_its_dates(on_invalid):
     np.testing.assert_array_equal(got, want)
     Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False, iterations=2,
                 on_invalid=on_invalid).fit(arrow, schema)
+
+
+def test_an_arrow_timestamp_column_clamps_to_the_nearer_bound():
+    # pandas' clip on Arrow timestamps gave the lower bound for a date past the upper
+    from gpu_dpsyn.data.repair import repair
+    schema = load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                                            "max": "2020-12-31", "unit": "day"}}})
+    for dtype in ("timestamp[us][pyarrow]", "timestamp[s, tz=UTC][pyarrow]"):
+        t = pd.Series(pd.to_datetime(["2020-03-01", "9999-12-31", "1000-01-01"]).as_unit("s"))
+        if "UTC" in dtype:
+            t = t.dt.tz_localize("UTC")
+        out = encode(repair(pd.DataFrame({"t": t.astype(dtype)}), schema), schema)[0]
+        assert out.tolist() == [60, 365, 0]

@@ -524,3 +524,34 @@ def test_a_column_of_numbers_made_object_by_one_record_is_read_a_block_at_a_time
     text.at[3 * READ_BLOCK, "n"] = "9" * 400
     seen.clear()
     assert repair(text, s)["n"].iloc[3 * READ_BLOCK] == 99 and len(seen) == 1
+
+
+_DAYS = {"columns": {"t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                           "unit": "day"}}}
+
+
+@pytest.mark.parametrize("far, fine, codes", [
+    # pandas parses values together at the finest resolution among them: beside a
+    # nanosecond, 9999-12-31 was past it (NaT: invalid) instead of clamped, or raised
+    (["9999-12-31", "0001-01-01"], "2020-05-01T00:00:00.000000001", [365, 0]),
+    ([__import__("datetime").datetime(1, 1, 1), __import__("datetime").date(9999, 12, 31)],
+     pd.Timestamp("2020-05-01T00:00:00.000000001"), [0, 365]),
+    (["9999-12-31", "2020-05-01T00:00:00.000000001"], "2020-06-01T10+05", [365, 121])])
+def test_a_far_date_is_clamped_whatever_its_neighbours_resolution(far, fine, codes):
+    base = pd.DataFrame({"t": pd.Series(["2020-03-05"] * 30 + far, dtype=object)})
+    _neighbours_fit_alike(base, {"t": fine}, _DAYS)
+    s = load_schema(_DAYS)
+    assert encode(repair(base, s), s)[0][30:].tolist() == codes
+    apart = pd.Series(["2020-03-05"] * (2 * 4096 + 1), dtype=object)  # in other blocks
+    apart[0], apart[5000], apart[8000] = far[0], fine, "2020-06-01T10+05"
+    assert encode(repair(pd.DataFrame({"t": apart}), s), s)[0][0] == codes[0]
+
+
+def test_a_column_of_short_offsets_reads_as_utc():
+    # "T10+05" escapes the offset pattern: pandas read the lot in zone +05, and the
+    # clamp compared zoned times with naive bounds (a TypeError)
+    df = pd.DataFrame({"t": ["2020-06-01T10+05"] * 30})
+    s = load_schema(_DAYS)
+    alone = encode(repair(pd.DataFrame({"t": ["2020-06-01T05:00"]}), s), s)[0][0]
+    assert encode(repair(df, s), s)[0].tolist() == [alone] * 30
+    _neighbours_fit_alike(df, {"t": "2020-06-01T10:00"}, _DAYS)

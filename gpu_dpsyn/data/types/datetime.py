@@ -129,12 +129,18 @@ def _epoch(t: pd.Timestamp) -> int:
 
 
 def _on_host(s) -> pd.Series:
-    """s as pandas: parsing and zone rules run on the host; Arrow's dates (no time zone
-    accessor in pandas) as datetime64 seconds, which hold any date the schema can name."""
+    """s as pandas: parsing and zone rules run on the host; Arrow's dates and timestamps
+    as NumPy's datetime64 (pandas has no zone accessor for the one, and clips the other
+    to the wrong bound), dates in seconds, which hold any date the schema can name."""
     if type(s).__module__.split(".")[0] == "cudf":
         s = s.to_pandas()
-    if isinstance(s.dtype, pd.ArrowDtype) and str(s.dtype).startswith("date"):
-        s = s.astype("datetime64[s]")
+    if isinstance(s.dtype, pd.ArrowDtype):
+        arrow = s.dtype.pyarrow_dtype
+        if str(s.dtype).startswith("date"):
+            s = s.astype("datetime64[s]")
+        elif str(s.dtype).startswith("timestamp"):
+            s = s.astype(pd.DatetimeTZDtype(arrow.unit, arrow.tz) if arrow.tz else
+                         f"datetime64[{arrow.unit}]")
     return s
 
 
@@ -253,6 +259,12 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     ns = np.zeros(len(s), dtype=np.int64)
     ok, clamped = np.zeros(len(s), dtype=bool), np.zeros(len(s), dtype=bool)
     put = functools.partial(_put, ns, ok, clamped, spec)
+
+    def put_parts(parts, aware: bool) -> None:  # each part on its rows of s
+        for t in parts:
+            mask = np.zeros(len(s), dtype=bool)
+            mask[t.index.to_numpy()] = True
+            put(mask, t.sort_index(), aware=aware)
     kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
     other = np.zeros(len(s), dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
@@ -266,7 +278,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
-                put(part, _dates(text[part], utc, kinds, format="ISO8601"), aware=utc)
+                put_parts(_dates(text[part], utc, kinds, format="ISO8601"), aware=utc)
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
         if other.any():
             objs = obj[other]
@@ -274,13 +286,10 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
                              hasattr(v, "isoformat")).to_numpy(dtype=bool)
             zoned = objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(
                 dtype=bool)
-            idx = np.flatnonzero(other)
             for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
                 if part.any():
                     kinds.add(utc)
-                    mask = np.zeros(len(s), dtype=bool)
-                    mask[idx[part]] = True
-                    put(mask, _dates(objs[part], utc, kinds), aware=utc)
+                    put_parts(_dates(objs[part], utc, kinds), aware=utc)
     invalid = ~na & ~ok
     # as it is only where to_epoch reads it so: text of one kind (or datetime64), in a
     # zone the schema has
@@ -289,28 +298,50 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
 
 
-def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> pd.Series:
-    """pd.to_datetime(values, errors="coerce"), one value at a time where pandas refuses
-    the lot (zones mixed inside one kind, say; then `kinds` gets None: to_epoch would
-    refuse it too): a value that is no date is NaT, never an error, so no record decides
-    how the others are read."""
-    stops = (ValueError, TypeError, OverflowError)
-    try:
-        return pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
-    except stops:
-        kinds.add(None)
+def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
+    """pd.to_datetime(values, errors="coerce") as parts (each a Series on values' index,
+    at the resolution pandas chose for it): where pandas refuses the lot (zones mixed
+    inside one kind, say; then `kinds` gets None: to_epoch would refuse it too), block by
+    block, and a block it refuses too value by value; and a value it makes NaT parsed
+    again alone, since pandas picks one resolution for the values it parses together
+    (9999-12-31 beside a nanosecond is past it).  So a value that is no date is NaT, never
+    an error, and no record decides how another is read."""
+    whole = _parsed(values, utc, kw)
+    if whole is not None:
+        return _retried(values, whole, utc, kw)
+    kinds.add(None)
     parts = []
     for block in read_blocks(values):  # the odd value's block alone value by value
-        try:
-            t = pd.Series(pd.to_datetime(block, errors="coerce", utc=utc, **kw))
-            if utc or t.dt.tz is None:  # (a block of one offset reads as that zone)
-                parts.append(t)
-                continue
-        except stops:
-            pass
-        one = pd.Series([_date(v, utc, kw) for v in block], index=block.index, dtype=object)
-        parts.append(pd.Series(pd.to_datetime(one, utc=utc)))
-    return pd.concat(parts)
+        t = _parsed(block, utc, kw)
+        parts += _one_by_one(block, utc, kw) if t is None else _retried(block, t, utc, kw)
+    return parts
+
+
+def _parsed(values: pd.Series, utc: bool, kw) -> pd.Series | None:
+    """pd.to_datetime of the lot, or None where pandas refuses it or (without utc) reads
+    it in a zone: a lot of one offset that _OFFSET does not see ("T10+05")."""
+    try:
+        t = pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return t if utc or t.dt.tz is None else None
+
+
+def _retried(values: pd.Series, t: pd.Series, utc: bool, kw) -> list:
+    """[t], its NaTs (of values not missing) parsed again alone."""
+    miss = t.isna().to_numpy() & values.notna().to_numpy()
+    return [t] if not miss.any() else [t[~miss]] + _one_by_one(values[miss], utc, kw)
+
+
+def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
+    """Each value parsed alone (_date), in parts of one resolution each: together they
+    would be brought to the finest, where a far date does not fit."""
+    one = [_date(v, utc, kw) for v in values]
+    units = np.array([getattr(t, "unit", "") if t is not pd.NaT else "" for t in one])
+    return [pd.Series(pd.to_datetime(pd.Series([t for t, k in zip(one, units == u) if k],
+                                               index=values.index[units == u],
+                                               dtype=object), utc=utc))
+            for u in np.unique(units)]
 
 
 def _date(v, utc: bool, kw):
