@@ -385,6 +385,10 @@ def test_strict_mode_refuses_what_is_no_value_of_the_column(column, spec, odd, m
     with pytest.raises(DataError, match=message):
         syn.fit(df, {"columns": {column: spec}})
     assert syn.ledger == []
+    if column == "f":  # text before it: a refusal still, naming the text
+        df = pd.DataFrame({column: pd.Series([first] * 30 + ["abc", odd], dtype=object)})
+        with pytest.raises(DataError, match="'abc'|signaling NaN|_NoHash"):
+            _syn(on_invalid="error").fit(df, {"columns": {column: spec}})
 
 
 def test_strict_mode_refuses_a_signaling_nan_in_a_derived_column():
@@ -555,3 +559,30 @@ def test_a_column_of_short_offsets_reads_as_utc():
     alone = encode(repair(pd.DataFrame({"t": ["2020-06-01T05:00"]}), s), s)[0][0]
     assert encode(repair(df, s), s)[0].tolist() == [alone] * 30
     _neighbours_fit_alike(df, {"t": "2020-06-01T10:00"}, _DAYS)
+
+
+class _TextNoHash(str):
+    __hash__ = None
+
+
+def test_text_that_cannot_be_hashed_is_read_as_its_text_wherever_it_sits():
+    # in a block of text pandas' factorize raised on it; beside a number it was invalid
+    schema = {"columns": {"k": {"type": "categorical", "values": ["a", "b"]}}}
+    for others in (["a", "b"] * 15, ["a", "b", 3] * 10):
+        base = pd.DataFrame({"k": pd.Series(others, dtype=object)})
+        _neighbours_fit_alike(base, {"k": _TextNoHash("b")}, schema)
+        s = load_schema(schema)
+        more = pd.concat([base, pd.DataFrame({"k": pd.Series([_TextNoHash("a")],
+                                                               dtype=object)})])
+        codes = encode(repair(more.reset_index(drop=True), s), s)[0]
+        assert len(codes) == len(encode(repair(base, s), s)[0]) + 1 and codes[-1] == 0
+
+
+def test_a_mixed_column_of_whole_and_fractional_numbers_is_grouped_at_once(monkeypatch):
+    from gpu_dpsyn.data import matching
+    keyed = []
+    key = matching.value_key
+    monkeypatch.setattr(matching, "value_key", lambda v: keyed.append(v) or key(v))
+    s = pd.Series([1, 2, 3] * 5000 + [1.5], dtype=object)
+    codes, uniques = matching.factorized(s)
+    assert not keyed and sorted(uniques) == [1, 1.5, 2, 3]

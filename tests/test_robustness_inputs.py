@@ -93,14 +93,30 @@ def test_booleans_in_a_boolean_categorical_column_are_fine():
     ([False, True], [1, 0, 1], [1, 0, 1]),
     ([False, True], [1.0, 0.0, 1.0], [1, 0, 1]),
     ([False, True], ["1", "0", "true"], [1, 0, 1]),  # text, as a CSV file has them
-    ([1, 0, 2], ["TRUE", "false", 2], [0, 1, 2]),
+    ([1, 0], ["TRUE", "false", 1], [0, 1, 0]),
     ([True, 1, 0], [True, 1, False], [0, 1, 2]),  # each its own where both are listed
+    ([False, True], ["1.0", "0.0", 1.0], [1, 0, 1]),  # a float flag column, as pandas
+    (["0", "1"], [True, False, "1"], [1, 0, 1]),       # writes one holding NaN
 ])
 def test_zero_and_one_stand_for_false_and_true_in_a_categorical_column(values, cells,
                                                                        codes):
     schema = {"columns": {"flag": {"type": "categorical", "values": values}}}
     got = encode(pd.DataFrame({"flag": pd.Series(cells, dtype=object)}), load_schema(schema))
     assert got[0].tolist() == codes
+
+
+def test_a_list_that_is_no_flag_takes_no_booleans():
+    # [0, 1, 2, 3] counts or codes: True is not 1 there, as a numeric column refuses it
+    schema = load_schema({"columns": {"n": {"type": "categorical", "values": [0, 1, 2, 3]}}})
+    from gpu_dpsyn.data.matching import value_codes
+    assert value_codes([True, "true", 1, "1.0"], schema["n"]).tolist() == [-1, -1, 1, 1]
+
+
+def test_a_whole_number_of_two_thousand_digits_matches_its_text():
+    from gpu_dpsyn.data.matching import value_codes
+    schema = load_schema({"columns": {"n": {"type": "categorical",
+                                            "values": [10 ** 2000, 7]}}})
+    assert value_codes(["1" + "0" * 2000, 10 ** 2000, 7], schema["n"]).tolist() == [0, 0, 1]
 
 
 # -- 1c: complex numbers -----------------------------------------------------------------

@@ -67,6 +67,8 @@ def _no_single_value(v) -> bool:
     text form (to look it up): no value a schema lists."""
     if isinstance(v, _CONTAINERS):
         return True
+    if isinstance(v, str):  # text is read by its text, hashed or not
+        return False
     try:
         hash(v)
         if not isinstance(v, _SCALARS):
@@ -197,6 +199,13 @@ def check_number_kind(s, name: str) -> None:
                     f"{hint}")
 
 
+def _number_or_nan(v) -> float:
+    try:
+        return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
+    except (TypeError, ValueError, OverflowError):
+        return np.nan
+
+
 def bin_codes(xp, edges: np.ndarray, x):
     """Each value's bin on the host array `edges`: [edges[k], edges[k + 1]), the top edge
     closed; an edge given twice (edges[k] == edges[k + 1]) is the bin holding just it."""
@@ -243,7 +252,11 @@ def _encode_column(s, col: Column, xp=np):
         x = None if x is None else _on(xp, x)
         if x is None or bool((xp.isnan(x) & ~na).any()):  # "" reads as NaN, not missing
             h = s.to_pandas() if gpu_frame else s
-            bad = h[pd.to_numeric(h, errors="coerce").isna() & ~h.isna()].unique()
+            try:
+                read = pd.to_numeric(h, errors="coerce")
+            except (TypeError, ValueError, OverflowError):  # 10**400 beside text: each
+                read = h.map(_number_or_nan)                 # value alone, for the message
+            bad = h[read.isna() & ~h.isna()].unique()
             raise DataError(f"column {shown(col.name)} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}")
         if col.integer:

@@ -31,26 +31,31 @@ def value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         v = int(v)
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
-            abs(int(v)).bit_length() > 4000:  # past str()'s digit limit: by its hex form
+    try:
+        return str(v)
+    except ValueError:  # an int past str()'s digit limit: by its hex form
         return f"int {int(v):#x}"
-    return str(v)
 
 
 # text that pandas' CSV reader would have read as a boolean; the schema reads it as text
 BOOL_TEXT = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
 
 
+# a flag's values, each with the spellings of the other kind it also takes
+_FLAG = {"True": ("1", "1.0"), "False": ("0", "0.0"), "1": BOOL_TEXT[True],
+         "0": BOOL_TEXT[False]}
+
+
 def _lookup(col) -> dict:
-    """Value key -> code, with the spellings of booleans that CSV files use.  A listed
-    False/True also takes 0/1 and a listed 0/1 also False/True (a flag is written either
-    way), below any value's own key: where both are listed, each is read as itself."""
+    """Value key -> code, with the spellings of booleans that CSV files use.  In a flag (a
+    column listing only False/True, 0/1 or "0"/"1"), False/True also take 0/1 ("1.0", as
+    pandas writes a float column) and 0/1 take False/True, below any value's own key:
+    where both are listed, each is read as itself."""
     out = {}
-    for i, v in enumerate(col.values):
-        if isinstance(v, (bool, np.bool_)):
-            out[str(int(v))] = i
-        elif isinstance(v, (int, float, np.number)) and v in (0, 1):
-            out.update(dict.fromkeys(BOOL_TEXT[bool(v)], i))
+    keys = [value_key(bool(v) if isinstance(v, np.bool_) else v) for v in col.values]
+    if set(keys) <= set(_FLAG):
+        for i, k in enumerate(keys):
+            out.update(dict.fromkeys(_FLAG[k], i))
     for i, v in enumerate(col.values):
         keys = BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (value_key(v),)
         out.update(dict.fromkeys(keys, i))
@@ -94,7 +99,8 @@ def value_codes(values, col) -> np.ndarray:
 
 
 # object values whose equal ones always share a key (value_key)
-_ONE_SPELLING = ("string", "integer", "floating", "boolean", "empty", "bytes")
+_ONE_SPELLING = ("string", "integer", "floating", "mixed-integer-float", "boolean",
+                 "empty", "bytes")
 
 
 def factorized(s):
@@ -105,7 +111,10 @@ def factorized(s):
     were read.  (codes, one representative value a group, in code order)."""
     if is_cudf(s) or s.dtype != object or \
             pd.api.types.infer_dtype(s, skipna=True) in _ONE_SPELLING:
-        return s.factorize(use_na_sentinel=True)
+        try:
+            return s.factorize(use_na_sentinel=True)
+        except TypeError:  # text pandas cannot hash (a str subclass): by its key
+            pass
     na = s.isna().to_numpy()
     keys = np.empty(len(s), dtype=object)
     lo = 0
