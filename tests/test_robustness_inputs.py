@@ -52,14 +52,20 @@ def test_an_extra_field_with_values_is_refused_naming_the_file(tmp_path):
 
 
 def test_synthesize_of_a_shifted_table_is_one_line(tmp_path, capsys):
+    # strict; by the row-local rule each row's fields past the header's are ignored
+    # (test_one_malformed_record_is_read_by_the_row_local_rule_not_refused), and check
+    # names the file's malformed rows to the curator
     df, schema = small_table(50)
     p, s = tmp_path / "shifted.csv", tmp_path / "s.json"
     p.write_text("color,size,score\n" + "".join(
         f"x,{c},{s},{x}\n" for c, s, x in df.itertuples(index=False)))
     s.write_text(json.dumps(schema))
     assert main(["synthesize", str(p), "--schema", str(s), "--epsilon", "1", "--delta",
-                 "1e-6", "--out", str(tmp_path / "o.csv"), "--quiet"]) != 0
+                 "1e-6", "--on-invalid", "error", "--out", str(tmp_path / "o.csv"),
+                 "--quiet"]) != 0
     one_line_error(capsys, "shifted.csv", "more field")
+    assert main(["check", str(p), "--schema", str(s)]) == 1
+    assert "shifted.csv: a strict read refuses it" in capsys.readouterr().out
 
 
 # -- 1b: booleans where the schema says numeric ------------------------------------------
@@ -266,3 +272,51 @@ def test_cli_too_many_iterations_is_one_line(tmp_path, capsys):
                  "1e-6", "--out", str(tmp_path / "o.csv"), "--iterations", str(10 ** 8),
                  "--quiet"]) != 0
     one_line_error(capsys, "iterations", "10,000")
+
+
+# -- 1a': one malformed record under the row-local rule ------------------------------------
+_RAGGED = {"columns": {"color": {"type": "categorical", "values": ["red", "blue"]},
+                       "size": {"type": "numeric", "integer": True, "min": 0, "max": 9}}}
+
+
+def _ragged(d, extra: bytes = b""):
+    """In folder d: a CSV of 60 good rows, then `extra` (a record as bytes), and the
+    schema."""
+    d.mkdir(exist_ok=True)
+    p = d / "t.csv"
+    p.write_bytes(b"color,size\n" + b"red,1\nblue,2\n" * 30 + extra)
+    (d / "s.json").write_text(json.dumps(_RAGGED))
+    return p, d / "s.json"
+
+
+@pytest.mark.parametrize("extra", [b"red,3,7\n", b"red,\xff\n", b"\xfe\xff,4,5,6\n"])
+def test_one_malformed_record_is_read_by_the_row_local_rule_not_refused(tmp_path, capsys,
+                                                                         extra):
+    # a row with more fields than the header, or bytes that are no UTF-8, refused the
+    # whole file: whether a release was made depended on one record
+    base, s = _ragged(tmp_path / "base")
+    p, _ = _ragged(tmp_path / "more", extra)
+    df = read_table(p, schema=_RAGGED, lenient=True)
+    good = read_table(base, schema=_RAGGED)  # the others read as before (their dtype
+    assert len(df) == 61 and df.iloc[:60].astype(str).equals(good.astype(str))  # aside)
+    runs = []
+    for path in (base, p):
+        code = main(["synthesize", str(path), "--schema", str(s), "--epsilon", "1",
+                     "--delta", "1e-6", "--seed", "1", "--out", str(path) + ".out.csv",
+                     "--quiet"])
+        warned = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
+        runs.append((code, [x.split(" at ")[0] for x in warned]))  # (the count is noisy)
+    assert runs[0] == runs[1] and runs[0][0] == 0
+    with pytest.raises(DataError, match="t.csv"):  # strict: the file is refused
+        read_table(p, schema=_RAGGED)
+    assert main(["synthesize", str(p), "--schema", str(s), "--epsilon", "1", "--delta",
+                 "1e-6", "--on-invalid", "error", "--out", str(tmp_path / "o.csv"),
+                 "--quiet"]) != 0
+    one_line_error(capsys, "t.csv", "")
+
+
+def test_check_names_a_malformed_record_for_the_curator(tmp_path, capsys):
+    p, s = _ragged(tmp_path / "d", b"red,3,7\n")
+    assert main(["check", str(p), "--schema", str(s)]) == 1
+    out = capsys.readouterr().out
+    assert "t.csv" in out and "fields" in out

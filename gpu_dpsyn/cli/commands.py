@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs, spent,
                                  write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
@@ -63,7 +63,8 @@ def synthesize(a) -> int:
     else:
         _check_row_cap(syn, schema)
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
-    df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema)
+    df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema,
+                    lenient=a.on_invalid == "repair")
     public = read_table(a.public, schema=schema) if a.public else None
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     with spent(a, syn):
@@ -303,12 +304,21 @@ def check(a) -> int:
     from gpu_dpsyn.data.schema import load_schema
     check_inputs(a.input)
     schema = load_schema(a.schema)
-    df = read_table(a.input, schema=schema)
+    try:
+        read_table(a.input, schema=schema)
+        damaged = None
+    except DataError as e:  # malformed rows: synthesize reads them by the rule
+        damaged = str(e)
+    df = read_table(a.input, schema=schema, lenient=True)
     check_columns(df, schema, allow_empty=True)
     found = findings(df, schema)
     print("NOT private: exact counts from the data, for you only; do not publish them.",
           file=sys.stderr)
-    if not found:
+    if damaged:
+        print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads its "
+              "rows by the row-local rule (fields past the header's ignored, bytes that are "
+              "no UTF-8 replaced), --on-invalid error refuses it")
+    if not found and not damaged:
         print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
         return 0
     for name, what, n in found:

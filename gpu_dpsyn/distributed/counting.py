@@ -51,7 +51,7 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
     import dask
     # dtypes as pandas reads them; Dask reads a sample on the client to infer them
     with dask.config.set({"dataframe.convert-string": False}), reading_errors():
-        ddf = read_partitioned(data, schema, numbers_as_text=on_invalid == "repair") \
+        ddf = read_partitioned(data, schema, row_local=on_invalid == "repair") \
             if isinstance(data, (str, os.PathLike)) else data
         column_labels(ddf, "the table")
         check_columns(ddf._meta, schema, allow_empty=True)  # the declared columns

@@ -9,7 +9,7 @@ from pathlib import Path
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.ingest import (CSV_SUFFIXES, check_header, csv_options, default_index,
-                                   reread_trailing, table_format)
+                                   lenient_options, reread_trailing, table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -38,21 +38,25 @@ def table_files(path) -> list[str]:
     return files
 
 
-def read_partitioned(path, schema, numbers_as_text: bool = False):
+def read_partitioned(path, schema, row_local: bool = False):
     """A dask DataFrame of the files `path` names.  CSV is read as read_table reads it
-    (text columns as written, only empty cells missing; numbers as float64, or as text
-    for numbers_as_text: a cell that is no number then reaches the row-local repair
-    instead of failing its whole partition); compressed CSV files are one partition each
-    (they cannot be split)."""
+    (text columns as written, only empty cells missing; numbers as float64, or for
+    row_local, the row-local rule's reading: numbers as text, so that a cell that is no
+    number reaches the repair instead of failing its whole partition, and malformed rows
+    read as lenient_options says); compressed CSV files are one partition each (they
+    cannot be split)."""
     import dask.dataframe as dd
     files = table_files(path)
     if table_format(files[0]) == "parquet":
         return dd.read_parquet(files)
     opts = csv_options(schema)
-    opts["dtype"].update({c.name: str if numbers_as_text else "float64" for c in schema.columns
+    opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
-    with_index = _first_rows(files[0], opts)
-    if with_index:
+    if row_local:  # (a header naming a column twice is still refused)
+        opts.update(lenient_options(files[0]))
+        import pandas as pd
+        check_header(files[0], pd.read_csv(files[0], nrows=0, **opts))
+    elif _first_rows(files[0], opts):
         opts["index_col"] = False  # a trailing delimiter (anything else was refused)
     plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
     return dd.read_csv(files, blocksize="64MB" if plain else None, **opts)
