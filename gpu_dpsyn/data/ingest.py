@@ -180,11 +180,12 @@ def lenient_options(path) -> dict:
 
 
 def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = False,
-               lenient: bool = False):
+               lenient: bool = True):
     """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
     schema, a CSV's categorical, datetime and id columns are read as text and only empty
-    cells are missing; encode() then checks every value against the schema.  lenient: a
-    CSV's malformed rows are read by the row-local rule (lenient_options), else refused."""
+    cells are missing; encode() then checks every value against the schema.  lenient (as
+    fit's default on_invalid="repair"): a CSV's malformed rows are read by the row-local
+    rule (lenient_options); False: refused, as on_invalid="error" refuses bad values."""
     if not isinstance(path, (str, os.PathLike)):
         raise DPSynError(f"read_table's path must be a file path (str or os.PathLike), got "
                          f"{type(path).__name__}")
