@@ -65,7 +65,8 @@ def synthesize(a) -> int:
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
     df = read_table(a.input, choose_engine(a.reader, a.input, gpu), schema,
                     lenient=a.on_invalid == "repair")
-    public = read_table(a.public, schema=schema) if a.public else None
+    public = read_table(a.public, schema=schema, lenient=a.on_invalid == "repair") \
+        if a.public else None
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
     with spent(a, syn):
         out = syn.sample(a.rows)
@@ -315,9 +316,9 @@ def check(a) -> int:
     print("NOT private: exact counts from the data, for you only; do not publish them.",
           file=sys.stderr)
     if damaged:
-        print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads its "
-              "rows by the row-local rule (fields past the header's ignored, bytes that are "
-              "no UTF-8 replaced), --on-invalid error refuses it")
+        print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads bytes "
+              "that are no UTF-8 as U+FFFD (invalid where a value must be listed), "
+              "--on-invalid error refuses the file")
     if not found and not damaged:
         print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
         return 0

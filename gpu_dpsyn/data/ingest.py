@@ -170,13 +170,13 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
     return opts
 
 
-def lenient_options(path) -> dict:
-    """A CSV read by the row-local rule (on_invalid="repair", data/repair.py): each row's
-    fields past the header's are ignored and bytes that are no UTF-8 read as U+FFFD (text
-    that no schema lists), so one malformed record is a changed record, never a refusal of
-    the file.  The header, which the schema names, sets how many fields a row has."""
-    n = len(pd.read_csv(path, nrows=0, index_col=False, encoding_errors="replace").columns)
-    return {"usecols": list(range(n)), "encoding_errors": "replace"}
+def lenient_options() -> dict:
+    """A CSV read by the row-local rule (on_invalid="repair", data/repair.py): bytes that
+    are no UTF-8 read as U+FFFD (text that no schema lists), within their field, so such a
+    record is a changed record, not a refusal of the file.  Rows with more fields than the
+    header are still refused: cutting them is not row-local, as a quote left open makes
+    one field of the rows up to the next quote, and R's row names shift every row."""
+    return {"encoding_errors": "replace"}
 
 
 def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = False,
@@ -184,8 +184,9 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
     """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
     schema, a CSV's categorical, datetime and id columns are read as text and only empty
     cells are missing; encode() then checks every value against the schema.  lenient (as
-    fit's default on_invalid="repair"): a CSV's malformed rows are read by the row-local
-    rule (lenient_options); False: refused, as on_invalid="error" refuses bad values."""
+    fit's default on_invalid="repair"): a CSV's bytes that are no UTF-8 are read by the
+    row-local rule (lenient_options); False: refused, as on_invalid="error" refuses bad
+    values."""
     if not isinstance(path, (str, os.PathLike)):
         raise DPSynError(f"read_table's path must be a file path (str or os.PathLike), got "
                          f"{type(path).__name__}")
@@ -205,14 +206,13 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
     try:
-        extra = lenient_options(p) if lenient and not parquet else {}
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
-            return cudf.read_parquet(p) if parquet else cudf.read_csv(
-                p, **csv_options(schema, as_text), usecols=extra.get("usecols"))
+            return cudf.read_parquet(p) if parquet else \
+                cudf.read_csv(p, **csv_options(schema, as_text))
         if parquet:
             return pd.read_parquet(p)
-        opts = dict(csv_options(schema, as_text), **extra)
+        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
             # chunk and warns where two disagree: one record's text would decide that
             # warning, and repair reads each value alone whatever the guess

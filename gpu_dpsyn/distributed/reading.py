@@ -42,9 +42,9 @@ def read_partitioned(path, schema, row_local: bool = False):
     """A dask DataFrame of the files `path` names.  CSV is read as read_table reads it
     (text columns as written, only empty cells missing; numbers as float64, or for
     row_local, the row-local rule's reading: numbers as text, so that a cell that is no
-    number reaches the repair instead of failing its whole partition, and malformed rows
-    read as lenient_options says); compressed CSV files are one partition each (they
-    cannot be split)."""
+    number reaches the repair instead of failing its whole partition, and bytes that are
+    no UTF-8 read as lenient_options says); compressed CSV files are one partition each
+    (they cannot be split)."""
     import dask.dataframe as dd
     files = table_files(path)
     if table_format(files[0]) == "parquet":
@@ -52,11 +52,9 @@ def read_partitioned(path, schema, row_local: bool = False):
     opts = csv_options(schema)
     opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
-    if row_local:  # (a header naming a column twice is still refused)
-        opts.update(lenient_options(files[0]))
-        import pandas as pd
-        check_header(files[0], pd.read_csv(files[0], nrows=0, **opts))
-    elif _first_rows(files[0], opts):
+    if row_local:
+        opts.update(lenient_options())
+    if _first_rows(files[0], opts):
         opts["index_col"] = False  # a trailing delimiter (anything else was refused)
     plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
     return dd.read_csv(files, blocksize="64MB" if plain else None, **opts)
