@@ -586,3 +586,45 @@ def test_a_mixed_column_of_whole_and_fractional_numbers_is_grouped_at_once(monke
     s = pd.Series([1, 2, 3] * 5000 + [1.5], dtype=object)
     codes, uniques = matching.factorized(s)
     assert not keyed and sorted(uniques) == [1, 1.5, 2, 3]
+
+
+@pytest.mark.parametrize("values, first", [
+    (["03/05/2020"] * 3000, []),  # no ISO dates: each was parsed again alone
+    (["2020-03-05", "9999-12-31"] * 3000 + ["2020-05-01T00:00:00.000000001"], [64, 365]),
+    (["2020-06-01T10+05"] * 3000, [152, 152])])  # June 1st, 05:00 UTC
+def test_dates_the_first_parse_misses_are_parsed_again_together(values, first,
+                                                                monkeypatch):
+    from gpu_dpsyn.data.types import datetime as dt
+    calls, slow = [], dt._date
+    monkeypatch.setattr(dt, "_date", lambda v, *a: calls.append(v) or slow(v, *a))
+    s = load_schema(_DAYS)
+    codes = encode(repair(pd.DataFrame({"t": values}), s), s, allow_empty=True)[0]
+    assert calls == [] and codes[:2].tolist() == first
+
+
+@pytest.mark.parametrize("word", ["now", "today", " NOW "])
+def test_now_and_today_are_no_dates(word):
+    # pandas reads them off the clock: the same seed gave other bytes on another day
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2000-01-01",
+                                       "max": "2100-12-31", "unit": "day",
+                                       "nullable": True}}})
+    for others in (["2020-03-05"], ["2020-05-01T00:00:00.000000001"]):
+        out = encode(repair(pd.DataFrame({"t": others + [word]}), s), s)[0]
+        assert out[-1] == s["t"].null_code
+
+
+class _TextRaises(str):
+    def __str__(self):
+        raise ValueError("no text")
+
+
+def test_text_whose_str_raises_is_read_as_its_text():
+    # keyed by str(), which raised: beside numbers a traceback, beside text read as "a"
+    schema = {"columns": {"k": {"type": "categorical", "values": ["a", "b"],
+                                "nullable": True}}}
+    s = load_schema(schema)
+    for base in (["a", "b"] * 15, [1, 2, 3] * 10):
+        df = pd.DataFrame({"k": pd.Series(base + [_TextRaises("a")], dtype=object)})
+        assert encode(repair(df, s), s)[0][-1] == 0
+        _neighbours_fit_alike(pd.DataFrame({"k": pd.Series(base, dtype=object)}),
+                              {"k": _TextRaises("a")}, schema)

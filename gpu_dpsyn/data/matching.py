@@ -31,10 +31,14 @@ def value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         v = int(v)
+    if isinstance(v, str):  # its text, whatever a subclass's __str__ does
+        return str.__str__(v)
     try:
         return str(v)
     except ValueError:  # an int past str()'s digit limit: by its hex form
-        return f"int {int(v):#x}"
+        if isinstance(v, (int, np.integer)):
+            return f"int {int(v):#x}"
+        raise
 
 
 # text that pandas' CSV reader would have read as a boolean; the schema reads it as text

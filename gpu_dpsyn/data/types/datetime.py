@@ -302,35 +302,42 @@ def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
     """pd.to_datetime(values, errors="coerce") as parts (each a Series on values' index,
     at the resolution pandas chose for it): where pandas refuses the lot (zones mixed
     inside one kind, say; then `kinds` gets None: to_epoch would refuse it too), block by
-    block, and a block it refuses too value by value; and a value it makes NaT parsed
-    again alone, since pandas picks one resolution for the values it parses together
-    (9999-12-31 beside a nanosecond is past it).  So a value that is no date is NaT, never
-    an error, and no record decides how another is read."""
-    whole = _parsed(values, utc, kw)
+    block, and a block it refuses too value by value; and the values it makes NaT parsed
+    again, apart from the others, since pandas picks one resolution for the values it
+    parses together (9999-12-31 beside a nanosecond is past it; apart, at a coarser one,
+    it is not).  So a value that is no date is NaT, never an error, and no record decides
+    how another is read."""
+    values = values.where(~_on_the_clock(values), None)  # "now" and "today": no dates
+    whole = _parsed(values, utc, kw, kinds)
     if whole is not None:
-        return _retried(values, whole, utc, kw)
+        return _retried(values, whole, utc, kw, kinds)
     kinds.add(None)
     parts = []
     for block in read_blocks(values):  # the odd value's block alone value by value
-        t = _parsed(block, utc, kw)
-        parts += _one_by_one(block, utc, kw) if t is None else _retried(block, t, utc, kw)
+        t = _parsed(block, utc, kw, kinds)
+        parts += _one_by_one(block, utc, kw) if t is None else \
+            _retried(block, t, utc, kw, kinds)
     return parts
 
 
-def _parsed(values: pd.Series, utc: bool, kw) -> pd.Series | None:
-    """pd.to_datetime of the lot, or None where pandas refuses it or (without utc) reads
-    it in a zone: a lot of one offset that _OFFSET does not see ("T10+05")."""
+def _on_the_clock(values: pd.Series) -> np.ndarray:
+    """Text pandas reads off the clock: the same seed would give other bytes each day."""
+    text = values.map(lambda v: v.strip().lower() if isinstance(v, str) else "")
+    return text.isin(("now", "today")).to_numpy()
+
+
+def _parsed(values: pd.Series, utc: bool, kw, kinds: set) -> pd.Series | None:
+    """pd.to_datetime of the lot, or None where pandas refuses it; without utc, a lot in
+    one zone (offsets _OFFSET does not see, "T10+05") as its UTC wall times, as _date
+    reads each (`kinds` gets True: the column is not as to_epoch reads it)."""
     try:
         t = pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
     except (ValueError, TypeError, OverflowError):
         return None
-    return t if utc or t.dt.tz is None else None
-
-
-def _retried(values: pd.Series, t: pd.Series, utc: bool, kw) -> list:
-    """[t], its NaTs (of values not missing) parsed again alone."""
-    miss = t.isna().to_numpy() & values.notna().to_numpy()
-    return [t] if not miss.any() else [t[~miss]] + _one_by_one(values[miss], utc, kw)
+    if utc or t.dt.tz is None:
+        return t
+    kinds.add(True)
+    return t.dt.tz_convert("UTC").dt.tz_localize(None)
 
 
 def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
@@ -342,6 +349,15 @@ def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
                                                index=values.index[units == u],
                                                dtype=object), utc=utc))
             for u in np.unique(units)]
+
+
+def _retried(values: pd.Series, t: pd.Series, utc: bool, kw, kinds: set) -> list:
+    """[t], its NaTs (of values not missing) parsed again apart (_dates): a value past the
+    resolution of the others is read at its own; what is no date stays NaT."""
+    miss = t.isna().to_numpy() & values.notna().to_numpy()
+    if not miss.any() or miss.all():
+        return [t]
+    return [t[~miss]] + _dates(values[miss], utc, kinds, **kw)
 
 
 def _date(v, utc: bool, kw):
