@@ -628,3 +628,9 @@ def test_text_whose_str_raises_is_read_as_its_text():
         assert encode(repair(df, s), s)[0][-1] == 0
         _neighbours_fit_alike(pd.DataFrame({"k": pd.Series(base, dtype=object)}),
                               {"k": _TextRaises("a")}, schema)
+
+
+def test_strict_mode_refuses_now_and_today():
+    df = pd.DataFrame({"t": ["2020-03-05"] * 10 + ["today"]})
+    with pytest.raises(DataError, match="not .*dates.*today"):
+        _syn(on_invalid="error").fit(df, _DAYS)

@@ -183,6 +183,10 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
         return s.reset_index(drop=True)
     s = s.reset_index(drop=True)
     text = s.astype(object).where(~na, None)
+    clock = _on_the_clock(text)
+    if clock.any():
+        raise DataError(f"column {shown(col.name)} has values that are not dates: "
+                        f"{_few(text[clock].unique())} (pandas reads them off the clock)")
     is_text = text.map(lambda v: isinstance(v, str) or v is None)
     if not is_text.all():  # datetime objects in an object column
         try:
