@@ -444,7 +444,7 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     # the whole column was read value by value: one record made a fit 14 times slower
     from gpu_dpsyn.core.batching import READ_BLOCK
     from gpu_dpsyn.data import repair as rep
-    from gpu_dpsyn.data.types import datetime as dt
+    from gpu_dpsyn.data.types import date_repair as dt
     calls = {"_one_number": [], "_date": []}
     for module, name in ((rep, "_one_number"), (dt, "_date")):
         monkeypatch.setattr(module, name, lambda v, *a, f=getattr(module, name), k=name:
@@ -594,7 +594,7 @@ def test_a_mixed_column_of_whole_and_fractional_numbers_is_grouped_at_once(monke
     (["2020-06-01T10+05"] * 3000, [152, 152])])  # June 1st, 05:00 UTC
 def test_dates_the_first_parse_misses_are_parsed_again_together(values, first,
                                                                 monkeypatch):
-    from gpu_dpsyn.data.types import datetime as dt
+    from gpu_dpsyn.data.types import date_repair as dt
     calls, slow = [], dt._date
     monkeypatch.setattr(dt, "_date", lambda v, *a: calls.append(v) or slow(v, *a))
     s = load_schema(_DAYS)

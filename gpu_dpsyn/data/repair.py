@@ -10,7 +10,7 @@ a public rule that reads that value and the schema alone, as OpenDP and Tumult d
   column's fractions round to the nearest integer; a value off the column's support is
   invalid;
 * categorical: a value that is not listed is invalid;
-* datetime: see types.datetime.repaired (unparseable is invalid, out of range clamps);
+* datetime: see types.date_repair.repaired (unparseable is invalid, out of range clamps);
 * an invalid or missing value becomes missing in a nullable column, else the column's
   "fallback" value where the schema names one, else the row is dropped;
 * a record without an individual id is dropped;
@@ -38,7 +38,8 @@ from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.data.encoding import _source_values, odd_cells
 from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
-from gpu_dpsyn.data.types import datetime, support
+from gpu_dpsyn.data.types import support
+from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
 
 @dataclass
 class Repaired:
@@ -296,5 +297,5 @@ def _past_float(v) -> float:
 
 
 def _datetime(s: pd.Series, col: Column) -> Repaired:
-    values, invalid, clamped = datetime.repaired(s, col)
+    values, invalid, clamped = dates_repaired(s, col)
     return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped)

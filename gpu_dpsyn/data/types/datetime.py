@@ -12,12 +12,9 @@ from __future__ import annotations
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 
-import functools
-
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -237,164 +234,7 @@ def _few(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
-def _utf8(v: str) -> bool:
-    """Text that UTF-8 can hold: a lone surrogate stops pandas' string methods, so it is
-    no date, as any other text that is none."""
-    if v.isascii():
-        return True
-    try:
-        v.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
-    """(the column as to_epoch accepts it, or None where the column is that already;
-    invalid mask; clamped mask) under the row-local
-    rule of data/repair.py: a value that is no date, or a local time that does not exist
-    or is ambiguous in the schema's zone, is invalid (missing in the result); a time with a
-    UTC offset in a column without a zone is read as UTC; times outside [min, max] clamp
-    to them.  Each value is read on its own, so one record cannot change another's."""
-    spec = col.time
-    s = _on_host(s)
-    s = pd.Series(s).reset_index(drop=True)
-    na = s.isna().to_numpy()
-    ns = np.zeros(len(s), dtype=np.int64)
-    ok, clamped = np.zeros(len(s), dtype=bool), np.zeros(len(s), dtype=bool)
-    put = functools.partial(_put, ns, ok, clamped, spec)
-
-    def put_parts(parts, aware: bool) -> None:  # each part on its rows of s
-        for t in parts:
-            mask = np.zeros(len(s), dtype=bool)
-            mask[t.index.to_numpy()] = True
-            put(mask, t.sort_index(), aware=aware)
-    kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
-    other = np.zeros(len(s), dtype=bool)
-    if pd.api.types.is_datetime64_any_dtype(s.dtype):
-        kinds.add(s.dt.tz is not None)
-        put(~na, s[~na], aware=s.dt.tz is not None)
-    else:
-        obj = s.astype(object).where(~na, None)
-        text = obj.map(lambda v: v if isinstance(v, str) and _utf8(v) else None)
-        aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
-        is_text = text.notna().to_numpy()
-        for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
-            if part.any():
-                kinds.add(utc)
-                put_parts(_dates(text[part], utc, kinds, format="ISO8601"), aware=utc)
-        other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
-        if other.any():
-            objs = obj[other]
-            dated = objs.map(lambda v: isinstance(v, (pd.Timestamp, np.datetime64)) or
-                             hasattr(v, "isoformat")).to_numpy(dtype=bool)
-            zoned = objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(
-                dtype=bool)
-            for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
-                if part.any():
-                    kinds.add(utc)
-                    put_parts(_dates(objs[part], utc, kinds), aware=utc)
-    invalid = ~na & ~ok
-    # as it is only where to_epoch reads it so: text of one kind (or datetime64), in a
-    # zone the schema has
-    same = not invalid.any() and not clamped.any() and len(kinds) < 2 and \
-        not other.any() and (spec.timezone is not None or True not in kinds)
-    return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
-
-
-def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
-    """pd.to_datetime(values, errors="coerce") as parts (each a Series on values' index,
-    at the resolution pandas chose for it): where pandas refuses the lot (zones mixed
-    inside one kind, say; then `kinds` gets None: to_epoch would refuse it too), block by
-    block, and a block it refuses too value by value; and the values it makes NaT parsed
-    again, apart from the others, since pandas picks one resolution for the values it
-    parses together (9999-12-31 beside a nanosecond is past it; apart, at a coarser one,
-    it is not).  So a value that is no date is NaT, never an error, and no record decides
-    how another is read."""
-    values = values.where(~_on_the_clock(values), None)  # "now" and "today": no dates
-    whole = _parsed(values, utc, kw, kinds)
-    if whole is not None:
-        return _retried(values, whole, utc, kw, kinds)
-    kinds.add(None)
-    parts = []
-    for block in read_blocks(values):  # the odd value's block alone value by value
-        t = _parsed(block, utc, kw, kinds)
-        parts += _one_by_one(block, utc, kw) if t is None else \
-            _retried(block, t, utc, kw, kinds)
-    return parts
-
-
 def _on_the_clock(values: pd.Series) -> np.ndarray:
     """Text pandas reads off the clock: the same seed would give other bytes each day."""
     text = values.map(lambda v: v.strip().lower() if isinstance(v, str) else "")
     return text.isin(("now", "today")).to_numpy()
-
-
-def _parsed(values: pd.Series, utc: bool, kw, kinds: set) -> pd.Series | None:
-    """pd.to_datetime of the lot, or None where pandas refuses it; without utc, a lot in
-    one zone (offsets _OFFSET does not see, "T10+05") as its UTC wall times, as _date
-    reads each (`kinds` gets True: the column is not as to_epoch reads it)."""
-    try:
-        t = pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
-    except (ValueError, TypeError, OverflowError):
-        return None
-    if utc or t.dt.tz is None:
-        return t
-    kinds.add(True)
-    return t.dt.tz_convert("UTC").dt.tz_localize(None)
-
-
-def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
-    """Each value parsed alone (_date), in parts of one resolution each: together they
-    would be brought to the finest, where a far date does not fit."""
-    one = [_date(v, utc, kw) for v in values]
-    units = np.array([getattr(t, "unit", "") if t is not pd.NaT else "" for t in one])
-    return [pd.Series(pd.to_datetime(pd.Series([t for t, k in zip(one, units == u) if k],
-                                               index=values.index[units == u],
-                                               dtype=object), utc=utc))
-            for u in np.unique(units)]
-
-
-def _retried(values: pd.Series, t: pd.Series, utc: bool, kw, kinds: set) -> list:
-    """[t], its NaTs (of values not missing) parsed again apart (_dates): a value past the
-    resolution of the others is read at its own; what is no date stays NaT."""
-    miss = t.isna().to_numpy() & values.notna().to_numpy()
-    if not miss.any() or miss.all():
-        return [t]
-    return [t[~miss]] + _dates(values[miss], utc, kinds, **kw)
-
-
-def _date(v, utc: bool, kw):
-    """One value as a Timestamp (UTC for utc, else naive: a zone found where none was
-    expected gives its UTC wall time), or NaT."""
-    try:
-        t = pd.to_datetime(v, errors="coerce", utc=utc, **kw)
-    except (ValueError, TypeError, OverflowError):
-        return pd.NaT
-    if not isinstance(t, pd.Timestamp):
-        return pd.NaT
-    if not utc and t.tzinfo is not None:
-        t = t.tz_convert("UTC").tz_localize(None)
-    return t
-
-
-def _put(ns, ok, clamped, spec, mask, t: pd.Series, aware: bool) -> None:
-    """Epoch nanoseconds of the datetimes t (the rows of mask) into ns, clamped to the
-    schema's range first (a date past pandas' nanosecond range, year 0202 for 2020, is
-    then a bound, not an error); ok where valid, clamped where moved."""
-    t = pd.Series(t).reset_index(drop=True)
-    if spec.timezone is not None:
-        t = t.dt.tz_convert(spec.timezone) if aware else \
-            t.dt.tz_localize(spec.timezone, ambiguous="NaT", nonexistent="NaT")
-        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif aware:  # an offset where the schema has no zone: the UTC wall time
-        t = t.dt.tz_convert("UTC").dt.tz_localize(None)
-    lo, hi = (pd.Timestamp(_epoch(b), unit="ns") for b in (spec.min, spec.max))
-    moved = ((t < lo) | (t > hi)).to_numpy()
-    t = t.clip(lower=lo, upper=hi)
-    x = t.dt.as_unit("ns").to_numpy(dtype="datetime64[ns]").view(np.int64)
-    good = ~t.isna().to_numpy()
-    idx = np.flatnonzero(mask)
-    ns[idx[good]] = x[good]
-    ok[idx[good]] = True
-    clamped[idx[good & moved]] = True
