@@ -462,7 +462,7 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     dates = pd.Series(pd.date_range("2020-01-01", periods=n, freq="h").strftime(
         "%Y-%m-%dT%H:%M"), dtype=object)
     base = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
-    dates[at] = "2020-06-01T10+05"  # an offset the others lack: pandas refuses the mix
+    dates[at] = "20200601T1000+05"  # an offset the others lack: pandas refuses the mix
     got = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
     assert 0 < len(calls["_date"]) <= READ_BLOCK
     np.testing.assert_array_equal(np.delete(got, at), np.delete(base, at))
@@ -634,3 +634,51 @@ def test_strict_mode_refuses_now_and_today():
     df = pd.DataFrame({"t": ["2020-03-05"] * 10 + ["today"]})
     with pytest.raises(DataError, match="not .*dates.*today"):
         _syn(on_invalid="error").fit(df, _DAYS)
+
+
+def test_a_far_date_with_nanoseconds_leaves_the_other_far_dates_clamped():
+    # retried together, the far dates took its nanosecond resolution and all stayed NaT
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2000-01-01",
+                                       "max": "2100-12-31", "unit": "day"}}})
+    base = pd.DataFrame({"t": ["2020-03-05"] * 20 + ["9999-12-31", "0202-05-01"] * 10})
+    for odd in ("3000-01-01T00:00:00.000000001", "9999-12-31T23:59:59.999999999"):
+        _neighbours_fit_alike(base, {"t": odd}, {"columns": {"t": s["t"].to_dict()}})
+    assert len(encode(repair(base, s), s)[0]) == 40
+
+
+def test_a_short_offset_in_a_zoned_column_is_its_instant():
+    # "T10+05" escaped the offset pattern: read as 05:00 UTC wall time, then as New York
+    # time, four hours off the instant strict mode reads
+    zoned = {"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                               "max": "2020-12-31", "unit": "hour",
+                               "timezone": "America/New_York"}}}
+    s = load_schema(zoned)
+    for short, full in (("2020-06-01T10+05", "2020-06-01T10:00+05:00"),
+                        ("2020-06-01T05Z", "2020-06-01T05:00Z")):
+        got = encode(repair(pd.DataFrame({"t": [short]}), s), s)[0]
+        assert got.tolist() == encode(pd.DataFrame({"t": [full]}), s)[0].tolist()
+
+
+@pytest.mark.parametrize("odd", ["now\x00", "2020-06-01T10:00\x00", "\x00today"])
+def test_text_with_a_nul_is_no_date_whatever_its_neighbours(odd):
+    # pandas reads it alone (now: off the clock) but not beside others
+    base = pd.DataFrame({"t": ["2020-06-01"] * 5})
+    _neighbours_fit_alike(base, {"t": odd}, _DAYS)
+    s = load_schema(_DAYS)
+    for others in (["2020-06-01"], ["2020-06-01", "2020-06-01T10+05"]):
+        out = encode(repair(pd.DataFrame({"t": others + [odd]}), s), s, allow_empty=True)[0]
+        assert len(out) == len(others)  # dropped: no date
+
+
+class _DateText(str):
+    def __str__(self):
+        return "1999-01-01"
+
+
+def test_a_date_in_a_str_subclass_is_read_as_its_text():
+    base = pd.DataFrame({"t": pd.Series(["2020-06-01"] * 5, dtype=object)})
+    _neighbours_fit_alike(base, {"t": _DateText("2020-07-01")}, _DAYS)
+    s = load_schema(_DAYS)
+    more = pd.DataFrame({"t": pd.Series(["2020-06-01", _DateText("2020-07-01")],
+                                        dtype=object)})
+    assert encode(repair(more, s), s)[0].tolist() == [152, 182]

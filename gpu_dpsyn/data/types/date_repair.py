@@ -4,13 +4,14 @@ parses together (one resolution, one zone)."""
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.batching import read_blocks
-from gpu_dpsyn.data.types.datetime import (_OFFSET, _epoch, _on_host, _on_the_clock,
-                                           from_epoch)
+from gpu_dpsyn.data.types.datetime import (_OFFSET, _epoch, _on_host, from_epoch,
+                                           no_date_text)
 
 
 def _utf8(v: str) -> bool:
@@ -46,13 +47,16 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
             mask[t.index.to_numpy()] = True
             put(mask, t.sort_index(), aware=aware)
     kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
-    other = np.zeros(len(s), dtype=bool)
+    other = subclass = np.zeros(len(s), dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         kinds.add(s.dt.tz is not None)
         put(~na, s[~na], aware=s.dt.tz is not None)
     else:
         obj = s.astype(object).where(~na, None)
-        text = obj.map(lambda v: v if isinstance(v, str) and _utf8(v) else None)
+        # a str subclass as its text (to_epoch would read it through its own __str__)
+        subclass = obj.map(lambda v: isinstance(v, str) and type(v) is not str).to_numpy(
+            dtype=bool)
+        text = obj.map(lambda v: str.__str__(v) if isinstance(v, str) and _utf8(v) else None)
         aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
         is_text = text.notna().to_numpy()
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
@@ -74,7 +78,8 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     # as it is only where to_epoch reads it so: text of one kind (or datetime64), in a
     # zone the schema has
     same = not invalid.any() and not clamped.any() and len(kinds) < 2 and \
-        not other.any() and (spec.timezone is not None or True not in kinds)
+        not other.any() and not subclass.any() and \
+        (spec.timezone is not None or True not in kinds)
     return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
 
 
@@ -87,7 +92,7 @@ def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
     parses together (9999-12-31 beside a nanosecond is past it; apart, at a coarser one,
     it is not).  So a value that is no date is NaT, never an error, and no record decides
     how another is read."""
-    values = values.where(~_on_the_clock(values), None)  # "now" and "today": no dates
+    values = values.where(~no_date_text(values), None)  # "now", "today", a NUL
     whole = _parsed(values, utc, kw, kinds)
     if whole is not None:
         return _retried(values, whole, utc, kw, kinds)
@@ -126,12 +131,36 @@ def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
 
 
 def _retried(values: pd.Series, t: pd.Series, utc: bool, kw, kinds: set) -> list:
-    """[t], its NaTs (of values not missing) parsed again apart (_dates): a value past the
-    resolution of the others is read at its own; what is no date stays NaT."""
+    """[t], and its NaTs (of values not missing) parsed again, apart from the others: the
+    nanosecond ones (text of 7 or more decimals, Timestamps in ns) together and the rest
+    together, each so at the resolution it has alone (pandas takes microseconds unless a
+    value needs nanoseconds; 9999-12-31 does not fit in them).  What stays NaT is NaT
+    alone too."""
     miss = t.isna().to_numpy() & values.notna().to_numpy()
-    if not miss.any() or miss.all():
+    if not miss.any():
         return [t]
-    return [t[~miss]] + _dates(values[miss], utc, kinds, **kw)
+    fine = _nanoseconds(values)
+    parts = [t[~miss]]
+    for group in (miss & fine, miss & ~fine):
+        if group.any():
+            again = _parsed(values[group], utc, kw, kinds)
+            parts += _one_by_one(values[group], utc, kw) if again is None else [again]
+    return parts
+
+
+def _nanoseconds(values: pd.Series) -> np.ndarray:
+    """Values pandas reads at nanoseconds alone: text with 7 or more decimals of a second,
+    Timestamps or datetime64 values in ns."""
+    def fine(v):
+        if isinstance(v, str):
+            return _NANO.search(v) is not None
+        unit = np.datetime_data(v)[0] if isinstance(v, np.datetime64) else \
+            getattr(v, "unit", None)
+        return unit == "ns"
+    return values.map(fine).to_numpy(dtype=bool)
+
+
+_NANO = re.compile(r"\.\d{7}")
 
 
 def _date(v, utc: bool, kw):

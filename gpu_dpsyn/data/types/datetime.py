@@ -22,7 +22,8 @@ _SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 360
              "minute": 60, "second": 1}  # seconds; a day can be 23 hours
 _NS = 10 ** 9
 # "... 10:00:00+02:00", "...T10:00Z": a time of day followed by a UTC offset
-_OFFSET = r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
+# a time's UTC offset at the end of the text (an hour alone too: "T10+05", " 05Z")
+_OFFSET = r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[T ]\d\d)\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
 
 
 class DatetimeSpec:
@@ -180,10 +181,10 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
         return s.reset_index(drop=True)
     s = s.reset_index(drop=True)
     text = s.astype(object).where(~na, None)
-    clock = _on_the_clock(text)
+    clock = no_date_text(text)
     if clock.any():
         raise DataError(f"column {shown(col.name)} has values that are not dates: "
-                        f"{_few(text[clock].unique())} (pandas reads them off the clock)")
+                        f"{_few(text[clock].unique())}")
     is_text = text.map(lambda v: isinstance(v, str) or v is None)
     if not is_text.all():  # datetime objects in an object column
         try:
@@ -234,7 +235,10 @@ def _few(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
-def _on_the_clock(values: pd.Series) -> np.ndarray:
-    """Text pandas reads off the clock: the same seed would give other bytes each day."""
-    text = values.map(lambda v: v.strip().lower() if isinstance(v, str) else "")
-    return text.isin(("now", "today")).to_numpy()
+def no_date_text(values: pd.Series) -> np.ndarray:
+    """Text no reading takes for a date: "now" and "today", which pandas reads off the
+    clock (one seed would give other bytes each day), and text holding a NUL, which
+    pandas reads as a date alone and as none beside others."""
+    def odd(v):
+        return isinstance(v, str) and ("\x00" in v or v.strip().lower() in ("now", "today"))
+    return values.map(odd).to_numpy(dtype=bool)
