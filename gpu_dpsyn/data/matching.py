@@ -1,8 +1,8 @@
 """How a data value is matched to a categorical column's listed values: by its text form
 (value_key), so that 7, "7" and 7.0 are one value, as a CSV file cannot tell them apart;
-number text written otherwise ("4.50") and float32 values by their value; False/True and
-0/1 for each other where only one of them is listed.  Each value is read alone, so that
-no record changes how another is read (factorized)."""
+number text written otherwise ("4.50") and float32 values by their value; in a flag,
+False/True and 0/1 for each other.  Each value is read alone, so that no record changes
+how another is read (factorized)."""
 from __future__ import annotations
 
 import decimal
@@ -61,8 +61,8 @@ def _lookup(col) -> dict:
         for i, k in enumerate(keys):
             out.update(dict.fromkeys(_FLAG[k], i))
     for i, v in enumerate(col.values):
-        keys = BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (value_key(v),)
-        out.update(dict.fromkeys(keys, i))
+        own = BOOL_TEXT[bool(v)] if isinstance(v, (bool, np.bool_)) else (value_key(v),)
+        out.update(dict.fromkeys(own, i))
     return out
 
 

@@ -21,8 +21,8 @@ UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", 
 _SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 3600,
              "minute": 60, "second": 1}  # seconds; a day can be 23 hours
 _NS = 10 ** 9
-# "... 10:00:00+02:00", "...T10:00Z": a time of day followed by a UTC offset
-# a time's UTC offset at the end of the text (an hour alone too: "T10+05", " 05Z")
+# a time of day followed by a UTC offset: "... 10:00:00+02:00", "...T10:00Z", and an hour
+# alone ("T10+05", " 05Z")
 _OFFSET = r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[T ]\d\d)\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
 
 
