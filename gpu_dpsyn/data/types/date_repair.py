@@ -139,12 +139,13 @@ def _retried(values: pd.Series, t: pd.Series, utc: bool, kw, kinds: set) -> list
     miss = t.isna().to_numpy() & values.notna().to_numpy()
     if not miss.any():
         return [t]
-    fine = _nanoseconds(values)
+    left = values[miss]
+    fine = _nanoseconds(left)
     parts = [t[~miss]]
-    for group in (miss & fine, miss & ~fine):
+    for group in (fine, ~fine):
         if group.any():
-            again = _parsed(values[group], utc, kw, kinds)
-            parts += _one_by_one(values[group], utc, kw) if again is None else [again]
+            again = _parsed(left[group], utc, kw, kinds)
+            parts += _one_by_one(left[group], utc, kw) if again is None else [again]
     return parts
 
 
