@@ -462,7 +462,7 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     dates = pd.Series(pd.date_range("2020-01-01", periods=n, freq="h").strftime(
         "%Y-%m-%dT%H:%M"), dtype=object)
     base = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
-    dates[at] = "20200601T1000+05"  # an offset the others lack: pandas refuses the mix
+    dates[at] = "2020-06-01T10:00+5"  # an offset the others lack: pandas refuses the mix
     got = encode(repair(pd.DataFrame({"x": dates}), s), s)[0]
     assert 0 < len(calls["_date"]) <= READ_BLOCK
     np.testing.assert_array_equal(np.delete(got, at), np.delete(base, at))
@@ -682,3 +682,42 @@ def test_a_date_in_a_str_subclass_is_read_as_its_text():
     more = pd.DataFrame({"t": pd.Series(["2020-06-01", _DateText("2020-07-01")],
                                         dtype=object)})
     assert encode(repair(more, s), s)[0].tolist() == [152, 182]
+
+
+_ZONED = {"columns": {"t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                            "unit": "hour", "timezone": "America/New_York",
+                            "nullable": True}}}
+
+
+@pytest.mark.parametrize("far", ["9999-12-31T23:00", __import__("datetime").datetime(
+    9999, 12, 31, 23), np.datetime64("10000-01-01"), "9999-12-31T23:00Z"])
+def test_a_far_date_in_a_zoned_column_is_clamped_not_a_crash(far):
+    # localized to the zone before it was clamped: past year 9999 the zone rules raised
+    base = pd.DataFrame({"t": pd.Series(["2020-06-01T10:00"] * 5, dtype=object)})
+    _neighbours_fit_alike(base, {"t": far}, _ZONED)
+    s = load_schema(_ZONED)
+    one = encode(repair(pd.DataFrame({"t": pd.Series([far], dtype=object)}), s), s)[0]
+    assert one.tolist() == [s["t"].size - 1 - 1]  # the last hour (the null code after it)
+
+
+@pytest.mark.parametrize("text, instant", [
+    ("2020-06-01T10:00Z ", "2020-06-01T10:00Z"), ("2020-06-01T10:00+00:00 ",
+                                                  "2020-06-01T10:00Z"),
+    ("20200601T1000Z", "2020-06-01T10:00Z"), ("2020-06-01T1000Z", "2020-06-01T10:00Z")])
+def test_an_offset_the_pattern_missed_is_still_the_instant_in_a_zoned_column(text, instant):
+    s = load_schema(_ZONED)
+    got = encode(repair(pd.DataFrame({"t": [text]}), s), s)[0]
+    assert got.tolist() == encode(pd.DataFrame({"t": [instant]}), s)[0].tolist()
+
+
+def test_a_retry_pandas_refuses_goes_by_blocks_not_value_by_value(monkeypatch):
+    # the far dates retried apart from a nanosecond value, with one offset among them
+    # that pandas refuses beside naive times: every far date was parsed alone
+    from gpu_dpsyn.data.types import date_repair as dt
+    calls, slow = [], dt._date
+    monkeypatch.setattr(dt, "_date", lambda v, *a: calls.append(v) or slow(v, *a))
+    values = ["2020-03-05T00:00:00.000000001"] + ["2020-03-04", "0202-05-01"] * 6000 + \
+        ["0202-05-01T10:00Z "]
+    s = load_schema(_DAYS)
+    codes = encode(repair(pd.DataFrame({"t": values}), s), s)[0]
+    assert len(calls) <= 4096 and codes[2] == 0 and codes[-1] == 0

@@ -41,16 +41,16 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     ok, clamped = np.zeros(len(s), dtype=bool), np.zeros(len(s), dtype=bool)
     put = functools.partial(_put, ns, ok, clamped, spec)
 
-    def put_parts(parts, aware: bool) -> None:  # each part on its rows of s
+    def put_parts(parts) -> None:  # each part on its rows of s
         for t in parts:
             mask = np.zeros(len(s), dtype=bool)
             mask[t.index.to_numpy()] = True
-            put(mask, t.sort_index(), aware=aware)
+            put(mask, t.sort_index())
     kinds = set()  # with an offset (True), without (False): to_epoch refuses a mix
     other = subclass = np.zeros(len(s), dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         kinds.add(s.dt.tz is not None)
-        put(~na, s[~na], aware=s.dt.tz is not None)
+        put(~na, s[~na])
     else:
         obj = s.astype(object).where(~na, None)
         # a str subclass as its text (to_epoch would read it through its own __str__)
@@ -62,7 +62,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
-                put_parts(_dates(text[part], utc, kinds, format="ISO8601"), aware=utc)
+                put_parts(_dates(text[part], utc, kinds, format="ISO8601"))
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
         if other.any():
             objs = obj[other]
@@ -73,7 +73,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
             for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
                 if part.any():
                     kinds.add(utc)
-                    put_parts(_dates(objs[part], utc, kinds), aware=utc)
+                    put_parts(_dates(objs[part], utc, kinds))
     invalid = ~na & ~ok
     # as it is only where to_epoch reads it so: text of one kind (or datetime64), in a
     # zone the schema has
@@ -107,8 +107,8 @@ def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
 
 def _parsed(values: pd.Series, utc: bool, kw, kinds: set) -> pd.Series | None:
     """pd.to_datetime of the lot, or None where pandas refuses it; without utc, a lot in
-    one zone (offsets _OFFSET does not see, "T10+05") as its UTC wall times, as _date
-    reads each (`kinds` gets True: the column is not as to_epoch reads it)."""
+    one zone (an offset _OFFSET does not see) as its instants in UTC, as _date reads
+    each (`kinds` gets True: the column is not as to_epoch reads it)."""
     try:
         t = pd.Series(pd.to_datetime(values, errors="coerce", utc=utc, **kw))
     except (ValueError, TypeError, OverflowError):
@@ -116,17 +116,18 @@ def _parsed(values: pd.Series, utc: bool, kw, kinds: set) -> pd.Series | None:
     if utc or t.dt.tz is None:
         return t
     kinds.add(True)
-    return t.dt.tz_convert("UTC").dt.tz_localize(None)
+    return t.dt.tz_convert("UTC")
 
 
 def _one_by_one(values: pd.Series, utc: bool, kw) -> list:
     """Each value parsed alone (_date), in parts of one resolution each: together they
     would be brought to the finest, where a far date does not fit."""
-    one = [_date(v, utc, kw) for v in values]
-    units = np.array([getattr(t, "unit", "") if t is not pd.NaT else "" for t in one])
+    one = [_date(v, utc, kw) for v in values]  # in parts of one unit and awareness
+    units = np.array(["" if t is pd.NaT else f"{t.unit} {t.tzinfo is not None}"
+                      for t in one])
     return [pd.Series(pd.to_datetime(pd.Series([t for t, k in zip(one, units == u) if k],
                                                index=values.index[units == u],
-                                               dtype=object), utc=utc))
+                                               dtype=object), utc=u.endswith("True")))
             for u in np.unique(units)]
 
 
@@ -143,9 +144,9 @@ def _retried(values: pd.Series, t: pd.Series, utc: bool, kw, kinds: set) -> list
     fine = _nanoseconds(left)
     parts = [t[~miss]]
     for group in (fine, ~fine):
-        if group.any():
+        if group.any():  # (a lot pandas refuses: by blocks, as _dates reads one)
             again = _parsed(left[group], utc, kw, kinds)
-            parts += _one_by_one(left[group], utc, kw) if again is None else [again]
+            parts += _dates(left[group], utc, kinds, **kw) if again is None else [again]
     return parts
 
 
@@ -162,28 +163,35 @@ def _nanoseconds(values: pd.Series) -> np.ndarray:
 
 
 _NANO = re.compile(r"\.\d{7}")
+_MARGIN = 2 * 86400 * 10 ** 9  # ns: more than any zone's offset
 
 
 def _date(v, utc: bool, kw):
-    """One value as a Timestamp (UTC for utc, else naive: a zone found where none was
-    expected gives its UTC wall time), or NaT."""
+    """One value as a Timestamp (in UTC where it has an offset, found or expected; else
+    naive), or NaT."""
     try:
         t = pd.to_datetime(v, errors="coerce", utc=utc, **kw)
     except (ValueError, TypeError, OverflowError):
         return pd.NaT
     if not isinstance(t, pd.Timestamp):
         return pd.NaT
-    if not utc and t.tzinfo is not None:
-        t = t.tz_convert("UTC").tz_localize(None)
-    return t
+    return t.tz_convert("UTC") if t.tzinfo is not None else t
 
 
-def _put(ns, ok, clamped, spec, mask, t: pd.Series, aware: bool) -> None:
+def _put(ns, ok, clamped, spec, mask, t: pd.Series) -> None:
     """Epoch nanoseconds of the datetimes t (the rows of mask) into ns, clamped to the
     schema's range first (a date past pandas' nanosecond range, year 0202 for 2020, is
-    then a bound, not an error); ok where valid, clamped where moved."""
+    then a bound, not an error); ok where valid, clamped where moved.  Instants (zoned
+    t) in the schema's zone, wall times in it, or as UTC wall times without one; what
+    lies days past the range is brought nearer first, where the zone rules still hold
+    (year 9999 in New York is past them) and the clamp gives the same bound."""
     t = pd.Series(t).reset_index(drop=True)
+    aware = t.dt.tz is not None
     if spec.timezone is not None:
+        lo, hi = (pd.Timestamp(_epoch(b) + k * _MARGIN, unit="ns")
+                  for b, k in ((spec.min, -1), (spec.max, 1)))
+        t = t.clip(lower=lo.tz_localize("UTC"), upper=hi.tz_localize("UTC")) if aware \
+            else t.clip(lower=lo, upper=hi)
         t = t.dt.tz_convert(spec.timezone) if aware else \
             t.dt.tz_localize(spec.timezone, ambiguous="NaT", nonexistent="NaT")
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)

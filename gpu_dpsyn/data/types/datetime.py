@@ -21,9 +21,10 @@ UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", 
 _SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 3600,
              "minute": 60, "second": 1}  # seconds; a day can be 23 hours
 _NS = 10 ** 9
-# a time of day followed by a UTC offset: "... 10:00:00+02:00", "...T10:00Z", and an hour
-# alone ("T10+05", " 05Z")
-_OFFSET = r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[T ]\d\d)\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
+# a time of day followed by a UTC offset: "... 10:00:00+02:00", "...T10:00Z", an hour
+# alone ("T10+05", " 05Z"), the basic format ("T1000Z"), spaces after
+_OFFSET = (r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[Tt ]\d\d(?:\d\d){0,2}(?:\.\d+)?)\s*"
+           r"(?:[Zz]|[+-]\d\d(?::?\d\d)?)\s*$")
 
 
 class DatetimeSpec:
