@@ -33,12 +33,15 @@ def value_key(v):
         v = int(v)
     if isinstance(v, str):  # its text, whatever a subclass's __str__ does
         return str.__str__(v)
+    if isinstance(v, int) and not isinstance(v, bool):  # its digits, likewise
+        try:
+            return int.__repr__(v)
+        except ValueError:  # past str()'s digit limit: by its hex form
+            return f"int {int(v):#x}"
     try:
         return str(v)
-    except ValueError:  # an int past str()'s digit limit: by its hex form
-        if isinstance(v, (int, np.integer)):
-            return f"int {int(v):#x}"
-        raise
+    except Exception:  # an object without text: matches nothing
+        return f"<{type(v).__name__} without text>"
 
 
 # text that pandas' CSV reader would have read as a boolean; the schema reads it as text
@@ -103,8 +106,8 @@ def value_codes(values, col) -> np.ndarray:
 
 
 # object values whose equal ones always share a key (value_key)
-_ONE_SPELLING = ("string", "integer", "floating", "mixed-integer-float", "boolean",
-                 "empty", "bytes")
+_ONE_SPELLING = ("string", "integer", "boolean", "empty", "bytes")  # not floats: NumPy 2
+# compares float32 0.5 and 0.500000001 in float32, equal
 
 
 def factorized(s):
@@ -122,12 +125,14 @@ def factorized(s):
     na = s.isna().to_numpy()
     keys = np.empty(len(s), dtype=object)
     lo = 0
-    for block in read_blocks(s):  # text is its own key: one odd record keys its block
-        hi = lo + len(block)
-        if pd.api.types.infer_dtype(block, skipna=True) == "string":
-            keys[lo:hi] = np.where(na[lo:hi], None, block.to_numpy())
+    for block in read_blocks(s):  # each value's type and key: equal keys of two types
+        hi = lo + len(block)     # can look up apart (a float's float32 reading)
+        if pd.api.types.infer_dtype(block, skipna=True) == "string":  # at once
+            text, m = block.to_numpy(dtype=object), na[lo:hi]
+            keys[lo:hi][~m] = "str:" + text[~m]
         else:
-            keys[lo:hi] = [None if m else value_key(v) for v, m in zip(block, na[lo:hi])]
+            keys[lo:hi] = [None if m else f"{type(v).__name__}:{value_key(v)}"
+                           for v, m in zip(block, na[lo:hi])]
         lo = hi
     codes, _ = pd.Series(keys, dtype=object).factorize(use_na_sentinel=True)
     groups, first = np.unique(codes, return_index=True)
