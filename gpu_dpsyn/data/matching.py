@@ -112,10 +112,11 @@ _ONE_SPELLING = ("string", "integer", "boolean", "empty", "bytes")  # not floats
 
 def factorized(s):
     """s.factorize(use_na_sentinel=True), but a column whose equal values can be spelled
-    apart is grouped by each value's key (value_key), as the lookup reads it:
-    pandas groups 1, 1.0 and True, Decimal 1.5 and 1.50, or one instant in two time
-    zones, as one value and keeps the first it saw, so one record decided how the others
-    were read.  (codes, one representative value a group, in code order)."""
+    apart is grouped by each value's type and key (value_key), as the lookup reads it:
+    pandas groups 1, 1.0 and True, Decimal 1.5 and 1.50, float32 0.5 and 0.500000001, or
+    one instant in two time zones, as one value and keeps the first it saw, so one record
+    decided how the others were read.  (codes, one representative value a group, in code
+    order)."""
     if is_cudf(s) or s.dtype != object or \
             pd.api.types.infer_dtype(s, skipna=True) in _ONE_SPELLING:
         try:
