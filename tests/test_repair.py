@@ -445,8 +445,8 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     from gpu_dpsyn.core.batching import READ_BLOCK
     from gpu_dpsyn.data import repair as rep
     from gpu_dpsyn.data.types import date_repair as dt
-    calls = {"_one_number": [], "_date": []}
-    for module, name in ((rep, "_one_number"), (dt, "_date")):
+    calls = {"number_alone": [], "_date": []}
+    for module, name in ((rep, "number_alone"), (dt, "_date")):
         monkeypatch.setattr(module, name, lambda v, *a, f=getattr(module, name), k=name:
                             calls[k].append(v) or f(v, *a))
     n, at = 5 * READ_BLOCK, 2 * READ_BLOCK + 7
@@ -454,7 +454,7 @@ def test_one_odd_value_sends_only_its_block_to_the_slow_read(monkeypatch):
     x = rep._read_numbers(numbers)
     numbers[at] = np.void(b"x")  # stops pandas' to_numeric (repair takes it out before)
     y = rep._read_numbers(numbers)
-    assert 0 < len(calls["_one_number"]) <= READ_BLOCK
+    assert 0 < len(calls["number_alone"]) <= READ_BLOCK
     np.testing.assert_array_equal(np.delete(y, at), np.delete(x, at))
     assert np.isnan(y[at])
     s = load_schema({"columns": {"x": {"type": "datetime", "min": "2020-01-01",

@@ -1,7 +1,11 @@
 """Work in runs of consecutive items whose sizes add up to at most a cap (an item past it
 alone, in a run of its own), in order: what bounds a batch's memory, or one call's
-elements, wherever work is split so."""
+elements, wherever work is split so; and a column's values in blocks, so that one odd
+value's slow reading costs its block, not the column."""
 from __future__ import annotations
+
+import numpy as np
+import pandas as pd
 
 
 def capped_runs(items, size, cap: int):
@@ -19,7 +23,6 @@ def capped_runs(items, size, cap: int):
         yield run
 
 
-
 READ_BLOCK = 4096  # values a slow read of one odd value takes with it
 
 
@@ -31,3 +34,18 @@ def read_blocks(values):
     record."""
     for lo in range(0, len(values), READ_BLOCK):
         yield values.iloc[lo:lo + READ_BLOCK]
+
+
+def kind_mapped(values, f, looked_at, fill, dtype=bool):
+    """values.map(f) as a NumPy array, looked at value by value only in the blocks whose
+    kind (pandas' infer_dtype) looked_at(kind) accepts; the others are `fill`, which f
+    gives on every value of such a block (the caller's rule)."""
+    import numpy as np
+    import pandas as pd
+    out = np.full(len(values), fill, dtype=dtype)
+    lo = 0
+    for block in read_blocks(values):
+        if looked_at(pd.api.types.infer_dtype(block, skipna=True)):
+            out[lo:lo + len(block)] = block.map(f).to_numpy(dtype=dtype)
+        lo += len(block)
+    return out

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
-
 import os
 
 import numpy as np
@@ -20,7 +19,7 @@ from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import datetime, derived, support
-from gpu_dpsyn.core.batching import read_blocks
+from gpu_dpsyn.core.batching import kind_mapped
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.types import code_dtype
 
@@ -44,16 +43,11 @@ def odd_cells(s) -> np.ndarray:
     first, so a column of text or numbers costs one fast pass, and a column it calls
     mixed is looked at value by value only in its mixed blocks (core.batching): one odd
     record costs a block's time, not the column's."""
-    out = np.zeros(len(s), dtype=bool)
     if is_cudf(s) or s.dtype != object or \
             pd.api.types.infer_dtype(s, skipna=True) not in _MIXED:
-        return out
-    lo = 0
-    for block in read_blocks(s):  # a block of one kind of scalar holds no odd value
-        if pd.api.types.infer_dtype(block, skipna=True) in _MIXED:
-            out[lo:lo + len(block)] = block.map(_no_single_value).to_numpy(dtype=bool)
-        lo += len(block)
-    return out
+        return np.zeros(len(s), dtype=bool)
+    # a block of one kind of scalar holds no odd value
+    return kind_mapped(s, _no_single_value, lambda kind: kind in _MIXED, False)
 
 
 _MIXED = ("mixed", "mixed-integer")
@@ -199,7 +193,9 @@ def check_number_kind(s, name: str) -> None:
                     f"{hint}")
 
 
-def _number_or_nan(v) -> float:
+def number_alone(v) -> float:
+    """v as pd.to_numeric reads it within a column, NaN where it is no number (a lone
+    value reads otherwise: a Fraction or a Timestamp as a number)."""
     try:
         return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
     except (TypeError, ValueError, OverflowError):
@@ -255,7 +251,7 @@ def _encode_column(s, col: Column, xp=np):
             try:
                 read = pd.to_numeric(h, errors="coerce")
             except (TypeError, ValueError, OverflowError):  # 10**400 beside text: each
-                read = h.map(_number_or_nan)                 # value alone, for the message
+                read = h.map(number_alone)                   # value alone, for the message
             bad = h[read.isna() & ~h.isna()].unique()
             raise DataError(f"column {shown(col.name)} is numeric in the schema but has non-numeric "
                             f"values: {_describe(bad)}")

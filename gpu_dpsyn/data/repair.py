@@ -33,9 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.core.batching import read_blocks
+from gpu_dpsyn.core.batching import kind_mapped, read_blocks
 from gpu_dpsyn.core.checks import is_cudf
-from gpu_dpsyn.data.encoding import _source_values, odd_cells
+from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
 from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
@@ -167,8 +167,9 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         x, invalid = np.full(n, np.nan), ~na
     else:
         if kind == "O":  # booleans, complex numbers and lists among the values
-            odd = odd_cells(s) | _mapped(s, lambda v: isinstance(
-                v, (bool, np.bool_, complex, np.complexfloating)), _NO_BOOLS, False)
+            odd = odd_cells(s) | kind_mapped(s, lambda v: isinstance(
+                v, (bool, np.bool_, complex, np.complexfloating)),
+                lambda kind: kind not in _NO_BOOLS, False)
             s = s.where(~odd, None) if odd.any() else s
         else:
             odd = np.zeros(n, dtype=bool)
@@ -222,17 +223,8 @@ def _read_numbers(s: pd.Series) -> np.ndarray:
         try:
             parts.append(floats(pd.to_numeric(block, errors="coerce")))
         except stops:
-            parts.append(floats(block.map(_one_number)))
+            parts.append(floats(block.map(number_alone)))
     return np.concatenate(parts)
-
-
-def _one_number(v) -> float:
-    """v as pd.to_numeric reads it within a column (a lone value reads otherwise: a
-    Fraction or a Timestamp as a number)."""
-    try:
-        return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
-    except (TypeError, ValueError, OverflowError):
-        return np.nan
 
 
 _WHOLE = re.compile(r"\s*([+-]?)0*(\d+)\s*")
@@ -246,22 +238,10 @@ _NO_WHOLE = ("floating", "empty", "decimal", "boolean", "datetime", "date", "tim
              "timedelta", "period", "interval", "bytes", "complex")
 
 
-def _mapped(s: pd.Series, f, skip: tuple, fill, dtype=bool) -> np.ndarray:
-    """s.map(f) as an array, f giving `fill` on every value of a block whose inferred kind
-    is in `skip`: those blocks are not looked at value by value (a column of numbers
-    made object by one record would be, all of it: core.batching.read_blocks)."""
-    out = np.full(len(s), fill, dtype=dtype)
-    lo = 0
-    for block in read_blocks(s):
-        if pd.api.types.infer_dtype(block, skipna=True) not in skip:
-            out[lo:lo + len(block)] = block.map(f).to_numpy(dtype=dtype)
-        lo += len(block)
-    return out
-
-
 def _past_floats(s: pd.Series) -> np.ndarray:
     """_past_float of each value: a block of whole numbers that float64 holds, or of text
-    too short for 309 digits, at once; the others value by value (as _mapped)."""
+    too short for 309 digits, at once; the others value by value (as
+    core.batching.kind_mapped, one odd record costing its block)."""
     out = np.full(len(s), np.nan)
     lo = 0
     for block in read_blocks(s):
