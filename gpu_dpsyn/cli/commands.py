@@ -305,12 +305,12 @@ def check(a) -> int:
     from gpu_dpsyn.data.schema import load_schema
     check_inputs(a.input)
     schema = load_schema(a.schema)
+    damaged = None
     try:
-        read_table(a.input, schema=schema, lenient=False)
-        damaged = None
-    except DataError as e:  # malformed rows: synthesize reads them by the rule
+        df = read_table(a.input, schema=schema, lenient=False)
+    except DataError as e:  # bytes that are no UTF-8: synthesize reads them by the rule
         damaged = str(e)
-    df = read_table(a.input, schema=schema)
+        df = read_table(a.input, schema=schema)
     check_columns(df, schema, allow_empty=True)
     found = findings(df, schema)
     print("NOT private: exact counts from the data, for you only; do not publish them.",
