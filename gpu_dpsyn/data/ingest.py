@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpu_dpsyn.data import csv_text
+from gpu_dpsyn.data import csv_text, line_ends
 from gpu_dpsyn.data.files import check_output, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
@@ -217,7 +217,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             # chunk and warns where two disagree: one record's text would decide that
             # warning, and repair reads each value alone whatever the guess
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
-            df = pd.read_csv(p, **opts)
+            df = line_ends.read_csv(p, **opts)
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
@@ -242,7 +242,7 @@ def reread_trailing(path, df, opts: dict):
         raise DataError(f"cannot read {shown(str(path))}: its data rows have more fields "
                         "than the header, which would shift every column; fix the header or "
                         "the rows")
-    return pd.read_csv(path, index_col=False, **opts)
+    return line_ends.read_csv(path, index_col=False, **opts)
 
 
 _MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
@@ -254,8 +254,8 @@ def check_header(path, df) -> None:
     names = [str(c) for c in df.columns]
     if not any(m and m.group(1) in names for m in map(_MANGLED.match, names)):
         return  # nothing that looks renamed: no second read
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
-                         index_col=False).iloc[0].tolist()
+    header = line_ends.read_csv(path, header=None, nrows=1, dtype=str,
+                                keep_default_na=False, index_col=False).iloc[0].tolist()
     seen = set()
     for h in header:
         if h in seen:

@@ -6,6 +6,7 @@ import glob
 import os
 from pathlib import Path
 
+from gpu_dpsyn.data import line_ends
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.ingest import (CSV_SUFFIXES, check_header, csv_options, default_index,
@@ -46,6 +47,7 @@ def read_partitioned(path, schema, row_local: bool = False):
     no UTF-8 read as lenient_options says); compressed CSV files are one partition each
     (they cannot be split)."""
     import dask.dataframe as dd
+    from dask.dataframe.io.csv import make_reader  # dd.read_csv's own, for our parser
     files = table_files(path)
     if table_format(files[0]) == "parquet":
         return dd.read_parquet(files)
@@ -57,7 +59,9 @@ def read_partitioned(path, schema, row_local: bool = False):
     if _first_rows(files[0], opts):
         opts["index_col"] = False  # a trailing delimiter (anything else was refused)
     plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
-    return dd.read_csv(files, blocksize="64MB" if plain else None, **opts)
+    # Dask splits the files at "\n" and reads each piece with the header as one file
+    read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")
+    return read_csv(files, blocksize="64MB" if plain else None, **opts)
 
 
 def _first_rows(path, opts: dict) -> bool:
@@ -65,8 +69,7 @@ def _first_rows(path, opts: dict) -> bool:
     naming a column twice, or rows with more fields than the header, are refused as there
     (DataError naming the file); True when the rows end in a trailing delimiter, which is
     then read without it."""
-    import pandas as pd
-    head = pd.read_csv(path, nrows=100, **opts)
+    head = line_ends.read_csv(path, nrows=100, **opts)
     check_header(path, head)
     if default_index(head):
         return False
