@@ -362,6 +362,33 @@ def test_a_datetime_or_categorical_value_without_text_or_hash(odd):
     _neighbours_fit_alike(pd.DataFrame({"k": ["a", "b"] * 15}), {"k": odd}, cats)
 
 
+class _NoAttributes:
+    """An object whose attribute lookup raises (a lazy proxy whose target is gone, say):
+    pandas and the readers ask a value for isoformat, __len__, tzinfo..."""
+    def __getattr__(self, name):
+        raise RuntimeError(f"no attribute {name}")
+
+
+@pytest.mark.parametrize("kind", ["numeric", "datetime", "categorical", "id"])
+def test_a_value_whose_attributes_raise_is_no_value(kind):
+    # it crashed a datetime column (isoformat) and a numeric one (__len__)
+    schema = {"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                                "max": "2020-12-31", "unit": "month", "nullable": True},
+                          "x": {"type": "numeric", "min": 0, "max": 9, "nullable": True},
+                          "c": {"type": "categorical", "values": ["a", "b"],
+                                "nullable": True},
+                          "pid": {"type": "id"}},
+              "individual_id": "pid", "max_records_per_individual": 2}
+    d = pd.date_range("2020-01-05", periods=40, freq="5D").strftime("%Y-%m-%d")
+    base = pd.DataFrame({"t": pd.Series(d, dtype=object),
+                         "x": pd.Series([1.0, 2.0] * 20, dtype=object),
+                         "c": ["a", "b"] * 20, "pid": pd.Series(np.arange(40), dtype=object)})
+    row = {"t": "2020-03-01", "x": 3.0, "c": "a", "pid": 99}
+    row[{"numeric": "x", "datetime": "t", "categorical": "c", "id": "pid"}[kind]] = \
+        _NoAttributes()
+    _neighbours_fit_alike(base, row, schema)
+
+
 @pytest.mark.parametrize("column, spec, odd, message", [
     # pandas reads "" as NaN: the value was binned as if it were a number
     ("f", {"type": "numeric", "min": 0, "max": 100, "bins": 10}, "", "non-numeric values: ''"),

@@ -57,8 +57,10 @@ _SCALARS = (str, bytes, int, float, complex, np.generic, decimal.Decimal, _dt.da
 
 
 def _no_single_value(v) -> bool:
-    """A container, or an object that pandas cannot hash (to group it) or that has no
-    text form (to look it up): no value a schema lists."""
+    """A container, or an object that pandas cannot hash (to group it), that has no text
+    form (to look it up) or whose attribute lookup raises anything but AttributeError
+    (the readers ask a value for isoformat, __len__, tzinfo...): no value a schema
+    lists."""
     if isinstance(v, _CONTAINERS):
         return True
     if isinstance(v, str):  # text is read by its text, hashed or not
@@ -67,6 +69,7 @@ def _no_single_value(v) -> bool:
         hash(v)
         if not isinstance(v, _SCALARS):
             str(v)
+            getattr(v, "_gpu_dpsyn_no_such_attribute", None)
     except Exception:  # whatever the object's own methods raise
         return True
     return False
@@ -81,7 +84,7 @@ def check_cells(s, name: str) -> None:
         if isinstance(v, decimal.Decimal):  # the one Decimal that cannot be hashed
             raise _snan(name, f" in row {i}")
         why = "not a list column" if isinstance(v, _CONTAINERS) else \
-            "this object has no hash or text form to read it by"
+            "this object cannot be hashed, shown as text or asked for its attributes"
         raise DataError(f"column {shown(name)} holds a {type(v).__name__} ({_short(v)}) in row "
                         f"{i}: each cell must be one value (text, a number, a boolean "
                         f"or a date); {why}")

@@ -277,5 +277,9 @@ def _past_float(v) -> float:
 
 
 def _datetime(s: pd.Series, col: Column) -> Repaired:
-    values, invalid, clamped = dates_repaired(s, col)
+    odd = odd_cells(s)
+    t = s.where(~odd, None) if odd.any() else s
+    values, invalid, clamped = dates_repaired(t, col)
+    if odd.any():  # invalid, and missing in the result as every invalid value is
+        values, invalid = (t if values is None else values), invalid | odd
     return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped)
