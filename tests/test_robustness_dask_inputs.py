@@ -52,3 +52,24 @@ def test_a_malformed_row_is_read_by_the_row_local_rule_on_dask(tmp_path):
     dup.write_text("color,size,color\nred,1,red\n")
     with pytest.raises(DataError, match="dup.csv.*'color'"):
         read_partitioned(str(dup), load_schema(SCHEMA), row_local=True)
+
+
+def test_a_quoted_line_break_where_a_file_would_be_cut_reads_as_in_memory(tmp_path):
+    # Dask cut a plain CSV into 64 MB pieces at the next "\n" byte, blind to quotes: a
+    # record holding a quoted line break across the cut made the run refuse (or not) by
+    # that one record.  A CSV file is one partition, as read_table reads it.
+    from gpu_dpsyn.data.ingest import read_table
+    pad = "p" * 200
+    schema = {"columns": {"a": {"type": "categorical", "values": ["x", "y"]},
+                          "pad": {"type": "categorical", "values": [pad]},
+                          "note": {"type": "categorical", "values": ["plain", "1\n2"]}}}
+    row = f"x,{pad},plain\n".encode()
+    n = (130 * 10**6) // len(row)
+    p = tmp_path / "big.csv"
+    with open(p, "wb") as f:
+        f.write(b"a,pad,note\n" + row * (n // 2) + f'y,{pad},"1\n2"\n'.encode() +
+                row * (n - n // 2))
+    got = read_partitioned(str(p), load_schema(schema), row_local=True)
+    got = got[got["a"] == "y"].compute()
+    want = read_table(p, schema=schema)
+    assert got["note"].tolist() == want.loc[want["a"] == "y", "note"].tolist() == ["1\n2"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import glob
 import os
-from pathlib import Path
 
 from gpu_dpsyn.data import line_ends
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.ingest import (CSV_SUFFIXES, check_header, csv_options, default_index,
+from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
                                    lenient_options, reread_trailing, table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
@@ -44,8 +43,10 @@ def read_partitioned(path, schema, row_local: bool = False):
     (text columns as written, only empty cells missing; numbers as float64, or for
     row_local, the row-local rule's reading: numbers as text, so that a cell that is no
     number reaches the repair instead of failing its whole partition, and bytes that are
-    no UTF-8 read as lenient_options says); compressed CSV files are one partition each
-    (they cannot be split)."""
+    no UTF-8 read as lenient_options says).  A CSV file is one partition: a record may
+    hold a quoted line break, so where a file could be cut is known only by reading it
+    from its start (Dask cuts at the next "\n" byte, and one record across the cut would
+    refuse the run); a table of several files is read in parallel."""
     import dask.dataframe as dd
     from dask.dataframe.io.csv import make_reader  # dd.read_csv's own, for our parser
     files = table_files(path)
@@ -58,10 +59,8 @@ def read_partitioned(path, schema, row_local: bool = False):
         opts.update(lenient_options())
     if _first_rows(files[0], opts):
         opts["index_col"] = False  # a trailing delimiter (anything else was refused)
-    plain = all(Path(f).name.lower().endswith(CSV_SUFFIXES[0]) for f in files)
-    # Dask splits the files at "\n" and reads each piece with the header as one file
-    read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")
-    return read_csv(files, blocksize="64MB" if plain else None, **opts)
+    read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
+    return read_csv(files, blocksize=None, **opts)
 
 
 def _first_rows(path, opts: dict) -> bool:
