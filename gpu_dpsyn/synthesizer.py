@@ -68,6 +68,7 @@ class Synthesizer:
         self.last_run = None
         self._calls = 0
         self._spending = None  # the model while fit() builds it (its privacy report)
+        self._room = 0  # rows whose memory check_sample(n, schema) found before the fit
 
     def __repr__(self) -> str:
         s = self.settings
@@ -103,21 +104,29 @@ class Synthesizer:
         checks of fit() that need no data, callable before the table is read."""
         return measuring.check_plan(self.settings, schema)
 
-    def check_sample(self, n, schema=None) -> int:
+    def check_sample(self, n, schema=None, **message) -> int:
         """sample(n)'s refusals.  Given the schema, callable before fit() spends the budget:
-        the schema's domain bounds the fitted one (filtering only merges values)."""
+        the schema's domain bounds the fitted one (filtering only merges values), and
+        sample(m) for m <= n then checks no memory again: free memory after the fit is
+        less what the private table takes, so whether a spent run refused would tell of
+        it.  message: check_memory's `what` and `instead`."""
         if schema is None and self.model is None:
             raise DPSynError("check_sample(n) before fit() needs the schema")
         n = row_count(n)
         domain = self.model.domain if schema is None else load_schema(schema).domain
-        check_memory(self.backend, n, domain, bool(self.settings.group_by))
+        check_memory(self.backend, n, domain, bool(self.settings.group_by), **message)
+        if schema is not None:
+            self._room = max(self._room, n)
         return n
+
+    def _check_release(self, n) -> int:
+        return row_count(n) if row_count(n) <= self._room else self.check_sample(n)
 
     # -- sample: post-processing ----------------------------------------------------
     def sample(self, n: int | None = None) -> pd.DataFrame:
         """n synthetic rows (default: the DP estimate of the row count)."""
         m = self._fitted("sample()")
-        n = estimated_rows(m, self.check_sample) if n is None else self.check_sample(n)
+        n = estimated_rows(m, self._check_release) if n is None else self._check_release(n)
         # every level's targets at n, level l's records with call + l
         out, self.last_run = generate(self.backend, m, n, None,
                                       self._reserve_calls(len(m.levels)))

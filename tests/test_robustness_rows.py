@@ -13,7 +13,7 @@ from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.data import schema as schema_module
 from gpu_dpsyn.data.schema import load_schema
-from gpu_dpsyn.errors import RowCountWarning, SchemaError
+from gpu_dpsyn.errors import DataError, RowCountWarning, SchemaError
 
 COLS = ["month", "carrier", "origin"]
 
@@ -136,6 +136,46 @@ def test_a_small_max_rows_passes_the_memory_check(files, capsys, monkeypatch):
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
                  "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--backend", "cpu",
                  "--iterations", "1", "--adaptive-rounds", "0", "--quiet"]) == 0
+
+
+def _memory_taken_by_the_fit(monkeypatch):
+    """Free memory as if the private table and the fit held most of it: plenty before
+    fit(), 64 KiB after."""
+    from gpu_dpsyn.synthesizer import Synthesizer
+    fitted, fit = [], Synthesizer.fit
+
+    def fit_and_hold(self, *args, **kwargs):
+        out = fit(self, *args, **kwargs)
+        fitted.append(True)
+        return out
+    monkeypatch.setattr(Synthesizer, "fit", fit_and_hold)
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 16 if fitted else 2 ** 40)
+
+
+@pytest.mark.parametrize("rows", [["--rows", "3000"], []])
+def test_memory_is_not_checked_again_after_the_charge(files, monkeypatch, rows):
+    # the check before reading covers the release; checked again after the fit, free
+    # memory (less what the private table takes) decided whether a spent run refused
+    tmp, real, _, spec = files
+    spec["max_rows"] = 5000
+    schema = tmp / "capped.json"
+    schema.write_text(json.dumps(spec))
+    _memory_taken_by_the_fit(monkeypatch)
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(tmp / "o.csv"), "--backend", "cpu",
+                 "--iterations", "1", "--adaptive-rounds", "0", "--quiet"] + rows) == 0
+
+
+def test_sample_checks_memory_only_past_what_was_checked_before_fit(monkeypatch):
+    df, schema = small_table(300)
+    syn = Synthesizer(1.0, 1e-9, seed=0, iterations=1, progress=False, backend="cpu")
+    assert syn.check_sample(1000, schema) == 1000
+    _memory_taken_by_the_fit(monkeypatch)
+    syn.fit(df, schema)
+    assert len(syn.sample(1000)) == 1000
+    with pytest.raises(DataError, match="needs about"):
+        syn.sample(10 ** 6)
 
 
 # -- evaluate: the ML target is checked before the TVDs ------------------------------------

@@ -68,6 +68,7 @@ def synthesize(a) -> int:
     public = read_table(a.public, schema=schema, lenient=a.on_invalid == "repair") \
         if a.public else None
     syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
+    del df, public  # the release gets the memory checked before the table was read
     with spent(a, syn):
         out = syn.sample(a.rows)
         with step(not a.quiet, f"write {a.out}"):
@@ -82,13 +83,12 @@ def synthesize(a) -> int:
 def _check_row_cap(syn, schema) -> None:
     """Without --rows the release has the noisy row count, clamped to the schema's public
     maximum: sampling that many rows must fit before the fit spends anything."""
-    from gpu_dpsyn.generate.sample import check_memory
     cap = schema.row_cap
     whose = "the schema's \"max_rows\"" if schema.max_rows else "the default maximum"
-    check_memory(syn.backend, cap, schema.domain, bool(syn.settings.group_by),
-                 what=f"without --rows, the release may have up to {cap:,} rows ({whose}), "
-                      "which",
-                 instead="give --rows N, or a smaller \"max_rows\" in the schema")
+    syn.check_sample(cap, schema,
+                     what=f"without --rows, the release may have up to {cap:,} rows "
+                          f"({whose}), which",
+                     instead="give --rows N, or a smaller \"max_rows\" in the schema")
 
 
 def _synthesizer(a, client=None):
