@@ -86,6 +86,9 @@ class Synthesizer:
         if self.accountant is not None and self.accountant.ledger:
             raise DPSynError("this Synthesizer was already fitted; its budget is spent. "
                              "Create a new one to fit other data")
+        if public is not None and public is df:
+            raise DPSynError("public= is the private table itself: a public table is used "
+                             "without spending budget, so it must hold no private record")
         client = self.client
         if client is None and measuring.is_distributed_input(df):
             client = current_client()  # a Dask user's current client, as Dask does
@@ -186,7 +189,7 @@ class Synthesizer:
         syn.seed, syn.client, syn.model = model.seed, client, model
         syn.backend = get_backend(model.settings.backend)
         syn.accountant, syn.fit_timings, syn.last_run = state["accountant"], {}, None
-        syn._calls, syn._spending = state["next_call"], None
+        syn._calls, syn._spending, syn._room = state["next_call"], None, 0
         return syn
 
     # -- reporting --------------------------------------------------------------------

@@ -5,7 +5,7 @@ import pytest
 
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.backends import get_backend
-from gpu_dpsyn.errors import ParameterError
+from gpu_dpsyn.errors import DPSynError, ParameterError
 from gpu_dpsyn.generate.gum import GUMConfig, hold_close, run_gum
 from gpu_dpsyn.backends.numpy.ops import NumpyBackend
 from gpu_dpsyn.measure.indif import public_scores
@@ -78,6 +78,14 @@ def test_selection_is_checked_before_anything_is_charged():
     for bad in (-1, float("nan"), "1", True, None):
         with pytest.raises(ParameterError, match="prior_tolerance"):
             Synthesizer(1, 1e-9, prior_tolerance=bad)
+
+
+def test_the_private_table_given_as_public_is_refused_before_any_charge():
+    df = _table(100, "wx", 0)
+    syn = Synthesizer(1, 1e-9, progress=False, backend="cpu")
+    with pytest.raises(DPSynError, match="public= is the private table itself"):
+        syn.fit(df, SCHEMA, public=df)
+    assert syn.ledger == []
 
 
 def test_hold_close_freezes_the_cells_within_slack():

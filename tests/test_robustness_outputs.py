@@ -258,7 +258,7 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
     tmp, real, schema = files
     out, ledger = tmp / "o.csv", tmp / "l.json"
     out.write_text("earlier output\n")
-    ledger.write_text('{"earlier": "ledger"}\n')
+    ledger.write_text('{"guarantee": "an earlier ledger"}\n')
     _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
     assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
                        "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
@@ -271,7 +271,7 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
 def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch):
     tmp, real, schema = files
     res = tmp / "res.json"
-    res.write_text('{"earlier": 1}\n')
+    res.write_text('{"not_for_publication": true, "earlier": 1}\n')
     real_replace = os.replace
 
     def full(src, dst):
@@ -284,7 +284,8 @@ def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch
     err = capsys.readouterr().err
     assert "--json" in err and "No space left on device" in err and \
         err.count("gpu-dpsyn: error") == 1
-    assert res.read_text() == '{"earlier": 1}\n' and _leftovers(tmp) == []
+    assert res.read_text() == '{"not_for_publication": true, "earlier": 1}\n' and \
+        _leftovers(tmp) == []
 
 
 @pytest.mark.parametrize("exists", [True, False])
@@ -352,7 +353,7 @@ def test_an_output_never_replaces_a_file_of_another_kind(files, capsys, monkeypa
 def test_outputs_replace_earlier_outputs_of_their_kind(files, tmp_path):
     tmp, real, schema = files
     ledger, out = tmp / "l.json", tmp / "o.csv"
-    ledger.write_text('{"earlier": 1}\n')
+    ledger.write_text('{"guarantee": "earlier"}\n')
     assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
                        "--ledger", str(ledger))) == 0
     assert "earlier" not in ledger.read_text()
@@ -442,3 +443,52 @@ def test_when_the_table_and_the_ledger_both_fail_both_are_named(files, capsys, m
                        "--ledger", str(ledger))) == 2
     err = capsys.readouterr().err
     assert "o.csv" in err and "l.json" in err and err.count("gpu-dpsyn: error:") == 1, err
+
+
+# -- a JSON output replaces only an earlier output of its own kind ---------------------------
+@pytest.mark.parametrize("command", ["ledger", "json"])
+def test_a_json_output_never_replaces_a_schema(files, capsys, monkeypatch, command):
+    # any JSON document counted as "an earlier output": a reviewed schema named as the
+    # ledger, or as evaluate's --json (then holding the real table's statistics), was lost
+    tmp, real, schema = files
+    reviewed = tmp / "reviewed.json"
+    reviewed.write_text(schema.read_text())
+    flag, args = {"ledger": ("--ledger", _synth(real, schema, tmp / "o.csv")),
+                  "json": ("--json", ["evaluate", str(real), str(real), "--schema",
+                                      str(schema)])}[command]
+    no_reading(monkeypatch)
+    assert main(args + [flag, str(reviewed)]) == 2
+    one_line_error(capsys, flag, "reviewed.json")
+    assert reviewed.read_text() == schema.read_text()
+
+
+def test_a_symlinked_output_of_another_format_is_refused(files, capsys, monkeypatch):
+    # --out lnk.parquet -> tgt.csv wrote Parquet bytes into tgt.csv; --out lnk.csv ->
+    # schema.json replaced the schema with a table
+    tmp, real, schema = files
+    (tmp / "tgt.csv").write_text("a,b\n1,2\n")
+    for name, target in (("lnk.parquet", tmp / "tgt.csv"), ("lnk.csv", schema),
+                         ("l2.csv", tmp / "tgt.csv.gz")):
+        link = tmp / name
+        os.symlink(target, link)
+        if not target.exists():
+            target.write_bytes(b"")
+        before = target.read_bytes()
+        no_reading(monkeypatch)
+        assert main(_synth(real, schema, link)) == 2
+        one_line_error(capsys, "--out", name, target.name)
+        assert target.read_bytes() == before
+
+
+def test_public_table_that_is_the_private_input_is_refused(files, capsys, monkeypatch):
+    # the private records became a free prior (GUM's start, the selection) while the
+    # ledger claimed the whole guarantee
+    tmp, real, schema = files
+    link = tmp / "hard.csv"
+    os.link(real, link)
+    sym = tmp / "sym.csv"
+    os.symlink(real, sym)
+    for public in (real, link, sym):
+        no_reading(monkeypatch)
+        assert main(_synth(real, schema, tmp / "o.csv", "--public", str(public))) == 2
+        one_line_error(capsys, "--public", "private input")

@@ -14,8 +14,8 @@ import pandas as pd
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs, spent,
-                                 write_ledger)
+from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs,
+                                 check_public, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
@@ -50,6 +50,7 @@ def synthesize(a) -> int:
     from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
     check_inputs(a.input, a.public)
+    check_public(a.public, [a.input])
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
     schema = load_schema(a.schema)
@@ -136,6 +137,7 @@ def _synthesize_on_dask(a) -> int:
     # every check that can fail runs before the private table is read
     inputs = table_files(a.input)  # files there, one format (before a cluster starts)
     check_inputs(a.public)
+    check_public(a.public, inputs)
     check_output_dir(a.out)
     if a.ledger and file_id(Path(a.ledger).absolute().parent) == file_id(a.out):
         raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import HTML, JSON, check_kind, check_output, file_id, write_text
+from gpu_dpsyn.data.files import HTML, check_kind, check_output, file_id, write_text
 
 
 def check_inputs(*paths) -> None:
@@ -18,7 +18,23 @@ def check_inputs(*paths) -> None:
             raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
 
 
-KINDS = {"--ledger": JSON, "--json": JSON, "--report": HTML}  # what those outputs hold
+def check_public(public, inputs) -> None:
+    """A --public table is public input that costs none of the budget: the private table
+    named again (by its name, a hard link or a symlink) would be used for free."""
+    if not public:
+        return
+    clash = next((i for i in inputs if i and file_id(i) == file_id(public)), None)
+    if clash is not None:
+        raise DPSynError(f"--public {public!r} is the private input {str(clash)!r}: a public "
+                         "table is used without spending budget, so it must hold no private "
+                         "record")
+
+
+# what those outputs hold: a ledger or evaluate's JSON replaces only its own kind, never
+# another JSON document (a reviewed schema named by mistake)
+LEDGER = ("privacy ledger", (b"{",), b'"guarantee"')
+EVALUATION = ("evaluate --json output", (b"{",), b'"not_for_publication"')
+KINDS = {"--ledger": LEDGER, "--json": EVALUATION, "--report": HTML}
 
 
 def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:

@@ -45,10 +45,21 @@ def target_of(path) -> Path:
     return Path(os.path.realpath(p)) if p.is_symlink() else p
 
 
+_PACKED = (".gz", ".bz2", ".xz", ".zip")
+
+
+def _kind_suffix(p: Path) -> tuple:
+    """The suffixes that name a file's format: the last, and the one before a
+    compression suffix (".csv.gz")."""
+    s = [x.lower() for x in p.suffixes]
+    return tuple(s[-2:]) if s and s[-1] in _PACKED else tuple(s[-1:])
+
+
 def check_output(path, flag: str | None = None) -> None:
     """DPSynError unless `path` can take a new file: it names a regular file or nothing
-    yet, not a directory, a device, a FIFO or a dangling symlink, and its directory
-    accepts a new file (a probe file is created and removed there)."""
+    yet, not a directory, a device, a FIFO, a dangling symlink or a symlink to a file
+    of another kind (other suffixes), and its directory accepts a new file (a probe file
+    is created and removed there)."""
     p, where = Path(path), _where(path, flag)
     if "\0" in str(p):  # the system refuses it (pathlib's checks say False to it)
         raise DPSynError(f"{where} holds a NUL byte; give a file name without one")
@@ -57,6 +68,10 @@ def check_output(path, flag: str | None = None) -> None:
                          "file name")
     if p.is_dir():
         raise DPSynError(f"{where} is a directory; give a file name")
+    if p.is_symlink() and _kind_suffix(p) != _kind_suffix(target_of(p)):
+        raise DPSynError(f"{where} is a symlink to {str(target_of(p))!r}, a file of another "
+                         "kind: the output's format comes from its name; give the file's own "
+                         "name")
     if p.exists():
         if not stat.S_ISREG(os.stat(p).st_mode):
             raise DPSynError(f"{where} is not a regular file (a device, FIFO or socket); "
@@ -81,7 +96,7 @@ def check_kind(path, kind: tuple, flag: str | None = None) -> None:
     name, starts, marker = kind
     try:
         with open(path, "rb") as f:
-            head = f.read(256).lstrip()
+            head = f.read(4096).lstrip()  # a marker's key comes early (a ledger's, ~200)
     except OSError:  # nothing there yet, or check_output says what is wrong
         return
     if head and not (head.startswith(starts) and marker in head):
