@@ -173,6 +173,10 @@ def _share(share) -> float:
     return float(share)
 
 
+# a workload weight's range: a weight of 1e100 left every other set noise past 64 bits
+WEIGHTS = (1e-3, 1e3)
+
+
 def _check_workload_shape(workload) -> tuple:
     """((column names, weight), ...), validated for form; names are checked in fit()."""
     if workload is None:
@@ -199,5 +203,9 @@ def _check_workload_shape(workload) -> tuple:
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not (w > 0 and
                                                                           math.isfinite(w)):
             raise DPSynError(f"workload weight for {cols} must be a positive number, got {w!r}")
+        if not WEIGHTS[0] <= w <= WEIGHTS[1]:
+            raise DPSynError(f"workload weight for {cols} must be between {WEIGHTS[0]:g} and "
+                             f"{WEIGHTS[1]:g} (its budget against the others' weight 1), "
+                             f"got {float(w):g}")
         out.append((cols, float(w)))
     return tuple(out)

@@ -168,3 +168,11 @@ def test_a_spent_budget_refuses_even_a_rounding_sized_charge():
     acc.charge(1.0, "all", ["a"], 3)
     with pytest.raises(BudgetExceededError):
         acc.charge(1e-10, "more", ["a"], 3)
+
+
+def test_a_plan_whose_smallest_share_buys_noise_past_64_bits_is_refused_before_charging():
+    acc = Accountant(1.0, 1e-9)
+    for mechanism in ("gaussian", "laplace"):
+        with pytest.raises(PrivacyParameterError, match="smallest share"):
+            acc.choose_mechanism([0.5, 1e-40], [10, 10], mechanism)
+    assert acc.ledger == [] and acc.choose_mechanism([0.5, 1e-12], [10, 10], "auto")

@@ -492,3 +492,23 @@ def test_public_table_that_is_the_private_input_is_refused(files, capsys, monkey
         no_reading(monkeypatch)
         assert main(_synth(real, schema, tmp / "o.csv", "--public", str(public))) == 2
         one_line_error(capsys, "--public", "private input")
+
+
+@pytest.mark.parametrize("extra", [[], ["--workers", "1"]])
+def test_the_ledger_is_written_when_the_fit_fails_after_a_charge(files, capsys, monkeypatch,
+                                                                extra):
+    # a failure inside fit() after the first charges (a noise draw that fails closed)
+    # left no ledger: the curator could not know that budget was spent
+    from gpu_dpsyn.errors import SamplerError
+    from gpu_dpsyn.measure import privsyn
+    tmp, real, schema = files
+    out, ledger = tmp / ("o.csv" if not extra else "parts"), tmp / "l.json"
+
+    def fails(*a, **k):
+        raise SamplerError("a noise value does not fit 64 bits; nothing was released")
+    monkeypatch.setattr(privsyn, "_scores", fails)  # after the 1-way marginals' charges
+    assert main(_synth(real, schema, out, "--rows", "50", *extra,
+                       "--ledger", str(ledger))) == 2
+    one_line_error(capsys, "64 bits")
+    spent = json.loads(ledger.read_text())
+    assert spent["measurements"] and 0 < spent["spent_fraction"] < 1

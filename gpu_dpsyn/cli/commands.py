@@ -68,9 +68,9 @@ def synthesize(a) -> int:
                     lenient=a.on_invalid == "repair")
     public = read_table(a.public, schema=schema, lenient=a.on_invalid == "repair") \
         if a.public else None
-    syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
-    del df, public  # the release gets the memory checked before the table was read
-    with spent(a, syn):
+    with spent(a, syn):  # from the first charge on, the ledger is written come what may
+        syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
+        del df, public  # the release gets the memory checked before the table was read
         out = syn.sample(a.rows)
         with step(not a.quiet, f"write {a.out}"):
             write_table(out, a.out, "--out")
@@ -153,8 +153,8 @@ def _synthesize_on_dask(a) -> int:
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
     with dask_client(a.workers, a.scheduler, gpu) as client:
         syn.client = client
-        syn.fit(a.input, schema, public=public)
         with spent(a, syn):
+            syn.fit(a.input, schema, public=public)
             res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
     rep = write_ledger(a, syn, res["gum_history"])  # the first batch's
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")

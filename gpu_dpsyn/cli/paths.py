@@ -62,12 +62,15 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
 
 @contextmanager
 def spent(a, syn):
-    """What follows the fit: the budget is spent, so should it fail (sampling, writing)
-    the ledger is written all the same, and a ledger that cannot be written either is
-    named in the same one-line error."""
+    """The fit and what follows it: once a charge is made, should anything fail (the
+    fit's later steps, sampling, writing) the ledger of what was spent is written all the
+    same, and a ledger that cannot be written either is named in the same one-line
+    error."""
     try:
         yield
     except BaseException as e:
+        if not syn.ledger:  # nothing spent: nothing to record
+            raise
         try:
             write_ledger(a, syn, [])
         except DPSynError as lost:

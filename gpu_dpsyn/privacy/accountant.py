@@ -127,6 +127,12 @@ class LedgerEntry:
 
 MAX_SENSITIVITY = 2 ** 31 - 1  # records per individual: no table holds more (data/dtypes.py
 # MAX_ROWS); 2^55 made noise values past 64 bits, at random, after the first charges
+# the noise of the whole budget on one count: any more and a count of any table is lost in
+# it, and a measurement's share of it (>= 1e-16 of the budget, workload weights bounded)
+# would draw noise near 2^63, which fails closed after the first charges
+MAX_WHOLE_SIGMA = 2.0 ** 26
+# any one planned measurement's noise scale: values past 2^63 stay beyond ~10^4 scales
+MAX_SCALE = 2.0 ** 49
 
 
 def shown_int(v) -> str:
@@ -161,6 +167,14 @@ class Accountant:
                 f"(the most rows a table may have), got {shown_int(s)}")
         self.sensitivity = int(s)
         self.rho = eps_delta_to_rho(self.epsilon, self.delta, self.conversion)
+        sigma = gaussian_sigma(self.rho, self.sensitivity)
+        if sigma > MAX_WHOLE_SIGMA:
+            raise PrivacyParameterError(
+                f"(epsilon={self.epsilon:g}, delta={self.delta:g}) with {self.sensitivity} "
+                f"record(s) per individual buys too little: the whole budget on one count "
+                f"would add noise of standard deviation {sigma:.3g} (at most "
+                f"{MAX_WHOLE_SIGMA:.3g}: a share of it could draw noise past 64 bits); use "
+                "a larger epsilon or delta")
         self._spent = Fraction(0)  # of the whole budget, exactly
 
     # -- planning (data independent) -------------------------------------------
@@ -186,6 +200,12 @@ class Accountant:
             prefer = min(var, key=var.get)
         if self.ledger and prefer != self.mechanism:
             raise BudgetExceededError("cannot switch mechanism after measurements were made")
+        worst = max((self.scale_for(f, prefer)[0] for f in fractions if f > 0), default=0.0)
+        if worst > MAX_SCALE:  # a plan known before the first charge (dpsyn's)
+            raise PrivacyParameterError(
+                f"the plan's smallest share of the budget buys {prefer} noise of scale "
+                f"{worst:.3g}, past what a count can hold; use a larger epsilon, fewer "
+                "marginals or more even workload weights")
         self.mechanism = prefer
         return prefer
 
