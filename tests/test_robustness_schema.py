@@ -194,3 +194,29 @@ def test_numpy_scalars_as_categorical_values_are_the_values_they_print_as():
     for bad in (np.float32("nan"), np.complex128(1j), np.datetime64("2020-01-01")):
         with pytest.raises(SchemaError, match="'v'"):
             load_schema({"columns": {"v": {"type": "categorical", "values": [1, bad]}}})
+
+
+@pytest.mark.parametrize("spec", [{"kind": "int", "min": 0, "max": 120},
+                                  {"type": "numeric", "kind": "int", "min": 0, "max": 120},
+                                  {"kind": "integer", "min": 0, "max": 120}])
+def test_kind_int_makes_an_integer_column_as_type_int_does(spec):
+    # "kind" stands for "type", but only "type" made the column integer: floats came out
+    assert load_schema({"columns": {"age": spec}})["age"].integer
+    assert not load_schema({"columns": {"age": dict(spec, kind="float")}})["age"].integer
+
+
+@pytest.mark.parametrize("spec", [{"type": "integer", "integer": False, "min": 0, "max": 9},
+                                  {"kind": "int", "integer": False, "min": 0, "max": 9},
+                                  {"type": "float", "integer": True, "min": 0, "max": 9}])
+def test_a_type_and_an_integer_flag_that_disagree_are_refused(spec):
+    with pytest.raises(SchemaError, match="column 'x'.*integer"):
+        load_schema({"columns": {"x": spec}})
+
+
+@pytest.mark.parametrize("spec", [
+    {"type": "categorical", "values": ["a", "other"], "nullable": True, "fallback": "other"},
+    {"type": "numeric", "min": 0, "max": 9, "nullable": True, "fallback": 0}])
+def test_a_fallback_in_a_nullable_column_is_refused_not_ignored(spec):
+    # an invalid value of a nullable column is made missing: the fallback was never used
+    with pytest.raises(SchemaError, match="column 'x'.*'fallback'.*nullable"):
+        load_schema({"columns": {"x": spec}})

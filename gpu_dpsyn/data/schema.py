@@ -292,8 +292,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
                               "its 'values'")
         return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype,
                       fallback=fallback)
-    integer = bool(spec.get("integer", spec.get("type") in ("integer", "int")
-                            or str(dtype).lower().startswith(("int", "uint"))))
+    integer = rules.integer_flag(name, spec, dtype)
     support = spec.get("support")
     if support is not None and not integer:
         raise SchemaError(f"column {shown(name)}: 'support' lists the values of an integer "

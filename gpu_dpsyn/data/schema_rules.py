@@ -214,6 +214,28 @@ def check_column(name: str, kind: str, spec: dict) -> None:
     """The keys and values one column of this kind may have."""
     article = "an" if kind == "id" else "a"
     _check(kind, COLUMN_RULES[kind], spec, f"column {shown(name)}", f"{article} {kind} column")
+    if spec.get("fallback") is not None and spec.get("nullable"):
+        raise SchemaError(f"column {shown(name)}: 'fallback' is never used in a nullable "
+                          "column (a value it does not allow is made missing); remove one of "
+                          "them")
+
+
+_INTEGER_TYPES, _FLOAT_TYPES = ("integer", "int"), ("float",)
+
+
+def integer_flag(name: str, spec: dict, dtype) -> bool:
+    """Whether a numeric column is integer: its "integer" key, else what its type (or its
+    kind: the two are one key) or its dtype says; a type and a flag that disagree are
+    refused."""
+    said = {spec.get(k) for k in ("type", "kind") if isinstance(spec.get(k), str)}
+    whole, real = bool(said & set(_INTEGER_TYPES)), bool(said & set(_FLOAT_TYPES))
+    flag = spec.get("integer")
+    if flag is not None and (whole and not flag or real and flag):
+        raise SchemaError(f"column {shown(name)}: its type says {'integer' if whole else 'float'}"
+                          f" but \"integer\" is {str(flag).lower()}: give one")
+    if flag is not None:
+        return bool(flag)
+    return whole or str(dtype).lower().startswith(("int", "uint"))
 
 
 # -- a key given twice -----------------------------------------------------------------------
