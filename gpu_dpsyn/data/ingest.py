@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpu_dpsyn.data import csv_text, line_ends
+from gpu_dpsyn.data import csv_text, line_ends, parquet_types
 from gpu_dpsyn.data.files import check_output, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
@@ -206,12 +206,13 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
     try:
+        binary = parquet_types.check(p, schema) if parquet and schema is not None else []
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
             return cudf.read_parquet(p) if parquet else \
                 cudf.read_csv(p, **csv_options(schema, as_text))
         if parquet:
-            return pd.read_parquet(p)
+            return parquet_types.as_text(pd.read_parquet(p), binary)
         opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
             # chunk and warns where two disagree: one record's text would decide that
@@ -222,6 +223,8 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
         return df
+    except DPSynError:  # (a DPSynError is a ValueError: said once, as it is)
+        raise
     except ImportError as e:  # Parquet without pyarrow, say
         raise DPSynError(f"cannot read {shown(str(path))}: {e}") from None
     except READ_ERRORS as e:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import glob
 import os
 
-from gpu_dpsyn.data import line_ends
+from gpu_dpsyn.data import line_ends, parquet_types
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
@@ -50,8 +50,10 @@ def read_partitioned(path, schema, row_local: bool = False):
     import dask.dataframe as dd
     from dask.dataframe.io.csv import make_reader  # dd.read_csv's own, for our parser
     files = table_files(path)
-    if table_format(files[0]) == "parquet":
-        return dd.read_parquet(files)
+    if table_format(files[0]) == "parquet":  # each file's declared types, as read_table
+        binary = sorted({b for f in files for b in parquet_types.check(f, schema)})
+        df = dd.read_parquet(files)
+        return df.map_partitions(parquet_types.as_text, binary) if binary else df
     opts = csv_options(schema)
     opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})

@@ -1,0 +1,89 @@
+"""Parquet columns by their declared Arrow type (file metadata, not a record's value): a
+type that a schema column can never read is refused before the fit, naming the column and
+the type; binary columns are text (UTF-8, as a CSV's bytes).  Before, each such column made
+every value invalid, every row was dropped, and a 1-row table was released with the budget
+spent."""
+import json
+
+import pandas as pd
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from gpu_dpsyn.cli import main  # noqa: E402
+from gpu_dpsyn.data.ingest import read_table  # noqa: E402
+from gpu_dpsyn.errors import DataError  # noqa: E402
+
+N = 200
+KEEP = pa.array([i % 10 for i in range(N)], pa.int64())
+SPECS = {"cat": {"type": "categorical", "values": ["a", "b"]},
+         "num": {"type": "numeric", "integer": True, "min": 0, "max": 1},
+         "date": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                  "unit": "month"}}
+
+
+def _files(tmp_path, kind, array):
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": array, "k": KEEP}), p)
+    schema = {"columns": {"x": SPECS[kind],
+                          "k": {"type": "numeric", "integer": True, "min": 0, "max": 9}}}
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps(schema))
+    return p, s
+
+
+def test_a_binary_column_reads_as_text(tmp_path):
+    p, s = _files(tmp_path, "cat", pa.array([b"a", b"b", b"\xff"] * (N // 3) + [b"a"] * (N % 3),
+                                            pa.binary()))
+    df = read_table(p, schema=s)
+    assert df["x"].tolist()[:3] == ["a", "b", "\ufffd"]
+    out = tmp_path / "o.csv"
+    assert main(["synthesize", str(p), "--schema", str(s), "--epsilon", "1", "--delta",
+                 "1e-9", "--seed", "0", "--out", str(out), "--quiet", "--rows", "100"]) == 0
+    assert set(pd.read_csv(out)["x"]) == {"a", "b"}
+
+
+@pytest.mark.parametrize("kind, array, named", [
+    ("cat", pa.array([[1, 2]] * N, pa.list_(pa.int64())), "list"),
+    ("cat", pa.array([{"a": 1}] * N, pa.struct([("a", pa.int64())])), "struct"),
+    ("num", pa.array([True, False] * (N // 2), pa.bool_()), "bool"),
+    ("num", pa.array([1000] * N, pa.time64("us")), "time64"),
+    ("num", pa.array([5] * N, pa.duration("s")), "duration"),
+    ("date", pa.array([3] * N, pa.int64()), "int64"),
+    ("date", pa.array([5] * N, pa.duration("s")), "duration")])
+def test_a_type_the_column_cannot_read_is_refused_before_anything_is_spent(
+        tmp_path, capsys, kind, array, named):
+    p, s = _files(tmp_path, kind, array)
+    with pytest.raises(DataError, match=rf"column 'x' .*{named}"):
+        read_table(p, schema=s)
+    ledger = tmp_path / "l.json"
+    assert main(["synthesize", str(p), "--schema", str(s), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp_path / "o.csv"), "--ledger", str(ledger),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and not ledger.exists(), err
+
+
+def test_types_each_kind_reads_are_accepted(tmp_path):
+    for kind, array in (("cat", pa.array(["a", "b"] * (N // 2)).dictionary_encode()),
+                        ("cat", pa.array([None] * N, pa.null())),
+                        ("num", pa.array(["0", "1"] * (N // 2), pa.large_string())),
+                        ("num", pa.array([0.0, 1.0] * (N // 2), pa.float32())),
+                        ("date", pa.array([pd.Timestamp("2020-03-01")] * N,
+                                          pa.timestamp("ms", tz="UTC"))),
+                        ("date", pa.array([18_000] * N, pa.date32()))):
+        p, s = _files(tmp_path, kind, array)
+        assert len(read_table(p, schema=s)) == N
+
+
+def test_dask_reads_the_types_as_read_table_does(tmp_path):
+    pytest.importorskip("dask.distributed")
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.distributed.reading import read_partitioned
+    p, s = _files(tmp_path, "cat", pa.array([b"a", b"\xff"] * (N // 2), pa.binary()))
+    got = read_partitioned(str(p), load_schema(json.loads(s.read_text()))).compute()
+    assert got["x"].tolist() == read_table(p, schema=s)["x"].tolist()
+    p, s = _files(tmp_path, "num", pa.array([True, False] * (N // 2), pa.bool_()))
+    with pytest.raises(DataError, match="column 'x' .*bool"):
+        read_partitioned(str(p), load_schema(json.loads(s.read_text())))
