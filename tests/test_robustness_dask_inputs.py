@@ -73,3 +73,54 @@ def test_a_quoted_line_break_where_a_file_would_be_cut_reads_as_in_memory(tmp_pa
     got = got[got["a"] == "y"].compute()
     want = read_table(p, schema=schema)
     assert got["note"].tolist() == want.loc[want["a"] == "y", "note"].tolist() == ["1\n2"]
+
+
+def _two_files(tmp_path, a: bytes, b: bytes, names=("a.csv", "b.csv")):
+    d = tmp_path / "parts"
+    d.mkdir()
+    (d / names[0]).write_bytes(a)
+    (d / names[1]).write_bytes(b)
+    return d
+
+
+def test_a_trailing_delimiter_in_a_later_file_is_read_right(tmp_path):
+    # only the first file was looked at: the second's columns shifted by one, and every
+    # one of its rows was dropped by the repair without a word
+    d = _two_files(tmp_path, b"color,size\nred,1\nblue,2\n", b"color,size\nred,3,\nblue,4,\n")
+    got = read_partitioned(str(d), load_schema(SCHEMA), row_local=True).compute()
+    assert got["color"].tolist() == ["red", "blue"] * 2
+    assert got["size"].astype(float).tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_files_with_other_columns_are_refused_naming_the_file(tmp_path, fmt):
+    # a column missing from a later file was a worker's KeyError; an extra one in a later
+    # Parquet file was dropped unseen (in the first file it is refused)
+    first = pd.DataFrame({"color": ["red", "blue"], "size": [1, 2]})
+    for later in (first[["color"]], first.assign(extra=1)):
+        d = tmp_path / f"{fmt}{len(later.columns)}"
+        d.mkdir()
+        for name, df in (("a", first), ("b", later)):
+            if fmt == "csv":
+                df.to_csv(d / f"{name}.csv", index=False)
+            else:
+                df.to_parquet(d / f"{name}.parquet", index=False)
+        with pytest.raises(DataError, match=rf"b\.{fmt}.* columns"):
+            read_partitioned(str(d), load_schema(SCHEMA))
+
+
+def test_a_file_name_with_glob_characters_is_that_file(tmp_path):
+    # 'data[1].parquet' was read as a glob, matching data1.parquet: another table
+    pd.DataFrame({"color": ["red"], "size": [1]}).to_parquet(tmp_path / "data[1].parquet")
+    pd.DataFrame({"color": ["blue"], "size": [2]}).to_parquet(tmp_path / "data1.parquet")
+    got = read_partitioned(str(tmp_path / "data[1].parquet"), load_schema(SCHEMA)).compute()
+    assert got["color"].tolist() == ["red"]
+
+
+def test_files_of_mixed_compressions_are_refused(tmp_path):
+    import gzip
+    from gpu_dpsyn.errors import DPSynError
+    d = _two_files(tmp_path, gzip.compress(b"color,size\nred,1\n"), b"color,size\nblue,2\n",
+                   ("a.csv.gz", "b.csv"))
+    with pytest.raises(DPSynError, match="mixes compressions"):
+        read_partitioned(str(d), load_schema(SCHEMA))

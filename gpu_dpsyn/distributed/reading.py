@@ -7,7 +7,7 @@ import os
 
 from gpu_dpsyn.data import line_ends, parquet_types
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
                                    lenient_options, reread_trailing, table_format)
 
@@ -26,16 +26,26 @@ def table_files(path) -> list[str]:
     if os.path.isdir(p):
         files = [f for f in sorted(glob.glob(os.path.join(glob.escape(p), "*")))
                  if os.path.isfile(f) and not os.path.basename(f).startswith((".", "_"))]
-    elif glob.has_magic(p):
-        files = [f for f in sorted(glob.glob(p)) if os.path.isfile(f)]
+    elif os.path.isfile(p):  # a file's own name, "[1]" and all, before any glob
+        files = [p]
     else:
-        files = [p] if os.path.isfile(p) else []
+        files = [f for f in sorted(glob.glob(p)) if os.path.isfile(f)] \
+            if glob.has_magic(p) else []
     if not files:
         raise DPSynError(f"cannot read {shown(p)}: no table file there")
     formats = {table_format(f) for f in files}  # an unknown suffix is refused here
     if len(formats) > 1:
         raise DPSynError(f"{shown(p)} mixes CSV and Parquet files; give one format")
+    packed = {_packing(f) for f in files}  # Dask takes the first file's for all
+    if len(packed) > 1:
+        raise DPSynError(f"{shown(p)} mixes compressions ({', '.join(sorted(packed))}); "
+                         "give one")
     return files
+
+
+def _packing(path) -> str:
+    name = str(path).lower()
+    return next((s for s in (".gz", ".bz2", ".xz", ".zip") if name.endswith(s)), "none")
 
 
 def read_partitioned(path, schema, row_local: bool = False):
@@ -51,28 +61,48 @@ def read_partitioned(path, schema, row_local: bool = False):
     from dask.dataframe.io.csv import make_reader  # dd.read_csv's own, for our parser
     files = table_files(path)
     if table_format(files[0]) == "parquet":  # each file's declared types, as read_table
+        import pyarrow.parquet as pq
         binary = sorted({b for f in files for b in parquet_types.check(f, schema)})
-        df = dd.read_parquet(files)
+        _same_columns(files, [pq.read_schema(f).names for f in files])
+        df = dd.read_parquet(_literal(files))
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
     opts = csv_options(schema)
     opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
     if row_local:
         opts.update(lenient_options())
-    if _first_rows(files[0], opts):
-        opts["index_col"] = False  # a trailing delimiter (anything else was refused)
+    heads = [_first_rows(f, opts) for f in files]
+    _same_columns(files, [list(h.columns) for h, _ in heads])
+    if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
+        opts["index_col"] = False               # with other extra fields were refused
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
-    return read_csv(files, blocksize=None, **opts)
+    return read_csv(_literal(files), blocksize=None, **opts)
 
 
-def _first_rows(path, opts: dict) -> bool:
-    """The first file's header and first rows read as read_table reads them: a header
+def _literal(files) -> list:
+    """Local file names as Dask's readers (fsspec) take them literally: they glob
+    "[1]" too."""
+    return [f if "://" in f else glob.escape(f) for f in files]
+
+
+def _same_columns(files, columns) -> None:
+    """DataError naming a file whose columns are not the first file's (Dask reads every
+    file by the first's: a column missing later failed a worker, an extra one was
+    dropped unseen)."""
+    for f, cols in zip(files[1:], columns[1:]):
+        if set(cols) != set(columns[0]):
+            raise DataError(f"cannot read {shown(f)}: its columns {shown(sorted(cols))} are "
+                            f"not those of {shown(files[0])} ({shown(sorted(columns[0]))}); "
+                            "give every file the same columns")
+
+
+def _first_rows(path, opts: dict) -> tuple:
+    """(header and first rows, trailing) of one file read as read_table reads it: a header
     naming a column twice, or rows with more fields than the header, are refused as there
-    (DataError naming the file); True when the rows end in a trailing delimiter, which is
+    (DataError naming the file); trailing: the rows end in a trailing delimiter, which is
     then read without it."""
     head = line_ends.read_csv(path, nrows=100, **opts)
     check_header(path, head)
     if default_index(head):
-        return False
-    reread_trailing(path, head, dict(opts, nrows=100))
-    return True
+        return head, False
+    return reread_trailing(path, head, dict(opts, nrows=100)), True
