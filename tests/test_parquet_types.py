@@ -87,3 +87,29 @@ def test_dask_reads_the_types_as_read_table_does(tmp_path):
     p, s = _files(tmp_path, "num", pa.array([True, False] * (N // 2), pa.bool_()))
     with pytest.raises(DataError, match="column 'x' .*bool"):
         read_partitioned(str(p), load_schema(json.loads(s.read_text())))
+
+
+@pytest.mark.parametrize("array, want", [
+    (pa.array([b"ab", b"cd", b"\xff"] * (N // 3) + [b"ab"] * (N % 3), pa.binary()),
+     "categorical"),
+    (pa.array([18_000 + i % 28 for i in range(N)], pa.date32()), "datetime"),
+    (pa.array([18_000 * 86_400_000 + i for i in range(N)], pa.date64()), "datetime")])
+def test_infer_schema_drafts_binary_and_date_columns(tmp_path, capsys, array, want):
+    # binary and date columns ended in "TypeError: cannot write bytes (date) to JSON"
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": array, "k": KEEP}), p)
+    out = tmp_path / "s.json"
+    assert main(["infer-schema", str(p), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["columns"]["x"]["type"] == want
+    if want == "categorical":
+        assert "ab" in json.loads(out.read_text())["columns"]["x"]["values"]
+
+
+def test_infer_schema_refuses_times_of_day_in_one_line(tmp_path, capsys):
+    import datetime as dt
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": pa.array([dt.time(i % 24) for i in range(N)],
+                                           pa.time64("us")), "k": KEEP}), p)
+    assert main(["infer-schema", str(p), "--out", str(tmp_path / "s.json")]) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if "warning:" not in x]
+    assert len(err) == 1 and "column 'x'" in err[0] and "time" in err[0], err

@@ -232,6 +232,11 @@ class _Guesser:
             raise SchemaError(f"column {shown(name)} has {len(uniq)} distinct values; too many "
                               "to list: bin it or mark it as an id column (--id)")
         values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
+        odd = next((v for v in values if not isinstance(v, (str, bool, int, float))), None)
+        if odd is not None:  # a time of day, say: no schema lists it
+            raise SchemaError(f"column {shown(name)} holds {type(odd).__name__} values (such "
+                              f"as {shown(str(odd))}), which a schema cannot list: convert "
+                              "them to text or numbers first")
         zeros = text and any(LEADING_ZERO.match(str(v)) for v in values)
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))

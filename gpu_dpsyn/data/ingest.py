@@ -206,7 +206,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
     try:
-        binary = parquet_types.check(p, schema) if parquet and schema is not None else []
+        binary = parquet_types.check(p, schema) if parquet else []
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
             return cudf.read_parquet(p) if parquet else \

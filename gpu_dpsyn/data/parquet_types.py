@@ -47,18 +47,20 @@ _NEVER = {"categorical": {"nested"}, "id": {"nested"},
           "datetime": {"nested", "bool", "number", "time"}}
 
 
-def check(path, schema) -> list[str]:
+def check(path, schema=None) -> list[str]:
     """DataError naming the first schema column whose stored type its kind cannot read;
-    else the names of the schema's binary columns (to read as text)."""
+    else the names of the binary columns (the schema's, or without one every column) to
+    read as text."""
     import pyarrow.parquet as pq
-    kinds = {c.name: c.kind for c in schema.columns if c.kind in _NEVER}
+    kinds = {c.name: c.kind for c in schema.columns if c.kind in _NEVER} \
+        if schema is not None else None
     binary = []
     for field in pq.read_schema(path):
-        kind = kinds.get(field.name)
+        kind = kinds.get(field.name) if kinds is not None else "any"
         if kind is None:
             continue
         family = _family(field.type)
-        if family in _NEVER[kind]:
+        if family in _NEVER.get(kind, ()):
             raise DataError(f"cannot read {shown(str(path))}: column {shown(field.name)} is "
                             f"stored as {field.type} in Parquet, which a {kind} column cannot "
                             f"read{_HINTS.get((kind, family), '')}")

@@ -2,6 +2,8 @@
 ISO 8601 datetimes and their finest unit."""
 from __future__ import annotations
 
+import datetime
+
 import re
 
 import numpy as np
@@ -88,6 +90,13 @@ def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
     ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return s.reset_index(drop=True), False
+    if s.dtype == object and len(vals) and \
+            vals.map(lambda v: isinstance(v, datetime.date)).all():  # Parquet's date32, ...
+        zoned = vals.map(lambda v: getattr(v, "tzinfo", None) is not None)
+        if not zoned.any() or zoned.all():
+            t = pd.to_datetime(s, errors="coerce", utc=bool(zoned.any()))
+            if not t[s.notna()].isna().any():
+                return pd.Series(t).reset_index(drop=True), bool(zoned.any())
     if not text or not all(isinstance(v, str) for v in vals) or \
             not vals.str.match(_ISO).all():
         return None, False
