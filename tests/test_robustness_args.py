@@ -128,7 +128,10 @@ def test_a_parquet_list_column_is_a_data_error(tmp_path):
     df["color"] = [[c] for c in df["color"]]
     p = tmp_path / "t.parquet"
     df.to_parquet(p)
-    table = read_table(p, schema=schema)
+    with pytest.raises(DataError) as e:  # by its declared type, before anything is read
+        read_table(p, schema=schema)
+    _one_line(e, "'color'")
+    table = read_table(p)
     with pytest.raises(DataError) as e:
         _syn(on_invalid="error").fit(table, schema)
     _one_line(e, "'color'")
@@ -143,3 +146,54 @@ def test_infer_schema_of_a_list_column_is_a_data_error():
     with pytest.raises(DataError) as e:
         infer_schema(df)
     _one_line(e, "'size'", "list")
+
+
+# -- documents nested past Python's recursion limit, ledgers with values of the wrong type --
+def test_a_deeply_nested_schema_or_ledger_is_one_line(tmp_path, capsys):
+    from gpu_dpsyn.cli import main
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    real = tmp_path / "r.csv"
+    real.write_text("a\n1\n")
+    assert main(["infer-schema", str(real), "--out", str(tmp_path / "s.json")]) == 0
+    capsys.readouterr()
+    for args in (["synthesize", str(real), "--schema", str(deep), "--epsilon", "1",
+                  "--delta", "1e-9", "--out", str(tmp_path / "o.csv")],
+                 ["evaluate", str(real), str(real), "--schema", str(tmp_path / "s.json"),
+                  "--report", str(tmp_path / "r.html"), "--ledger", str(deep)]):
+        assert main(args) == 2
+        err = [x for x in capsys.readouterr().err.splitlines() if "warning:" not in x]
+        assert len(err) == 1 and "deep.json" in err[0] and "nested" in err[0], err
+
+
+@pytest.mark.parametrize("key, value", [("epsilon", None), ("delta", [1]), ("epsilon", True),
+                                        ("guarantee", 3)])
+def test_a_ledger_value_of_the_wrong_type_is_refused_before_the_evaluation(
+        tmp_path, capsys, key, value):
+    import json
+    from gpu_dpsyn.cli import main
+    real = tmp_path / "r.csv"
+    real.write_text("a\n1\n2\n")
+    ledger = tmp_path / "l.json"
+    doc = {"epsilon": 1.0, "delta": 1e-9, "guarantee": "g", "measurements": []}
+    doc[key] = value
+    ledger.write_text(json.dumps(doc))
+    assert main(["evaluate", str(real), str(real), "--report", str(tmp_path / "r.html"),
+                 "--ledger", str(ledger)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and key in err, err
+
+
+def test_evaluate_names_an_empty_synthetic_table_as_such(tmp_path, capsys):
+    # with --schema it said "the table is empty: nothing to synthesize"
+    import json
+    from gpu_dpsyn.cli import main
+    real, syn, schema = tmp_path / "r.csv", tmp_path / "s.csv", tmp_path / "s.json"
+    real.write_text("a\nx\ny\n")
+    syn.write_text("a\n")
+    schema.write_text(json.dumps({"columns": {"a": {"type": "categorical",
+                                                    "values": ["x", "y"]}}}))
+    assert main(["evaluate", str(real), str(syn), "--schema", str(schema)]) == 2
+    err = capsys.readouterr().err
+    assert "synthetic table has no rows: nothing to compare" in err and \
+        "synthesize" not in err, err

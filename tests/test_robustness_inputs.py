@@ -327,3 +327,13 @@ def test_check_names_a_malformed_record_for_the_curator(tmp_path, capsys):
     assert main(["check", str(p), "--schema", str(s)]) == 1
     out = capsys.readouterr().out
     assert "t.csv: a strict read refuses it" in out and "utf-8" in out
+
+
+def test_a_fifo_or_device_as_the_input_is_named_as_one(tmp_path):
+    import os
+    from gpu_dpsyn.errors import DPSynError
+    fifo = tmp_path / "ff.csv"
+    os.mkfifo(fifo)
+    for p in (fifo, "/dev/null"):
+        with pytest.raises(DPSynError, match="not a regular file"):
+            read_table(p)

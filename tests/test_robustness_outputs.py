@@ -512,3 +512,14 @@ def test_the_ledger_is_written_when_the_fit_fails_after_a_charge(files, capsys, 
     one_line_error(capsys, "64 bits")
     spent = json.loads(ledger.read_text())
     assert spent["measurements"] and 0 < spent["spent_fraction"] < 1
+
+
+@pytest.mark.parametrize("name", ["x.csv", "y.parquet", "z.CSV.GZ"])
+def test_a_dask_output_named_like_a_table_file_is_refused(files, capsys, monkeypatch, name):
+    # --out x.csv with --workers wrote a directory named x.csv of Parquet parts
+    tmp, real, schema = files
+    monkeypatch.setattr("gpu_dpsyn.distributed.reading.read_partitioned",
+                        lambda *a, **k: pytest.fail("the input was read before the check"))
+    assert main(_synth(real, schema, tmp / name, "--workers", "1")) == 2
+    one_line_error(capsys, name, "directory")
+    assert not (tmp / name).exists()

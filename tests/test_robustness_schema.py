@@ -220,3 +220,11 @@ def test_a_fallback_in_a_nullable_column_is_refused_not_ignored(spec):
     # an invalid value of a nullable column is made missing: the fallback was never used
     with pytest.raises(SchemaError, match="column 'x'.*'fallback'.*nullable"):
         load_schema({"columns": {"x": spec}})
+
+
+def test_a_huge_integer_range_is_named_in_a_short_line():
+    # the message printed the integer's 300 digits
+    with pytest.raises(SchemaError, match=r"integer range \[0, 1e\+300\] goes beyond") as e:
+        load_schema({"columns": {"x": {"type": "numeric", "integer": True, "min": 0,
+                                       "max": 1e300}}})
+    assert len(str(e.value)) < 200

@@ -200,6 +200,9 @@ def evaluate(a) -> int:
                 run = json.loads(Path(a.ledger).read_text())
             except (OSError, ValueError) as e:
                 raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
+            except RecursionError:
+                raise DPSynError(f"cannot read ledger {a.ledger!r}: it is nested deeper than "
+                                 "Python's JSON reader goes; no ledger is") from None
             check_ledger(run, f"ledger {a.ledger!r}")
     schema = load_schema(a.schema) if a.schema else None
     if a.target:  # refuse an unusable target before the tables are read
@@ -259,8 +262,8 @@ def _check_table_columns(real, syn, schema, real_path, syn_path) -> None:
     from gpu_dpsyn.data.text import shown
     if schema is not None:
         for what, df, path in (("real", real, real_path), ("synthetic", syn, syn_path)):
-            try:
-                check_columns(df, schema)
+            try:  # (an empty table is refused by the evaluation, in its own words)
+                check_columns(df, schema, allow_empty=True)
             except DPSynError as e:
                 raise type(e)(f"the {what} table {shown(str(path))}: {e}") from None
         return

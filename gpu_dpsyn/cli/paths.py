@@ -98,7 +98,7 @@ def check_not_reviewed(path) -> None:
         return
     try:
         doc = json.loads(text) if text.strip() else {"_drafted_from_data": ["(empty)"]}
-    except ValueError:  # a schema with a typo is still someone's work
+    except (ValueError, RecursionError):  # a schema with a typo is still someone's work
         raise DPSynError(f"--out {path!r} holds JSON that does not parse (a schema being "
                          "written?); infer-schema would replace it: give another name, or "
                          "remove it first") from None

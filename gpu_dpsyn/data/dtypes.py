@@ -95,8 +95,8 @@ def check_column(col) -> None:
     name = col.name
     if col.kind == "numeric":
         if col.integer and max(map(abs, col.value_range)) > FLOAT_EXACT:
-            raise SchemaError(f"column {shown(name)}: integer range "
-                              f"{shown(list(col.value_range))} goes "
+            lo, hi = (float(v) for v in col.value_range)  # (not 300 digits)
+            raise SchemaError(f"column {shown(name)}: integer range [{lo:g}, {hi:g}] goes "
                               f"beyond +-2**53; values are binned in float64, exact only up "
                               "to there: shift or rescale the column, or make it an id column")
         if not all(math.isfinite(b - a) for a, b in zip(col.edges, col.edges[1:])):

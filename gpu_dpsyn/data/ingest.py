@@ -194,11 +194,13 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         schema = load_schema(schema)                            # takes
     p = Path(path)
     try:
-        is_file = p.is_file()
+        is_file, there = p.is_file(), p.exists()
     except (OSError, ValueError):  # a name too long for the file system, a NUL byte
-        is_file = False
+        is_file = there = False
     if not is_file:
-        raise DPSynError(f"cannot read {shown(str(path))}: no such file")
+        raise DPSynError(f"cannot read {shown(str(path))}: " + (
+            "not a regular file (a device, FIFO or socket); give a table file" if there else
+            "no such file"))
     if not isinstance(engine, str):  # read_table(path, schema): its repr is the schema's
         raise DPSynError(f"read_table's reader must be 'pandas' or 'cudf', got a "
                          f"{type(engine).__name__} (a schema goes as schema=)")

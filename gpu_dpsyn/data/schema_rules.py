@@ -309,6 +309,9 @@ def read_document(source) -> dict:
         d = json.loads(text, object_pairs_hook=object_pairs)
     except ValueError as e:  # JSONDecodeError, or a number of more digits than int() takes
         raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {short(e)}") from None
+    except RecursionError:
+        raise SchemaError(f"schema file {str(path)!r} is nested deeper than Python's JSON "
+                          "reader goes; no schema is") from None
     twice = first_duplicate(d)
     if twice is not None:
         raise SchemaError(f"schema file {str(path)!r}: {twice}")

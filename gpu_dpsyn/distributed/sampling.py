@@ -23,7 +23,7 @@ import numpy as np
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.data.files import probe_directory
-from gpu_dpsyn.data.ingest import check_writable
+from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
@@ -48,6 +48,9 @@ def check_output_dir(path) -> Path:
     directory.  Parts of an earlier run would join the union, so an occupied directory is
     refused."""
     p = Path(path)
+    if not p.is_dir() and p.name.lower().endswith(CSV_SUFFIXES + (".parquet",)):
+        raise DPSynError(f"output {str(p)!r} names a table file, but sample_to (--workers) "
+                         "writes a directory of Parquet parts: give a directory name")
     if p.exists():
         if not p.is_dir():
             raise DPSynError(f"output {str(p)!r} exists and is not a directory")

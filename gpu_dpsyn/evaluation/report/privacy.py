@@ -23,6 +23,12 @@ def check_ledger(run, source: str = "ledger") -> dict:
     if missing:
         raise DPSynError(f"{source} is not a gpu_dpsyn privacy ledger: it lacks {missing}; "
                          "give the file that synthesize --ledger wrote")
+    for key, types in (("epsilon", (int, float)), ("delta", (int, float)),
+                       ("guarantee", (str,))):
+        if isinstance(run[key], bool) or not isinstance(run[key], types):
+            raise DPSynError(f"{source}: {key!r} must be a "
+                             f"{'number' if str not in types else 'text'}, got "
+                             f"{type(run[key]).__name__}")
     if not (isinstance(run["measurements"], list)
             and all(isinstance(m, dict) for m in run["measurements"])):
         raise DPSynError(f"{source}: 'measurements' must be a list of objects")
