@@ -55,3 +55,8 @@ class LargeDomainWarning(UserWarning):
 class RowCountWarning(UserWarning):
     """The DP estimate of the row count is dominated by the privacy noise, or was clamped
     to [1, the schema's public "max_rows"]."""
+
+
+class LargeDeltaWarning(UserWarning):
+    """delta is large enough that the guarantee may simply fail for an individual with
+    that probability: it should be well below 1/n for n individuals."""

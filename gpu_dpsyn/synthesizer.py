@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 
 import pandas as pd
@@ -11,10 +12,13 @@ from gpu_dpsyn.config import Settings
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.distributed.cluster import current_client
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DPSynError, LargeDeltaWarning
 from gpu_dpsyn.generate.sample import check_memory, estimated_rows, generate, row_count
 from gpu_dpsyn.measure import fit as measuring
 from gpu_dpsyn.privacy.report import privacy_report
+
+# a delta past it draws a warning: a guarantee that may fail that often protects little
+LARGE_DELTA = 1e-4
 
 
 class Synthesizer:
@@ -58,6 +62,11 @@ class Synthesizer:
 
     def __init__(self, epsilon: float, delta: float, *, client=None, **settings):
         self.settings = Settings.from_options(epsilon, delta, **settings)
+        if self.settings.delta > LARGE_DELTA:
+            warnings.warn(f"delta={self.settings.delta:g}: the guarantee may fail outright "
+                          f"for an individual with probability up to {self.settings.delta:g}; "
+                          "choose delta well below 1/n for n individuals (typically 1e-9 to "
+                          "1e-6)", LargeDeltaWarning, stacklevel=2)
         # post-processing (GUM, decoding) randomness; the noise has its own key
         self.seed = rng.make_seed(self.settings.seed)
         self.backend = get_backend(self.settings.backend)

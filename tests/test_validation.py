@@ -264,3 +264,12 @@ def test_check_plan_refuses_a_marginal_past_max_cells_before_the_table_is_read(m
                       max_cells=4 if method == "privsyn" else 5)
     with pytest.raises(DPSynError, match="more than max_cells"):
         syn.check_plan({"columns": spec})
+
+
+def test_a_large_delta_is_warned_of():
+    from gpu_dpsyn.errors import LargeDeltaWarning
+    with pytest.warns(LargeDeltaWarning, match="delta=0.5"):
+        Synthesizer(1.0, 0.5, backend="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LargeDeltaWarning)
+        Synthesizer(1.0, 1e-6, backend="cpu")
