@@ -228,3 +228,18 @@ def test_a_huge_integer_range_is_named_in_a_short_line():
         load_schema({"columns": {"x": {"type": "numeric", "integer": True, "min": 0,
                                        "max": 1e300}}})
     assert len(str(e.value)) < 200
+
+
+def test_a_fit_at_a_budget_no_nist_run_names_is_warned_of():
+    # the runs' epsilon and delta were read and ignored without a word
+    df, spec = small_table(200)
+    nist = {"schema": spec["columns"], "runs": [{"epsilon": 0.3, "delta": 1e-9},
+                                                {"epsilon": 8, "delta": 1e-9}]}
+    with pytest.warns(UserWarning, match=r"runs name .*\(0.3, 1e-09\), \(8, 1e-09\).*\(1, "):
+        Synthesizer(1.0, 1e-9, backend="cpu", progress=False, iterations=1,
+                    adaptive_rounds=0).fit(df, nist)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Synthesizer(8.0, 1e-9, backend="cpu", progress=False, iterations=1,
+                    adaptive_rounds=0).fit(df, nist)

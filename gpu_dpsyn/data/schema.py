@@ -129,6 +129,7 @@ class Schema:
     max_rows: int | None = None  # public bound on the noisy row count (None: the default)
     # infer-schema's draft: "column.key" of each value read off the data, not yet reviewed
     drafted: list = field(default_factory=list)
+    budgets: list = field(default_factory=list)  # NIST runs' (epsilon, delta): a fit warns
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
@@ -361,7 +362,8 @@ def schema_from_dict(d: dict) -> Schema:
     drafted = list(d.get("_drafted_from_data") or [])
     warn_drafted(drafted, 4)
     return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
-                  d.get("individual_id"), max_rows, drafted)
+                  d.get("individual_id"), max_rows, drafted,
+                  [(r.get("epsilon"), r.get("delta")) for r in runs if "epsilon" in r])
 
 
 def warn_drafted(drafted: list, stacklevel: int = 3) -> None:

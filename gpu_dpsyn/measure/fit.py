@@ -93,6 +93,18 @@ def check_plan(settings, schema) -> tuple:
     return workload, groups
 
 
+def _warn_other_budget(settings, schema) -> None:
+    """A NIST parameters file names the runs' (epsilon, delta): a fit at none of them
+    says so (its epsilon and delta come from the caller, not the file)."""
+    eps, delta = settings.epsilon, settings.delta
+    if not schema.budgets or any(e == eps and d in (None, delta) for e, d in schema.budgets):
+        return
+    named = ", ".join(f"({e:g}, {'-' if d is None else f'{d:g}'})" for e, d in schema.budgets)
+    warnings.warn(f"the schema's runs name (epsilon, delta) {named}; this fit uses "
+                  f"({eps:g}, {delta:g}), which none of them names", UserWarning,
+                  stacklevel=4)
+
+
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         hold=None, key_context=None, pooling_test: bool = True):
     """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
@@ -110,6 +122,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     if isinstance(schema, Schema):  # a dict or a file warned as it was read
         warn_drafted(schema.drafted, 4)  # (the caller of Synthesizer.fit)
     schema = load_schema(schema)
+    _warn_other_budget(settings, schema)
     names = [c.name for c in schema.synth_columns]
     workload, groups = check_plan(settings, schema)
     sens = _sensitivity(settings.sensitivity, schema)
