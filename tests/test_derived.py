@@ -125,3 +125,24 @@ def test_bad_derived_column(spec, match):
             "y": {"type": "derived", **spec}}
     with pytest.raises(SchemaError, match=r"'y'.*" + match):
         load_schema({"columns": cols})
+
+
+@pytest.mark.parametrize("unit, op", [("day", "hour"), ("day", "minute"), ("month", "day"),
+                                      ("month", "weekday"), ("year", "month"),
+                                      ("hour", "minute")])
+def test_a_date_part_finer_than_its_sources_unit_is_refused(unit, op):
+    # a datetime column in days comes out at midnight: an "hour" derived from it was 0 on
+    # every row, without a word
+    spec = {"columns": {"t": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
+                              "unit": unit},
+                        "p": {"type": "derived", "from": "t", "op": op}}}
+    with pytest.raises(SchemaError, match=rf"'p'.*{op}.*'t'.*{unit}"):
+        load_schema(spec)
+
+
+@pytest.mark.parametrize("unit, op", [("day", "day"), ("day", "weekday"), ("hour", "hour"),
+                                      ("month", "year"), ("minute", "minute")])
+def test_a_date_part_as_fine_as_its_sources_unit_is_accepted(unit, op):
+    load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                                   "max": "2020-01-03", "unit": unit},
+                             "p": {"type": "derived", "from": "t", "op": op}}})

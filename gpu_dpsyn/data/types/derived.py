@@ -17,6 +17,9 @@ ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive i
 DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
 KEYS = {"type", "kind", "name", "from", "op", "by", "nullable", "dtype"}
+_FINENESS = {"year": 0, "month": 1, "day": 2, "hour": 3, "minute": 4, "second": 5}
+_PART_UNIT = {"year": "year", "month": "month", "day": "day", "weekday": "day", "hour": "hour",
+              "minute": "minute"}  # the coarsest unit whose values the part varies over
 
 
 class Derivation:
@@ -59,6 +62,13 @@ class Derivation:
         if self.op in DATE_PARTS and source.kind != "datetime":
             raise SchemaError(f"column {shown(name)}: op {self.op!r} needs a datetime column, and "
                               f"{self.source!r} is not one")
+        unit = source.time.unit if self.op in DATE_PARTS else None
+        if unit is not None and _FINENESS[_PART_UNIT[self.op]] > _FINENESS[unit]:
+            # a calendar unit decodes to its bin's start: the part would be one value
+            raise SchemaError(f"column {shown(name)}: the {self.op} of {self.source!r}, whose "
+                              f"unit is {unit}, is the same on every row (its values are "
+                              f"the start of each {unit}); give {self.source!r} a unit of "
+                              f"{_PART_UNIT[self.op]} or finer, or drop {shown(name)}")
         if self.declared_nullable is not None and bool(self.declared_nullable) != \
                 source.nullable:
             raise SchemaError(f"column {shown(name)}: nullable must follow its source "
