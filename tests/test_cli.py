@@ -228,6 +228,17 @@ def test_infer_schema_id_must_name_a_column(files, capsys):
     assert not out.exists()
 
 
+def test_infer_schema_with_an_individual_id_asks_for_its_bound(files, capsys):
+    # without the bound the fit keeps one record a person: the draft now says so
+    tmp, real, _ = files
+    out = tmp / "inferred.json"
+    assert main(["infer-schema", str(real), "--out", str(out), "--id", "carrier"]) == 0
+    err = capsys.readouterr().err
+    assert "'carrier' names the individual" in err and "max_records_per_individual" in err
+    assert main(["infer-schema", str(real), "--out", str(tmp / "i2.json")]) == 0
+    assert "max_records_per_individual" not in capsys.readouterr().err
+
+
 def test_warnings_are_printed_as_one_line_each(files, capsys):
     tmp, real, schema = files
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "0.01",

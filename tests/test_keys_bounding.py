@@ -239,3 +239,37 @@ def test_seeded_keys_differ_with_the_public_tables_contents(monkeypatch):
         for pub in (df.iloc[:200], df.iloc[200:400], df.iloc[:200].copy()):
             Synthesizer(1.0, 1e-6, **kw).fit(df, schema, public=pub)
     assert keys[0] != keys[1] and keys[0] == keys[2]
+
+
+def test_an_individual_id_without_a_bound_is_warned_of():
+    # one record a person was kept (the default bound) and the rest dropped in silence
+    import warnings
+    df = pd.DataFrame({"c": ["a", "b"] * 50, "pid": np.arange(100) // 4})
+    schema = {"columns": {"c": {"type": "categorical", "values": ["a", "b"]},
+                          "pid": {"type": "id"}}, "individual_id": "pid"}
+    kw = dict(backend="cpu", progress=False, iterations=1, adaptive_rounds=0)
+    with pytest.warns(UserWarning, match="id 'pid' but no max_records_per_individual: 1 rec"):
+        Synthesizer(1.0, 1e-9, **kw).fit(df, schema)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Synthesizer(1.0, 1e-9, **kw).fit(df, dict(schema, max_records_per_individual=4))
+        Synthesizer(1.0, 1e-9, sensitivity=4, **kw).fit(df, schema)
+
+
+@pytest.mark.parametrize("bound, past", [(None, 74), (2, 49), (4, 0)])
+def test_check_counts_the_records_past_the_bound(tmp_path, capsys, bound, past):
+    # check said "every value ... is allowed" while the fit dropped two thirds of the rows
+    df = pd.DataFrame({"c": ["a", "b"] * 50, "pid": np.arange(100) // 4})
+    df.loc[3, "pid"] = None
+    p, s = tmp_path / "t.csv", tmp_path / "s.json"
+    df.to_csv(p, index=False)
+    spec = {"columns": {"c": {"type": "categorical", "values": ["a", "b"]},
+                        "pid": {"type": "id"}}, "individual_id": "pid"}
+    if bound:
+        spec["max_records_per_individual"] = bound
+    s.write_text(json.dumps(spec))
+    assert main(["check", str(p), "--schema", str(s)]) == 1  # (the missing id)
+    out = capsys.readouterr().out
+    assert "pid: 1 row individual id missing" in out
+    assert (f"pid: {past} rows past max_records_per_individual ({bound or 1}" in out) == \
+        bool(past), out

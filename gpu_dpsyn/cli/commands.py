@@ -327,8 +327,9 @@ def check(a) -> int:
     if not found and not damaged:
         print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
         return 0
-    for name, what, n in found:
-        print(f"{name}: {n:,} value{'' if n == 1 else 's'} {what}")
+    for name, what, n in found:  # (the individual id's findings count rows)
+        noun = "row" if name == schema.unit_id else "value"
+        print(f"{name}: {n:,} {noun}{'' if n == 1 else 's'} {what}")
     print("synthesize repairs these by the rule above (--on-invalid repair, the default) or "
           "refuses the table (--on-invalid error)")
     return 1
@@ -350,4 +351,8 @@ def infer(a) -> int:
           "(NOT private): review every line and replace what you can with public facts:",
           file=sys.stderr)
     print("\n".join(summary), file=sys.stderr)
+    if schema.unit_id is not None:  # the fit keeps 1 record of each without the bound
+        print(f"{schema.unit_id!r} names the individual: add \"max_records_per_individual\": "
+              "N to the schema, a public bound on one individual's records (without it, one "
+              "record of each is kept)", file=sys.stderr)
     return 0

@@ -106,9 +106,17 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
                 out.append((col.name, what, int(mask.sum())))
     unit = schema.unit_id
     if unit is not None:
-        n = int(_no_id(_host(df[unit])).sum())
-        if n:
-            out.append((unit, "individual id missing: their rows dropped", n))
+        ids = _host(df[unit])
+        no_id = _no_id(ids)
+        if no_id.any():
+            out.append((unit, "individual id missing: their rows dropped", int(no_id.sum())))
+        bound = schema.max_records_per_individual or 1  # (the fit's default too)
+        per = np.bincount(pd.factorize(ids[~no_id])[0]) if (~no_id).any() else np.zeros(0)
+        past = int(np.maximum(per - bound, 0).sum())
+        if past:
+            out.append((unit, f"past max_records_per_individual ({bound}"
+                        f"{'' if schema.max_records_per_individual else ', the default'}) "
+                        "for their individual: dropped at random", past))
     return out
 
 

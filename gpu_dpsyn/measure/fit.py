@@ -257,6 +257,11 @@ def _digest(codes) -> str:
 def _sensitivity(given, schema) -> int:
     """Records per individual: an explicit value may not undercut the schema's."""
     declared = schema.max_records_per_individual
+    if given is None and declared is None and schema.unit_id is not None:
+        warnings.warn(f"the schema names the individual id {schema.unit_id!r} but no "
+                      "max_records_per_individual: 1 record of each individual is kept (at "
+                      "random) and the rest dropped; set that public bound in the schema "
+                      "(or --sensitivity N)", UserWarning, stacklevel=5)
     if given is None:
         return declared or 1
     if declared and given < declared:
