@@ -79,6 +79,8 @@ def test_verdict_good_for_a_copy_poor_for_independent_columns():
     text = verdict.verdict(ev, ev.names, seeded=True)
     assert "Overall fidelity: <span class='poor'>poor</span>" in text
     assert re.search(r"keeps [0-2]% of the real pairwise", text)
+    # the distances are not small here: no "though they look small" (it said so)
+    assert "lost" in text and "look small" not in text
     assert "do not publish" in text
     assert verdict.band(2, 0.05) == "good" and verdict.band(2, 0.0501) == "fair"
     assert verdict.band(3, 0.21) == "poor"
@@ -97,6 +99,7 @@ def test_verdict_small_distances_but_the_one_link_lost_is_no_better_than_fair():
     text = verdict.verdict(ev, ev.names)
     assert "Overall fidelity: <span class='fair'>fair</span>" in text
     assert "Most of the relationships between columns are lost" in text
+    assert "though the mean distances look small" in text
     assert "on the one column pair that clearly depends" in text and "keeps 0%" in text
 
 

@@ -197,3 +197,21 @@ def test_evaluate_names_an_empty_synthetic_table_as_such(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "synthetic table has no rows: nothing to compare" in err and \
         "synthesize" not in err, err
+
+
+def test_evaluate_reads_the_real_table_as_the_fit_did(tmp_path, capsys):
+    # a value past the schema's range, which synthesize clamps, made evaluate refuse
+    import json
+    from gpu_dpsyn.cli import main
+    real, syn, schema = tmp_path / "r.csv", tmp_path / "s.csv", tmp_path / "s.json"
+    real.write_text("a,x\n" + "".join(f"{'xy'[i % 2]},{i % 10}\n" for i in range(60)) +
+                    "x,1048\n")
+    syn.write_text("a,x\n" + "".join(f"{'xy'[i % 2]},{i % 10}\n" for i in range(60)))
+    schema.write_text(json.dumps({"columns": {
+        "a": {"type": "categorical", "values": ["x", "y"]},
+        "x": {"type": "numeric", "min": 0, "max": 60, "bins": 6}}}))
+    assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--quiet"]) == 0
+    bad = tmp_path / "bad.csv"  # the synthetic table is still held to the schema
+    bad.write_text("a,x\nx,1048\ny,2\n")
+    assert main(["evaluate", str(real), str(bad), "--schema", str(schema), "--quiet"]) == 2
+    assert "synthetic" in capsys.readouterr().err

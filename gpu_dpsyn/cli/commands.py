@@ -214,6 +214,9 @@ def evaluate(a) -> int:
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
+    if schema is not None:  # the real table as the fit read it: repaired by the rule
+        from gpu_dpsyn.data.repair import repair
+        real = repair(real, schema)
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here, both
         with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
@@ -233,7 +236,7 @@ def evaluate(a) -> int:
             ml = ml_utility(real, syn, schema, a.target)
     if ml is not None:
         print(f"ML utility, target {a.target!r} ({ml['task']}; both models tested on "
-              f"{ml['test_rows']:,} held-out real rows):")
+              f"{ml['test_rows']:,} real rows held out from the real-trained model):")
         for metric, r, s, gap in ml_rows(ml):
             print(f"  {metric}: train on real {r}, train on synthetic {s}, gap {gap}")
     if a.json:

@@ -69,9 +69,11 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     if head != "good":
         held = [why for r, why in signals if r == head]
         out.append("What holds it down: " + "; ".join(held) + ".")
-    if lost:
+    if lost:  # "though" only where the distances themselves are good
+        small = all(band(k, ways[k].mean) == "good" for k in ways)
         out.append(f"Most of the relationships between columns are lost (under {MIN_KEPT:.0%} "
-                   "kept, below), though the mean distances look small.")
+                   "kept, below)" + (", though the mean distances look small." if small
+                                     else "."))
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
