@@ -66,3 +66,24 @@ def test_the_schema_command_refuses_bad_edits_and_writes_nothing(draft):
         from gpu_dpsyn.data.schema import schema_from_dict
         from gpu_dpsyn.data.schema_edit import edit
         schema_from_dict(edit(json.loads(before), [("colour", "valus", ["a"])]))
+
+
+def test_the_schema_command_sets_the_top_level_bounds(draft, capsys):
+    # README step 2 asks for max_records_per_individual; --set could only reach columns
+    assert main(["schema", str(draft), "--set", "max_records_per_individual=5",
+                 "--set", "max_rows=50000"]) == 0
+    doc = json.loads(draft.read_text())
+    assert doc["max_records_per_individual"] == 5 and doc["max_rows"] == 50000
+    assert main(["schema", str(draft), "--set", "max_rows=null"]) == 0
+    assert "max_rows" not in json.loads(draft.read_text())
+    before = draft.read_text()
+    assert main(["schema", str(draft), "--set", "max_records=5"]) == 2  # no such key
+    assert main(["schema", str(draft), "--set", "max_rows=-1"]) == 2  # validated
+    assert draft.read_text() == before
+
+
+def test_marking_values_reviewed_names_each_one_as_now_public(draft, capsys):
+    # --reviewed all cleared every warning without a word about what it vouched for
+    assert main(["schema", str(draft), "--reviewed", "all"]) == 0
+    err = capsys.readouterr().err
+    assert "now taken as public facts" in err and "colour.values" in err and "when.min" in err

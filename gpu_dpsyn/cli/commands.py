@@ -294,12 +294,18 @@ def edit_schema(a) -> int:
     out = a.out or a.file
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
-    doc = edit(read_document(a.file), [parse_setting(s) for s in a.set], a.drop, a.reviewed)
+    before, sets = read_document(a.file), [parse_setting(s) for s in a.set]
+    doc = edit(before, sets, a.drop, a.reviewed)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")
         schema_from_dict(doc)  # refused before anything is written
     write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
     left = doc.get("_drafted_from_data") or []
+    vouched = [d for d in edit(before, sets, a.drop).get("_drafted_from_data") or []
+               if d not in left]  # (not those replaced by --set or dropped)
+    if vouched:  # what the curator now vouches for, named (--reviewed all, say)
+        print(f"now taken as public facts (no longer warned of): {', '.join(vouched)}",
+              file=sys.stderr)
     print(f"wrote {out}" + (f"; still read off the data, to review: {', '.join(left)}"
                             if left else "; no drafted value left"), file=sys.stderr)
     return 0

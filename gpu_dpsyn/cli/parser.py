@@ -158,10 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "
                                       "drop a column, mark drafted values reviewed")
     k.add_argument("file", help="the schema JSON (edited in place unless --out)")
-    k.add_argument("--set", action="append", default=[], metavar="COLUMN.KEY=VALUE",
+    k.add_argument("--set", action="append", default=[], metavar="[COLUMN.]KEY=VALUE",
                    help="set a key (repeatable): age.min=0, age.max=120, age.bins=12, "
                         "colour.type=categorical, colour.values='[\"red\", \"blue\"]'; "
-                        "a numeric range replaces drafted edges; VALUE null removes the key")
+                        "a numeric range replaces drafted edges; VALUE null removes the key; "
+                        "max_records_per_individual=5 (also max_rows, individual_id) sets the "
+                        "schema's own")
     k.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help="remove a column from the schema (repeatable)")
     k.add_argument("--reviewed", action="append", default=[], metavar="COLUMN",

@@ -15,13 +15,21 @@ RANGE_KEYS = ("min", "max", "bins")
 KEPT_ON_RETYPE = ("name", "nullable", "dtype")
 
 
+# the schema's own keys that --set reaches without a column (KEY=VALUE)
+TOP_KEYS = ("max_records_per_individual", "max_rows", "individual_id")
+
+
 def parse_setting(text: str) -> tuple:
-    """'COLUMN.KEY=VALUE' -> (column, key, value); VALUE as JSON when it parses
-    (numbers, true/false, lists), else as text."""
+    """'COLUMN.KEY=VALUE' -> (column, key, value), 'KEY=VALUE' for one of TOP_KEYS ->
+    (None, key, value); VALUE as JSON when it parses (numbers, true/false, lists), else
+    as text."""
     where, eq, value = text.partition("=")
     column, dot, key = where.rpartition(".")
-    if not eq or not dot or not column or not key:
-        raise SchemaError(f"--set takes COLUMN.KEY=VALUE (e.g. age.max=120), got {text!r}")
+    if eq and not dot and key in TOP_KEYS:
+        column = None
+    elif not eq or not dot or not column or not key:
+        raise SchemaError(f"--set takes COLUMN.KEY=VALUE (e.g. age.max=120) or KEY=VALUE "
+                          f"for {', '.join(TOP_KEYS)}, got {text!r}")
     try:
         value = json.loads(value)
     except json.JSONDecodeError:
@@ -49,6 +57,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
         drafted = [d for d in drafted if d.split(".")[0] != name]
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
+        if name is None:  # the schema's own key
+            if value is None:
+                doc.pop(key, None)
+            else:
+                doc[key] = value
+            continue
         spec = column(name)
         if key in ("type", "kind") and value != spec.get(key):
             for k in [k for k in spec if k not in KEPT_ON_RETYPE]:
