@@ -132,6 +132,8 @@ class Synthesizer:
         return n
 
     def _check_release(self, n) -> int:
+        """sample(n)'s refusals: memory only past what check_sample(n, schema) cleared
+        before the fit."""
         return row_count(n) if row_count(n) <= self._room else self.check_sample(n)
 
     # -- sample: post-processing ----------------------------------------------------

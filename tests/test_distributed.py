@@ -214,7 +214,7 @@ def test_refusals_come_before_the_first_charge(client, table, parts, tmp_path):
     assert strict.ledger == []
     (tmp_path / "text").mkdir()
     df.iloc[:50].assign(distance="far").to_csv(tmp_path / "text" / "a.csv", index=False)
-    with pytest.raises(DataError, match=r"^cannot read the table: .*'far'"):
+    with pytest.raises(DataError, match=r"^cannot read '.*a\.csv' as a table: .*'far'"):
         strict.fit(str(tmp_path / "text"), schema)
     df.iloc[:10].to_csv(bad / "c.csv")
     with pytest.raises(DPSynError, match="mixes CSV and Parquet"):

@@ -58,7 +58,7 @@ def test_the_stream_turns_only_crlf_into_lf():
     s = line_ends.LineEnds(io.BytesIO(data))
     assert not s.lone_cr
     got = b"".join(iter(lambda: s.read(4093), b""))
-    assert got == data.replace(b"\r\n", b"\n")
+    assert got == data[:-1].replace(b"\r\n", b"\n") + b"\n"  # the last "\r" ends a line
     assert line_ends.LineEnds(io.BytesIO(b"a,b\rx,y\r\n")).lone_cr
     assert not line_ends.LineEnds(io.BytesIO(b"")).lone_cr
 
@@ -73,3 +73,43 @@ def test_dask_reads_a_lone_carriage_return_as_read_table_does(tmp_path):
         got = read_partitioned(str(p), load_schema(SCHEMA), row_local=row_local).compute()
         assert got["color"].tolist() == ["re\rd", "blue", "red"]
         assert got["size"].astype(float).fillna(-1).tolist() == [1, -1, 3]
+
+
+class _ShortReads:
+    """A raw stream that hands back at most a few bytes a read, so that every byte
+    boundary of the text is a read boundary somewhere."""
+    def __init__(self, data: bytes, seed: int):
+        import random
+        self.data, self.at, self.r = data, 0, random.Random(seed)
+
+    def read(self, n=-1):
+        k = self.r.randint(1, 3)
+        out = self.data[self.at:self.at + min(k, n if n >= 0 else k)]
+        self.at += len(out)
+        return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_carriage_return_at_any_read_boundary(seed):
+    # "\r" as the last byte of one read and "\n" the first of the next: one line end
+    data = b"a,b\r\n" + b"x\r\ry\r\n\r\r\n" * 50 + b"z\r\n"
+    s = line_ends.LineEnds(_ShortReads(data, seed))
+    got = b"".join(iter(lambda: s.read(5), b""))
+    assert got == data.replace(b"\r\n", b"\n")
+
+
+@pytest.mark.parametrize("pad", [line_ends._CHUNK - 4, line_ends._CHUNK - 3,
+                                 3 * line_ends._CHUNK])
+def test_a_header_at_or_past_a_chunk(tmp_path, pad):
+    # the header's line end at the chunk's edge, or chunks past it
+    name = "c" * pad
+    p = tmp_path / "t.csv"
+    p.write_bytes(f"a,{name}\r\n1,x\ry\r\n".encode())
+    df = read_table(p)
+    assert df.columns.tolist() == ["a", name] and df[name].tolist() == ["x\ry"]
+
+
+def test_a_file_ending_in_a_lone_carriage_return_ends_its_last_record(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_bytes(b"a,b\r\n1,x\r\n2,y\r")
+    assert read_table(p)["b"].tolist() == ["x", "y"]

@@ -369,8 +369,23 @@ class _NoAttributes:
         raise RuntimeError(f"no attribute {name}")
 
 
+class _SomeAttributes:
+    """Raises only for the names a reader asks for (AttributeError for the rest)."""
+    def __getattr__(self, name):
+        if name in ("isoformat", "__len__", "tzinfo", "__array__", "dtype"):
+            raise RuntimeError(f"gone {name}")
+        raise AttributeError(name)
+
+
+class _RaisingProperty:
+    @property
+    def tzinfo(self):
+        raise RuntimeError("gone")
+
+
+@pytest.mark.parametrize("odd", [_NoAttributes, _SomeAttributes, _RaisingProperty])
 @pytest.mark.parametrize("kind", ["numeric", "datetime", "categorical", "id"])
-def test_a_value_whose_attributes_raise_is_no_value(kind):
+def test_a_value_whose_attributes_raise_is_no_value(kind, odd):
     # it crashed a datetime column (isoformat) and a numeric one (__len__)
     schema = {"columns": {"t": {"type": "datetime", "min": "2020-01-01",
                                 "max": "2020-12-31", "unit": "month", "nullable": True},
@@ -384,8 +399,7 @@ def test_a_value_whose_attributes_raise_is_no_value(kind):
                          "x": pd.Series([1.0, 2.0] * 20, dtype=object),
                          "c": ["a", "b"] * 20, "pid": pd.Series(np.arange(40), dtype=object)})
     row = {"t": "2020-03-01", "x": 3.0, "c": "a", "pid": 99}
-    row[{"numeric": "x", "datetime": "t", "categorical": "c", "id": "pid"}[kind]] = \
-        _NoAttributes()
+    row[{"numeric": "x", "datetime": "t", "categorical": "c", "id": "pid"}[kind]] = odd()
     _neighbours_fit_alike(base, row, schema)
 
 

@@ -124,3 +124,22 @@ def test_files_of_mixed_compressions_are_refused(tmp_path):
                    ("a.csv.gz", "b.csv"))
     with pytest.raises(DPSynError, match="mixes compressions"):
         read_partitioned(str(d), load_schema(SCHEMA))
+
+
+def test_an_empty_file_among_the_files_is_left_out(tmp_path):
+    # a 0-byte file holds no record: it failed the whole run, unnamed
+    d = _two_files(tmp_path, b"color,size\nred,1\nblue,2\n", b"")
+    got = read_partitioned(str(d), load_schema(SCHEMA)).compute()
+    assert got["color"].tolist() == ["red", "blue"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_damaged_file_is_named(tmp_path, fmt):
+    d = tmp_path / "parts"
+    d.mkdir()
+    pd.DataFrame({"color": ["red"], "size": [1]}).to_csv(d / "a.csv", index=False) \
+        if fmt == "csv" else \
+        pd.DataFrame({"color": ["red"], "size": [1]}).to_parquet(d / "a.parquet")
+    (d / f"b.{fmt}").write_bytes(b"PAR1\x00\x01garbage" if fmt == "parquet" else b"\n\n")
+    with pytest.raises(DataError, match=rf"b\.{fmt}"):
+        read_partitioned(str(d), load_schema(SCHEMA))

@@ -207,7 +207,8 @@ def test_kind_int_makes_an_integer_column_as_type_int_does(spec):
 
 @pytest.mark.parametrize("spec", [{"type": "integer", "integer": False, "min": 0, "max": 9},
                                   {"kind": "int", "integer": False, "min": 0, "max": 9},
-                                  {"type": "float", "integer": True, "min": 0, "max": 9}])
+                                  {"type": "float", "integer": True, "min": 0, "max": 9},
+                                  {"type": "float", "dtype": "int64", "min": 0, "max": 9}])
 def test_a_type_and_an_integer_flag_that_disagree_are_refused(spec):
     with pytest.raises(SchemaError, match="column 'x'.*integer"):
         load_schema({"columns": {"x": spec}})
@@ -243,3 +244,9 @@ def test_a_fit_at_a_budget_no_nist_run_names_is_warned_of():
         warnings.simplefilter("error")
         Synthesizer(8.0, 1e-9, backend="cpu", progress=False, iterations=1,
                     adaptive_rounds=0).fit(df, nist)
+
+
+def test_a_fallback_in_a_nullable_column_built_in_python_is_refused_too():
+    from gpu_dpsyn.data.schema import Column, Schema
+    with pytest.raises(SchemaError, match="'fallback'.*nullable"):
+        Schema([Column("x", "categorical", values=["a", "b"], nullable=True, fallback="a")])

@@ -56,6 +56,13 @@ _SCALARS = (str, bytes, int, float, complex, np.generic, decimal.Decimal, _dt.da
             _dt.timedelta)
 
 
+# what pandas and the readers ask a value for (an unknown name: a __getattr__ that raises
+# for any); a value that raises on one of them, save AttributeError, is no value
+_ASKED = ("_gpu_dpsyn_no_such_attribute", "isoformat", "tzinfo", "utcoffset", "__len__",
+          "__iter__", "__array__", "__array_interface__", "__array_struct__", "dtype",
+          "__float__", "__int__", "__index__", "item")
+
+
 def _no_single_value(v) -> bool:
     """A container, or an object that pandas cannot hash (to group it), that has no text
     form (to look it up) or whose attribute lookup raises anything but AttributeError
@@ -69,7 +76,8 @@ def _no_single_value(v) -> bool:
         hash(v)
         if not isinstance(v, _SCALARS):
             str(v)
-            getattr(v, "_gpu_dpsyn_no_such_attribute", None)
+            for name in _ASKED:
+                getattr(v, name, None)
     except Exception:  # whatever the object's own methods raise
         return True
     return False

@@ -45,14 +45,14 @@ def target_of(path) -> Path:
     return Path(os.path.realpath(p)) if p.is_symlink() else p
 
 
-_PACKED = (".gz", ".bz2", ".xz", ".zip")
+PACKED = (".gz", ".bz2", ".xz", ".zip")  # compression suffixes (pandas' and ours)
 
 
 def _kind_suffix(p: Path) -> tuple:
     """The suffixes that name a file's format: the last, and the one before a
     compression suffix (".csv.gz")."""
     s = [x.lower() for x in p.suffixes]
-    return tuple(s[-2:]) if s and s[-1] in _PACKED else tuple(s[-1:])
+    return tuple(s[-2:]) if s and s[-1] in PACKED else tuple(s[-1:])
 
 
 def check_output(path, flag: str | None = None) -> None:

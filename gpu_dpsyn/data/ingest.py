@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.data import csv_text, line_ends, parquet_types
-from gpu_dpsyn.data.files import check_output, replacing, target_of
+from gpu_dpsyn.data.files import PACKED, check_output, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError
@@ -135,11 +135,14 @@ def cudf_available() -> bool:
 
 
 def choose_engine(engine: str, path: str, gpu: bool) -> str:
-    """'auto': cuDF when it is installed, the run is on the GPU and cuDF reads the format."""
+    """'auto': cuDF for a Parquet file when it is installed and the run is on the GPU;
+    pandas for a CSV, as cuDF's CSV reader ends a record at a lone "\r" and keeps bytes
+    that are no UTF-8, both of which the row-local rule reads otherwise (line_ends.py,
+    lenient_options)."""
     if engine not in ENGINES:
         raise DPSynError(f"unknown reader {engine!r}; choose one of {ENGINES}")
     if engine == "auto":
-        ok = gpu and Path(path).suffix in CUDF_SUFFIXES and cudf_available()
+        ok = gpu and Path(path).suffix == ".parquet" and cudf_available()
         return "cudf" if ok else "pandas"
     if engine == "cudf" and not cudf_available():
         raise DPSynError("reader 'cudf' needs cuDF (pip install 'gpu_dpsyn[cudf]') and a CUDA "
@@ -280,7 +283,7 @@ def read_error(path, e: BaseException) -> str:
     """One line naming the file and what was wrong with it."""
     first = (str(e).strip().splitlines() or [""])[0] or type(e).__name__
     name = str(path).lower()
-    packed = next((s for s in (".gz", ".bz2", ".xz", ".zip") if name.endswith(s)), None)
+    packed = next((s for s in PACKED if name.endswith(s)), None)
     if packed and isinstance(e, (EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error,
                                  OSError)):
         return (f"cannot read {shown(str(path))}: the {packed} file is truncated or damaged "

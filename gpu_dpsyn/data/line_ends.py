@@ -24,22 +24,27 @@ _CHUNK = 1 << 16
 
 
 class LineEnds(io.RawIOBase):
-    """A binary stream's bytes with every "\\r\\n" turned into "\\n".  `lone_cr`: the
-    header (the bytes before the first line end) ends in a lone "\\r", decided on opening;
-    the stream then passes its bytes through unchanged."""
+    """A binary stream's bytes with every "\\r\\n" turned into "\\n", and a "\\r" that
+    ends the stream into "\\n" (nothing follows it: a line end whose "\\n" was lost).
+    `lone_cr`: the first "\\r" or "\\n" of the stream (the header's line end, unless a
+    quoted header name holds one) is a lone "\\r", decided on opening; the stream then
+    passes its bytes through unchanged."""
 
     def __init__(self, raw):
         super().__init__()
-        self._raw, self._held, self._out, self._done = raw, b"", b"", False
-        end = -1
-        while end < 0 or end + 1 >= len(self._held):  # the header's line end, and a byte
-            more = raw.read(_CHUNK)                     # past it
-            self._held += more
+        self._raw, self._out, self._done = raw, b"", False
+        parts, seen, end = [], 0, -1
+        while True:  # up to the first line end and a byte past it: each chunk searched once
+            more = raw.read(_CHUNK)
             self._done = not more
-            end = min((i for i in (self._held.find(b"\r"), self._held.find(b"\n"))
-                       if i >= 0), default=-1)
-            if self._done:
+            parts.append(more)
+            if end < 0:
+                found = [i for i in (more.find(b"\r"), more.find(b"\n")) if i >= 0]
+                end = seen + min(found) if found else -1
+            seen += len(more)
+            if self._done or (end >= 0 and end + 1 < seen):
                 break
+        self._held = b"".join(parts)
         self.lone_cr = end >= 0 and self._held[end:end + 1] == b"\r" and \
             self._held[end:end + 2] != b"\r\n"
 
@@ -57,8 +62,10 @@ class LineEnds(io.RawIOBase):
                 continue
             # a "\r" at the end may start a "\r\n": held until the next byte is known
             cut = len(self._held) - (self._held.endswith(b"\r") and not self._done)
-            self._out += self._held[:cut].replace(b"\r\n", b"\n")
-            self._held = self._held[cut:]
+            text = self._held[:cut].replace(b"\r\n", b"\n")
+            if self._done and text.endswith(b"\r"):
+                text = text[:-1] + b"\n"
+            self._out, self._held = self._out + text, self._held[cut:]
         out, self._out = self._out[:want], self._out[want:]
         buffer[:len(out)] = out
         return len(out)

@@ -214,10 +214,6 @@ def check_column(name: str, kind: str, spec: dict) -> None:
     """The keys and values one column of this kind may have."""
     article = "an" if kind == "id" else "a"
     _check(kind, COLUMN_RULES[kind], spec, f"column {shown(name)}", f"{article} {kind} column")
-    if spec.get("fallback") is not None and spec.get("nullable"):
-        raise SchemaError(f"column {shown(name)}: 'fallback' is never used in a nullable "
-                          "column (a value it does not allow is made missing); remove one of "
-                          "them")
 
 
 _INTEGER_TYPES, _FLOAT_TYPES = ("integer", "int"), ("float",)
@@ -233,9 +229,13 @@ def integer_flag(name: str, spec: dict, dtype) -> bool:
     if flag is not None and (whole and not flag or real and flag):
         raise SchemaError(f"column {shown(name)}: its type says {'integer' if whole else 'float'}"
                           f" but \"integer\" is {str(flag).lower()}: give one")
+    int_dtype = str(dtype).lower().startswith(("int", "uint"))
+    if real and int_dtype:
+        raise SchemaError(f"column {shown(name)}: its type says float but its dtype "
+                          f"{shown(dtype)} is an integer one: give one")
     if flag is not None:
         return bool(flag)
-    return whole or str(dtype).lower().startswith(("int", "uint"))
+    return whole or int_dtype
 
 
 # -- a key given twice -----------------------------------------------------------------------

@@ -3,7 +3,6 @@ ISO 8601 datetimes and their finest unit."""
 from __future__ import annotations
 
 import datetime
-
 import re
 
 import numpy as np

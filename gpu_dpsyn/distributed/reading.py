@@ -6,10 +6,12 @@ import glob
 import os
 
 from gpu_dpsyn.data import line_ends, parquet_types
+from gpu_dpsyn.data.files import PACKED
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
-                                   lenient_options, reread_trailing, table_format)
+from gpu_dpsyn.data.ingest import (READ_ERRORS, check_header, csv_options, default_index,
+                                   lenient_options, read_error, reread_trailing,
+                                   table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -18,7 +20,8 @@ _NUMBER_KINDS = ("numeric", "derived")
 
 def table_files(path) -> list[str]:
     """The files `path` names: itself, a directory's tables (names starting with '.' or
-    '_', such as _SUCCESS, left out) or a glob's matches; one format for all."""
+    '_', such as _SUCCESS, left out) or a glob's matches; one format for all.  Among
+    several, an empty file (0 bytes: no record, no header) is left out."""
     p = str(path)
     if "://" in p:  # a remote (fsspec) URL: Dask lists it
         table_format(p)
@@ -31,6 +34,8 @@ def table_files(path) -> list[str]:
     else:
         files = [f for f in sorted(glob.glob(p)) if os.path.isfile(f)] \
             if glob.has_magic(p) else []
+    if len(files) > 1:
+        files = [f for f in files if os.path.getsize(f) > 0] or files[:1]
     if not files:
         raise DPSynError(f"cannot read {shown(p)}: no table file there")
     formats = {table_format(f) for f in files}  # an unknown suffix is refused here
@@ -45,7 +50,7 @@ def table_files(path) -> list[str]:
 
 def _packing(path) -> str:
     name = str(path).lower()
-    return next((s for s in (".gz", ".bz2", ".xz", ".zip") if name.endswith(s)), "none")
+    return next((s for s in PACKED if name.endswith(s)), "none")
 
 
 def read_partitioned(path, schema, row_local: bool = False):
@@ -55,15 +60,15 @@ def read_partitioned(path, schema, row_local: bool = False):
     number reaches the repair instead of failing its whole partition, and bytes that are
     no UTF-8 read as lenient_options says).  A CSV file is one partition: a record may
     hold a quoted line break, so where a file could be cut is known only by reading it
-    from its start (Dask cuts at the next "\n" byte, and one record across the cut would
+    from its start (Dask cuts at the next "\\n" byte, and one record across the cut would
     refuse the run); a table of several files is read in parallel."""
     import dask.dataframe as dd
     from dask.dataframe.io.csv import make_reader  # dd.read_csv's own, for our parser
     files = table_files(path)
     if table_format(files[0]) == "parquet":  # each file's declared types, as read_table
         import pyarrow.parquet as pq
-        binary = sorted({b for f in files for b in parquet_types.check(f, schema)})
-        _same_columns(files, [pq.read_schema(f).names for f in files])
+        binary = sorted({b for f in files for b in _named(f, parquet_types.check, schema)})
+        _same_columns(files, [_named(f, pq.read_schema).names for f in files])
         df = dd.read_parquet(_literal(files))
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
     opts = csv_options(schema)
@@ -71,7 +76,7 @@ def read_partitioned(path, schema, row_local: bool = False):
                           if c.kind in _NUMBER_KINDS})
     if row_local:
         opts.update(lenient_options())
-    heads = [_first_rows(f, opts) for f in files]
+    heads = [_named(f, _first_rows, opts) for f in files]
     _same_columns(files, [list(h.columns) for h, _ in heads])
     if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
         opts["index_col"] = False               # with other extra fields were refused
@@ -83,6 +88,17 @@ def _literal(files) -> list:
     """Local file names as Dask's readers (fsspec) take them literally: they glob
     "[1]" too."""
     return [f if "://" in f else glob.escape(f) for f in files]
+
+
+def _named(path, read, *args):
+    """read(path, *args), a failure to read the file as one line naming it (as
+    read_table's)."""
+    try:
+        return read(path, *args)
+    except DPSynError:
+        raise
+    except READ_ERRORS as e:
+        raise DataError(read_error(path, e)) from None
 
 
 def _same_columns(files, columns) -> None:

@@ -174,7 +174,8 @@ class Accountant:
                 f"record(s) per individual buys too little: the whole budget on one count "
                 f"would add noise of standard deviation {sigma:.3g} (at most "
                 f"{MAX_WHOLE_SIGMA:.3g}: a share of it could draw noise past 64 bits); use "
-                "a larger epsilon or delta")
+                "a larger epsilon or delta" + (", or fewer records per individual"
+                                               if self.sensitivity > 1 else ""))
         self._spent = Fraction(0)  # of the whole budget, exactly
 
     # -- planning (data independent) -------------------------------------------
