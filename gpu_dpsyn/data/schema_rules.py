@@ -227,8 +227,9 @@ def integer_flag(name: str, spec: dict, dtype) -> bool:
     whole, real = bool(said & set(_INTEGER_TYPES)), bool(said & set(_FLOAT_TYPES))
     flag = spec.get("integer")
     if flag is not None and (whole and not flag or real and flag):
-        raise SchemaError(f"column {shown(name)}: its type says {'integer' if whole else 'float'}"
-                          f" but \"integer\" is {str(flag).lower()}: give one")
+        said_as = "integer" if whole else "float"
+        raise SchemaError(f"column {shown(name)}: its type says {said_as} but \"integer\" "
+                          f"is {str(flag).lower()}: give one")
     int_dtype = str(dtype).lower().startswith(("int", "uint"))
     if real and int_dtype:
         raise SchemaError(f"column {shown(name)}: its type says float but its dtype "
