@@ -201,8 +201,8 @@ def run_gum(backend, targets, cols, key, call: int, cfg: GUMConfig, progress=Non
         err = target_errors(backend, cols, targets)  # a device-to-host copy: the clock reads finished work
         hist.append(float(err.mean()) if err.size else 0.0)
         seconds.append(time.perf_counter() - t0)
-        if cfg.converged(hist):  # decided from host numbers: the same on every backend
-            break
+        if cfg.converged(hist) or hist[-1] == 0.0:  # host numbers: alike on every backend;
+            break  # at 0 every target is met exactly, and an update would move nothing
         alpha, dup = cfg.alpha_at(it), MIXES[cfg.mix](it)
         lead = sum(MIXES[cfg.mix](j) < 1.0 for j in range(it))  # such iterations so far
         for pos, i in enumerate(np.argsort(-err, kind="stable")):
