@@ -135,3 +135,20 @@ def test_gum_from_a_prior_appends_nothing_by_default():
                                                                      public=df.iloc[:1000])
     forced.sample(500)
     assert forced.last_run.structure.appended
+
+
+def test_a_prior_tolerance_without_a_public_table_is_refused_before_any_charge(tmp_path,
+                                                                               capsys):
+    # it was applied to every GUM run anyway, and changed the release
+    syn = Synthesizer(1, 1e-9, prior_tolerance=1.0, progress=False, backend="cpu")
+    with pytest.raises(ParameterError, match="prior_tolerance.*needs a public table"):
+        syn.fit(_table(100, "wx", 0), SCHEMA)
+    assert syn.ledger == []
+    import json
+    from gpu_dpsyn.cli import main
+    real, s = tmp_path / "r.csv", tmp_path / "s.json"
+    _table(100, "wx", 0).to_csv(real, index=False)
+    s.write_text(json.dumps(SCHEMA))
+    assert main(["synthesize", str(real), "--schema", str(s), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(tmp_path / "o.csv"), "--prior-tolerance", "1"]) == 2
+    assert "--prior-tolerance needs a --public table" in capsys.readouterr().err

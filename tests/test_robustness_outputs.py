@@ -523,3 +523,39 @@ def test_a_dask_output_named_like_a_table_file_is_refused(files, capsys, monkeyp
     assert main(_synth(real, schema, tmp / name, "--workers", "1")) == 2
     one_line_error(capsys, name, "directory")
     assert not (tmp / name).exists()
+
+
+@pytest.mark.parametrize("text", ['<svg xmlns="http://www.w3.org/2000/svg"></svg>\n',
+                                  "<html><body>my notes</body></html>\n",
+                                  "<important notes>\nchapter 3\n"])
+def test_a_report_replaces_only_an_earlier_report(files, capsys, monkeypatch, text):
+    # any file starting with "<" counted as an earlier report and was replaced
+    tmp, real, schema = files
+    mine = tmp / "mine.html"
+    mine.write_text(text)
+    no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema),
+                 "--report", str(mine)]) == 2
+    one_line_error(capsys, "--report", "mine.html")
+    assert mine.read_text() == text
+
+
+def test_an_earlier_report_is_replaced(files):
+    tmp, real, schema = files
+    report = tmp / "r.html"
+    args = ["evaluate", str(real), str(real), "--schema", str(schema), "--report",
+            str(report), "--quiet", "--max-sets", "3"]
+    assert main(args) == 0
+    first = report.read_text()
+    assert main(args) == 0 and report.read_text().startswith(first[:200])
+
+
+@pytest.mark.parametrize("path", [None, 3, b"dir"])
+def test_sample_to_a_path_of_the_wrong_type_is_one_line(path):
+    from conftest import small_table
+    from gpu_dpsyn import Synthesizer
+    df, schema = small_table(200)
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, iterations=1,
+                      adaptive_rounds=0).fit(df, schema)
+    with pytest.raises(DPSynError, match="directory path"):
+        syn.sample_to(path, 10)

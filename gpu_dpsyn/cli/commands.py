@@ -58,6 +58,8 @@ def synthesize(a) -> int:
     syn = _synthesizer(a)
     if a.selection == "public" and not a.public:
         raise DPSynError("--selection public needs a --public table")
+    if a.prior_tolerance and not a.public:
+        raise DPSynError("--prior-tolerance needs a --public table")
     syn.check_plan(schema)  # workload and --group-by columns
     if a.rows is not None:
         syn.check_sample(a.rows, schema)

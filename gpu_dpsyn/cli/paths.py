@@ -8,7 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import HTML, check_kind, check_output, file_id, write_text
+from gpu_dpsyn.data.files import check_kind, check_output, file_id, write_text
+from gpu_dpsyn.evaluation import REPORT_TITLE
 
 
 def check_inputs(*paths) -> None:
@@ -30,11 +31,12 @@ def check_public(public, inputs) -> None:
                          "record")
 
 
-# what those outputs hold: a ledger or evaluate's JSON replaces only its own kind, never
-# another JSON document (a reviewed schema named by mistake)
+# what those outputs hold: each replaces only an earlier output of its own kind, never
+# another JSON document or page (a reviewed schema, an SVG named by mistake)
 LEDGER = ("privacy ledger", (b"{",), b'"guarantee"')
 EVALUATION = ("evaluate --json output", (b"{",), b'"not_for_publication"')
-KINDS = {"--ledger": LEDGER, "--json": EVALUATION, "--report": HTML}
+REPORT = ("gpu_dpsyn report", (b"<",), f"<title>{REPORT_TITLE}</title>".encode())
+KINDS = {"--ledger": LEDGER, "--json": EVALUATION, "--report": REPORT}
 
 
 def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:

@@ -85,12 +85,12 @@ def check_output(path, flag: str | None = None) -> None:
 
 
 # output kinds: (name, what their files start with, what they hold early on)
-JSON, HTML = ("JSON document", (b"{", b"["), b""), ("HTML page", (b"<",), b"")
+JSON = ("JSON document", (b"{", b"["), b"")
 
 
 def check_kind(path, kind: tuple, flag: str | None = None) -> None:
     """DPSynError when `path` names an existing, non-empty file that does not start as
-    a file of `kind` does (JSON, HTML, saving.MODEL; leading whitespace skipped): an output
+    a file of `kind` does (JSON, cli.paths' kinds, saving.MODEL; leading whitespace skipped): an output
     replaces an earlier output of its kind, never another file, such as a data table
     named by mistake."""
     name, starts, marker = kind

@@ -47,6 +47,9 @@ def check_output_dir(path) -> Path:
     """The output directory: missing (it is created) or empty, its parent a writable
     directory.  Parts of an earlier run would join the union, so an occupied directory is
     refused."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DPSynError(f"the output must be a directory path (str or os.PathLike), got "
+                         f"{type(path).__name__}")
     p = Path(path)
     if not p.is_dir() and p.name.lower().endswith(CSV_SUFFIXES + (".parquet",)):
         raise DPSynError(f"output {str(p)!r} names a table file, but sample_to (--workers) "

@@ -119,6 +119,9 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
     if settings.selection == "public" and public is None:
         raise ParameterError("selection='public' needs a public table: fit(df, schema, "
                              "public=...)")
+    if settings.prior_tolerance and public is None:  # (it would hold every GUM run back)
+        raise ParameterError("prior_tolerance > 0 needs a public table: fit(df, schema, "
+                             "public=...)")
     if isinstance(schema, Schema):  # a dict or a file warned as it was read
         warn_drafted(schema.drafted, 4)  # (the caller of Synthesizer.fit)
     schema = load_schema(schema)

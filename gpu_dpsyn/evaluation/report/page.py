@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.version import __version__
+from gpu_dpsyn.evaluation import REPORT_TITLE
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.evaluation.evaluate import ml_utility
 from gpu_dpsyn.evaluation.fidelity import Evaluation, evaluate_tables
@@ -74,7 +75,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
             parts += ["<h2>GUM convergence</h2><p>How far the synthetic records were from the "
                       "noisy marginals at each iteration of GUM (computed from noisy data "
                       "only).</p>", plots.convergence(run["gum_history"])]
-    return page("gpu_dpsyn evaluation report", parts)
+    return page(REPORT_TITLE, parts)
 
 
 def _run(real, syn, schema, run, meta) -> str:
