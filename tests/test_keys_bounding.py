@@ -211,7 +211,7 @@ def test_seeded_keys_differ_with_every_setting_the_rounds_depend_on(monkeypatch)
                 dict(alpha_decay=0.5), dict(alpha_step=3), dict(duplicate_scope="all"),
                 dict(append_attributes=False), dict(neighbour_shuffle=False),
                 dict(gibbs_sweep=False), dict(consistency_rounds=3),
-                dict(filter_low_counts=False), dict(max_cells=5000), dict(prior_tolerance=1.0),
+                dict(filter_low_counts=False), dict(max_cells=5000),
                 dict(denoise=False), dict(polish=False)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SeededNoiseWarning)
