@@ -90,9 +90,9 @@ JSON = ("JSON document", (b"{", b"["), b"")
 
 def check_kind(path, kind: tuple, flag: str | None = None) -> None:
     """DPSynError when `path` names an existing, non-empty file that does not start as
-    a file of `kind` does (JSON, cli.paths' kinds, saving.MODEL; leading whitespace skipped): an output
-    replaces an earlier output of its kind, never another file, such as a data table
-    named by mistake."""
+    a file of `kind` does, its marker within the first 4 KiB (JSON, cli.paths' kinds,
+    saving.MODEL; leading whitespace skipped): an output replaces an earlier output of
+    its kind, never another file, such as a data table named by mistake."""
     name, starts, marker = kind
     try:
         with open(path, "rb") as f:
