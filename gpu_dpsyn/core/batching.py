@@ -40,8 +40,6 @@ def kind_mapped(values, f, looked_at, fill, dtype=bool):
     """values.map(f) as a NumPy array, looked at value by value only in the blocks whose
     kind (pandas' infer_dtype) looked_at(kind) accepts; the others are `fill`, which f
     gives on every value of such a block (the caller's rule)."""
-    import numpy as np
-    import pandas as pd
     out = np.full(len(values), fill, dtype=dtype)
     lo = 0
     for block in read_blocks(values):

@@ -48,6 +48,12 @@ def target_of(path) -> Path:
 PACKED = (".gz", ".bz2", ".xz", ".zip")  # compression suffixes (pandas' and ours)
 
 
+def packing(path) -> str | None:
+    """The compression suffix the file name ends in (any case), or None."""
+    name = str(path).lower()
+    return next((s for s in PACKED if name.endswith(s)), None)
+
+
 def _kind_suffix(p: Path) -> tuple:
     """The suffixes that name a file's format: the last, and the one before a
     compression suffix (".csv.gz")."""

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.data import csv_text, line_ends, parquet_types
-from gpu_dpsyn.data.files import PACKED, check_output, replacing, target_of
+from gpu_dpsyn.data.files import check_output, packing, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError
@@ -210,7 +210,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
     if engine not in ("pandas", "cudf"):
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
-    try:
+    with reading(path):
         binary = parquet_types.check(p, schema) if parquet else []
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
@@ -228,7 +228,15 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
         return df
-    except DPSynError:  # (a DPSynError is a ValueError: said once, as it is)
+
+
+@contextlib.contextmanager
+def reading(path):
+    """Reading the file `path`: a failure to read it becomes one line naming it (a
+    DPSynError, which is a ValueError, is said once, as it is)."""
+    try:
+        yield
+    except DPSynError:
         raise
     except ImportError as e:  # Parquet without pyarrow, say
         raise DPSynError(f"cannot read {shown(str(path))}: {e}") from None
@@ -282,8 +290,7 @@ READ_ERRORS = (OSError, ValueError, UnicodeDecodeError, RuntimeError, EOFError,
 def read_error(path, e: BaseException) -> str:
     """One line naming the file and what was wrong with it."""
     first = (str(e).strip().splitlines() or [""])[0] or type(e).__name__
-    name = str(path).lower()
-    packed = next((s for s in PACKED if name.endswith(s)), None)
+    packed = packing(path)
     if packed and isinstance(e, (EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error,
                                  OSError)):
         return (f"cannot read {shown(str(path))}: the {packed} file is truncated or damaged "

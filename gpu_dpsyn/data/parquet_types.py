@@ -47,15 +47,15 @@ _NEVER = {"categorical": {"nested"}, "id": {"nested"},
           "datetime": {"nested", "bool", "number", "time"}}
 
 
-def check(path, schema=None) -> list[str]:
+def check(path, schema=None, fields=None) -> list[str]:
     """DataError naming the first schema column whose stored type its kind cannot read;
     else the names of the binary columns (the schema's, or without one every column) to
-    read as text."""
+    read as text.  fields: the file's Arrow schema, if read already."""
     import pyarrow.parquet as pq
     kinds = {c.name: c.kind for c in schema.columns if c.kind in _NEVER} \
         if schema is not None else None
     binary = []
-    for field in pq.read_schema(path):
+    for field in fields if fields is not None else pq.read_schema(path):
         kind = kinds.get(field.name) if kinds is not None else "any"
         if kind is None:
             continue

@@ -6,12 +6,11 @@ import glob
 import os
 
 from gpu_dpsyn.data import line_ends, parquet_types
-from gpu_dpsyn.data.files import PACKED
+from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.data.ingest import (READ_ERRORS, check_header, csv_options, default_index,
-                                   lenient_options, read_error, reread_trailing,
-                                   table_format)
+from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
+                                   lenient_options, reading, reread_trailing, table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -41,16 +40,11 @@ def table_files(path) -> list[str]:
     formats = {table_format(f) for f in files}  # an unknown suffix is refused here
     if len(formats) > 1:
         raise DPSynError(f"{shown(p)} mixes CSV and Parquet files; give one format")
-    packed = {_packing(f) for f in files}  # Dask takes the first file's for all
+    packed = {packing(f) or "none" for f in files}  # Dask takes the first file's for all
     if len(packed) > 1:
         raise DPSynError(f"{shown(p)} mixes compressions ({', '.join(sorted(packed))}); "
                          "give one")
     return files
-
-
-def _packing(path) -> str:
-    name = str(path).lower()
-    return next((s for s in PACKED if name.endswith(s)), "none")
 
 
 def read_partitioned(path, schema, row_local: bool = False):
@@ -67,8 +61,10 @@ def read_partitioned(path, schema, row_local: bool = False):
     files = table_files(path)
     if table_format(files[0]) == "parquet":  # each file's declared types, as read_table
         import pyarrow.parquet as pq
-        binary = sorted({b for f in files for b in _named(f, parquet_types.check, schema)})
-        _same_columns(files, [_named(f, pq.read_schema).names for f in files])
+        fields = [_named(f, pq.read_schema) for f in files]  # each footer read once
+        binary = sorted({b for f, a in zip(files, fields)
+                         for b in parquet_types.check(f, schema, a)})
+        _same_columns(files, [a.names for a in fields])
         df = dd.read_parquet(_literal(files))
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
     opts = csv_options(schema)
@@ -92,13 +88,9 @@ def _literal(files) -> list:
 
 def _named(path, read, *args):
     """read(path, *args), a failure to read the file as one line naming it (as
-    read_table's)."""
-    try:
+    read_table's: ingest.reading)."""
+    with reading(path):
         return read(path, *args)
-    except DPSynError:
-        raise
-    except READ_ERRORS as e:
-        raise DataError(read_error(path, e)) from None
 
 
 def _same_columns(files, columns) -> None:

@@ -11,13 +11,14 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.errors import DataError, SchemaError
 
 ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive integer
 DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
 KEYS = {"type", "kind", "name", "from", "op", "by", "nullable", "dtype"}
-_FINENESS = {"year": 0, "month": 1, "day": 2, "hour": 3, "minute": 4, "second": 5}
+_FINENESS = {u: i for i, u in enumerate(UNITS)}  # year, month, ... second: coarse to fine
 _PART_UNIT = {"year": "year", "month": "month", "day": "day", "weekday": "day", "hour": "hour",
               "minute": "minute"}  # the coarsest unit whose values the part varies over
 
