@@ -88,12 +88,16 @@ def emu_so(tmp_path_factory):
     return build(tmp_path_factory.mktemp("emu"))
 
 
-@pytest.fixture(params=["emulated", "blocks",
+@pytest.fixture(params=["emulated", "blocks", "counted",
                         pytest.param("device", marks=[pytest.mark.gpu, gpu])])
 def gb(request, monkeypatch):
-    """The CuPy backend: on the device, or its kernels compiled by g++ and run on the CPU."""
+    """The CuPy backend: on the device, or its kernels compiled by g++ and run on the CPU;
+    "counted" with the CuPy stand-in's arrays, which CuPy's functions tell from host ones."""
     if request.param == "device":
         return get_backend("gpu")
+    if request.param == "counted":
+        from cuda_emu.counting import counting_backend
+        return counting_backend(monkeypatch, request.getfixturevalue("emu_so"))
     from cuda_emu.emulate import emulated_backend
     return emulated_backend(monkeypatch, request.getfixturevalue("emu_so"),
                             32 if request.param == "blocks" else None)
@@ -379,9 +383,9 @@ def test_device_passes_refuse_tables_they_would_misread(gb):
                         rank, 1 << 20, 1e-9)
     p = gb.asarray(np.full((4, 3), 1 / 3))
     with pytest.raises(BackendError, match="IPF's p must be a C-contiguous 2-d float64"):
-        gb.ipf_table(p.T.copy().T, gb.asarray(np.ones(4)), gb.asarray(ctx), [t], [6.0],
-                     1.0, [1.0])
-    gb.ipf_table(p, gb.asarray(np.ones(4)), gb.asarray(ctx), [t], [6.0], 1.0, [1.0]).run()
+        gb.ipf_table(p.T.copy().T, gb.asarray(np.ones(4)), gb.asarray(ctx), s, [6.0], 1.0,
+                     [1.0])
+    gb.ipf_table(p, gb.asarray(np.ones(4)), gb.asarray(ctx), s, [6.0], 1.0, [1.0]).run()
 
 
 def test_ipf_passes_equal_cpu(gb):
@@ -421,8 +425,9 @@ def test_each_ipf_pass_reads_the_worst_tvd_of_the_array_code(gb):
         size, w = tables[0].shape[0], X.sum(axis=1).astype(np.float64)
         n, totals = float(w.sum()), [float(t.sum()) for t in tables]
         p = gibbs.allowed(ctx, tables, size)
-        fused = gb.ipf_table(gb.asarray(p), gb.asarray(w), gb.asarray(ctx), tables, totals,
-                             grid_scale(n), [grid_scale(n + x) for x in totals])
+        fused = gb.ipf_table(gb.asarray(p), gb.asarray(w), gb.asarray(ctx),
+                             [gb.asarray(t) for t in tables], totals, grid_scale(n),
+                             [grid_scale(n + x) for x in totals])
         for _ in range(3):
             worst = []
             for i, t in enumerate(tables):

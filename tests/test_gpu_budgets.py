@@ -172,8 +172,8 @@ def test_a_device_ipf_pass_launches_three_times_a_target(so, monkeypatch):
         tables = [r.gamma(0.7, 4.0, (size, 7)) for _ in range(T)]
         w = r.integers(1, 9, U).astype(np.float64)
         fused = be.ipf_table(be.asarray(np.full((U, size), 1 / size)), be.asarray(w),
-                             be.asarray(ctx), tables, [t.sum() for t in tables], 1.0,
-                             [1.0] * T)
+                             be.asarray(ctx), [be.asarray(t) for t in tables],
+                             [t.sum() for t in tables], 1.0, [1.0] * T)
         count = counting.reset()
         with count.at("pass"):
             fused.run()

@@ -52,8 +52,22 @@ def device(backend: str) -> str:
     return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
 
 
+def host_build() -> dict:
+    """Whether the NumPy backend's C++ build loaded (without it the NumPy bodies serve,
+    several times slower), and the compiler it was built with."""
+    from gpu_dpsyn.backends.numpy import host_build as build, host_kernels
+    tools = build.toolchain()
+    t0 = time.perf_counter()
+    lib = host_kernels.library()
+    return {"host_kernels": lib is not None, "host_build_seconds": round(
+                time.perf_counter() - t0, 2),
+            "host_compiler": tools[1].decode(errors="replace").splitlines()[0] if tools and
+            tools[1] else None}
+
+
 def env(a) -> dict:
-    out = {"python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__}
+    out = {"python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
+           **host_build()}
     if a.backend == "gpu":
         import cupy
         from gpu_dpsyn.backends.cuda.launch import SOURCES
@@ -109,7 +123,7 @@ def scale(a) -> dict:
             "sample_seconds": round(t2 - t1, 2), "total_seconds": round(t2 - t0, 2),
             "stages": {k: round(v, 3) for k, v in {**syn.fit_timings, **run.timings}.items()},
             "gum_iterations": len(run.history) - 1, "gum_updates": updates,
-            "host_threads": threads.count(),
+            "host_threads": threads.count(), "host_kernels": host_build()["host_kernels"],
             "ms_per_gum_update": round(1e3 * gum_loop / max(updates, 1), 4),
             "rows_out": len(out)}
 
@@ -156,11 +170,25 @@ def main(argv=None) -> None:
     p.add_argument("--sizes", default="3e7,1e8,3e8", help="largest: row counts to try")
     p.add_argument("--scratch", default=tempfile.gettempdir(),
                    help="largest: where the Parquet parts are written (then removed)")
+    p.add_argument("--profile", help="a cProfile of the stage, its top functions written "
+                   "here as text (host time: a device's work shows where the host waits)")
     a = p.parse_args(argv)
     if os.environ.get("DUMP_AFTER"):  # just before the cap: every thread's stack to the log
         faulthandler.dump_traceback_later(float(os.environ["DUMP_AFTER"]), exit=False)
     t0 = time.perf_counter()
-    fields = {"env": env, "demo": demo, "scale": scale, "largest": largest}[a.stage](a)
+    stage = {"env": env, "demo": demo, "scale": scale, "largest": largest}[a.stage]
+    if a.profile:
+        import cProfile
+        import io
+        import pstats
+        prof = cProfile.Profile()
+        fields = prof.runcall(stage, a)
+        text = io.StringIO()
+        for order, top in (("cumulative", 70), ("tottime", 40)):
+            pstats.Stats(prof, stream=text).sort_stats(order).print_stats(top)
+        Path(a.profile).write_text(text.getvalue())
+    else:
+        fields = stage(a)
     fields["stage_seconds"] = round(time.perf_counter() - t0, 1)
     report(a, a.stage, fields)
 

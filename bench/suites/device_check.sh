@@ -12,7 +12,8 @@
 # 1e5-row fit: the largest that fits).
 # Optional: scale_1e5 (60); scale_1e6_1thread (110: the host's share on one thread,
 # GPU_DPSYN_THREADS=1, against scale_1e6 on the same machine); sanitize (90:
-# compute-sanitizer memcheck on the kernel tests, small sizes).
+# compute-sanitizer memcheck on the kernel tests, small sizes); profile_1e6, profile_1e7
+# (120: the scale stage under cProfile, its top functions in $OUT/profile_<rows>.txt).
 set -u
 OUT=${OUT:-out/device}
 mkdir -p "$OUT"
@@ -44,6 +45,8 @@ for st in $STAGES; do
     scale_*_1thread) r=${st#scale_}; GPU_DPSYN_THREADS=1 capped "$st" 110 \
            $PY bench/suites/device_check.py scale --backend "$BACKEND" --rows "${r%_1thread}" \
            --out "$JSON" ;;
+    profile_*) capped "$st" 120 $PY bench/suites/device_check.py scale --backend "$BACKEND" \
+           --rows "${st#profile_}" --profile "$OUT/$st.txt" --out "$JSON" ;;
     scale_*) capped "$st" "$(case $st in scale_1e5) echo 60;; scale_1e6) echo 110;; *) echo 90;; esac)" \
            $PY bench/suites/device_check.py scale --backend "$BACKEND" \
            --rows "${SCALE_ROWS:-${st#scale_}}" --out "$JSON" ;;

@@ -191,8 +191,13 @@ def counting_cupy():
             return np.array(x.view(np.ndarray))
         return np.asarray(x)
     fake.asarray, fake.asnumpy = asarray, asnumpy
-    fake.ascontiguousarray = lambda x, dtype=None: _device(np.ascontiguousarray(
-        _plain(asarray(x)), dtype=dtype))
+
+    def ascontiguousarray(x, dtype=None):
+        if not isinstance(x, DeviceArray):  # as CuPy: a host array is refused, not copied
+            raise TypeError(f"Argument 'a' has incorrect type (expected a device array, "
+                            f"got {type(x).__name__})")
+        return _device(np.ascontiguousarray(_plain(x), dtype=dtype))
+    fake.ascontiguousarray = ascontiguousarray
     fake.ndarray = DeviceArray
     return fake
 
