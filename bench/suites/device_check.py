@@ -38,11 +38,14 @@ DEMO = ["--epsilon", "1", "--delta", "1e-9", "--seed", "0", "--quiet"]
 
 
 def commit() -> str:
+    """COMMIT when set (a device's copy of the tree may carry a stale .git), else git's."""
+    if os.environ.get("COMMIT"):
+        return os.environ["COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                               text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("COMMIT", "unknown")
+        return "unknown"
 
 
 def device(backend: str) -> str:
