@@ -98,3 +98,44 @@ def test_decode_with_support_on_the_backend_equals_numpy(backend):
         backend.uniforms(key, n, j, rng.DECODE, 0)))
     pd.testing.assert_frame_equal(host, dev)
     assert host["t"].isna().sum() == 40 and (host["t"].dropna() % 100 < 60).all()
+
+
+def test_values_read_from_a_table_over_the_range_equal_the_search():
+    # core.lookup: bins and support checks of whole numbers gathered from a table over
+    # the range (when it is no longer than the column) against the search a value; edges
+    # given twice, supports of lists and steps, ranges not starting at 0, fractional ends
+    from gpu_dpsyn.core import lookup
+    from gpu_dpsyn.data.encoding import bin_codes
+    from gpu_dpsyn.data.types import support
+    r = np.random.default_rng(5)
+    sups = [support.parse_support("c", [-7, -3, 0, 2, 3, 11, 40], -9, 45),
+            support.parse_support("c", {"step": 3}, -9, 45),
+            support.parse_support("c", "hhmm", 0, 2400)]
+    for case in range(30):
+        lo, hi = int(r.integers(-60, 5)), int(r.integers(10, 3000))
+        x = r.integers(lo, hi + 1, int(r.integers(1, 20000))).astype(np.float64)
+        edges = np.unique(r.integers(lo, hi + 1, int(r.integers(2, 12)))).astype(np.float64)
+        edges = np.sort(np.concatenate([[lo], edges, edges[:case % 3], [hi]]))
+        want = bin_codes(np, edges, x)
+        ends = (lo - 0.5, hi + 0.5) if case % 2 else (lo, hi)
+        got = lookup.on_range(np, lambda v: bin_codes(np, edges, v), x, *ends)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        for sup in sups:
+            xi = np.clip(x, -9, 45).astype(np.int64) if sup is not sups[2] else \
+                r.integers(0, 2401, len(x))
+            span = (-9, 45) if sup is not sups[2] else (0, 2400)
+            want = support.outside(sup, np, xi)
+            got = lookup.on_range(np, lambda v: support.outside(sup, np, v), xi, *span)
+            assert np.array_equal(got, want)
+
+
+def test_encoding_through_the_table_equals_encoding_by_search(monkeypatch, flights,
+                                                              flights_schema):
+    # the demo table encoded with tables over the ranges and with none (TABLE_MAX 0):
+    # the same codes, column by column
+    from gpu_dpsyn.core import lookup
+    schema = load_schema(flights_schema)
+    got = encode(flights, schema)
+    monkeypatch.setattr(lookup, "TABLE_MAX", 0)
+    for a, b in zip(got, encode(flights, schema)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -21,6 +21,7 @@ from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import datetime, derived, support
 from gpu_dpsyn.core.batching import kind_mapped
 from gpu_dpsyn.core.checks import is_cudf
+from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.core.types import code_dtype
 
 
@@ -279,21 +280,27 @@ def _encode_column(s, col: Column, xp=np):
             raise DataError(f"column {shown(col.name)} has {n_bad} values outside the schema range "
                             f"[{lo:g}, {hi:g}]: {_describe(np.unique(_host(x[out_of_range])))}")
         if col.support is not None:
-            off = support.outside(col.support, xp, xp.where(na, lo, x).astype(xp.int64)) & ~na
+            off = on_range(xp, lambda v: support.outside(col.support, xp, v),
+                           xp.where(na, lo, x).astype(xp.int64), lo, hi) & ~na
             if bool(off.any()):
                 raise DataError(f"column {shown(col.name)} has {int(off.sum())} values outside its "
                                 f"support {support.describe(col.support)}: "
                                 f"{_describe(np.unique(_host(x[off])))}")
-        codes = bin_codes(xp, edges, x)
+        # whole numbers: a gather from the bins of every value in the range, where that
+        # is shorter than the column (core.lookup), not a search a record
+        codes = on_range(xp, lambda v: bin_codes(xp, edges, v), xp.where(na, lo, x), lo,
+                         hi) if col.integer else bin_codes(xp, edges, x)
     if col.nullable:
         codes = xp.where(na, col.null_code, codes)
     return xp.ascontiguousarray(codes.astype(code_dtype(col.size)))
 
 
-def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
+def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
+           derived_made: bool = False) -> list:
     """Validate the table against the schema and return one code array per synth column
     (NumPy, or CuPy for xp=cupy; df may be pandas or cuDF).  allow_empty: df is one
-    partition of a larger table."""
+    partition of a larger table.  derived_made: the derived columns were just made from
+    their rule (repair.repair), so they are not checked against it again."""
     check_columns(df, schema, allow_empty)
     for c in schema.columns:  # an id column other than the individual's is never read
         if c.kind != "id" or c.name == schema.unit_id:
@@ -301,7 +308,7 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False) -> list:
     codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
-        if col.kind == "derived":
+        if col.kind == "derived" and not derived_made:
             src = col.derive.source
             if src not in sources:
                 sources[src] = _source_values(df, schema[src])

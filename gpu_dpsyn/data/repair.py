@@ -35,6 +35,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.batching import kind_mapped, read_blocks
 from gpu_dpsyn.core.checks import is_cudf
+from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
 from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
@@ -81,12 +82,15 @@ def repair(df, schema: Schema):
             out[name] = values.array
         if drop.any():
             out = out.loc[~drop].reset_index(drop=True)
-    for col in schema.columns:  # the data's copy is never read: follow the rule
-        if col.kind == "derived":
-            if out is df:
-                out = (df.to_pandas() if is_cudf(df) else df).copy()
-            src = col.derive.source
-            out[col.name] = col.derive.apply(_source_values(out, schema[src]))
+    rules = [col for col in schema.columns if col.kind == "derived"]
+    if rules:  # the data's copy is never read: follow the rule
+        base = out.to_pandas() if is_cudf(out) else out  # (a source is never derived)
+        made = {col.name: col.derive.apply(_source_values(base, schema[col.derive.source]))
+                for col in rules}
+        # a new frame of the same columns, the others shared, not copied: a copy of the
+        # whole table was most of a clean 10^7-row table's repair
+        out = pd.DataFrame({name: made[name] if name in made else base[name].array
+                            for name in base.columns}, index=base.index, copy=False)
     return out
 
 
@@ -188,7 +192,8 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
     y = np.clip(np.rint(x) if col.integer else x, lo, hi)
     clamped = ok & (y != x)
     if col.support is not None:
-        off = ok & support.outside(col.support, np, np.where(ok, y, lo).astype(np.int64))
+        off = ok & on_range(np, lambda v: support.outside(col.support, np, v),
+                            np.where(ok, y, lo).astype(np.int64), lo, hi)
         invalid |= off
         y = np.where(off, np.nan, y)
         clamped &= ~off

@@ -150,7 +150,8 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         if repairing:  # no refusal may hinge on one record's values (data/repair.py)
             check_columns(df, schema, allow_empty=True)
             df = repair(df, grid or schema)
-        dev = encode(df, grid or schema, backend.xp, allow_empty=repairing)  # onto the device
+        dev = encode(df, grid or schema, backend.xp, allow_empty=repairing,  # onto the
+                     derived_made=repairing)                                 # device
     backend.prepare()  # kernels compiled before the first charge, not after
     pub = None
     if public is not None:

@@ -75,9 +75,11 @@ class RecordOps:
                                removed))
         # Duplicate copies the group's columns; Replace addresses the marginal's columns
         # through the full table, so both tables ride along
-        group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
-        table, sizes = self._table([cols[j] for j in group])
         full, full_sizes = self._table(cols)
+        group = list(range(len(cols))) if copy_cols is None else list(copy_cols)
+        # every column (the default): the same table, its pointers not looked up again
+        table, sizes = (full, full_sizes) if copy_cols is None else \
+            self._table([cols[j] for j in group])
         a = list(attrs) + [0] * (3 - len(attrs))
         st = strides_of(shape) + [1] * (3 - len(attrs))
         dims = list(shape) + [1] * (3 - len(attrs))
