@@ -104,6 +104,41 @@ def test_missing_ids_drop_their_rows_and_derived_columns_follow_their_source():
     assert out["n"].tolist() == [4, 10, 7] and out["half"].tolist() == [2, 5, 3]
 
 
+def test_writing_into_the_repaired_table_leaves_the_input_alone():
+    # derived columns made: the other columns are shared with the input, never written
+    # through to it (a frame of the input's raw arrays would have been)
+    schema = load_schema({"columns": {
+        "n": {"type": "numeric", "integer": True, "min": 0, "max": 100},
+        "half": {"type": "derived", "from": "n", "op": "floordiv", "by": 2}}})
+    df = pd.DataFrame({"n": [4, 6, 8], "half": [2, 3, 4]})
+    df.attrs["source"] = "survey"
+    out = repair(df, schema)
+    out.loc[0, "n"] = 100
+    assert df["n"].tolist() == [4, 6, 8] and out.attrs == {"source": "survey"}
+
+
+def test_support_values_at_the_range_ends_repair_alike_through_the_table(monkeypatch):
+    # repair's support check gathered from a table over [min, max] (core.lookup) against
+    # the search a value: values at both ends, past them (clamped), off the support, and
+    # missing, in a column longer than its range
+    from gpu_dpsyn.core import lookup
+    schema = load_schema({"columns": {"v": {
+        "type": "numeric", "integer": True, "min": -6, "max": 12, "nullable": True,
+        "support": [-6, -3, 0, 4, 5, 11]}}})  # in at the low end, not the high
+    r = np.random.default_rng(8)
+    vals = np.concatenate([[-6, 12, -7, 13, -5, 11, 4], r.integers(-9, 16, 400)])
+    missing = np.arange(len(vals)) >= 7
+    missing &= r.random(len(vals)) < 0.05
+    df = pd.DataFrame({"v": pd.array(np.where(missing, None, vals), dtype="Int64")})
+    got, seen = repair(df, schema), findings(df, schema)
+    monkeypatch.setattr(lookup, "TABLE_MAX", 0)
+    pd.testing.assert_series_equal(got["v"], repair(df, schema)["v"])
+    assert seen == findings(df, schema)
+    head = got["v"].iloc[:7]
+    assert head.iloc[[0, 2, 5, 6]].tolist() == [-6, -6, 11, 4]
+    assert head.iloc[[1, 3, 4]].isna().all()
+
+
 def test_a_valid_table_is_returned_as_it_is():
     df = table(50).infer_objects()  # numbers as numbers
     assert repair(df, load_schema(SCHEMA)) is df

@@ -15,14 +15,15 @@ TABLE_MAX = 1 << 22
 
 
 def on_range(xp, fn, x, lo: int, hi: int):
-    """fn(x) for x (an xp array of whole numbers, each within [lo, hi]), elementwise: from a
-    table of fn over lo..hi (in x's dtype) when the range is no longer than x."""
+    """fn(x) for x (an xp array of whole numbers, each within [lo, hi], exact in int64),
+    elementwise: from a table of fn over lo..hi (in x's dtype) when the range is no
+    longer than x."""
     lo, hi = int(lo), int(hi)
     span = hi - lo + 1
     if span > min(int(x.size), TABLE_MAX):
         return fn(x)
     table = fn(xp.arange(lo, hi + 1, dtype=np.int64).astype(x.dtype))
-    return table[(x - lo).astype(xp.int64)]
+    return table[x.astype(xp.int64) - lo]  # in int64: x - lo could wrap in a narrow type
 
 
 __all__ = ["TABLE_MAX", "on_range"]

@@ -87,10 +87,12 @@ def repair(df, schema: Schema):
         base = out.to_pandas() if is_cudf(out) else out  # (a source is never derived)
         made = {col.name: col.derive.apply(_source_values(base, schema[col.derive.source]))
                 for col in rules}
-        # a new frame of the same columns, the others shared, not copied: a copy of the
-        # whole table was most of a clean 10^7-row table's repair
-        out = pd.DataFrame({name: made[name] if name in made else base[name].array
-                            for name in base.columns}, index=base.index, copy=False)
+        # a shallow copy, the derived columns set anew: a deep copy of the whole table
+        # was most of a clean 10^7-row table's repair.  Setting a column puts a new
+        # array in (pandas >= 2), and copy-on-write keeps later writes off the input
+        out = base.copy(deep=False)
+        for name, values in made.items():
+            out[name] = values
     return out
 
 
