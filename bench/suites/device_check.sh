@@ -13,7 +13,9 @@
 # Optional: scale_1e5 (60); scale_1e6_1thread (110: the host's share on one thread,
 # GPU_DPSYN_THREADS=1, against scale_1e6 on the same machine); sanitize (90:
 # compute-sanitizer memcheck on the kernel tests, small sizes); profile_1e6, profile_1e7
-# (120: the scale stage under cProfile, its top functions in $OUT/profile_<rows>.txt).
+# (120: the scale stage under cProfile, its top functions in $OUT/profile_<rows>.txt);
+# gum_profile (90: bench/suites/gpu_profile.py at 10^6 and 10^7 rows, host and device
+# milliseconds of each part of a GUM update, in $OUT/gum_profile_<rows>.json).
 set -u
 OUT=${OUT:-out/device}
 mkdir -p "$OUT"
@@ -53,6 +55,8 @@ for st in $STAGES; do
     largest) capped largest 200 $PY bench/suites/device_check.py largest --backend "$BACKEND" \
            --rows "${LARGEST_FIT_ROWS:-1e5}" --sizes "${SIZES:-1e7,1e8}" \
            --scratch "$SCRATCH" --out "$JSON" ;;
+    gum_profile) capped gum_profile 90 bash -c "for r in 1e6 1e7; do $PY bench/suites/gpu_profile.py \
+           --backend $BACKEND --rows \$r --repeat 30 --out $OUT/gum_profile_\$r.json || exit; done" ;;
     sanitize) capped sanitize 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
            $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py \
            -k "${SANITIZE_K:-fused or init_and_gum or noise or chacha}" ;;
