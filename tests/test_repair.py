@@ -59,11 +59,12 @@ def test_numbers_clamp_round_or_go_missing():
     df["n"] = [99, -5, 3.6, 3.4, float("inf"), "7", "abc", True, 4, 2]
     df["x"] = [7.5, -3, 0.25, "no", None, float("-inf"), 0.0, 1, -1, "0.5"]
     out = repair(df, s)
-    # "abc" and True are no numbers: n is not nullable and has no fallback, the rows go
-    kept = [0, 1, 2, 3, 4, 5, 8, 9]
-    assert out["n"].tolist() == [10, 0, 4, 3, 10, 7, 4, 2]
+    # "abc" is no number: n is not nullable and has no fallback, its row goes; True is 1
+    # (as pandas casts a column of numbers that one boolean joins)
+    kept = [0, 1, 2, 3, 4, 5, 7, 8, 9]
+    assert out["n"].tolist() == [10, 0, 4, 3, 10, 7, 1, 4, 2]
     # x: its fallback 0.5 for what is no number or missing; the rest clamps to [-1, 1]
-    assert [float(v) for v in out["x"]] == [1, -1, 0.25, 0.5, 0.5, -1, -1, 0.5]
+    assert [float(v) for v in out["x"]] == [1, -1, 0.25, 0.5, 0.5, -1, 1, -1, 0.5]
     assert out["k"].tolist() == df["k"].iloc[kept].tolist()
     encode(out, s)  # what it gives is always allowed
     # whole numbers past float64's range clamp like any number past a bound
@@ -818,3 +819,64 @@ def test_a_retry_pandas_refuses_goes_by_blocks_not_value_by_value(monkeypatch):
     s = load_schema(_DAYS)
     codes = encode(repair(pd.DataFrame({"t": values}), s), s)[0]
     assert len(calls) <= 4096 and codes[2] == 0 and codes[-1] == 0
+
+
+# -- one record's type recasts the whole column: pandas' casts, read as pandas casts ------
+_NUMBER = {"columns": {"x": {"type": "numeric", "integer": True, "min": 0, "max": 10,
+                             "nullable": True}}}
+_CODES = {"columns": {"x": {"type": "categorical", "values": [1, 2, 3], "nullable": True}}}
+
+
+@pytest.mark.parametrize("schema, base, extra", [
+    (_NUMBER, pd.Series([3, 4, 5] * 20), pd.Series([1j])),          # int64 -> complex128
+    (_NUMBER, pd.Series([3, 4, 5] * 20), pd.Series([2 + 0j])),
+    (_CODES, pd.Series([1, 2, 3] * 20), pd.Series([1j])),
+    (_NUMBER, pd.Series([True, False] * 30), pd.Series([7])),       # bool -> int64
+    (_NUMBER, pd.Series([True, False] * 30), pd.Series(["abc"])),   # bool -> object
+    (_NUMBER, pd.Series([True, None] * 30, dtype="boolean"), pd.Series([7.5])),
+    (_NUMBER, pd.Series([3.0, 4.0] * 30), pd.Series([True])),       # float -> object
+])
+def test_a_record_that_recasts_the_column_changes_only_itself(schema, base, extra):
+    # pandas casts a whole column for one record's type (a complex number makes every
+    # int complex, an int makes every boolean 1/0): every other record reads as before
+    s = load_schema(schema)
+    one = pd.DataFrame({"x": base})
+    more = pd.concat([one, pd.DataFrame({"x": extra})], ignore_index=True)
+    a, b = encode(repair(one, s), s)[0], encode(repair(more, s), s)[0]
+    np.testing.assert_array_equal(b[:len(a)], a)
+    assert len(b) == len(a) + 1
+
+
+def test_check_counts_booleans_and_complex_numbers_read_as_numbers():
+    s = load_schema(_NUMBER)
+    df = pd.DataFrame({"x": pd.Series([True, False, 3, 1j, 2 + 0j, None], dtype=object)})
+    found = {what: n for _, what, n in findings(df, s)}
+    assert found == {"not allowed by the schema: made missing": 1,
+                     "true/false read as 1/0, or complex numbers with no imaginary part "
+                     "as real numbers": 3}
+    assert repair(df, s)["x"].tolist()[:3] == [1, 0, 3]
+
+
+@pytest.mark.parametrize("extra", ["5", "abc"])
+def test_a_csv_column_of_booleans_reads_alike_when_one_word_makes_it_text(tmp_path, extra):
+    # pandas' CSV reader makes a column of True/False booleans, and text once one cell is
+    # neither: each boolean word reads as the boolean would, whatever the other cells
+    from gpu_dpsyn.data.ingest import read_table
+    s = load_schema(_NUMBER)
+    rows = ["True", "False", "TRUE", "false"] * 10
+    one, more = tmp_path / "one.csv", tmp_path / "more.csv"
+    one.write_text("x\n" + "\n".join(rows) + "\n")
+    more.write_text("x\n" + "\n".join(rows + [extra]) + "\n")
+    a = encode(repair(read_table(one, schema=s), s), s)[0]
+    b = encode(repair(read_table(more, schema=s), s), s)[0]
+    np.testing.assert_array_equal(b[:len(a)], a)
+    assert repair(read_table(one, schema=s), s)["x"].tolist()[:4] == [1, 0, 1, 0]
+
+
+def test_a_complex_number_with_an_imaginary_part_alone_in_its_block_is_invalid():
+    # the only value _real reads as no number: made missing, nothing else changed
+    s = load_schema(_NUMBER)
+    df = pd.DataFrame({"x": pd.Series([3, 1j, 4, 2.5j + 1], dtype=object)})
+    assert findings(df, s) == [("x", "not allowed by the schema: made missing", 2)]
+    out = repair(df, s)["x"]
+    assert out.iloc[[0, 2]].tolist() == [3, 4] and out.iloc[[1, 3]].isna().all()

@@ -29,7 +29,9 @@ def plain(v):
 
 def value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+    if isinstance(v, (complex, np.complexfloating)) and v.imag == 0:
+        v = float(v.real)  # as pandas' cast made it: one complex record makes every
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():  # int complex
         v = int(v)
     if isinstance(v, str):  # its text, whatever a subclass's __str__ does
         return str.__str__(v)

@@ -5,10 +5,11 @@ If one invalid record made fit refuse, the refusal itself would tell two neighbo
 tables apart with certainty, whatever the noise.  So by default each value is mapped by
 a public rule that reads that value and the schema alone, as OpenDP and Tumult do:
 
-* numeric: text that is no number, booleans, complex numbers and lists are invalid;
-  numbers outside [min, max] (infinities too) clamp to the nearest bound; an integer
-  column's fractions round to the nearest integer; a value off the column's support is
-  invalid;
+* numeric: text that is no number, complex numbers with an imaginary part and lists are
+  invalid; booleans read as 1/0 and other complex numbers as their real part, as pandas'
+  casts of a whole column read them (_real); numbers outside [min, max] (infinities
+  too) clamp to the nearest bound; an integer column's fractions round to the nearest
+  integer; a value off the column's support is invalid;
 * categorical: a value that is not listed is invalid;
 * datetime: see types.date_repair.repaired (unparseable is invalid, out of range clamps);
 * an invalid or missing value becomes missing in a nullable column, else the column's
@@ -37,7 +38,7 @@ from gpu_dpsyn.core.batching import kind_mapped, read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
-from gpu_dpsyn.data.matching import factorized, value_codes
+from gpu_dpsyn.data.matching import BOOL_TEXT, factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
@@ -49,6 +50,7 @@ class Repaired:
     invalid: np.ndarray  # values the schema does not allow (and no clamp fixes)
     missing: np.ndarray  # missing in a column that is not nullable
     clamped: np.ndarray  # moved to the range's bound, or rounded to an integer
+    cast: np.ndarray | None = None  # booleans read as 1/0, complex numbers as real (_real)
 
 
 def repair(df, schema: Schema):
@@ -107,8 +109,10 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
         for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
                            (r.missing, f"missing but the column is not nullable: {to}"),
                            (r.clamped, "outside the range (or a fraction in an integer "
-                                       "column): clamped to the range / rounded")):
-            if mask.any():
+                                       "column): clamped to the range / rounded"),
+                           (r.cast, "true/false read as 1/0, or complex numbers with no "
+                                    "imaginary part as real numbers")):
+            if mask is not None and mask.any():
                 out.append((col.name, what, int(mask.sum())))
     unit = schema.unit_id
     if unit is not None:
@@ -176,17 +180,21 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
     n = len(s)
     na = s.isna().to_numpy()
     kind = s.dtype.kind
-    if pd.api.types.is_bool_dtype(s.dtype) or kind in "cmM" or \
-            isinstance(s.dtype, pd.PeriodDtype):  # no numbers at all (Periods: as objects)
-        x, invalid = np.full(n, np.nan), ~na
-    else:
-        if kind == "O":  # booleans, complex numbers and lists among the values
-            odd = odd_cells(s) | kind_mapped(s, lambda v: isinstance(
-                v, (bool, np.bool_, complex, np.complexfloating)),
-                lambda kind: kind not in _NO_BOOLS, False)
-            s = s.where(~odd, None) if odd.any() else s
+    if kind in "mM" or isinstance(s.dtype, pd.PeriodDtype):  # no numbers at all
+        x, invalid = np.full(n, np.nan), ~na                  # (Periods: as objects)
+        cast = None
+    elif kind == "c":  # complex numbers: each one's value (_real)
+        z = s.to_numpy()
+        x = np.where(z.imag == 0, z.real, np.nan)
+        invalid = np.isnan(x) & ~na
+        cast = ~np.isnan(x)
+    else:  # booleans read as 1/0 (a bool column too: kind "b")
+        if kind == "O":  # lists among the values; booleans and complex numbers by _real
+            odd = odd_cells(s)
+            s, cast = _reals(s.where(~odd, None) if odd.any() else s)
         else:
             odd = np.zeros(n, dtype=bool)
+            cast = ~na if kind == "b" else None
         x = _numbers(s)
         invalid = (np.isnan(x) & ~na) | odd
     lo, hi = col.value_range
@@ -203,7 +211,7 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
     # all-missing boolean column is missing to isna but no number to encode
     plain = kind in "iuf" and not isinstance(s.dtype, pd.CategoricalDtype)
     values = pd.Series(y) if (clamped.any() or invalid.any() or not plain) else None
-    return Repaired(values, invalid, _missing(na, col), clamped)
+    return Repaired(values, invalid, _missing(na, col), clamped, cast)
 
 
 def _numbers(s: pd.Series) -> np.ndarray:
@@ -244,6 +252,50 @@ def _read_numbers(s: pd.Series) -> np.ndarray:
 
 _WHOLE = re.compile(r"\s*([+-]?)0*(\d+)\s*")
 _FLOAT_MAX = int(sys.float_info.max)
+
+
+def _real(v):
+    """A boolean as 1 or 0 (so is the text pandas' CSV reader takes for one: "True",
+    "false"...), a complex number with no imaginary part as its real part, another
+    complex number as no number (None: invalid).  pandas casts a whole column for one
+    value's type (one complex number makes every int complex, one int makes every boolean
+    1/0, one word makes a CSV column of booleans text), so each is read as that cast
+    reads it: one record's type never changes how another record reads."""
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, str):
+        t = str.__str__(v)  # its text, whatever a subclass's __eq__ says
+        return 1 if t in BOOL_TEXT[True] else 0 if t in BOOL_TEXT[False] else v
+    if isinstance(v, (complex, np.complexfloating)):
+        return float(v.real) if v.imag == 0 else None
+    return v
+
+
+_WORDS = BOOL_TEXT[True] + BOOL_TEXT[False]
+
+
+def _is_cast(v) -> bool:
+    """Whether _real reads v as a number it is not (a boolean or its word, a complex
+    number with no imaginary part)."""
+    if isinstance(v, str):
+        return str.__str__(v) in _WORDS
+    return isinstance(v, (bool, np.bool_)) or \
+        (isinstance(v, (complex, np.complexfloating)) and v.imag == 0)
+
+
+def _reals(s: pd.Series) -> tuple:
+    """(s with _real applied, the mask of values it read as another number): value by
+    value only in the blocks whose kind can hold a boolean or a complex number, or of
+    text holding a boolean's word (core.batching.read_blocks)."""
+    parts, cast, lo, mapped = [], np.zeros(len(s), dtype=bool), 0, False
+    for block in read_blocks(s):
+        kind = pd.api.types.infer_dtype(block, skipna=True)
+        if kind not in _NO_BOOLS or (kind == "string" and bool(block.isin(_WORDS).any())):
+            cast[lo:lo + len(block)] = block.map(_is_cast).to_numpy(dtype=bool)
+            block, mapped = block.map(_real), True
+        parts.append(block)
+        lo += len(block)
+    return (pd.concat(parts) if mapped else s), cast
 
 
 # inferred kinds of a block with no boolean or complex value; with no whole number
