@@ -357,8 +357,8 @@ def test_outputs_replace_earlier_outputs_of_their_kind(files, tmp_path):
     assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
                        "--ledger", str(ledger))) == 0
     assert "earlier" not in ledger.read_text()
-    edited = tmp / "edited.json"
-    edited.write_text("  [1]\n")
+    edited = tmp / "edited.json"  # an earlier edit of the schema
+    edited.write_text('  {"columns": {"month": {"type": "numeric"}}}\n')
     assert main(["schema", str(schema), "--set", "month.nullable=true",
                  "--out", str(edited)]) == 0
     assert '"nullable": true' in edited.read_text()
@@ -559,3 +559,22 @@ def test_sample_to_a_path_of_the_wrong_type_is_one_line(path):
                       adaptive_rounds=0).fit(df, schema)
     with pytest.raises(DPSynError, match="directory path"):
         syn.sample_to(path, 10)
+
+
+@pytest.mark.parametrize("kept", ['{"guarantee": "(1, 1e-09)-DP", "epsilon": 1}\n',
+                                  '{"not_for_publication": true}\n', '{"b": 2}\n',
+                                  '[1, 2]\n', '{"columns": {"a": '])
+def test_schema_out_replaces_only_a_schema(files, capsys, kept):
+    # a ledger, an evaluation, any other JSON (or a schema cut short: someone's work) is
+    # no schema to replace with the edited one
+    tmp, _, schema = files
+    other = tmp / "other.json"
+    other.write_text(kept)
+    assert main(["schema", str(schema), "--out", str(other)]) == 2
+    one_line_error(capsys, "--out", "schema")
+    assert other.read_text() == kept
+    old = tmp / "old.json"
+    old.write_text(schema.read_text())
+    assert main(["schema", str(schema), "--set", "month.nullable=true", "--out",
+                 str(old)]) == 0
+    assert json.loads(old.read_text())["columns"]["month"]["nullable"] is True

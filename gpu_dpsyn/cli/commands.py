@@ -15,7 +15,7 @@ from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs,
-                                 check_public, spent, write_ledger)
+                                 check_public, check_schema_out, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
     write_table)
@@ -296,6 +296,7 @@ def edit_schema(a) -> int:
     out = a.out or a.file
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
+        check_schema_out(a.out)
     before, sets = read_document(a.file), [parse_setting(s) for s in a.set]
     doc = edit(before, sets, a.drop, a.reviewed)
     with warnings.catch_warnings():  # the drafted values left are listed below instead

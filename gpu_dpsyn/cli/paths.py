@@ -91,6 +91,28 @@ def write_ledger(a, syn, history) -> dict:
     return rep
 
 
+def check_schema_out(path) -> None:
+    """The schema command's --out replaces a schema, not a ledger, an evaluation or
+    other JSON, nor a document that does not parse (a schema being written): that work
+    would be lost."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:  # nothing there yet
+        return
+    except (OSError, ValueError):  # unreadable, or no UTF-8: not a schema we wrote
+        text = None
+    try:
+        doc = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        doc = None
+    if text is not None and not text.strip():
+        return
+    if not (isinstance(doc, dict) and "columns" in doc):
+        raise DPSynError(f"--out {path!r} is no schema (a ledger, an evaluation, other "
+                         "JSON, or a document that does not parse): the schema command "
+                         "replaces only a schema; give another name, or remove it first")
+
+
 def check_not_reviewed(path) -> None:
     """infer-schema replaces an earlier draft, not a schema whose drafted values were all
     reviewed (or one written by hand): that work would be lost."""
