@@ -80,9 +80,10 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
              for c, why in zip(cols, whys)]
-    # several ids: the first without gaps names the individual (the fit refuses gaps)
+    # several ids: one given by --id names the individual, else the first without gaps
+    # (the fit refuses gaps)
     ids = sorted((c.name for c in cols if c.kind == "id"),
-                 key=lambda c: gaps[c])
+                 key=lambda c: (c not in id_columns, gaps[c]))
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys])
     too_big = _largest_pair(schema)
