@@ -452,7 +452,7 @@ def test_integers_beyond_2_to_53_are_decimals_and_a_2_to_53_max_stays_in_range()
 
 
 def test_decode_error_closed_forms():
-    from gpu_dpsyn.data.inference import _decode_error
+    from gpu_dpsyn.data.draft_bins import decode_error as _decode_error
     x = np.sort((np.arange(1000) + 0.5) / 1000)  # evenly spread over [0, 1): nothing to move
     assert _decode_error(x, [0.0, 1.0]) < 1e-12
     # all at 0 in [0, 1): moved to (i + 0.5) / n, mean 1/2; with [0, 0, 1]: nothing

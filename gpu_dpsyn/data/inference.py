@@ -16,22 +16,21 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
-from gpu_dpsyn.data.encoding import bin_codes, check_cells, check_frame
+from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning)
 from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
                                    column_from_spec)
+from gpu_dpsyn.data.draft_bins import log_edges, own_bins
 from gpu_dpsyn.data.types.datetime import UNITS
-from gpu_dpsyn.data.types.numeric import significant, rounded_range
+from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
                                     is_text, numbering, span_in, unit_start)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
-LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
-ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
 _FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
@@ -322,10 +321,10 @@ _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of e
 def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
             what: str, spec: dict):
     """(column, summary line) of a binned numeric column: the equal-width `edges` of
-    `spec` (written as its min, max and bins), or log-spaced ones (_log_edges), with a
-    common min or max in a bin of its own (_own_bins)."""
-    logs = _log_edges(numbers, edges, integer)
-    own = _own_bins(numbers, logs or edges, integer)
+    `spec` (written as its min, max and bins), or log-spaced ones (draft_bins.log_edges), with a
+    common min or max in a bin of its own (draft_bins.own_bins)."""
+    logs = log_edges(numbers, edges, integer)
+    own = own_bins(numbers, logs or edges, integer)
     col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,
                  nullable=nullable,
                  draft_range=None if own or logs else {k: spec[k] for k in ("min", "max",
@@ -334,65 +333,3 @@ def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable
     say = str if integer else (lambda v: f"{v:g}")
     return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
                        if own else "")
-
-
-def _log_edges(numbers: np.ndarray, edges: list, integer: bool):
-    """Log-spaced edges between the equal-width edges' ends when they fit the values
-    clearly better (amounts, counts: right-skewed, often with many zeros); else None.
-    Bins are equal in log(x - min + shift), the shift 1e-4 .. 1e-1 of the range (integers:
-    at least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
-    (_decode_error).  The draft reads the data anyway; integer columns' edges are rounded
-    up to integers, repeats dropped (bins of one integer at the low end)."""
-    lo, top = float(edges[0]), float(edges[-1])
-    if integer and max(abs(lo), abs(top)) > 2.0 ** 52:  # float64 edges would lose the top
-        return None
-    x = np.sort(np.asarray(numbers, dtype=np.float64))
-    best, out = LOG_GAIN * _decode_error(x, edges), None
-    for f in (1e-4, 1e-3, 1e-2, 1e-1):
-        shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
-        e = lo - shift + np.geomspace(shift, top - lo + shift, len(edges))
-        e[0], e[-1] = lo, top
-        e = np.unique(np.ceil(e)) if integer else np.unique(significant(e, 3))
-        err = _decode_error(x, e) if len(e) > 2 else np.inf
-        if err < best:
-            best, out = err, [int(v) if integer else float(v) for v in e]
-    return out
-
-
-def _own_bins(numbers: np.ndarray, edges: list, integer: bool):
-    """(edges, values) giving each value that holds at least ATOM_SHARE of the values a
-    bin of its own (no hours worked, no income, a top code; a ratio of exactly 1, a
-    price of 9.99, a salary of 50,000), so the output holds it exactly and not spread
-    over its bin; else None.  Integers: a bin [v, v + 1); decimals: the edge repeated,
-    a bin holding just v (schema)."""
-    values, counts = np.unique(numbers, return_counts=True)
-    atoms = values[counts >= ATOM_SHARE * len(numbers)]
-    e, own = list(edges), []
-    for v in atoms.tolist():
-        v = int(v) if integer else float(v)
-        if integer:
-            new = [x for x in (v, v + 1) if x not in e]
-            if not new:  # [v, v + 1) already
-                continue
-            e = sorted(e + new)
-        else:
-            e.insert(int(np.searchsorted(e, v, side="right")), v)
-            if e.count(v) < 2:  # not an edge yet: v, v is the bin holding just v
-                e.insert(e.index(v), v)
-        own.append(v)
-    return (e, own) if own else None
-
-
-def _decode_error(x: np.ndarray, edges) -> float:
-    """Mean |x - decoded x| when the sorted values x are binned on `edges` and each bin's
-    values are replaced by evenly spread points across it, in order: the optimal coupling
-    (Wasserstein-1) of each bin's values with the uniform decoding of fit()."""
-    e = np.asarray(edges, dtype=np.float64)
-    k = bin_codes(np, e, x)  # as encode() bins them
-    counts = np.bincount(k, minlength=len(e) - 1)
-    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    i = np.arange(len(x)) - first[k]
-    spread = e[k] + (i + 0.5) / counts[k] * (e[k + 1] - e[k])
-    return float(np.abs(x - spread).mean())
-
-

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.core.batching import kind_mapped, read_blocks
+from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
