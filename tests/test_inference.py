@@ -566,3 +566,23 @@ def test_the_column_given_by_id_is_the_individual_over_a_guessed_one():
         s = infer_schema(df, id_columns=["person_id"])
     assert s["email"].kind == "id" and s["person_id"].kind == "id"
     assert s.individual_id == "person_id" and s.unit_id == "person_id"
+
+
+def test_numbers_with_a_few_placeholder_words_are_drafted_numeric_not_an_id():
+    # incomes with 3% "N/A" (and a "-"), read as text: numbers whose placeholders the
+    # repair makes missing, not an id column whose output is 1..n
+    r = np.random.default_rng(9)
+    inc = [f"{v:.2f}" for v in r.lognormal(10, 1, 2000)]
+    for i in range(0, 2000, 33):
+        inc[i] = "N/A"
+    inc[7] = "-"
+    df = pd.DataFrame({"inc": inc, "c": r.choice(["a", "b"], 2000)})
+    s, lines = _infer_with_summary(df)
+    assert s["inc"].kind == "numeric" and s["inc"].nullable and s.unit_id is None
+    line = next(x for x in lines if x.strip().startswith("inc"))
+    assert "'N/A'" in line and "'-'" in line and "missing" in line
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(300)
+    assert out["inc"].notna().mean() > 0.8
+    # many words among the numbers: no placeholders, text as before
+    df["inc"] = [v if i % 4 else f"w{i}" for i, v in enumerate(inc)]
+    assert _infer(df)["inc"].kind != "numeric"

@@ -28,7 +28,7 @@ from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
-                                    is_text, numbering, span_in, unit_start)
+                                    is_text, mostly_numbers, numbering, span_in, unit_start)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
@@ -162,6 +162,11 @@ class _Guesser:
         # nullable, offsets): to draft them coarser
 
     def column(self, name: str, s: pd.Series, is_id: bool):
+        self.note = ""  # placeholders read as missing, said after whatever was guessed
+        col, why = self._column(name, s, is_id)
+        return col, why + self.note
+
+    def _column(self, name: str, s: pd.Series, is_id: bool):
         nullable = bool(s.isna().any())
         vals = s.dropna()
         if vals.empty and not is_id:
@@ -185,7 +190,14 @@ class _Guesser:
         if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
             values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
-        numbers = as_numbers(vals, text)
+        numbers, words = as_numbers(vals, text), []
+        if numbers is None and text:
+            numbers, words = mostly_numbers(vals)
+        if words:  # a few words among the numbers: no value, made missing by the repair
+            placeholder = vals.isin(words)
+            self.note = (f"; {int(placeholder.sum()):,} values "
+                         f"{', '.join(map(repr, words))} are no number: read as missing")
+            vals, nullable = vals[~placeholder], True
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).

@@ -84,6 +84,24 @@ def as_numbers(vals: pd.Series, text: bool):
     return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
 
 
+PLACEHOLDERS = 5  # distinct words among a text column's numbers read as missing...
+PLACEHOLDER_SHARE = 0.1  # ...covering at most this share of its values
+
+
+def mostly_numbers(vals: pd.Series):
+    """(as_numbers of the others, the placeholders) for text whose values are numbers
+    but for a few words standing for none ("N/A", "-", "?": at most PLACEHOLDERS distinct,
+    at most PLACEHOLDER_SHARE of the values), which the row-local repair makes missing;
+    else (None, [])."""
+    x = pd.to_numeric(vals, errors="coerce")
+    words = vals[x.isna()]
+    if words.empty or words.nunique() > PLACEHOLDERS or len(words) > \
+            PLACEHOLDER_SHARE * len(vals):
+        return None, []
+    numbers = as_numbers(vals[x.notna()], True)
+    return (None, []) if numbers is None else (numbers, sorted(words.unique()))
+
+
 def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
     """(datetimes, read from text with UTC offsets) when the column holds datetimes or
     ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
