@@ -332,7 +332,9 @@ def test_evaluate_without_a_schema_reads_the_domain_of_both_tables(files, capsys
 
 def test_evaluate_quiet_draws_no_progress_bars(files, capsys):
     tmp, real, schema = files
-    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--quiet"]) == 0
+    copy = tmp / "copy.csv"
+    copy.write_bytes(real.read_bytes())
+    assert main(["evaluate", str(real), str(copy), "--schema", str(schema), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
 
@@ -387,3 +389,33 @@ def test_post_processing_flags_reach_the_synthesizer(files, monkeypatch, attr, f
                  "--backend", "cpu", "--quiet", "--adaptive-rounds", "0", "--rows", "200",
                  *flag]) == 0
     assert seen == [want]
+
+
+@pytest.mark.parametrize("text, word", [("a;b\n1;2\n3;4\n", "semicolons"),
+                                        ("a;b\n1,5;2,3\n3,1;4,2\n", "semicolons"),
+                                        ("a\tb\n1\t2\n", "tabs")])
+def test_a_file_separated_otherwise_than_by_commas_is_named_so(tmp_path, capsys, text, word):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and word in err and "one column" in err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_evaluating_a_file_against_itself_warns(files, capsys):
+    tmp, real, schema = files
+    same = tmp / "same.csv"
+    same.symlink_to(real)
+    assert main(["evaluate", str(real), str(same), "--schema", str(schema), "--quiet"]) == 0
+    assert "one file" in capsys.readouterr().err
+
+
+def test_a_key_of_another_column_type_says_to_change_the_type(tmp_path, capsys):
+    s = tmp_path / "s.json"
+    s.write_text('{"columns": {"age": {"type": "categorical", "values": [20, 30]}}}')
+    assert main(["schema", str(s), "--set", "age.max=120"]) == 2
+    err = capsys.readouterr().err
+    assert "'max' is a key of a numeric or datetime column" in err and '"type"' in err
+    assert main(["schema", str(s), "--set", "age.type=numeric", "--set", "age.min=0",
+                 "--set", "age.max=120"]) == 0  # (the categorical's values go with it)

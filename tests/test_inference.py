@@ -586,3 +586,15 @@ def test_numbers_with_a_few_placeholder_words_are_drafted_numeric_not_an_id():
     # many words among the numbers: no placeholders, text as before
     df["inc"] = [v if i % 4 else f"w{i}" for i, v in enumerate(inc)]
     assert _infer(df)["inc"].kind != "numeric"
+
+
+def test_an_id_given_with_few_distinct_values_is_warned_of():
+    df = pd.DataFrame({"sex": ["f", "m"] * 50, "c": ["a", "b", "c", "d"] * 25})
+    with pytest.warns(IdColumnWarning, match="'sex' has 2 distinct values"):
+        infer_schema(df, id_columns=["sex"])
+
+
+def test_an_all_missing_column_says_what_to_do():
+    df = pd.DataFrame({"a": [1, 2, 3], "gone": [None] * 3})
+    with pytest.raises(SchemaError, match="no values.*leave it out of the table"):
+        _infer(df)

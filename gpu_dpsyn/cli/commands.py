@@ -216,6 +216,9 @@ def evaluate(a) -> int:
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
+    if file_id(a.real) == file_id(a.synthetic):  # (a link to it too)
+        warnings.warn(f"{a.real!r} and {a.synthetic!r} are one file: the real table is "
+                      "compared with itself", UserWarning)
     if schema is not None:  # the real table as the fit read it: repaired by the rule
         from gpu_dpsyn.data.repair import repair
         real = repair(real, schema)

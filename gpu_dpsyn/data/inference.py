@@ -31,6 +31,7 @@ from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest
                                     is_text, mostly_numbers, numbering, span_in, unit_start)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
+FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
 _FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
@@ -170,7 +171,9 @@ class _Guesser:
         nullable = bool(s.isna().any())
         vals = s.dropna()
         if vals.empty and not is_id:
-            raise SchemaError(f"column {shown(name)} has no values to infer a schema from")
+            raise SchemaError(f"column {shown(name)} has no values to infer a schema from: "
+                              "leave it out of the table, or draft the others and write "
+                              "its entry by hand")
         if pd.api.types.is_timedelta64_dtype(s) or (
                 s.dtype == object and vals.map(lambda v: isinstance(
                     v, (pd.Timedelta, np.timedelta64, datetime.timedelta))).any()):
@@ -184,6 +187,11 @@ class _Guesser:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
                                   "comes out as 1..n, so they would be lost. Leave it out of "
                                   "--id to get a datetime column")
+            if 0 < vals.nunique() <= FEW_IDS:  # a category named by mistake, say
+                warnings.warn(f"--id {name}: column {shown(name)} has {vals.nunique()} "
+                              "distinct values, each taken for one individual: a fit keeps "
+                              "at most max_records_per_individual records of each",
+                              IdColumnWarning, stacklevel=4)
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)

@@ -224,6 +224,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             # warning, and repair reads each value alone whatever the guess
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             df = line_ends.read_csv(p, **opts)
+            check_separator(p, df.columns)
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
@@ -262,6 +263,19 @@ def reread_trailing(path, df, opts: dict):
 
 
 _MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
+
+
+def check_separator(path, columns) -> None:
+    """DataError when the header reads as one column whose name holds a semicolon or a
+    tab: a file separated otherwise than by commas (a spreadsheet saved in a locale that
+    writes decimal commas, a TSV), which would be read as one column of text."""
+    names = [str(c) for c in columns]
+    sep = next((c for c in (";", "\t") if len(names) == 1 and c in names[0]), None)
+    if sep:
+        raise DataError(f"cannot read {shown(str(path))}: its header is one column, "
+                        f"{shown(names[0])}, so it looks separated by "
+                        f"{'semicolons' if sep == ';' else 'tabs'}; CSV files are read "
+                        "comma-separated: save it with commas first")
 
 
 def check_header(path, df) -> None:

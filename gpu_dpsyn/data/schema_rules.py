@@ -168,6 +168,11 @@ def _message(err, prefix: str, owner: str, validator) -> str:
         extra = sorted(str(k) for k in err.instance if k not in known)[0]
         close = difflib.get_close_matches(extra, known, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
+        kinds = [k for k, r in COLUMN_RULES.items() if extra in r["properties"]]
+        if kinds and not close and any(set(known) == set(r["properties"])
+                                       for r in COLUMN_RULES.values()):  # a column's
+            hint = (f"; {extra!r} is a key of a {' or '.join(kinds)} column: change its "
+                    "\"type\" first")
         inside = f" in {named[-1]!r}" if named else ""
         who = f"{named[-1]!r}" if named else owner
         return (f"{head}unknown key {extra!r}{inside}{hint} ({who} takes "

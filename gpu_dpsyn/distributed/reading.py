@@ -9,7 +9,7 @@ from gpu_dpsyn.data import line_ends, parquet_types
 from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.data.ingest import (check_header, csv_options, default_index,
+from gpu_dpsyn.data.ingest import (check_header, check_separator, csv_options, default_index,
                                    lenient_options, reading, reread_trailing, table_format)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
@@ -110,6 +110,7 @@ def _first_rows(path, opts: dict) -> tuple:
     (DataError naming the file); trailing: the rows end in a trailing delimiter, which is
     then read without it."""
     head = line_ends.read_csv(path, nrows=100, **opts)
+    check_separator(path, head.columns)
     check_header(path, head)
     if default_index(head):
         return head, False

@@ -164,7 +164,8 @@ def check_target(schema: Schema, target: str):
                          f"{schema.names}")
     col = schema[target]
     if col.kind not in ("categorical", "numeric"):
-        raise DPSynError(f"target {target!r} is a {col.kind} column; name a categorical "
+        raise DPSynError(f"target {target!r} is {'an' if col.kind == 'id' else 'a'} "
+                         f"{col.kind} column; name a categorical "
                          "(classification) or numeric (regression) one")
     if len(schema.synth_columns) < 2:
         raise DPSynError("ml utility needs a feature column besides the target")
