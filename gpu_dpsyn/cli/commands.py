@@ -216,9 +216,6 @@ def evaluate(a) -> int:
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
-    if file_id(a.real) == file_id(a.synthetic):  # (a link to it too)
-        warnings.warn(f"{a.real!r} and {a.synthetic!r} are one file: the real table is "
-                      "compared with itself", UserWarning)
     if schema is not None:  # the real table as the fit read it: repaired by the rule
         from gpu_dpsyn.data.repair import repair
         real = repair(real, schema)
@@ -229,6 +226,9 @@ def evaluate(a) -> int:
             schema = infer_schema(pd.concat([real, syn], ignore_index=True))
     if a.target:  # before the TVDs: an unknown target (no --schema) or too few rows
         check_ml_tables(real, syn, schema, a.target)
+    if file_id(a.real) == file_id(a.synthetic):  # (a link to it too); said once every
+        warnings.warn(f"{a.real!r} and {a.synthetic!r} are one file: the real table is "
+                      "compared with itself", UserWarning)  # check has passed
     # the report shows these very numbers: one computation, one choice of sets
     ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
     print(f"note: {NOT_FOR_PUBLICATION}")

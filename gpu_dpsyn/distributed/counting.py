@@ -46,8 +46,9 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
         raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
                          "contribution bounding is not done on Dask; fit the table in memory "
                          "(a pandas DataFrame), or drop the id column from both the schema "
-                         "and the table (each record then counts as an individual, up to "
-                         "the schema's max_records_per_individual)")
+                         "and the table: the noise is then calibrated to the schema's "
+                         "max_records_per_individual (1 if unset) records an individual, a "
+                         "bound you vouch for, since nothing enforces it")
     import dask
     # dtypes as pandas reads them; Dask reads a sample on the client to infer them
     with dask.config.set({"dataframe.convert-string": False}), reading_errors():
