@@ -333,8 +333,8 @@ def check(a) -> int:
         df = read_table(a.input, schema=schema)
     check_columns(df, schema, allow_empty=True)
     found = findings(df, schema)
-    print("NOT private: exact counts from the data, for you only; do not publish them.",
-          file=sys.stderr)
+    # on the output itself: a file it is redirected to carries the warning too
+    print("NOT private: exact counts from the data, for you only; do not publish them.")
     if damaged:
         print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads bytes "
               "that are no UTF-8 as U+FFFD (invalid where a value must be listed), "
