@@ -598,3 +598,17 @@ def test_an_all_missing_column_says_what_to_do():
     df = pd.DataFrame({"a": [1, 2, 3], "gone": [None] * 3})
     with pytest.raises(SchemaError, match="no values.*leave it out of the table"):
         _infer(df)
+
+
+@pytest.mark.parametrize("fmt", ["%m/%d/%Y", "%d.%m.%Y %H:%M"])
+def test_dates_in_another_format_than_iso_are_named_as_dates(fmt):
+    # only ISO 8601 text is drafted as a datetime column; other dates become an id, and
+    # the line says how to keep them
+    t = pd.date_range("2010-01-01", periods=3000,
+                      freq="7h" if "%H" in fmt else "D").strftime(fmt)
+    df = pd.DataFrame({"when": t, "c": ["a", "b", "c"] * 1000})
+    with pytest.warns(IdColumnWarning, match="look like dates"):
+        s, lines = infer_schema_with_summary(df)
+    assert s["when"].kind == "id" and any("ISO 8601" in x for x in lines)
+    df = pd.DataFrame({"uid": [f"u{i:05d}" for i in range(3000)], "c": ["a"] * 3000})
+    assert not any("look like dates" in x for x in _infer_with_summary(df)[1])

@@ -218,13 +218,14 @@ class _Guesser:
         if numbers is None or whole:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
+                dates = _dates_hint(vals) if numbers is None else ""
                 warnings.warn(f"column {shown(name)} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
-                              "1..n). Declare it otherwise if it is data",
+                              f"1..n). Declare it otherwise if it is data{dates}",
                               IdColumnWarning, stacklevel=4)
                 return Column(name, "id"), (f"{n_distinct:,} distinct values in {len(vals):,} "
-                                            "rows: looks like an identifier; output 1..n")
+                                            f"rows: looks like an identifier; output 1..n{dates}")
         if numbers is None:
             return self._categorical(name, vals, nullable, text)
         if whole:
@@ -336,6 +337,19 @@ class _Guesser:
 
 _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
            "widths (\"bins\": {\"private_quantiles\": K} fits bins to the data)")
+
+
+def _dates_hint(vals: pd.Series) -> str:
+    """A hint when text taken for an id reads as dates in another format than ISO 8601
+    (01/31/2020, 31.01.2020), which only ISO text is drafted as: say how to keep them."""
+    sample = vals.iloc[:200].astype(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        read = pd.to_datetime(sample, errors="coerce", format="mixed")
+    if read.notna().mean() < 0.9:
+        return ""
+    return (f"; its values look like dates ({shown(sample.iloc[0])}): write them as ISO "
+            "8601 (2020-01-31) for a datetime column")
 
 
 def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
