@@ -612,3 +612,18 @@ def test_dates_in_another_format_than_iso_are_named_as_dates(fmt):
     assert s["when"].kind == "id" and any("ISO 8601" in x for x in lines)
     df = pd.DataFrame({"uid": [f"u{i:05d}" for i in range(3000)], "c": ["a"] * 3000})
     assert not any("look like dates" in x for x in _infer_with_summary(df)[1])
+
+
+def test_boolean_words_among_numbers_are_not_called_placeholders():
+    # the repair reads "TRUE" as 1: the draft must not say it is read as missing
+    vals = [str(v) for v in range(1, 400)] + ["N/A"] * 10 + ["TRUE"] * 5
+    s, lines = _infer_with_summary(pd.DataFrame({"n": vals, "c": ["a"] * len(vals)}))
+    line = next(x for x in lines if x.strip().startswith("n "))
+    assert "'TRUE'" not in line
+
+
+def test_distinct_ids_given_on_a_small_table_are_not_warned_of():
+    df = pd.DataFrame({"pid": range(10), "c": ["a", "b"] * 5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IdColumnWarning)
+        infer_schema(df, id_columns=["pid"])

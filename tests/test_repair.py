@@ -881,3 +881,44 @@ def test_a_complex_number_with_an_imaginary_part_alone_in_its_block_is_invalid()
     assert findings(df, s) == [("x", "not allowed by the schema: made missing", 2)]
     out = repair(df, s)["x"]
     assert out.iloc[[0, 2]].tolist() == [3, 4] and out.iloc[[1, 3]].isna().all()
+
+
+_SHARES = {"columns": {"x": {"type": "numeric", "min": 0.1, "max": 0.2, "bins": 4,
+                             "nullable": True}}}
+_TENTHS = {"columns": {"x": {"type": "categorical", "values": [0.1, 0.5, 2],
+                             "nullable": True}}}
+
+
+@pytest.mark.parametrize("schema, base, extra", [
+    # a None among Timestamps or Timedeltas let pandas infer datetime64 for the block
+    (_NUMBER, pd.Series([pd.Timedelta("5s")] * 30, dtype=object), pd.Series([1j])),
+    (_NUMBER, pd.Series([pd.Timestamp("2020-01-01")] * 30, dtype=object),
+     pd.Series([1j])),
+    # complex64: its real parts stay float32 unless read as float64
+    (_SHARES, pd.Series(np.array([0.1, 0.15, 0.2] * 20, dtype=np.float32)),
+     pd.Series(np.array([1j], dtype=np.complex64))),
+    (_TENTHS, pd.Series(np.array([0.1, 0.5, 2.0] * 20, dtype=np.float32)),
+     pd.Series([2 + 0j])),
+    # a bool column that an int recasts to int64, in a categorical column of 1..3
+    (_CODES, pd.Series([True, False, True] * 20), pd.Series([3])),
+])
+def test_more_records_that_recast_the_column_change_only_themselves(schema, base, extra):
+    test_a_record_that_recasts_the_column_changes_only_itself(schema, base, extra)
+    s = load_schema(schema)
+    more = pd.concat([pd.DataFrame({"x": base}), pd.DataFrame({"x": extra})],
+                     ignore_index=True)
+    _syn().fit(more, s)  # neither table is refused
+
+
+def test_boolean_words_in_any_letter_case_read_alike_in_a_csv(tmp_path):
+    # pandas' CSV reader takes true/false in any case for booleans
+    from gpu_dpsyn.data.ingest import read_table
+    s = load_schema(_NUMBER)
+    rows = ["tRUE", "False", "TrUe", "fAlSe"] * 10
+    one, more = tmp_path / "one.csv", tmp_path / "more.csv"
+    one.write_text("x\n" + "\n".join(rows) + "\n")
+    more.write_text("x\n" + "\n".join(rows + ["abc"]) + "\n")
+    a = encode(repair(read_table(one, schema=s), s), s)[0]
+    b = encode(repair(read_table(more, schema=s), s), s)[0]
+    np.testing.assert_array_equal(b[:len(a)], a)
+    assert repair(read_table(more, schema=s), s)["x"].tolist()[:4] == [1, 0, 1, 0]

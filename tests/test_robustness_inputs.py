@@ -105,11 +105,17 @@ def test_zero_and_one_stand_for_false_and_true_in_a_categorical_column(values, c
     assert got[0].tolist() == codes
 
 
-def test_a_list_that_is_no_flag_takes_no_booleans():
-    # [0, 1, 2, 3] counts or codes: True is not 1 there, as a numeric column refuses it
-    schema = load_schema({"columns": {"n": {"type": "categorical", "values": [0, 1, 2, 3]}}})
+def test_a_list_of_numbers_reads_booleans_as_pandas_casts_them():
+    # [0, 1, 2, 3] counts or codes: a column of booleans that one int record joins is cast
+    # to 1/0 (and a CSV column of true/false words to text by one other cell), so True
+    # and its words are 1 there, as in a numeric column; a list of text takes none
+    schema = load_schema({"columns": {"n": {"type": "categorical", "values": [0, 1, 2, 3]},
+                                      "t": {"type": "categorical",
+                                            "values": ["0", "1", "2"]}}})
     from gpu_dpsyn.data.matching import value_codes
-    assert value_codes([True, "true", 1, "1.0"], schema["n"]).tolist() == [-1, -1, 1, 1]
+    assert value_codes([True, "tRUE", 1, "1.0", False], schema["n"]).tolist() == \
+        [1, 1, 1, 1, 0]
+    assert value_codes([True, "true", "1"], schema["t"]).tolist() == [-1, -1, 1]
 
 
 def test_a_whole_number_of_two_thousand_digits_matches_its_text():

@@ -578,3 +578,11 @@ def test_schema_out_replaces_only_a_schema(files, capsys, kept):
     assert main(["schema", str(schema), "--set", "month.nullable=true", "--out",
                  str(old)]) == 0
     assert json.loads(old.read_text())["columns"]["month"]["nullable"] is True
+
+
+def test_schema_out_does_not_take_a_table_written_as_json_for_a_schema(files, capsys):
+    tmp, _, schema = files
+    split = tmp / "t.json"  # pandas' to_json(orient="split"): "columns" is a list
+    split.write_text('{"columns": ["a", "b"], "index": [0], "data": [[1, 2]]}')
+    assert main(["schema", str(schema), "--out", str(split)]) == 2
+    assert '"data"' in split.read_text()

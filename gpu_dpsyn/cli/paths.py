@@ -107,7 +107,7 @@ def check_schema_out(path) -> None:
         doc = None
     if text is not None and not text.strip():
         return
-    if not (isinstance(doc, dict) and "columns" in doc):
+    if not (isinstance(doc, dict) and isinstance(doc.get("columns"), dict)):
         raise DPSynError(f"--out {path!r} is no schema (a ledger, an evaluation, other "
                          "JSON, or a document that does not parse): the schema command "
                          "replaces only a schema; give another name, or remove it first")

@@ -187,11 +187,11 @@ class _Guesser:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
                                   "comes out as 1..n, so they would be lost. Leave it out of "
                                   "--id to get a datetime column")
-            if 0 < vals.nunique() <= FEW_IDS:  # a category named by mistake, say
+            if 0 < vals.nunique() <= FEW_IDS and vals.nunique() < len(vals):  # repeated:
                 warnings.warn(f"--id {name}: column {shown(name)} has {vals.nunique()} "
                               "distinct values, each taken for one individual: a fit keeps "
                               "at most max_records_per_individual records of each",
-                              IdColumnWarning, stacklevel=4)
+                              IdColumnWarning, stacklevel=4)  # a category, say
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)

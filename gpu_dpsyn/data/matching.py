@@ -29,9 +29,7 @@ def plain(v):
 
 def value_key(v):
     # JSON cannot tell 1 from "1" apart in CSV-read data; match on the text form
-    if isinstance(v, (complex, np.complexfloating)) and v.imag == 0:
-        v = float(v.real)  # as pandas' cast made it: one complex record makes every
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():  # int complex
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
         v = int(v)
     if isinstance(v, str):  # its text, whatever a subclass's __str__ does
         return str.__str__(v)
@@ -82,7 +80,14 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     """The code of data value u: by its text form; where the column lists numbers and u is
     number text written otherwise ("4.50", ".5", "7.0" for 4.5, 0.5, 7), by its value; a
     float32 value by its shortest text (float32 0.1 is 0.10000000149011612 in float64)."""
+    if isinstance(u, (complex, np.complexfloating)) and u.imag == 0:
+        u = u.real  # as pandas' cast made it (one complex record makes a column complex)
     code = lookup.get(value_key(u), -1)
+    b = _boolean(u) if code < 0 else None
+    if b is not None:  # a boolean, or its word as pandas' CSV reader takes it (any case);
+        code = lookup.get(BOOL_TEXT[b][0], -1)  # where only numbers are listed, 1 or 0:
+        if code < 0 and numbers:  # one int record makes a column of booleans 1/0
+            code = lookup.get(value_key(int(b)), -1)
     if code >= 0 or not numbers:
         return code
     if isinstance(u, decimal.Decimal):  # by its text, as a CSV file writes it ("4.50")
@@ -96,6 +101,17 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
             float(np.float32(u)) == float(u):  # (no cast past float32: it warns)
         return lookup.get(value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
     return -1
+
+
+def _boolean(u):
+    """True or False for a boolean or its word (true or false in any letter case, as
+    pandas' CSV reader takes one), else None."""
+    if isinstance(u, (bool, np.bool_)):
+        return bool(u)
+    if isinstance(u, str):
+        t = str.__str__(u)
+        return {"true": True, "false": False}.get(t.lower()) if t.isascii() else None
+    return None
 
 
 def value_codes(values, col) -> np.ndarray:

@@ -38,7 +38,7 @@ from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
-from gpu_dpsyn.data.matching import BOOL_TEXT, factorized, value_codes
+from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
@@ -185,17 +185,20 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         cast = None
     elif kind == "c":  # complex numbers: each one's value (_real)
         z = s.to_numpy()
-        x = np.where(z.imag == 0, z.real, np.nan)
+        x = np.where(z.imag == 0, z.real.astype(np.float64), np.nan)
         invalid = np.isnan(x) & ~na
         cast = ~np.isnan(x)
-    else:  # booleans read as 1/0 (a bool column too: kind "b")
-        if kind == "O":  # lists among the values; booleans and complex numbers by _real
+    else:  # booleans read as 1/0 (a bool column too: kind "b"; pandas reads them so)
+        if kind == "O":  # lists among the values; complex numbers by _real
             odd = odd_cells(s)
             s, cast = _reals(s.where(~odd, None) if odd.any() else s)
         else:
             odd = np.zeros(n, dtype=bool)
             cast = ~na if kind == "b" else None
         x = _numbers(s)
+        if kind == "O":  # the words of booleans among what read as no number
+            x, words = _words(s, x, na | odd)
+            cast |= words
         invalid = (np.isnan(x) & ~na) | odd
     lo, hi = col.value_range
     ok = ~np.isnan(x)
@@ -254,45 +257,57 @@ _WHOLE = re.compile(r"\s*([+-]?)0*(\d+)\s*")
 _FLOAT_MAX = int(sys.float_info.max)
 
 
-def _real(v):
-    """A boolean as 1 or 0 (so is the text pandas' CSV reader takes for one: "True",
-    "false"...), a complex number with no imaginary part as its real part, another
-    complex number as no number (None: invalid).  pandas casts a whole column for one
-    value's type (one complex number makes every int complex, one int makes every boolean
-    1/0, one word makes a CSV column of booleans text), so each is read as that cast
-    reads it: one record's type never changes how another record reads."""
+def _real(v) -> tuple:
+    """(v as a number is read, whether that is a cast): a boolean is 1 or 0, a complex
+    number with no imaginary part its real part, another complex number no number
+    (None: invalid); anything else as it is.  pandas casts a whole column for one value's
+    type (one complex number makes every int complex, one int makes every boolean 1/0),
+    so each is read as that cast reads it: one record's type never changes how another
+    record reads."""
     if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    if isinstance(v, str):
-        t = str.__str__(v)  # its text, whatever a subclass's __eq__ says
-        return 1 if t in BOOL_TEXT[True] else 0 if t in BOOL_TEXT[False] else v
+        return int(v), True
     if isinstance(v, (complex, np.complexfloating)):
-        return float(v.real) if v.imag == 0 else None
-    return v
+        return (float(v.real), True) if v.imag == 0 else (None, False)
+    return v, False
 
 
-_WORDS = BOOL_TEXT[True] + BOOL_TEXT[False]
+def _word(v):
+    """1 or 0 for the text of a boolean as pandas' CSV reader takes it (true or false in
+    any letter case: a column of them is read as booleans, and as text once one cell is
+    neither), else None."""
+    if not isinstance(v, str):
+        return None
+    t = str.__str__(v)  # its text, whatever a subclass's methods say
+    return {"true": 1, "false": 0}.get(t.lower()) if t.isascii() else None
 
 
-def _is_cast(v) -> bool:
-    """Whether _real reads v as a number it is not (a boolean or its word, a complex
-    number with no imaginary part)."""
-    if isinstance(v, str):
-        return str.__str__(v) in _WORDS
-    return isinstance(v, (bool, np.bool_)) or \
-        (isinstance(v, (complex, np.complexfloating)) and v.imag == 0)
+def _words(s: pd.Series, x: np.ndarray, skip: np.ndarray) -> tuple:
+    """(x with the values that read as no number but are a boolean's word as 1/0, their
+    mask): looked at one by one, only where x is NaN (and skip is not)."""
+    at = np.flatnonzero(np.isnan(x) & ~skip)
+    read = np.array([_word(v) for v in s.iloc[at]], dtype=object) if len(at) else \
+        np.zeros(0, dtype=object)
+    hit = np.array([r is not None for r in read], dtype=bool)
+    words = np.zeros(len(x), dtype=bool)
+    if hit.any():
+        x = x.copy()
+        x[at[hit]] = read[hit].astype(np.float64)
+        words[at[hit]] = True
+    return x, words
 
 
 def _reals(s: pd.Series) -> tuple:
-    """(s with _real applied, the mask of values it read as another number): value by
-    value only in the blocks whose kind can hold a boolean or a complex number, or of
-    text holding a boolean's word (core.batching.read_blocks)."""
+    """(s with _real applied, the mask of values it cast): value by value only in the
+    blocks whose kind can hold a boolean or a complex number (core.batching.read_blocks),
+    each kept an object block (pandas would infer a dtype for it: Timestamps beside the
+    None of a complex number became datetime64, read as nanoseconds)."""
     parts, cast, lo, mapped = [], np.zeros(len(s), dtype=bool), 0, False
     for block in read_blocks(s):
-        kind = pd.api.types.infer_dtype(block, skipna=True)
-        if kind not in _NO_BOOLS or (kind == "string" and bool(block.isin(_WORDS).any())):
-            cast[lo:lo + len(block)] = block.map(_is_cast).to_numpy(dtype=bool)
-            block, mapped = block.map(_real), True
+        if pd.api.types.infer_dtype(block, skipna=True) not in _NO_BOOLS:
+            pairs = [_real(v) for v in block]
+            cast[lo:lo + len(block)] = [c for _, c in pairs]
+            block = pd.Series([v for v, _ in pairs], index=block.index, dtype=object)
+            mapped = True
         parts.append(block)
         lo += len(block)
     return (pd.concat(parts) if mapped else s), cast

@@ -94,12 +94,16 @@ def mostly_numbers(vals: pd.Series):
     at most PLACEHOLDER_SHARE of the values), which the row-local repair makes missing;
     else (None, [])."""
     x = pd.to_numeric(vals, errors="coerce")
-    words = vals[x.isna()]
-    if words.empty or words.nunique() > PLACEHOLDERS or len(words) > \
+    # (true/false read as 1/0 by the repair: not placeholders, and no number to draft)
+    flag = vals.map(lambda v: isinstance(v, str) and v.lower() in ("true", "false"))
+    words = vals[x.isna() & ~flag.to_numpy(dtype=bool)]
+    if words.nunique() > PLACEHOLDERS or len(words) > \
             PLACEHOLDER_SHARE * len(vals):
         return None, []
+    if words.empty:
+        return None, []
     numbers = as_numbers(vals[x.notna()], True)
-    return (None, []) if numbers is None else (numbers, sorted(words.unique()))
+    return (None, []) if numbers is None else (numbers, sorted(words.unique(), key=repr))
 
 
 def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
