@@ -258,7 +258,7 @@ _FLOAT_MAX = int(sys.float_info.max)
 
 
 def _real(v) -> tuple:
-    """(v as a number is read, whether that is a cast): a boolean is 1 or 0, a complex
+    """(v as read as a number, whether that is a cast): a boolean is 1 or 0, a complex
     number with no imaginary part its real part, another complex number no number
     (None: invalid); anything else as it is.  pandas casts a whole column for one value's
     type (one complex number makes every int complex, one int makes every boolean 1/0),
