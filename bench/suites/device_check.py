@@ -108,6 +108,7 @@ def table(rows: int) -> tuple:
 
 def scale(a) -> dict:
     from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.backends.numpy import host_kernels
     from gpu_dpsyn.core import threads
     df, schema = table(int(float(a.rows)))
     warnings.simplefilter("ignore")
@@ -126,7 +127,8 @@ def scale(a) -> dict:
             "sample_seconds": round(t2 - t1, 2), "total_seconds": round(t2 - t0, 2),
             "stages": {k: round(v, 3) for k, v in {**syn.fit_timings, **run.timings}.items()},
             "gum_iterations": len(run.history) - 1, "gum_updates": updates,
-            "host_threads": threads.count(), "host_kernels": host_build()["host_kernels"],
+            "host_threads": threads.count(),
+            "host_kernels": host_kernels.library() is not None,
             "ms_per_gum_update": round(1e3 * gum_loop / max(updates, 1), 4),
             "rows_out": len(out)}
 

@@ -226,9 +226,10 @@ def evaluate(a) -> int:
             schema = infer_schema(pd.concat([real, syn], ignore_index=True))
     if a.target:  # before the TVDs: an unknown target (no --schema) or too few rows
         check_ml_tables(real, syn, schema, a.target)
-    if file_id(a.real) == file_id(a.synthetic):  # (a link to it too); said once every
+    # said once every check has passed (before, it came ahead of a refusal's one line)
+    if file_id(a.real) == file_id(a.synthetic):  # (a link to it too)
         warnings.warn(f"{a.real!r} and {a.synthetic!r} are one file: the real table is "
-                      "compared with itself", UserWarning)  # check has passed
+                      "compared with itself", UserWarning)
     # the report shows these very numbers: one computation, one choice of sets
     ev = evaluate_tables(real, syn, schema, max_sets=a.max_sets, progress=not a.quiet)
     print(f"note: {NOT_FOR_PUBLICATION}")

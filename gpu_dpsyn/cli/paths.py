@@ -100,13 +100,13 @@ def check_schema_out(path) -> None:
     except FileNotFoundError:  # nothing there yet
         return
     except (OSError, ValueError):  # unreadable, or no UTF-8: not a schema we wrote
-        text = None
+        text = "not JSON"
+    if not text.strip():  # an empty file holds no work
+        return
     try:
-        doc = json.loads(text) if text is not None else None
+        doc = json.loads(text)
     except (ValueError, RecursionError):
         doc = None
-    if text is not None and not text.strip():
-        return
     if not (isinstance(doc, dict) and isinstance(doc.get("columns"), dict)):
         raise DPSynError(f"--out {path!r} is no schema (a ledger, an evaluation, other "
                          "JSON, or a document that does not parse): the schema command "

@@ -187,11 +187,12 @@ class _Guesser:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
                                   "comes out as 1..n, so they would be lost. Leave it out of "
                                   "--id to get a datetime column")
-            if 0 < vals.nunique() <= FEW_IDS and vals.nunique() < len(vals):  # repeated:
-                warnings.warn(f"--id {name}: column {shown(name)} has {vals.nunique()} "
-                              "distinct values, each taken for one individual: a fit keeps "
-                              "at most max_records_per_individual records of each",
-                              IdColumnWarning, stacklevel=4)  # a category, say
+            k = vals.nunique()
+            if 0 < k <= FEW_IDS and k < len(vals):  # repeated: a category, say
+                warnings.warn(f"--id {name}: column {shown(name)} has {k} distinct values, "
+                              "each taken for one individual: a fit keeps at most "
+                              "max_records_per_individual records of each",
+                              IdColumnWarning, stacklevel=4)
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)
@@ -355,8 +356,8 @@ def _dates_hint(vals: pd.Series) -> str:
 def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
             what: str, spec: dict):
     """(column, summary line) of a binned numeric column: the equal-width `edges` of
-    `spec` (written as its min, max and bins), or log-spaced ones (draft_bins.log_edges), with a
-    common min or max in a bin of its own (draft_bins.own_bins)."""
+    `spec` (written as its min, max and bins), or log-spaced ones (draft_bins.log_edges),
+    with a common min or max in a bin of its own (draft_bins.own_bins)."""
     logs = log_edges(numbers, edges, integer)
     own = own_bins(numbers, logs or edges, integer)
     col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,

@@ -83,7 +83,7 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     if isinstance(u, (complex, np.complexfloating)) and u.imag == 0:
         u = u.real  # as pandas' cast made it (one complex record makes a column complex)
     code = lookup.get(value_key(u), -1)
-    b = _boolean(u) if code < 0 else None
+    b = boolean_of(u) if code < 0 else None
     if b is not None:  # a boolean, or its word as pandas' CSV reader takes it (any case);
         code = lookup.get(BOOL_TEXT[b][0], -1)  # where only numbers are listed, 1 or 0:
         if code < 0 and numbers:  # one int record makes a column of booleans 1/0
@@ -103,7 +103,7 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
     return -1
 
 
-def _boolean(u):
+def boolean_of(u):
     """True or False for a boolean or its word (true or false in any letter case, as
     pandas' CSV reader takes one), else None."""
     if isinstance(u, (bool, np.bool_)):

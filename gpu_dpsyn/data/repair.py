@@ -38,7 +38,7 @@ from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
-from gpu_dpsyn.data.matching import factorized, value_codes
+from gpu_dpsyn.data.matching import boolean_of, factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
@@ -189,16 +189,15 @@ def _numeric(s: pd.Series, col: Column) -> Repaired:
         invalid = np.isnan(x) & ~na
         cast = ~np.isnan(x)
     else:  # booleans read as 1/0 (a bool column too: kind "b"; pandas reads them so)
-        if kind == "O":  # lists among the values; complex numbers by _real
-            odd = odd_cells(s)
+        if kind == "O":  # lists among the values; booleans and complex numbers by _real,
+            odd = odd_cells(s)  # the words of booleans among what reads as no number
             s, cast = _reals(s.where(~odd, None) if odd.any() else s)
+            x, words = _words(s, _numbers(s), na | odd)
+            cast |= words
         else:
             odd = np.zeros(n, dtype=bool)
             cast = ~na if kind == "b" else None
-        x = _numbers(s)
-        if kind == "O":  # the words of booleans among what read as no number
-            x, words = _words(s, x, na | odd)
-            cast |= words
+            x = _numbers(s)
         invalid = (np.isnan(x) & ~na) | odd
     lo, hi = col.value_range
     ok = ~np.isnan(x)
@@ -271,21 +270,13 @@ def _real(v) -> tuple:
     return v, False
 
 
-def _word(v):
-    """1 or 0 for the text of a boolean as pandas' CSV reader takes it (true or false in
-    any letter case: a column of them is read as booleans, and as text once one cell is
-    neither), else None."""
-    if not isinstance(v, str):
-        return None
-    t = str.__str__(v)  # its text, whatever a subclass's methods say
-    return {"true": 1, "false": 0}.get(t.lower()) if t.isascii() else None
-
-
 def _words(s: pd.Series, x: np.ndarray, skip: np.ndarray) -> tuple:
     """(x with the values that read as no number but are a boolean's word as 1/0, their
-    mask): looked at one by one, only where x is NaN (and skip is not)."""
+    mask): looked at one by one, only where x is NaN (and skip is not).  A word is true or
+    false in any letter case (matching.boolean_of), as pandas' CSV reader takes it: a
+    column of them is read as booleans, and as text once one cell is neither."""
     at = np.flatnonzero(np.isnan(x) & ~skip)
-    read = np.array([_word(v) for v in s.iloc[at]], dtype=object) if len(at) else \
+    read = np.array([boolean_of(v) for v in s.iloc[at]], dtype=object) if len(at) else \
         np.zeros(0, dtype=object)
     hit = np.array([r is not None for r in read], dtype=bool)
     words = np.zeros(len(x), dtype=bool)

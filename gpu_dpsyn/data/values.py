@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.matching import boolean_of
 from gpu_dpsyn.data.types.datetime import UNITS
 
 ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
@@ -95,12 +96,10 @@ def mostly_numbers(vals: pd.Series):
     else (None, [])."""
     x = pd.to_numeric(vals, errors="coerce")
     # (true/false read as 1/0 by the repair: not placeholders, and no number to draft)
-    flag = vals.map(lambda v: isinstance(v, str) and v.lower() in ("true", "false"))
+    flag = vals.map(lambda v: isinstance(v, str) and boolean_of(v) is not None)
     words = vals[x.isna() & ~flag.to_numpy(dtype=bool)]
-    if words.nunique() > PLACEHOLDERS or len(words) > \
-            PLACEHOLDER_SHARE * len(vals):
-        return None, []
-    if words.empty:
+    if words.empty or words.nunique() > PLACEHOLDERS or \
+            len(words) > PLACEHOLDER_SHARE * len(vals):
         return None, []
     numbers = as_numbers(vals[x.notna()], True)
     return (None, []) if numbers is None else (numbers, sorted(words.unique(), key=repr))
