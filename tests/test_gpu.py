@@ -227,19 +227,26 @@ def test_many_histograms_in_one_launch_equal_cpu(gb, flights, flights_schema, mo
     assert gb.to_numpy(gb.histograms([gb.asarray(c) for c in codes], [])).size == 0
 
 
-@pytest.mark.parametrize("cells", [200, 5000, 70_000])
-@pytest.mark.parametrize("key32", [32, 0], ids=["keys", "argsort"])
-def test_the_cell_order_is_cell_then_index(gb, monkeypatch, cells, key32):
-    """updates.cell_order, both ways: 32-bit (cell, index) keys, and past them a stable
-    argsort of the cell codes in uint8, uint16 or uint32 (forced here by KEY32_BITS 0)."""
+@pytest.mark.parametrize("cells", [1, 200, 5000, 70_000])
+@pytest.mark.parametrize("path", ["counting", "keys", "argsort"])
+def test_the_cell_order_is_cell_then_index(gb, monkeypatch, cells, path):
+    """updates.cell_order, every way: a stable counting sort by tiles (order.cu) up to
+    the cells a block's shared memory holds; past them (or with COUNTING_SORT off) 32-bit
+    (cell, index) keys, and past those a stable argsort of the cell codes in uint8, uint16
+    or uint32 (forced here by KEY32_BITS 0)."""
     from gpu_dpsyn.backends.cuda import updates
-    monkeypatch.setattr(updates, "KEY32_BITS", key32)
-    cell = np.random.default_rng(cells).integers(0, cells, 3000).astype(np.int32)
+    monkeypatch.setattr(updates, "COUNTING_SORT", path == "counting")
+    monkeypatch.setattr(updates, "KEY32_BITS", 0 if path == "argsort" else 32)
+    n = 3000
+    cell = np.random.default_rng(cells).integers(0, cells, n).astype(np.int32)
     cell[:50] = cells - 1  # the top code, and runs of one cell
-    order, idx_bits, suffix = updates.cell_order(gb.asarray(cell), cells)
+    cell[n // 2:n // 2 + 40] = 0
+    order, idx_bits, suffix = updates.cell_order(gb.asarray(cell), cells, gb._sm)
     got = gb.to_numpy(order) & ((1 << idx_bits) - 1)
     assert np.array_equal(got, np.argsort(cell, kind="stable"))
-    assert (suffix, idx_bits) == (("32", 12) if key32 else ("", 63))
+    counting = path == "counting" and cells + launch.THREADS <= launch.SHARED_CELLS
+    want = ("32", 31) if counting else ("", 63) if path == "argsort" else ("32", 12)
+    assert (suffix, idx_bits) == want
 
 
 @pytest.mark.parametrize("key32", [32, 0], ids=["keys", "argsort"])

@@ -98,11 +98,19 @@ def main(argv=None):
         ops["gum_prep (prefix sums alone)"] = lambda: launch.kernel("plan.cu", "gum_prep")(
             (1,), (updates.PLAN_THREADS,), (np.int64(s.size), s, add, rem, xp.empty_like(s),
                                          xp.empty_like(s), xp.empty_like(s)))
-        # the update's parts that grow with the rows (cell_order: the records by cell,
-        # the sort a 10^7-row update spends most of its device time in, run 13) and the
+        # the update's parts that grow with the rows (cell_order: the records by cell, by
+        # the counting sort and by the radix sorts it replaced where it fits) and the
         # column table gum_apply looks up from every column's pointer
-        ops["cell_order (records by cell)"] = lambda: updates.cell_order(
-            cell, int(np.prod(shape)))
+        def order_by(counting):
+            def f():
+                updates.COUNTING_SORT = counting
+                try:
+                    updates.cell_order(cell, int(np.prod(shape)), be._sm)
+                finally:
+                    updates.COUNTING_SORT = True
+            return f
+        ops["cell_order, counting sort (order.cu)"] = order_by(True)
+        ops["cell_order, radix sorts"] = order_by(False)
         ops["column table lookup (_table)"] = lambda: be._table(cols)
         ops["cupy.argsort of n uint16"] = lambda: xp.argsort(keys.astype(xp.uint16))
         ops["cupy.sort of n uint64"] = lambda: xp.sort(keys)

@@ -26,6 +26,8 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
     return (unsigned int)(((unsigned long long)a * b) >> 32);
 }
 inline int __clzll(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
+inline unsigned int __popc(unsigned int x) { return (unsigned int)__builtin_popcount(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
 inline unsigned int atomicAdd(unsigned int* p, unsigned int v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
@@ -59,4 +61,15 @@ template <typename T> T __shfl_xor_sync(unsigned int, T v, int m) {
 template <typename T> T __shfl_up_sync(unsigned int, T v, int d) {
     unsigned int lane = threadIdx.x & 31u;
     return emu_exchange(v, lane >= (unsigned int)d ? threadIdx.x - d : threadIdx.x);
+}
+// the lanes of the caller's warp holding the same value (blocks mode, every thread calls)
+template <typename T> unsigned int __match_any_sync(unsigned int, T v) {
+    static T slot[1024];
+    slot[threadIdx.x] = v;
+    __syncthreads();
+    unsigned int first = threadIdx.x & ~31u, mask = 0u;
+    for (unsigned int l = 0; l < 32u && first + l < blockDim.x; ++l)
+        if (slot[first + l] == v) mask |= 1u << l;
+    __syncthreads();
+    return mask;
 }

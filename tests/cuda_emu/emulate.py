@@ -39,7 +39,8 @@ _CTYPES = {np.int64: ctypes.c_longlong, np.int32: ctypes.c_int, np.uint32: ctype
            np.uint64: ctypes.c_ulonglong, np.float64: ctypes.c_double}
 
 
-COOPERATIVE = ("plan.cu",)  # kernels whose threads share memory and barriers
+COOPERATIVE = ("plan.cu", "order.cu")  # kernels whose threads share memory and barriers
+STATIC_SHARED = ("plan.cu",)  # __shared__ arrays of fixed size (order.cu's are extern)
 COOP_THREADS = 64  # block size for them here: several levels of every reduction
 
 
@@ -53,7 +54,7 @@ def build(out_dir: Path) -> Path:
     objs = []
     for src in launch.SOURCES:
         obj = out_dir / (src + ".o")
-        extra = ["-DEMU_SHARED_STATIC"] if src in COOPERATIVE else []
+        extra = ["-DEMU_SHARED_STATIC"] if src in STATIC_SHARED else []
         subprocess.run([gxx, *flags, *extra, "-c", str(launch.KERNEL_DIR / src), "-o", str(obj)],
                        check=True, capture_output=True, text=True)
         objs.append(str(obj))

@@ -18,8 +18,8 @@ except Exception:  # pragma: no cover - depends on the machine
     cp = None
 
 KERNEL_DIR = Path(__file__).resolve().parent
-SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu", "draw.cu", "moves.cu",
-           "ipf.cu", "polish.cu")
+SOURCES = ("rng.cu", "histogram.cu", "noise.cu", "plan.cu", "gum.cu", "order.cu", "draw.cu",
+           "moves.cu", "ipf.cu", "polish.cu")
 # no FMA contraction: the device must round like NumPy does
 NVCC_OPTIONS = ("-std=c++14", "--fmad=false")
 # NVRTC (CuPy's compiler) takes 128-bit integers (noise.cu) only when asked; nvcc always

@@ -6,8 +6,8 @@ import numpy as np
 
 from gpu_dpsyn.backends import arrays
 from gpu_dpsyn.backends.arrays import strides_of
-from gpu_dpsyn.backends.cuda.launch import (PLAN_MAX_CELLS, PLAN_THREADS, THREADS, grid_of,
-                                            kernel, cp)
+from gpu_dpsyn.backends.cuda.launch import (PLAN_MAX_CELLS, PLAN_THREADS, SHARED_CELLS,
+                                            THREADS, grid_of, kernel, cp)
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import BackendError
 
@@ -56,7 +56,7 @@ class RecordOps:
         ncells = int(np.prod(shape))
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
         grid, nn, nc = (grid_of(n),), np.int64(n), np.int64(ncells)
-        keys, idx_bits, w = cell_order(cell, ncells)
+        keys, idx_bits, w = cell_order(cell, ncells, self._sm)
         plan = self._plan
         if plan is not None and plan[0] is add and plan[1] is rem:
             scan = plan[2]  # offset, cumadd, cumrem: left by the plan launch
@@ -92,16 +92,25 @@ class RecordOps:
 
 
 KEY32_BITS = 32  # (cell, index) keys of up to this many bits sort as uint32
+COUNTING_SORT = True  # False: the radix sorts alone (gpu_profile times both)
+ORDER_TABLE = 1 << 22  # at most this many tile counts (16 MiB): the scan stays small
 
 
-def cell_order(cell, ncells: int):
+def cell_order(cell, ncells: int, sm: int):
     """The records in (cell, index) order, as gum.cu's kernels read it: (sorted, idx_bits,
-    kernel suffix); position p holds record sorted[p] & (2^idx_bits - 1).  Keys (cell <<
-    idx_bits) | index that fit 32 bits sort as such (4 radix passes of 4 bytes); past
-    that a stable argsort of the cell codes alone, in their narrowest unsigned type, with
-    the index as payload (1, 2 or 4 passes of the code and 8 bytes, not 8 passes of 64-bit
-    keys), whose int64 indices the 64-bit kernels read with idx_bits 63."""
+    kernel suffix); position p holds record sorted[p] & (2^idx_bits - 1).
+    - Up to the cells a block counts in shared memory: a stable counting sort (order.cu),
+      two passes over the cells and a scan of the tiles' counts, its uint32 indices read
+      with idx_bits 31;
+    - past them, keys (cell << idx_bits) | index that fit 32 bits sort as such (4 radix
+      passes of 4 bytes);
+    - past that a stable argsort of the cell codes alone, in their narrowest unsigned
+      type, with the index as payload (1, 2 or 4 passes of the code and 8 bytes, not 8
+      passes of 64-bit keys), whose int64 indices the 64-bit kernels read with idx_bits
+      63."""
     n = int(cell.size)
+    if COUNTING_SORT and ncells + THREADS <= SHARED_CELLS and n < 1 << 31:
+        return counting_order(cell, n, ncells, sm), 31, "32"
     idx_bits = max(1, (n - 1).bit_length())
     cell_bits = max(1, (ncells - 1).bit_length())
     if cell_bits + idx_bits <= KEY32_BITS:
@@ -113,3 +122,21 @@ def cell_order(cell, ncells: int):
         raise BackendError(f"a marginal of {ncells:,} cells is past the GPU's 2^32")
     code = cp.uint8 if cell_bits <= 8 else cp.uint16 if cell_bits <= 16 else cp.uint32
     return cp.argsort(cell.astype(code)).view(cp.uint64), 63, ""
+
+
+def counting_order(cell, n: int, ncells: int, sm: int):
+    """order.cu's stable counting sort: the records in tiles of consecutive indices, a
+    block each; as many tiles as keep every multiprocessor busy (8 blocks each), no
+    fewer than a chunk of records a tile, and at most ORDER_TABLE counts in all."""
+    tiles = max(1, min(8 * sm, grid_of(n), ORDER_TABLE // ncells))
+    tile = -(-max(n, 1) // tiles)
+    tiles = -(-max(n, 1) // tile)
+    counts = cp.empty(ncells * tiles + 1, dtype=cp.uint32)
+    args = (np.int64(n), cell, np.int32(ncells), np.int64(tile), np.int32(tiles))
+    kernel("order.cu", "tile_counts")((tiles,), (THREADS,), (*args, counts),
+                                       shared_mem=4 * ncells)
+    start = cp.cumsum(counts, dtype=cp.uint32)  # tile b's first of cell c at c * tiles + b
+    order = cp.empty(n, dtype=cp.uint32)
+    kernel("order.cu", "tile_scatter")((tiles,), (THREADS,), (*args, start, order),
+                                        shared_mem=4 * (ncells + THREADS))
+    return order
