@@ -176,3 +176,19 @@ def test_a_plan_whose_smallest_share_buys_noise_past_64_bits_is_refused_before_c
         with pytest.raises(PrivacyParameterError, match="smallest share"):
             acc.choose_mechanism([0.5, 1e-40], [10, 10], mechanism)
     assert acc.ledger == [] and acc.choose_mechanism([0.5, 1e-12], [10, 10], "auto")
+
+
+def test_a_laplace_summary_names_no_zcdp_figures():
+    """A Laplace run's guarantee is (eps, 0)-DP by basic composition: the ledger does not
+    show the zCDP rho its (eps, delta) would buy, nor the conversion that was not used
+    (a reader took them for what was spent)."""
+    lap = Accountant(1.0, 1e-9)
+    lap.choose_mechanism([1.0], [1], "laplace")
+    lap.charge(1.0, "m", ["a"], 4)
+    s = lap.summary()
+    assert "rho" not in s and "conversion" not in s
+    assert s["guarantee"].startswith("(1, 0)-DP")
+    gauss = Accountant(1.0, 1e-9)
+    gauss.choose_mechanism([1.0], [1], "gaussian")
+    g = gauss.summary()
+    assert g["rho"] == gauss.rho and g["conversion"] == "cks"

@@ -258,7 +258,10 @@ class Accountant:
             rho = float(spent * Fraction(self.rho))
             eps = rho_to_epsilon(rho, self.delta, self.conversion) if rho > 0 else 0.0
             guarantee = f"{rho:.6g}-zCDP, hence ({eps:.6g}, {self.delta:g})-DP"
-        return {"epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
-                "conversion": self.conversion, "sensitivity": self.sensitivity,
-                "mechanism": self.mechanism, "spent_fraction": float(spent),
-                "guarantee": guarantee, "measurements": [e.to_dict() for e in self.ledger]}
+        out = {"epsilon": self.epsilon, "delta": self.delta, "rho": self.rho,
+               "conversion": self.conversion, "sensitivity": self.sensitivity,
+               "mechanism": self.mechanism, "spent_fraction": float(spent),
+               "guarantee": guarantee, "measurements": [e.to_dict() for e in self.ledger]}
+        if self.mechanism == "laplace":  # zCDP's figures were not used: no reader misled
+            del out["rho"], out["conversion"]
+        return out

@@ -95,8 +95,9 @@ def _run(real, syn, schema, run, meta) -> str:
     if run is not None:
         seeded = run.get("seeded")
         items += [("ε, δ", f"{run['epsilon']:g}, {run['delta']:g}"),
-                  ("method", f"{run.get('method', '?')} (noise: {run.get('mechanism', '?')}, "
-                             f"conversion: {run.get('conversion', '?')})"),
+                  ("method", f"{run.get('method', '?')} (noise: {run.get('mechanism', '?')}"
+                             + (f", conversion: {run['conversion']})" if "conversion" in run
+                                else ")")),
                   ("seeded", "YES: do not publish this release" if seeded else
                    "no" if seeded is False else "not recorded")]
     items.append(("report made", f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC by "
