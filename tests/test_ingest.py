@@ -224,3 +224,19 @@ def test_one_value_read_otherwise_in_a_later_chunk_raises_no_pandas_warning(tmp_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_table(str(tmp_path / "t.csv"), schema=schema)
+
+
+def test_a_one_column_table_whose_name_holds_a_semicolon_reads_with_its_schema(tmp_path):
+    """The header-only separator check refuses a header of one column holding ';' or a
+    tab, unless the schema declares a column of that very name: then it is one column."""
+    from gpu_dpsyn.data.schema import load_schema
+    path = tmp_path / "t.csv"
+    path.write_text("size;unit\n1\n2\n")
+    with pytest.raises(DataError, match="semicolons.*declare"):
+        ingest.read_table(str(path))
+    schema = load_schema({"columns": {"size;unit": {"type": "categorical",
+                                                    "values": [1, 2]}}})
+    df = ingest.read_table(str(path), schema=schema)
+    assert list(df.columns) == ["size;unit"] and len(df) == 2
+    from gpu_dpsyn.distributed.reading import read_partitioned
+    assert len(read_partitioned(str(path), schema).compute()) == 2  # Dask's reading too

@@ -214,8 +214,11 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         binary = parquet_types.check(p, schema) if parquet else []
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
-            return cudf.read_parquet(p) if parquet else \
-                cudf.read_csv(p, **csv_options(schema, as_text))
+            if parquet:
+                return cudf.read_parquet(p)
+            df = cudf.read_csv(p, **csv_options(schema, as_text))
+            check_separator(p, df.columns, schema)
+            return df
         if parquet:
             return parquet_types.as_text(pd.read_parquet(p), binary)
         opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
@@ -224,7 +227,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             # warning, and repair reads each value alone whatever the guess
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             df = line_ends.read_csv(p, **opts)
-            check_separator(p, df.columns)
+            check_separator(p, df.columns, schema)
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
@@ -265,17 +268,19 @@ def reread_trailing(path, df, opts: dict):
 _MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
 
 
-def check_separator(path, columns) -> None:
+def check_separator(path, columns, schema=None) -> None:
     """DataError when the header reads as one column whose name holds a semicolon or a
     tab: a file separated otherwise than by commas (a spreadsheet saved in a locale that
-    writes decimal commas, a TSV), which would be read as one column of text."""
+    writes decimal commas, a TSV), which would be read as one column of text.  The header
+    alone decides (no record does); a schema declaring that very name says it is one."""
     names = [str(c) for c in columns]
     sep = next((c for c in (";", "\t") if len(names) == 1 and c in names[0]), None)
-    if sep:
+    if sep and not (schema is not None and names[0] in schema.names):
         raise DataError(f"cannot read {shown(str(path))}: its header is one column, "
                         f"{shown(names[0])}, so it looks separated by "
                         f"{'semicolons' if sep == ';' else 'tabs'}; CSV files are read "
-                        "comma-separated: save it with commas first")
+                        "comma-separated: save it with commas first (or, if it is one "
+                        "column, declare it in the schema)")
 
 
 def check_header(path, df) -> None:

@@ -72,7 +72,7 @@ def read_partitioned(path, schema, row_local: bool = False):
                           if c.kind in _NUMBER_KINDS})
     if row_local:
         opts.update(lenient_options())
-    heads = [_named(f, _first_rows, opts) for f in files]
+    heads = [_named(f, _first_rows, opts, schema) for f in files]
     _same_columns(files, [list(h.columns) for h, _ in heads])
     if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
         opts["index_col"] = False               # with other extra fields were refused
@@ -104,13 +104,13 @@ def _same_columns(files, columns) -> None:
                             "give every file the same columns")
 
 
-def _first_rows(path, opts: dict) -> tuple:
+def _first_rows(path, opts: dict, schema) -> tuple:
     """(header and first rows, trailing) of one file read as read_table reads it: a header
     naming a column twice, or rows with more fields than the header, are refused as there
     (DataError naming the file); trailing: the rows end in a trailing delimiter, which is
     then read without it."""
     head = line_ends.read_csv(path, nrows=100, **opts)
-    check_separator(path, head.columns)
+    check_separator(path, head.columns, schema)
     check_header(path, head)
     if default_index(head):
         return head, False
