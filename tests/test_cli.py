@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -419,3 +420,20 @@ def test_a_key_of_another_column_type_says_to_change_the_type(tmp_path, capsys):
     assert "'max' is a key of a numeric or datetime column" in err and '"type"' in err
     assert main(["schema", str(s), "--set", "age.type=numeric", "--set", "age.min=0",
                  "--set", "age.max=120"]) == 0  # (the categorical's values go with it)
+
+
+def test_evaluate_without_a_schema_reads_a_parquet_table_as_its_csv_text(tmp_path, capsys):
+    """No --schema: both tables are read as text, a Parquet one as the CSV pandas writes of
+    it, so a Parquet real table (zone-aware timestamps, floats, missing values) scores
+    against its own CSV at 0 (its Timestamps beside the CSV's text were refused)."""
+    n = 240
+    t = pd.date_range("2020-01-01", periods=30, freq="D", tz="Europe/Paris")
+    df = pd.DataFrame({"t": np.tile(t, n // 30), "a": np.arange(n) % 5,
+                       "x": np.where(np.arange(n) % 7 == 0, np.nan, np.arange(n) % 4 / 2)})
+    df.to_parquet(tmp_path / "real.parquet")
+    df.sample(frac=1, random_state=0).to_csv(tmp_path / "syn.csv", index=False)
+    assert main(["evaluate", str(tmp_path / "real.parquet"), str(tmp_path / "syn.csv"),
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mean 1-way TVD: 0.0000 (all 3 columns)" in out
+    assert "mean 3-way TVD: 0.0000" in out

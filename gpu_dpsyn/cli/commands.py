@@ -17,8 +17,8 @@ from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs,
                                  check_public, check_schema_out, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
-from gpu_dpsyn.data.ingest import (check_writable, choose_engine, read_table, table_format,
-    write_table)
+from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
+                                   table_format, write_table)
 
 # evaluate's numbers are statistics of the real table (its ML rows' count gives 30% of n)
 NOT_FOR_PUBLICATION = ("statistics of the REAL (private) table, with no privacy guarantee: "
@@ -215,6 +215,10 @@ def evaluate(a) -> int:
         schema = _chosen_bins(schema, run["private_bins"])
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
+    if schema is None and table_format(a.real) != table_format(a.synthetic):
+        # one Parquet, one CSV: the Parquet one as the CSV text of it, both text alike
+        real, syn = (csv_as_text(x) if table_format(p) == "parquet" else x
+                     for x, p in ((real, a.real), (syn, a.synthetic)))
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
     if schema is not None:  # the real table as the fit read it: repaired by the rule
         from gpu_dpsyn.data.repair import repair

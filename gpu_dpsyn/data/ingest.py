@@ -11,6 +11,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import os
 import re
@@ -232,6 +233,20 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
         return df
+
+
+def csv_as_text(df):
+    """df as read_table(as_text=True) reads the CSV that write_table writes of it: a
+    Parquet table's timestamps, numbers and missing values as that text, so that it
+    compares with a CSV table (evaluate without a schema)."""
+    buf = io.BytesIO()
+    fmts = csv_text.formatters(df)
+    if fmts is None:
+        df.to_csv(buf, index=False, mode="wb")
+    else:
+        csv_text.write_csv(df, fmts, buf)
+    buf.seek(0)
+    return pd.read_csv(buf, **csv_options(as_text=True))
 
 
 @contextlib.contextmanager
