@@ -437,3 +437,17 @@ def test_evaluate_without_a_schema_reads_a_parquet_table_as_its_csv_text(tmp_pat
     out = capsys.readouterr().out
     assert "mean 1-way TVD: 0.0000 (all 3 columns)" in out
     assert "mean 3-way TVD: 0.0000" in out
+
+
+def test_infer_schema_names_a_blank_header_cell(tmp_path, capsys):
+    """A CSV saved with pandas' row index (a blank first header cell) drafts that index
+    as a column 'Unnamed: 0': the summary says where the name came from."""
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"a": np.arange(60) % 5, "b": np.arange(60) % 3}).to_csv(path)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")]) == 0
+    err = capsys.readouterr().err  # the draft's summary goes with its warnings
+    note = [x for x in err.splitlines() if "'Unnamed: 0'" in x and "blank" in x]
+    assert len(note) == 1 and "index" in note[0]
+    pd.DataFrame({"a": np.arange(60) % 5}).to_csv(path, index=False)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s2.json")]) == 0
+    assert "blank" not in capsys.readouterr().err

@@ -10,6 +10,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import datetime
 import math
+import re
 import warnings
 
 import numpy as np
@@ -86,6 +87,9 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
                  key=lambda c: (c not in id_columns, gaps[c]))
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys])
+    lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
+              "index?): drop that column or name it in the file" for c in cols
+              if re.fullmatch(r"Unnamed: \d+", c.name)]
     too_big = _largest_pair(schema)
     if too_big:  # the fit leaves that pair out: say so now, not after the review
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
