@@ -249,10 +249,13 @@ def test_the_cell_order_is_cell_then_index(gb, monkeypatch, cells, path):
     assert (suffix, idx_bits) == want
 
 
-@pytest.mark.parametrize("key32", [32, 0], ids=["keys", "argsort"])
-def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema, monkeypatch, key32):
+@pytest.mark.parametrize("path", ["counting", "keys", "argsort"])
+def test_init_and_gum_update_equal_cpu(gb, flights, flights_schema, monkeypatch, path):
+    """Every cell order (updates.cell_order): the counting sort's uint32 indices, 32-bit
+    keys, and the argsort read by the 64-bit kernels (KEY32_BITS 0)."""
     from gpu_dpsyn.backends.cuda import updates
-    monkeypatch.setattr(updates, "KEY32_BITS", key32)  # 0: the argsort path, 64-bit kernels
+    monkeypatch.setattr(updates, "COUNTING_SORT", path == "counting")
+    monkeypatch.setattr(updates, "KEY32_BITS", 0 if path == "argsort" else 32)
     cb = get_backend("cpu")
     rows = flights.iloc[:3000]
     codes = encode(rows, flights_schema)
