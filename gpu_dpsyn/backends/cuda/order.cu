@@ -35,9 +35,11 @@ extern "C" __global__ void tile_scatter(long long n, const int* cell, int ncells
     __syncthreads();
     long long lo = (long long)blockIdx.x * tile, hi = lo + tile < n ? lo + tile : n;
     unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int next = lo + threadIdx.x < hi ? cell[lo + threadIdx.x] : -1;
     for (long long at = lo; at < hi; at += blockDim.x) {  // the same trips for every thread
-        long long i = at + threadIdx.x;
-        int c = i < hi ? cell[i] : -1;
+        long long i = at + threadIdx.x, ahead = i + blockDim.x;
+        int c = next;
+        next = ahead < hi ? cell[ahead] : -1;  // the next chunk's, loading meanwhile
         unsigned int peers = __match_any_sync(0xffffffffu, c);
         unsigned int rank = __popc(peers & ((1u << lane) - 1u));
         unsigned int leader = (unsigned int)(__ffs((int)peers) - 1);
