@@ -451,3 +451,14 @@ def test_infer_schema_names_a_blank_header_cell(tmp_path, capsys):
     pd.DataFrame({"a": np.arange(60) % 5}).to_csv(path, index=False)
     assert main(["infer-schema", str(path), "--out", str(tmp_path / "s2.json")]) == 0
     assert "blank" not in capsys.readouterr().err
+
+
+def test_evaluate_says_when_the_schema_repairs_every_real_row_away(tmp_path, capsys):
+    schema = tmp_path / "s.json"
+    schema.write_text('{"columns": {"k": {"type": "categorical", "values": ["a", "b"]}}}')
+    real, syn = tmp_path / "real.csv", tmp_path / "syn.csv"
+    pd.DataFrame({"k": ["A", "B"] * 20}).to_csv(real, index=False)
+    pd.DataFrame({"k": ["a", "b"] * 20}).to_csv(syn, index=False)
+    assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "40 rows" in err and "gpu-dpsyn check" in err

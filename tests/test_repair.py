@@ -9,7 +9,8 @@ import pytest
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.data.encoding import encode
-from gpu_dpsyn.data.repair import findings, repair
+from gpu_dpsyn.data.preflight import findings
+from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.errors import DataError, ParameterError, SchemaError
 
@@ -228,7 +229,7 @@ def test_findings_count_what_the_rule_changes():
     df = table(20)
     df.loc[[1, 2], "n"] = [50, "abc"]
     df.loc[[3, 4, 5], "k"] = ["zz", None, "a"]
-    got = {(c, w.split(":")[0]): k for c, w, k in findings(df, load_schema(SCHEMA))}
+    got = {(c, w.split(":")[0]): k for c, w, k, _ in findings(df, load_schema(SCHEMA))}
     assert got == {("n", "outside the range (or a fraction in an integer column)"): 1,
                    ("n", "not allowed by the schema"): 1, ("k", "not allowed by the schema"): 1,
                    ("k", "missing but the column is not nullable"): 1}
@@ -851,7 +852,7 @@ def test_a_record_that_recasts_the_column_changes_only_itself(schema, base, extr
 def test_check_counts_booleans_and_complex_numbers_read_as_numbers():
     s = load_schema(_NUMBER)
     df = pd.DataFrame({"x": pd.Series([True, False, 3, 1j, 2 + 0j, None], dtype=object)})
-    found = {what: n for _, what, n in findings(df, s)}
+    found = {what: n for _, what, n, _ in findings(df, s)}
     assert found == {"not allowed by the schema: made missing": 1,
                      "true/false read as 1/0, or complex numbers with no imaginary part "
                      "as real numbers": 3}
@@ -878,7 +879,8 @@ def test_a_complex_number_with_an_imaginary_part_alone_in_its_block_is_invalid()
     # the only value _real reads as no number: made missing, nothing else changed
     s = load_schema(_NUMBER)
     df = pd.DataFrame({"x": pd.Series([3, 1j, 4, 2.5j + 1], dtype=object)})
-    assert findings(df, s) == [("x", "not allowed by the schema: made missing", 2)]
+    assert findings(df, s) == [("x", "not allowed by the schema: made missing", 2,
+                                ["1j", "(1+2.5j)"])]
     out = repair(df, s)["x"]
     assert out.iloc[[0, 2]].tolist() == [3, 4] and out.iloc[[1, 3]].isna().all()
 
@@ -922,3 +924,48 @@ def test_boolean_words_in_any_letter_case_read_alike_in_a_csv(tmp_path):
     b = encode(repair(read_table(more, schema=s), s), s)[0]
     np.testing.assert_array_equal(b[:len(a)], a)
     assert repair(read_table(more, schema=s), s)["x"].tolist()[:4] == [1, 0, 1, 0]
+
+
+def test_check_counts_times_with_an_offset_read_in_utc():
+    """A column without a zone reads a time with a UTC offset as its UTC instant (the
+    rule): check says so, as --on-invalid error refuses those values (it said nothing,
+    while error refused the table)."""
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2021-01-01",
+                                       "max": "2021-12-31", "unit": "hour"}}})
+    df = pd.DataFrame({"t": ["2021-08-18T14:05:00+02:00", "2021-08-18T10:00:00",
+                             "2021-08-19T10:00:00"] * 3})
+    found = {(c, what.split(":")[0]): n for c, what, n, _ in findings(df, s)}
+    assert found == {("t", "with a UTC offset in a column without a time zone"): 3}
+    assert str(repair(df, s)["t"][0]) == "2021-08-18 12:05:00"
+    assert findings(df.iloc[[1, 2]], s) == []
+
+
+def test_check_shows_a_few_of_the_values_it_counts(tmp_path, capsys):
+    import json
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
+    bad = tmp_path / "bad.csv"
+    df = table(30)
+    df.loc[[1, 2, 3, 4], "k"] = ["zz", "yy", "zz", "ww"]
+    df.to_csv(bad, index=False)
+    assert main(["check", str(bad), "--schema", str(tmp_path / "s.json")]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("k: 4 values not allowed"))
+    assert "'zz'" in line and "'yy'" in line and "'ww'" in line and line.count("'zz'") == 1
+    assert "refuses the table (--on-invalid error)" in out
+
+
+def test_check_does_not_say_error_refuses_what_bounding_drops(tmp_path, capsys):
+    """Records past max_records_per_individual are dropped at random whatever
+    --on-invalid says: check's closing line does not claim error refuses them."""
+    import json
+    schema = {"columns": {"pid": {"type": "id"}, "k": {"type": "categorical",
+                                                       "values": ["a", "b"]}},
+              "max_records_per_individual": 2}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"pid": [1, 1, 1, 2, 3], "k": ["a", "b", "a", "b", "a"]}).to_csv(
+        path, index=False)
+    assert main(["check", str(path), "--schema", str(tmp_path / "s.json")]) == 1
+    out = capsys.readouterr().out
+    assert "pid: 1 row past max_records_per_individual" in out
+    assert "--on-invalid error" not in out and "whatever --on-invalid" in out

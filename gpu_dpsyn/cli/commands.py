@@ -222,7 +222,11 @@ def evaluate(a) -> int:
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
     if schema is not None:  # the real table as the fit read it: repaired by the rule
         from gpu_dpsyn.data.repair import repair
-        real = repair(real, schema)
+        read, real = len(real), repair(real, schema)
+        if read and not len(real):  # (evaluation is for the curator: not private)
+            raise DPSynError(f"no row of the real table is left once the schema's rule "
+                             f"repairs it ({read:,} rows read, every one dropped): see what "
+                             f"it drops with gpu-dpsyn check {a.real} --schema {a.schema}")
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here, both
         with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
@@ -326,7 +330,7 @@ def check(a) -> int:
     """The curator's preflight: what the row-local rule would change, counted exactly.
     Exit 0 when nothing, 1 when something (the counts are private: not for release)."""
     from gpu_dpsyn.data.encoding import check_columns
-    from gpu_dpsyn.data.repair import findings
+    from gpu_dpsyn.data.preflight import findings, refused
     from gpu_dpsyn.data.schema import load_schema
     check_inputs(a.input)
     schema = load_schema(a.schema)
@@ -347,11 +351,16 @@ def check(a) -> int:
     if not found and not damaged:
         print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
         return 0
-    for name, what, n in found:  # (the individual id's findings count rows)
+    for name, what, n, seen in found:  # (the individual id's findings count rows)
         noun = "row" if name == schema.unit_id else "value"
-        print(f"{name}: {n:,} {noun}{'' if n == 1 else 's'} {what}")
-    print("synthesize repairs these by the rule above (--on-invalid repair, the default) or "
-          "refuses the table (--on-invalid error)")
+        print(f"{name}: {n:,} {noun}{'' if n == 1 else 's'} {what}"
+              + (f" (such as {', '.join(seen)})" if seen else ""))
+    if any(refused(what) for _, what, _, _ in found):
+        print("synthesize repairs these by the rule above (--on-invalid repair, the default) "
+              "or refuses the table (--on-invalid error)")
+    if any(not refused(what) for _, what, _, _ in found):
+        print("synthesize drops the records past the bound as said above, whatever "
+              "--on-invalid says")
     return 1
 
 

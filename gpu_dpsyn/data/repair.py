@@ -20,8 +20,8 @@ a public rule that reads that value and the schema alone, as OpenDP and Tumult d
 A changed record stays one changed record and a dropped one is a removed record, so
 the repaired tables of two neighbours are neighbours, and the guarantee covers every
 table with the schema's columns.  Nothing reports how many values were changed: that
-count is private.  `findings` (the `gpu-dpsyn check` command) does report it, for the
-curator's eyes only.
+count is private.  `preflight.findings` (the `gpu-dpsyn check` command) does report it,
+for the curator's eyes only.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
 from gpu_dpsyn.data.matching import boolean_of, factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
-from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
+from gpu_dpsyn.data.types.date_repair import aware, repaired as dates_repaired
 
 @dataclass
 class Repaired:
@@ -51,6 +51,7 @@ class Repaired:
     missing: np.ndarray  # missing in a column that is not nullable
     clamped: np.ndarray  # moved to the range's bound, or rounded to an integer
     cast: np.ndarray | None = None  # booleans read as 1/0, complex numbers as real (_real)
+    shifted: np.ndarray | None = None  # times with a UTC offset, in a column without a zone
 
 
 def repair(df, schema: Schema):
@@ -95,38 +96,6 @@ def repair(df, schema: Schema):
         out = base.copy(deep=False)
         for name, values in made.items():
             out[name] = values
-    return out
-
-
-def findings(df, schema: Schema) -> list[tuple[str, str, int]]:
-    """(column, what the rule does, how many values): what repair() would change.  NOT
-    private: exact counts read off the data, for the curator's preflight only."""
-    out = []
-    for col, r in _columns(df, schema):
-        to = "made missing" if col.nullable else \
-            f"set to the fallback {col.fallback!r}" if col.fallback is not None else \
-            "their rows dropped"
-        for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
-                           (r.missing, f"missing but the column is not nullable: {to}"),
-                           (r.clamped, "outside the range (or a fraction in an integer "
-                                       "column): clamped to the range / rounded"),
-                           (r.cast, "true/false read as 1/0, or complex numbers with no "
-                                    "imaginary part as real numbers")):
-            if mask is not None and mask.any():
-                out.append((col.name, what, int(mask.sum())))
-    unit = schema.unit_id
-    if unit is not None:
-        ids = _host(df[unit])
-        no_id = _no_id(ids)
-        if no_id.any():
-            out.append((unit, "individual id missing: their rows dropped", int(no_id.sum())))
-        bound = schema.max_records_per_individual or 1  # (the fit's default too)
-        per = np.bincount(pd.factorize(ids[~no_id])[0]) if (~no_id).any() else np.zeros(0)
-        past = int(np.maximum(per - bound, 0).sum())
-        if past:
-            out.append((unit, f"past max_records_per_individual ({bound}"
-                        f"{'' if schema.max_records_per_individual else ', the default'}) "
-                        "for their individual: dropped at random", past))
     return out
 
 
@@ -355,4 +324,6 @@ def _datetime(s: pd.Series, col: Column) -> Repaired:
     values, invalid, clamped = dates_repaired(t, col)
     if odd.any():  # invalid, and missing in the result as every invalid value is
         values, invalid = (t if values is None else values), invalid | odd
-    return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped)
+    shifted = None if col.time.timezone is not None else aware(t) & ~invalid
+    return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped,
+                    shifted=shifted)

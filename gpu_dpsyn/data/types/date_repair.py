@@ -83,6 +83,19 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     return (None if same else from_epoch(ns, ~ok, col)), invalid, clamped
 
 
+def aware(s: pd.Series) -> np.ndarray:
+    """The values that carry a UTC offset or a zone: text _OFFSET sees (as repaired reads
+    text), zoned datetime objects, every value of a zoned datetime64 column."""
+    s = pd.Series(_on_host(s)).reset_index(drop=True)
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        return np.full(len(s), s.dt.tz is not None) & s.notna().to_numpy()
+    obj = s.astype(object)
+    text = obj.map(lambda v: str.__str__(v) if isinstance(v, str) and _utf8(v) else None)
+    zoned = obj.map(lambda v: not isinstance(v, str) and
+                    getattr(v, "tzinfo", None) is not None).to_numpy(dtype=bool)
+    return text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool) | zoned
+
+
 def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
     """pd.to_datetime(values, errors="coerce") as parts (each a Series on values' index,
     at the resolution pandas chose for it): where pandas refuses the lot (zones mixed

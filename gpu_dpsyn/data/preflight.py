@@ -1,0 +1,72 @@
+"""The curator's preflight (`gpu-dpsyn check`): what the row-local rule (data/repair.py)
+would change in a table, counted exactly, with a few of the values.  NOT private: exact
+counts and values read off the data, for the curator's eyes only; nothing here reaches a
+release."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.repair import _columns, _host, _no_id
+from gpu_dpsyn.data.schema import Schema
+from gpu_dpsyn.data.text import shown
+
+EXAMPLES = 3  # distinct values shown a finding
+
+# the findings --on-invalid error refuses (bounding drops records whatever it says)
+REFUSED = ("not allowed", "missing but", "outside the range", "true/false",
+           "with a UTC offset", "individual id missing")
+
+
+def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
+    """(column, what the rule does, how many values, up to EXAMPLES of them as shown):
+    what repair() would change."""
+    out = []
+    for col, r in _columns(df, schema):
+        to = "made missing" if col.nullable else \
+            f"set to the fallback {col.fallback!r}" if col.fallback is not None else \
+            "their rows dropped"
+        raw = _host(df[col.name]).reset_index(drop=True)
+        for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
+                           (r.missing, f"missing but the column is not nullable: {to}"),
+                           (r.clamped, "outside the range (or a fraction in an integer "
+                                       "column): clamped to the range / rounded"),
+                           (r.cast, "true/false read as 1/0, or complex numbers with no "
+                                    "imaginary part as real numbers"),
+                           (r.shifted, "with a UTC offset in a column without a time zone: "
+                                       "read as UTC (add \"timezone\" to keep local times)")):
+            if mask is not None and mask.any():
+                out.append((col.name, what, int(mask.sum()), examples(raw[mask])))
+    unit = schema.unit_id
+    if unit is not None:
+        ids = _host(df[unit])
+        no_id = _no_id(ids)
+        if no_id.any():
+            out.append((unit, "individual id missing: their rows dropped",
+                        int(no_id.sum()), []))
+        bound = schema.max_records_per_individual or 1  # (the fit's default too)
+        per = np.bincount(pd.factorize(ids[~no_id])[0]) if (~no_id).any() else np.zeros(0)
+        past = int(np.maximum(per - bound, 0).sum())
+        if past:
+            out.append((unit, f"past max_records_per_individual ({bound}"
+                        f"{'' if schema.max_records_per_individual else ', the default'}) "
+                        "for their individual: dropped at random", past, []))
+    return out
+
+
+def examples(values: pd.Series) -> list[str]:
+    """The first EXAMPLES distinct values, as shown (repr, capped); a missing value as
+    None.  By their shown text: a list or a dict is no key."""
+    seen = []
+    for v in values:
+        text = "None" if v is None or (isinstance(v, float) and v != v) else shown(v)
+        if text not in seen:
+            seen.append(text)
+            if len(seen) == EXAMPLES:
+                break
+    return seen
+
+
+def refused(what: str) -> bool:
+    """Whether --on-invalid error refuses a table with this finding."""
+    return what.startswith(REFUSED)
