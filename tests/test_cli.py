@@ -462,3 +462,38 @@ def test_evaluate_says_when_the_schema_repairs_every_real_row_away(tmp_path, cap
     assert main(["evaluate", str(real), str(syn), "--schema", str(schema), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "40 rows" in err and "gpu-dpsyn check" in err
+
+
+def test_infer_schema_hints_at_a_person_id_it_did_not_draft_as_one(tmp_path, capsys):
+    """A column named like an identifier whose values repeat (several records per
+    person) is drafted as data: its line says to give --id if it names a person, and the
+    last line no longer says that a guessed row numbering names the individual alone."""
+    path = tmp_path / "t.csv"
+    n = 400
+    pd.DataFrame({"respondent_id": np.arange(n) // 4, "k": np.arange(n) % 3}).to_csv(path)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")]) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if x.strip().startswith("respondent_id"))
+    assert "--id respondent_id" in line
+    k_line = next(x for x in err.splitlines() if x.strip().startswith("k "))
+    assert "--id" not in k_line
+    assert "guessed" in err.splitlines()[-1] and "--id" in err.splitlines()[-1]
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s2.json"),
+                 "--id", "respondent_id"]) == 0
+    err = capsys.readouterr().err
+    assert "--id respondent_id" not in err and "guessed" not in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("values", [["$1,814.50", "-$801.27", "$12.00", "$3,200.10"],
+                                    ["45%", "26.2%", "3%", "100%"],
+                                    ["1.234,56 €", "12,50 €", "3.001,00 €", "7,25 €"]])
+def test_infer_schema_hints_at_numbers_written_with_signs(tmp_path, capsys, values):
+    path = tmp_path / "t.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": [v.replace("1", str(d)) for v, d in
+                        zip(values * 60, rng.integers(1, 10, 240))],
+                  "k": np.arange(240) % 3}).to_csv(path, index=False)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")]) == 0
+    line = next(x for x in capsys.readouterr().err.splitlines()
+                if x.strip().startswith("x "))
+    assert "plain numbers" in line

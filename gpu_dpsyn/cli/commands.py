@@ -380,8 +380,13 @@ def infer(a) -> int:
           "(NOT private): review every line and replace what you can with public facts:",
           file=sys.stderr)
     print("\n".join(summary), file=sys.stderr)
-    if schema.unit_id is not None:  # the fit keeps 1 record of each without the bound
-        print(f"{schema.unit_id!r} names the individual: add \"max_records_per_individual\": "
+    unit = schema.unit_id
+    if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each
+        print(f"{unit!r} names the individual: add \"max_records_per_individual\": "
               "N to the schema, a public bound on one individual's records (without it, one "
               "record of each is kept)", file=sys.stderr)
+    elif unit is not None:
+        print(f"{unit!r}, guessed an id, names the individual, one record of each kept: if "
+              "a person may have several records, draft again with --id naming the column "
+              "that names them", file=sys.stderr)
     return 0

@@ -155,3 +155,25 @@ def unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
         return pd.Timestamp(t.year, t.month, 1)
     return t.floor(UNITS[unit])
 
+
+
+# a number written with a currency sign, thousands separators or a percent sign, either
+# decimal mark: $1,814.50, -$801.27, 45%, 1.234,56 EUR
+_WRITTEN = re.compile(r"^\s*[-+(]?\s*(?:[$\u20ac\u00a3\u00a5]|USD|EUR)?\s*[-+]?\s*"
+                      r"\d{1,3}(?:([,.' \u00a0])\d{3}(?:\1\d{3})*)?(?:[.,]\d+)?\s*"
+                      r"(?:[$\u20ac\u00a3\u00a5%]|USD|EUR)?\s*\)?\s*$")
+_SIGNS = re.compile(r"[$\u20ac\u00a3\u00a5%,]|USD|EUR")
+
+
+def written_numbers_hint(vals: pd.Series) -> str:
+    """A hint when text reads as numbers written with signs or separators (a spreadsheet's
+    money or percent format), which infer-schema drafts as text: say how to keep them."""
+    sample = vals.dropna().iloc[:200].astype(str)
+    if not len(sample):
+        return ""
+    fits = sample.str.fullmatch(_WRITTEN)
+    if fits.mean() < 0.9 or not sample[fits].str.contains(_SIGNS).any():
+        return ""
+    return (f"; its values look like numbers written with signs or separators "
+            f"({sample.iloc[0]!r}): write them as plain numbers (1814.5) for a numeric "
+            "column")
