@@ -87,3 +87,31 @@ def test_marking_values_reviewed_names_each_one_as_now_public(draft, capsys):
     assert main(["schema", str(draft), "--reviewed", "all"]) == 0
     err = capsys.readouterr().err
     assert "now taken as public facts" in err and "colour.values" in err and "when.min" in err
+
+
+def test_a_column_of_whole_numbers_retyped_numeric_stays_integer():
+    """--set age.type=numeric on a categorical of integers keeps them whole ("integer":
+    true; the retype dropped it and ages came out as 17.748); integer=false says
+    otherwise, and text or decimal values start without it."""
+    from gpu_dpsyn.data.schema_edit import edit
+    doc = {"columns": {"age": {"type": "categorical", "values": [18, 30, 41]},
+                       "w": {"type": "categorical", "values": [0.5, 1]},
+                       "c": {"type": "categorical", "values": ["a", "b"]}}}
+    sets = [(n, "type", "numeric") for n in ("age", "w", "c")] + \
+        [(n, k, v) for n in ("age", "w", "c") for k, v in (("min", 0), ("max", 120))]
+    got = edit(doc, sets)["columns"]
+    assert got["age"].get("integer") is True
+    assert "integer" not in got["w"] and "integer" not in got["c"]
+    assert "integer" not in edit(doc, sets + [("age", "integer", None)])["columns"]["age"]
+    assert edit(doc, sets + [("age", "integer", False)])["columns"]["age"]["integer"] is False
+
+
+def test_dropping_or_retyping_a_column_with_dots_in_its_name_clears_its_drafted_keys():
+    from gpu_dpsyn.data.schema_edit import edit
+    doc = {"columns": {"spend.usd": {"type": "numeric", "edges": [0, 1, 2]},
+                       "spend": {"type": "numeric", "edges": [0, 1, 2]}},
+           "_drafted_from_data": ["spend.usd.edges", "spend.edges"]}
+    assert edit(doc, drops=["spend.usd"])["_drafted_from_data"] == ["spend.edges"]
+    assert edit(doc, drops=["spend"])["_drafted_from_data"] == ["spend.usd.edges"]
+    out = edit(doc, [("spend.usd", "type", "categorical"), ("spend.usd", "values", [1])])
+    assert out["_drafted_from_data"] == ["spend.edges"]

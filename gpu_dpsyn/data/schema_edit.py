@@ -47,6 +47,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
         raise SchemaError("gpu-dpsyn schema edits our schema form ('columns' as an object)")
     drafted = list(doc.get("_drafted_from_data") or [])
 
+    def of(d: str) -> str:  # a drafted "column.key" -> its column (a key has no dot)
+        return d.rsplit(".", 1)[0]
+
     def column(name):
         if name not in cols:
             raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
@@ -54,7 +57,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
     for name in drops:
         column(name)
         del cols[name]
-        drafted = [d for d in drafted if d.split(".")[0] != name]
+        drafted = [d for d in drafted if of(d) != name]
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         if name is None:  # the schema's own key
@@ -65,9 +68,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
             continue
         spec = column(name)
         if key in ("type", "kind") and value != spec.get(key):
+            whole = _whole_values(spec)  # listed integers stay whole as numbers
             for k in [k for k in spec if k not in KEPT_ON_RETYPE]:
                 del spec[k]
-            drafted = [d for d in drafted if d.split(".")[0] != name]
+            if whole and value == "numeric":
+                spec["integer"] = True
+            drafted = [d for d in drafted if of(d) != name]
         if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
             edges = spec.pop("edges")
             spec.setdefault("bins", len(edges) - 1)
@@ -81,9 +87,18 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
     for name in reviewed:
         if name != "all":
             column(name)
-        drafted = [d for d in drafted if name != "all" and d.split(".")[0] != name]
+        drafted = [d for d in drafted if name != "all" and of(d) != name]
     if drafted:
         doc["_drafted_from_data"] = drafted
     else:
         doc.pop("_drafted_from_data", None)
     return doc
+
+
+def _whole_values(spec: dict) -> bool:
+    """A categorical column listing integers only (no booleans): retyped numeric, it
+    keeps "integer": true, or whole numbers would decode as fractions."""
+    values = spec.get("values")
+    return spec.get("type", spec.get("kind")) == "categorical" and isinstance(values, list) \
+        and bool(values) and all(isinstance(v, int) and not isinstance(v, bool) or
+                                 isinstance(v, float) and v.is_integer() for v in values)
