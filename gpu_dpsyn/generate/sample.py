@@ -100,8 +100,9 @@ def estimated_rows(model, check) -> int:
     if se > COUNT_RELATIVE_SE * n:
         warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
                       f"about {se:,.0f} from the privacy noise; choose the size with "
-                      "sample(n) (--rows N)",
-                      RowCountWarning, stacklevel=3)
+                      "sample(n) (--rows N). If the table has many more rows, the schema's "
+                      "rule may have dropped them: gpu-dpsyn check TABLE --schema SCHEMA "
+                      "shows what it drops", RowCountWarning, stacklevel=3)
     try:
         return check(n)
     except DataError as e:
