@@ -497,3 +497,17 @@ def test_infer_schema_hints_at_numbers_written_with_signs(tmp_path, capsys, valu
     line = next(x for x in capsys.readouterr().err.splitlines()
                 if x.strip().startswith("x "))
     assert "plain numbers" in line
+
+
+def test_infer_schema_warns_of_bytes_that_are_no_utf8(tmp_path, capsys):
+    """A latin-1 file's accented letters read as U+FFFD (the row-local rule): the draft
+    would list "Jos\\ufffd" without a word; it now says to save the file as UTF-8."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"city,k\n" + b"Jos\xe9,1\nZ\xfcrich,2\nBern,1\n" * 20)
+    assert main(["infer-schema", str(path), "--out", str(tmp_path / "s.json")]) == 0
+    err = capsys.readouterr().err
+    assert "UTF-8" in err and "'city'" in err and "'k'" not in err.split("UTF-8")[0][-200:]
+    good = tmp_path / "u.csv"
+    good.write_text("city,k\n" + "José,1\nZürich,2\n" * 20, encoding="utf-8")
+    assert main(["infer-schema", str(good), "--out", str(tmp_path / "s2.json")]) == 0
+    assert "UTF-8" not in capsys.readouterr().err

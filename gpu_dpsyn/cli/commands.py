@@ -370,6 +370,13 @@ def infer(a) -> int:
     check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
     check_not_reviewed(a.out)
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
+    mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
+               df[c].str.contains("\ufffd", regex=False, na=False).any()]
+    if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
+        warnings.warn(f"{a.input!r} has bytes that are no UTF-8 in column(s) "
+                      f"{', '.join(map(repr, mangled[:5]))} (a "
+                      "latin-1 or Windows-1252 file?): they read as U+FFFD and the draft "
+                      "lists them so; save the file as UTF-8 first", UserWarning)
     for c in a.id or ():
         if c not in df.columns:
             raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
