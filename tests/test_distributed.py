@@ -379,8 +379,8 @@ def test_an_id_column_on_dask_is_refused_with_the_way_out(client, table, tmp_pat
     with pytest.raises(DPSynError, match="drop the id column from both the schema and the "
                                          "table"):
         syn.fit(str(d), with_id)
-    with pytest.raises(DataError, match=r"not in the schema: \['who'\] \(drop them from the "
-                                        "table"):
+    with pytest.raises(DataError, match=r"not in the schema: \['who'\] \(add them to the "
+                                        r"schema, list them in its \"ignored_columns\""):
         syn.fit(str(d), schema)  # the schema without it, the data still with it
     assert syn.ledger == []
     (d / "a.parquet").unlink()

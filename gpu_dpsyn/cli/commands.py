@@ -310,14 +310,14 @@ def edit_schema(a) -> int:
         check_outputs({"--out": a.out}, [], {"--out": JSON})
         check_schema_out(a.out)
     before, sets = read_document(a.file), [parse_setting(s) for s in a.set]
-    doc = edit(before, sets, a.drop, a.reviewed)
+    doc = edit(before, sets, a.drop, a.reviewed, a.ignore)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")
         schema_from_dict(doc)  # refused before anything is written
     write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
     left = doc.get("_drafted_from_data") or []
-    vouched = [d for d in edit(before, sets, a.drop).get("_drafted_from_data") or []
-               if d not in left]  # (not those replaced by --set or dropped)
+    unvouched = edit(before, sets, a.drop, (), a.ignore).get("_drafted_from_data") or []
+    vouched = [d for d in unvouched if d not in left]  # (not those set or dropped)
     if vouched:  # what the curator now vouches for, named (--reviewed all, say)
         print(f"now taken as public facts (no longer warned of): {', '.join(vouched)}",
               file=sys.stderr)

@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("input", help="the table to check")
     c.add_argument("--schema", required=True, help="schema JSON")
     k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "
-                                      "drop a column, mark drafted values reviewed")
+                                      "drop or ignore a column, mark drafted values "
+                                      "reviewed")
     k.add_argument("file", help="the schema JSON (edited in place unless --out)")
     k.add_argument("--set", action="append", default=[], metavar="[COLUMN.]KEY=VALUE",
                    help="set a key (repeatable): age.min=0, age.max=120, age.bins=12, "
@@ -166,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "schema's own")
     k.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help="remove a column from the schema (repeatable)")
+    k.add_argument("--ignore", action="append", default=[], metavar="COLUMN",
+                   help="a column of the table to leave unread and out of the output: "
+                        "listed in \"ignored_columns\" (repeatable)")
     k.add_argument("--reviewed", action="append", default=[], metavar="COLUMN",
                    help="its drafted values are now public facts (repeatable; 'all')")
     k.add_argument("--out", help="write here instead of in place")

@@ -122,14 +122,15 @@ def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
         raise DataError(f"expected a pandas (or cuDF) DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
     missing = [c for c in schema.names if c not in names]
-    extra = [c for c in names if c not in schema.names]
+    extra = [c for c in names if c not in schema.names and c not in schema.ignored]
     if missing or extra:
         parts = []
         if missing:
             parts.append(f"missing from the data: [{_describe(missing, 20)}]")
         if extra:  # never read, but refused: a misspelt column would vanish unseen
-            parts.append(f"not in the schema: [{_describe(extra, 20)}] (drop them from the "
-                         "table, or add them to the schema)")
+            parts.append(f"not in the schema: [{_describe(extra, 20)}] (add them to the "
+                         "schema, list them in its \"ignored_columns\" (gpu-dpsyn schema "
+                         "FILE --ignore NAME), or drop them from the table)")
         raise DataError("data columns do not match the schema; " + "; ".join(parts))
     if len(df) == 0 and not allow_empty:
         raise DataError("the table is empty: nothing to synthesize")

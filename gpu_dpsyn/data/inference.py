@@ -71,8 +71,11 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
     guess = _Guesser(max_categories, bins)
-    cols, whys, gaps = [], [], {}
+    cols, whys, gaps, empty = [], [], {}, []
     for name in df.columns:
+        if len(df) and str(name) not in id_columns and df[name].isna().all():
+            empty.append(str(name))  # nothing to draft from: ignored, as its line says
+            continue
         col, why = guess.column(str(name), df[name], str(name) in id_columns)
         gaps[col.name] = bool(df[name].isna().any())
         cols.append(col)
@@ -86,8 +89,11 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     # (the fit refuses gaps)
     ids = sorted((c.name for c in cols if c.kind == "id"),
                  key=lambda c: (c not in id_columns, gaps[c]))
+    lines += [f"  {c:<20} {'ignored':<12} entirely empty: in \"ignored_columns\", not "
+              "synthesized nor in the output [read off the data: empty]" for c in empty]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
-                    drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys])
+                    drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
+                    + [f"{c}.ignored" for c in empty], ignored=empty)
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
               "index?): drop that column or name it in the file" for c in cols
               if re.fullmatch(r"Unnamed: \d+", c.name)]

@@ -174,6 +174,12 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
     return opts
 
 
+def unread(schema) -> dict:
+    """read_csv's usecols leaving the schema's "ignored_columns" unread (none: {})."""
+    ignored = set(schema.ignored) if schema is not None else set()
+    return {"usecols": lambda c: c not in ignored} if ignored else {}
+
+
 def lenient_options() -> dict:
     """A CSV read by the row-local rule (on_invalid="repair", data/repair.py): bytes that
     are no UTF-8 read as U+FFFD (text that no schema lists), within their field, so such a
@@ -222,7 +228,8 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             return df
         if parquet:
             return parquet_types.as_text(pd.read_parquet(p), binary)
-        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
+        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}),
+                    **unread(schema))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
             # chunk and warns where two disagree: one record's text would decide that
             # warning, and repair reads each value alone whatever the guess

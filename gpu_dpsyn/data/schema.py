@@ -130,12 +130,17 @@ class Schema:
     # infer-schema's draft: "column.key" of each value read off the data, not yet reviewed
     drafted: list = field(default_factory=list)
     budgets: list = field(default_factory=list)  # NIST runs' (epsilon, delta): a fit warns
+    ignored: list = field(default_factory=list)  # table columns never read ("ignored_columns")
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise SchemaError(f"schema lists these columns twice: {dup}")
+        both = next((n for n in self.ignored if n in names), None)
+        if both is not None:
+            raise SchemaError(f"column {shown(both)} is both in 'columns' and in "
+                              "'ignored_columns'; keep it in one")
         for c in self.columns:
             if c.kind == "derived":
                 c.derive.resolve(c, next((s for s in self.columns
@@ -194,7 +199,8 @@ class Schema:
         cols = [replace(c, edges=list(edges[c.name]), private=None,
                         within=within.get(c.name)) if c.name in edges else c
                 for c in self.columns]
-        return Schema(cols, self.max_records_per_individual, self.individual_id, self.max_rows)
+        return Schema(cols, self.max_records_per_individual, self.individual_id, self.max_rows,
+                      ignored=self.ignored)
 
     def __getitem__(self, name: str) -> Column:
         for c in self.columns:
@@ -210,6 +216,8 @@ class Schema:
             d["individual_id"] = self.individual_id
         if self.max_rows is not None:
             d["max_rows"] = self.max_rows
+        if self.ignored:
+            d["ignored_columns"] = list(self.ignored)
         if self.drafted:
             d["_drafted_from_data"] = list(self.drafted)
         return d
@@ -222,12 +230,8 @@ class Schema:
 
 
 def _json_default(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.bool_):
-        return bool(o)
+    if isinstance(o, (np.integer, np.floating, np.bool_)):
+        return o.item()  # its Python int, float or bool
     raise TypeError(f"cannot write {type(o).__name__} to JSON")
 
 
@@ -367,7 +371,8 @@ def schema_from_dict(d: dict) -> Schema:
     warn_drafted(drafted, 4)
     return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
                   d.get("individual_id"), max_rows, drafted,
-                  [(r.get("epsilon"), r.get("delta")) for r in runs if "epsilon" in r])
+                  [(r.get("epsilon"), r.get("delta")) for r in runs if "epsilon" in r],
+                  list(d.get("ignored_columns") or []))
 
 
 def warn_drafted(drafted: list, stacklevel: int = 3) -> None:

@@ -37,10 +37,11 @@ def parse_setting(text: str) -> tuple:
     return column, key, value
 
 
-def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
+def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     """The schema document with the edits applied (a new dict).  sets: (column, key,
     value); drops: columns; reviewed: columns whose drafted values are now public facts
-    ("all": every column).  A key set is reviewed too."""
+    ("all": every column); ignores: table columns to list in "ignored_columns" (taken out
+    of "columns" if there).  A key set is reviewed too."""
     doc = json.loads(json.dumps(doc))  # a copy
     cols = doc.get("columns")
     if not isinstance(cols, dict):
@@ -58,6 +59,13 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
         column(name)
         del cols[name]
         drafted = [d for d in drafted if of(d) != name]
+    ignored = list(doc.get("ignored_columns") or [])
+    for name in ignores:
+        cols.pop(name, None)
+        drafted = [d for d in drafted if of(d) != name]
+        ignored += [] if name in ignored else [name]
+    if ignored:
+        doc["ignored_columns"] = ignored
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         if name is None:  # the schema's own key
@@ -85,7 +93,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=()) -> dict:
             spec[key] = value
         drafted = [d for d in drafted if d != f"{name}.{key}"]
     for name in reviewed:
-        if name != "all":
+        if name != "all" and name not in ignored:
             column(name)
         drafted = [d for d in drafted if name != "all" and of(d) != name]
     if drafted:

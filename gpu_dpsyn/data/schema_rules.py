@@ -112,6 +112,10 @@ DOCUMENT_RULES = {
         "individual_id": {**_TEXT, "x-message": "individual_id must be a column name"},
         "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                      "x-message": f"max_rows must be an integer in [1, {MAX_ROWS}]"},
+        # table columns declared unused: never read, not synthesized, not in the output
+        "ignored_columns": {"type": "array", "items": _TEXT, "uniqueItems": True,
+                            "x-message": "ignored_columns must be a list of distinct "
+                                         "column names"},
         # infer-schema's draft: the values read off the data, until they are reviewed
         "_drafted_from_data": {"type": "array", "items": _TEXT,
                                "x-message": "_drafted_from_data must be a list of "

@@ -10,7 +10,8 @@ from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.data.ingest import (check_header, check_separator, csv_options, default_index,
-                                   lenient_options, reading, reread_trailing, table_format)
+                                   lenient_options, reading, reread_trailing, table_format,
+                                   unread)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -67,7 +68,7 @@ def read_partitioned(path, schema, row_local: bool = False):
         _same_columns(files, [a.names for a in fields])
         df = dd.read_parquet(_literal(files))
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
-    opts = csv_options(schema)
+    opts = dict(csv_options(schema), **unread(schema))
     opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
     if row_local:
