@@ -594,10 +594,13 @@ def test_an_id_given_with_few_distinct_values_is_warned_of():
         infer_schema(df, id_columns=["sex"])
 
 
-def test_an_all_missing_column_says_what_to_do():
+def test_an_all_missing_column_is_drafted_as_ignored():
+    # it refused the whole draft, and nothing could add the column back: now it goes in
+    # "ignored_columns" (unread, not in the output), drafted (read off the data) and said
     df = pd.DataFrame({"a": [1, 2, 3], "gone": [None] * 3})
-    with pytest.raises(SchemaError, match="no values.*leave it out of the table"):
-        _infer(df)
+    s, lines = infer_schema_with_summary(df)
+    assert s.ignored == ["gone"] and s.names == ["a"] and "gone.ignored" in s.drafted
+    assert any("gone" in x and "entirely empty" in x for x in lines)
 
 
 @pytest.mark.parametrize("fmt", ["%m/%d/%Y", "%d.%m.%Y %H:%M"])
