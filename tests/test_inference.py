@@ -630,3 +630,16 @@ def test_distinct_ids_given_on_a_small_table_are_not_warned_of():
     with warnings.catch_warnings():
         warnings.simplefilter("error", IdColumnWarning)
         infer_schema(df, id_columns=["pid"])
+
+
+def test_a_datetime_drafted_coarser_than_its_values_says_so():
+    # minutes over 600 days pass 1,000 bins: drafted by day, and the output has whole
+    # days; the line said "unit day" alone, and times of day vanished without a word
+    t = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(2000) * 431, unit="min")
+    df = pd.DataFrame({"t": t.strftime("%Y-%m-%d %H:%M"), "k": np.arange(2000) % 3})
+    s, lines = infer_schema_with_summary(df)
+    line = next(x for x in lines if x.strip().startswith("t "))
+    assert s["t"].time.unit == "day" and "minute" in line and "coarsened" in line
+    days = pd.DataFrame({"t": t.strftime("%Y-%m-%d"), "k": np.arange(2000) % 3})
+    line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))
+    assert "coarsened" not in line

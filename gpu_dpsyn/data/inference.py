@@ -330,6 +330,7 @@ class _Guesser:
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
         """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
         whose span has at most `limit` bins, else in at most `bins` equal bins."""
+        finest = unit
         for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
             if span_in(unit, lo, hi) <= limit:
                 break
@@ -349,6 +350,9 @@ class _Guesser:
         how = f"unit {unit}" if unit else f"{spec['bins']} equal bins"
         zone = f", time zone {tz}" if tz else ""
         note = "; the text had UTC offsets: name the real zone" if offsets else ""
+        if unit != finest:  # the output loses what is finer: say so
+            note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
+                     "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
 
 
