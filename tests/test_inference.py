@@ -643,3 +643,15 @@ def test_a_datetime_drafted_coarser_than_its_values_says_so():
     days = pd.DataFrame({"t": t.strftime("%Y-%m-%d"), "k": np.arange(2000) % 3})
     line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))
     assert "coarsened" not in line
+
+
+def test_text_with_both_empty_and_missing_values_drafts_the_empty_text_as_missing():
+    # a nullable column may not list "" (a CSV writes both as an empty cell): a Parquet
+    # table holding both drafts "" as missing, its line saying so (the draft was refused)
+    df = pd.DataFrame({"c": pd.Series(["a", "", None, "b"] * 50, dtype=object),
+                       "k": [1, 2] * 100})
+    s, lines = infer_schema_with_summary(df)
+    assert s["c"].values == ["a", "b"] and s["c"].nullable
+    assert any("'' " in x or "\"\"" in x for x in lines if x.strip().startswith("c "))
+    only = pd.DataFrame({"c": ["a", "", "b"] * 50, "k": [1, 2, 3] * 50})
+    assert infer_schema(only)["c"].values == ["", "a", "b"]

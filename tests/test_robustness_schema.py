@@ -250,3 +250,31 @@ def test_a_fallback_in_a_nullable_column_built_in_python_is_refused_too():
     from gpu_dpsyn.data.schema import Column, Schema
     with pytest.raises(SchemaError, match="'fallback'.*nullable"):
         Schema([Column("x", "categorical", values=["a", "b"], nullable=True, fallback="a")])
+
+
+@pytest.mark.parametrize("doc", [
+    {"columns": {"c": {"type": "categorical", "values": ["red", "\ud800"]}}},
+    {"columns": {"c": {"type": "categorical", "values": ["red", "x"], "fallback": "\udfff"}}},
+    {"columns": {"c\ud800": {"type": "categorical", "values": ["red", "x"]}}},
+])
+def test_text_that_is_no_utf8_is_refused_as_the_schema_is_read(doc, tmp_path):
+    """JSON's "\\ud800" escape is a lone surrogate, which no file can hold: the writer
+    failed after the whole budget was spent. Refused with one line before anything."""
+    with pytest.raises(SchemaError, match="no UTF-8") as e:
+        load_schema(doc)
+    assert "\n" not in str(e.value)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))  # (ensure_ascii: the escape as written)
+    with pytest.raises(SchemaError, match="no UTF-8"):
+        load_schema(str(path))
+
+
+def test_a_nullable_column_listing_the_empty_text_is_refused():
+    """A CSV holds "" and a missing value alike (empty cells): a nullable column listing
+    "" would read its "" as missing from a CSV but not from Parquet. Refused, as nullable
+    with a fallback is; either alone stays."""
+    with pytest.raises(SchemaError, match="'c'.*\"\".*nullable"):
+        load_schema({"columns": {"c": {"type": "categorical", "values": ["a", ""],
+                                       "nullable": True}}})
+    load_schema({"columns": {"c": {"type": "categorical", "values": ["a", ""]}}})
+    load_schema({"columns": {"c": {"type": "categorical", "values": ["a"], "nullable": True}}})

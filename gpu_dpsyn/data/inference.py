@@ -276,8 +276,12 @@ class _Guesser:
                               f"as {shown(str(odd))}), which a schema cannot list: convert "
                               "them to text or numbers first")
         zeros = text and any(LEADING_ZERO.match(str(v)) for v in values)
+        empty = nullable and "" in values  # a CSV writes "" and missing alike: one of them
+        values = [v for v in values if not (empty and v == "")]
         return (Column(name, "categorical", values=values, nullable=nullable),
-                f"{len(values)} text values" + (", leading zeros kept" if zeros else ""))
+                f"{len(values)} text values" + (", leading zeros kept" if zeros else "")
+                + ("; \"\" read as missing (a CSV writes both as an empty cell)"
+                   if empty else ""))
 
     def _integers(self, name, numbers, n_distinct, nullable, distinct=False, exact=None):
         """exact: the values of an integer dtype (as floats, uint64's largest round)."""

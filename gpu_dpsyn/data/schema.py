@@ -146,10 +146,8 @@ class Schema:
                 c.derive.resolve(c, next((s for s in self.columns
                                           if s.name == c.derive.source), None))
                 check_column(c)
-            if c.fallback is not None and c.nullable:  # an invalid value is made missing
-                raise SchemaError(f"column {shown(c.name)}: 'fallback' is never used in a "
-                                  "nullable column (a value it does not allow is made "
-                                  "missing); remove one of them")
+            if c.nullable:
+                rules.check_nullable(c)
         if not self.synth_columns:
             raise SchemaError("schema has no column to synthesize (only id or derived columns)")
         ids = [c.name for c in self.columns if c.kind == "id"]

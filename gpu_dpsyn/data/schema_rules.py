@@ -213,10 +213,46 @@ def _check(name: str, rules, instance, prefix: str, owner: str) -> None:
 
 
 def check_document(d: dict) -> None:
-    """The document's own keys and values (the columns are checked one by one)."""
+    """The document's own keys and values (the columns are checked one by one), and no
+    text that is no UTF-8: JSON's "\\ud800" escape is a lone surrogate, which no table
+    file can hold (its writer failed after the budget was spent)."""
+    bad = _unencodable(d)
+    if bad is not None:
+        raise SchemaError(f"the schema holds text that is no UTF-8 (a lone surrogate): "
+                          f"{shown(bad)}; no table file can hold it")
     _check("document", DOCUMENT_RULES, d, "", "the schema")
     if "columns" in d and "schema" in d:
         raise SchemaError("give 'columns' or NIST's 'schema', not both")
+
+
+def _unencodable(x):
+    """The first text (a key or a value, at any depth) that UTF-8 cannot encode, or None."""
+    if isinstance(x, str):
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError:
+            return x
+        return None
+    items = x.items() if isinstance(x, dict) else enumerate(x) \
+        if isinstance(x, (list, tuple)) else ()
+    for k, v in items:
+        bad = _unencodable(k) if isinstance(k, str) else None
+        bad = bad if bad is not None else _unencodable(v)
+        if bad is not None:
+            return bad
+    return None
+
+
+def check_nullable(c) -> None:
+    """What a nullable column cannot also have: a fallback (an invalid value is made
+    missing) or a listed "" (a CSV writes it and a missing value alike, an empty cell)."""
+    if c.fallback is not None:
+        raise SchemaError(f"column {shown(c.name)}: 'fallback' is never used in a nullable "
+                          "column (a value it does not allow is made missing); remove one "
+                          "of them")
+    if c.kind == "categorical" and "" in c.values:
+        raise SchemaError(f"column {shown(c.name)} lists \"\" and is nullable: a CSV writes "
+                          "both as an empty cell; keep one of them")
 
 
 def check_column(name: str, kind: str, spec: dict) -> None:
