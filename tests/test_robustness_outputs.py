@@ -586,3 +586,22 @@ def test_schema_out_does_not_take_a_table_written_as_json_for_a_schema(files, ca
     split.write_text('{"columns": ["a", "b"], "index": [0], "data": [[1, 2]]}')
     assert main(["schema", str(schema), "--out", str(split)]) == 2
     assert '"data"' in split.read_text()
+
+
+@pytest.mark.parametrize("big", [2 ** 64 - 1, 2 ** 100, -2 ** 63 - 1])
+def test_integers_past_64_bits_are_refused_for_parquet_before_anything_is_read(big,
+                                                                                tmp_path):
+    """Listed integers past int64 came out as Python ints, which pyarrow refused with an
+    OverflowError after the budget was spent (only when the fit drew that value): the
+    output's check refuses them first; as text ("dtype": "string") or in a CSV they stay."""
+    from gpu_dpsyn.data.ingest import check_writable
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.errors import DPSynError
+    cols = {"c": {"type": "categorical", "values": [1, 2, big]}}
+    with pytest.raises(DPSynError, match="'c'.*64-bit"):
+        check_writable(load_schema({"columns": cols}), tmp_path / "o.parquet")
+    check_writable(load_schema({"columns": cols}), tmp_path / "o.csv")
+    check_writable(load_schema({"columns": {"c": {**cols["c"], "dtype": "string"}}}),
+                   tmp_path / "o.parquet")
+    check_writable(load_schema({"columns": {"c": {**cols["c"], "values": [1, 2 ** 63 - 1]}}}),
+                   tmp_path / "o.parquet")

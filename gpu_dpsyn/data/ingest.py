@@ -52,7 +52,16 @@ def check_writable(schema, path, flag: str = "--out") -> None:
         return
     from gpu_dpsyn.data.dtypes import output_dtype, value_kind
     for col in schema.columns:
-        if col.kind != "categorical" or value_kind(col.values) != "text":
+        if col.kind != "categorical":
+            continue
+        as_text = isinstance(output_dtype(col), pd.StringDtype)  # written as their text
+        big = next((v for v in col.values if isinstance(v, int) and not isinstance(v, bool)
+                    and not -2 ** 63 <= v < 2 ** 63), None)
+        if big is not None and not as_text:  # (found once the fit drew it, after the spend)
+            raise DPSynError(f"{flag} {shown(str(path))}: column {shown(col.name)} lists "
+                             f"{shown(big)}, past the 64-bit integers Parquet stores; give "
+                             "it \"dtype\": \"string\" in the schema, or write CSV")
+        if value_kind(col.values) != "text":
             continue
         if not all(isinstance(v, str) for v in col.values) and \
                 _family_name(output_dtype(col)) in ("object", "category"):
@@ -69,7 +78,7 @@ def parquet_problem(df, error: BaseException) -> str:
     for name in df.columns:
         try:
             pa.Array.from_pandas(df[name])
-        except (ValueError, TypeError, NotImplementedError) as e:
+        except (ValueError, TypeError, NotImplementedError, OverflowError) as e:
             why = (str(e).strip().splitlines() or [type(e).__name__])[0]
             return (f"column {shown(str(name))} cannot be stored ({shown(why)}): mixed types "
                     "need \"dtype\": \"string\" in the schema, or write CSV")
@@ -94,7 +103,8 @@ def write_table(df, path, flag: str | None = None) -> None:
         if fmt == "parquet":
             try:
                 df.to_parquet(tmp, index=False)
-            except (ValueError, TypeError, NotImplementedError) as e:  # pyarrow's conversions
+            except (ValueError, TypeError, NotImplementedError,
+                    OverflowError) as e:  # pyarrow's conversions
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None
             return
