@@ -263,9 +263,10 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
     assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
                        "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
     one_line_error(capsys, "--out", "No space left on device")
-    assert out.read_text() == "earlier output\n"
-    assert "measurements" in json.loads(ledger.read_text())  # the spend, recorded anyway
-    assert _leftovers(tmp) == []
+    assert out.read_text() == "earlier output\n"  # and its ledger, kept beside it:
+    assert ledger.read_text() == '{"guarantee": "an earlier ledger"}\n'
+    spent = json.loads((tmp / "l.failed.json").read_text())  # the spend, recorded anyway
+    assert "measurements" in spent and _leftovers(tmp) == []
 
 
 def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch):
@@ -605,3 +606,81 @@ def test_integers_past_64_bits_are_refused_for_parquet_before_anything_is_read(b
                    tmp_path / "o.parquet")
     check_writable(load_schema({"columns": {"c": {**cols["c"], "values": [1, 2 ** 63 - 1]}}}),
                    tmp_path / "o.parquet")
+
+
+@pytest.mark.parametrize("failure", ["error", "interrupt"])
+def test_a_failed_run_records_its_spend_beside_an_earlier_ledger(files, capsys, monkeypatch,
+                                                                 failure):
+    """A run that fails after its charges, where --ledger holds the ledger of an earlier
+    run whose table is on disk, records its spend in a file of its own beside it: the
+    earlier ledger was replaced, and no longer matched the table (Ctrl-C after the fit
+    gave a traceback and left ledger and table of two runs)."""
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                  "--ledger", str(ledger))
+    assert main(args) == 0
+    capsys.readouterr()
+    table, first = out.read_bytes(), ledger.read_bytes()
+
+    def fail(*a, **k):
+        if failure == "interrupt":
+            raise KeyboardInterrupt
+        raise DPSynError(f"cannot write {out}: No space left on device")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", fail)
+    assert main(args[:-1] + [str(ledger)]) == (130 if failure == "interrupt" else 2)
+    err = capsys.readouterr().err
+    assert out.read_bytes() == table and ledger.read_bytes() == first
+    failed = tmp / "l.failed.json"
+    assert json.loads(failed.read_text())["measurements"]
+    assert err.count("\n") == 1 and "l.failed.json" in err, err
+    assert main(args) == (130 if failure == "interrupt" else 2)  # and again: a new name
+    assert (tmp / "l.failed-2.json").exists() and ledger.read_bytes() == first
+
+
+def test_sigterm_while_writing_leaves_no_temporary_file(files, tmp_path):
+    """SIGTERM (or SIGHUP) ended the process at once: the half-written table's temporary
+    file stayed beside --out. It now stops the run as Ctrl-C does: cleaned up, the
+    spent budget recorded, one line."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    script = tmp_path / "slow.py"
+    script.write_text(
+        "import sys, time\n"
+        "from gpu_dpsyn.data import csv_text\n"
+        "def slow(df, fmts, stream):\n"
+        "    stream.write(b'partial')\n"
+        "    stream.flush()\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(60)\n"
+        "csv_text.write_csv = slow\n"
+        "from gpu_dpsyn.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--backend", "cpu",
+                  "--adaptive-rounds", "0", "--ledger", str(ledger))
+    proc = subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip().endswith(f"recorded in {ledger}"), err
+    assert "Traceback" not in err
+    assert not out.exists() and _leftovers(tmp) == []
+    assert json.loads(ledger.read_text())["measurements"]
+
+
+@pytest.mark.parametrize("flag", ["--ledger", "--out"])
+def test_an_empty_output_name_is_refused(files, capsys, monkeypatch, flag):
+    # --ledger "" (an unset variable) spent the budget and wrote no ledger, silently
+    tmp, real, schema = files
+    args = _synth(real, schema, tmp / "o.csv")
+    args = args[:args.index("--out") + 1] + [""] + args[args.index("--out") + 2:] \
+        if flag == "--out" else args + ["--ledger", ""]
+    no_reading(monkeypatch)
+    assert main(args) == 2
+    one_line_error(capsys, flag)

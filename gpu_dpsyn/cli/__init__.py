@@ -1,7 +1,10 @@
 """Command line: gpu-dpsyn synthesize | evaluate | infer-schema | schema | check."""
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 
 from gpu_dpsyn.cli import commands
 from gpu_dpsyn.cli.parser import build_parser
@@ -45,13 +48,37 @@ def main(argv=None) -> int:
     argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
     a = build_parser().parse_args(argv)
     try:
-        with commands.warnings_to_stderr():
+        with commands.warnings_to_stderr(), stopped_by_signals():
             return COMMANDS[a.cmd](a)
     except DPSynError as err:
         # one line, however long the values it echoes (text.short; messages cap each value,
         # this caps the line)
         print(f"gpu-dpsyn: error: {short(err, LINE_LIMIT)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM / SIGHUP (stopped_by_signals)
+        notes = "; ".join(getattr(stop, "__notes__", []))
+        print(f"gpu-dpsyn: interrupted{'; ' + notes if notes else ''}", file=sys.stderr)
+        return 130
+
+
+@contextlib.contextmanager
+def stopped_by_signals():
+    """SIGTERM and SIGHUP raise KeyboardInterrupt, as Ctrl-C does, so the cleanup runs: a
+    half-written table's temporary file is removed and the spent budget recorded (by
+    default they end the process at once, leaving both)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (signal handlers are the main thread's)
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    sigs = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    before = {sig: signal.signal(sig, interrupt) for sig in sigs}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

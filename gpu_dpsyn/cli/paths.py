@@ -4,6 +4,7 @@ ledger kept when what follows the fit fails (cli/commands.py)."""
 from __future__ import annotations
 
 import json
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
     one of the `kinds` (flag -> files.JSON, ...) replaces only a file of its kind."""
     seen = {}
     for flag, path in outputs.items():
+        if path is not None and not str(path).strip():  # an unset variable, say
+            raise DPSynError(f"{flag} names no file (an empty name)")
         if not path:
             continue
         check_output(path, flag)
@@ -73,21 +76,43 @@ def spent(a, syn):
     except BaseException as e:
         if not syn.ledger:  # nothing spent: nothing to record
             raise
+        where = failed_ledger(a.ledger)
         try:
-            write_ledger(a, syn, [])
+            write_ledger(a, syn, [], where)
         except DPSynError as lost:
             if isinstance(e, DPSynError):
                 raise type(e)(f"{e}; and {lost}") from None
+            e.add_note(str(lost))
+            raise e from None
+        if where is not None and isinstance(e, DPSynError):
+            raise type(e)(f"{e}; the budget it spent is recorded in {where}") from None
+        if where is not None:  # (an interrupt: said in main's one line)
+            e.add_note(f"the budget it spent is recorded in {where}")
         raise
 
 
-def write_ledger(a, syn, history) -> dict:
-    """The privacy report, written to --ledger with the GUM curve for the report (noisy
-    data only: no timings, they grow with the true row count)."""
+def failed_ledger(path):
+    """Where a run that failed after its charges records them: --ledger, unless it holds
+    an earlier run's ledger, whose table is on disk beside it (replaced, the pair would no
+    longer match): then NAME.failed.json, NAME.failed-2.json, ... beside it."""
+    if not path or not os.path.lexists(path):
+        return path or None
+    p = Path(path)
+    for k in range(1, 10_000):
+        there = p.with_name(f"{p.stem}.failed{'' if k == 1 else f'-{k}'}{p.suffix}")
+        if not os.path.lexists(there):
+            return str(there)
+    raise DPSynError(f"no free name beside {path} for the failed run's ledger")
+
+
+def write_ledger(a, syn, history, path=None) -> dict:
+    """The privacy report, written to --ledger (or path) with the GUM curve for the
+    report (noisy data only: no timings, they grow with the true row count)."""
     rep = syn.privacy_report()
-    if a.ledger:
+    path = a.ledger if path is None else path
+    if path:
         rep["gum_history"] = history
-        write_text(a.ledger, json.dumps(rep, indent=2) + "\n", "--ledger")
+        write_text(path, json.dumps(rep, indent=2) + "\n", "--ledger")
     return rep
 
 
