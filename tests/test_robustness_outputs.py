@@ -684,3 +684,13 @@ def test_an_empty_output_name_is_refused(files, capsys, monkeypatch, flag):
     no_reading(monkeypatch)
     assert main(args) == 2
     one_line_error(capsys, flag)
+
+
+def test_infer_schema_names_a_ledger_at_its_out_as_no_schema(files, capsys):
+    # a ledger at --out was called "a schema with nothing left to review"
+    tmp, real, schema = files
+    ledger = tmp / "ledger.json"
+    ledger.write_text('{"epsilon": 1, "guarantee": "x", "measurements": []}\n')
+    assert main(["infer-schema", str(real), "--out", str(ledger)]) == 2
+    err = capsys.readouterr().err
+    assert "no schema" in err and "nothing left to review" not in err

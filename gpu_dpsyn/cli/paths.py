@@ -146,12 +146,19 @@ def check_not_reviewed(path) -> None:
     except OSError:  # nothing there yet
         return
     try:
-        doc = json.loads(text) if text.strip() else {"_drafted_from_data": ["(empty)"]}
+        doc = json.loads(text) if text.strip() else None
     except (ValueError, RecursionError):  # a schema with a typo is still someone's work
         raise DPSynError(f"--out {path!r} holds JSON that does not parse (a schema being "
                          "written?); infer-schema would replace it: give another name, or "
                          "remove it first") from None
-    if isinstance(doc, dict) and not doc.get("_drafted_from_data"):
+    if doc is None:  # an empty file holds no work
+        return
+    if not isinstance(doc, dict) or not isinstance(doc.get("columns", doc.get("schema")),
+                                                   (dict, list)):
+        raise DPSynError(f"--out {path!r} holds JSON that is no schema (a ledger, an "
+                         "evaluation?); infer-schema would replace it: give another name, or "
+                         "remove it first")
+    if not doc.get("_drafted_from_data"):
         raise DPSynError(f"--out {path!r} is a schema with nothing left to review (reviewed, "
                          "or written by hand); infer-schema would replace it with a fresh "
                          "draft: give another name, or remove it first")
