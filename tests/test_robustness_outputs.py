@@ -694,3 +694,14 @@ def test_infer_schema_names_a_ledger_at_its_out_as_no_schema(files, capsys):
     assert main(["infer-schema", str(real), "--out", str(ledger)]) == 2
     err = capsys.readouterr().err
     assert "no schema" in err and "nothing left to review" not in err
+
+
+@pytest.mark.parametrize("name", ["rep.csv", "rep.json", "rep"])
+def test_a_report_not_named_html_is_refused(files, capsys, monkeypatch, name):
+    # evaluate --report rep.csv wrote the HTML page into a file named as a table
+    tmp, real, schema = files
+    no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema),
+                 "--report", str(tmp / name)]) == 2
+    one_line_error(capsys, "--report", ".html")
+    assert not (tmp / name).exists()

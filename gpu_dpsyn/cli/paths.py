@@ -62,6 +62,8 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
                              "would destroy it")
         if flag in kinds:
             check_kind(path, kinds[flag], flag)
+        if flag == "--report" and Path(path).suffix.lower() not in (".html", ".htm"):
+            raise DPSynError(f"--report {path!r} is an HTML page: name it .html")
         seen[where] = flag
 
 
