@@ -244,7 +244,7 @@ def test_the_cell_order_is_cell_then_index(gb, monkeypatch, cells, path):
     order, idx_bits, suffix = updates.cell_order(gb.asarray(cell), cells, gb._sm)
     got = gb.to_numpy(order) & ((1 << idx_bits) - 1)
     assert np.array_equal(got, np.argsort(cell, kind="stable"))
-    counting = path == "counting" and cells + launch.THREADS <= launch.SHARED_CELLS
+    counting = path == "counting" and cells + updates.ORDER_THREADS <= launch.SHARED_CELLS
     want = ("32", 31) if counting else ("", 63) if path == "argsort" else ("32", 12)
     assert (suffix, idx_bits) == want
 

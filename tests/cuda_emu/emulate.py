@@ -130,6 +130,7 @@ def emulated_backend(monkeypatch, so: Path, block: int | None = None):
     set_everywhere(monkeypatch, "kernel", lambda module, name: _Kernel(lib, module, name,
                                                                        block is not None))
     set_everywhere(monkeypatch, "PLAN_THREADS", COOP_THREADS)
+    set_everywhere(monkeypatch, "ORDER_THREADS", COOP_THREADS)  # two warps: cheaper here
     if block is not None:
         set_everywhere(monkeypatch, "THREADS", block)
     be = kops.CupyBackend()

@@ -30,6 +30,7 @@ SHARED_CELLS = 12288  # 48 KiB of uint32 counters per block
 # threads took 0.124 ms for 3,255 cells, 256 took 0.129 and 1024 took 0.180
 PLAN_THREADS = 512
 PLAN_MAX_CELLS = 1 << 16  # above this the plan runs as CuPy array code (arrays.plan_update)
+ORDER_THREADS = 256  # a block of order.cu's counting sort (a multiple of 32)
 
 
 def load_cuda_module(name: str):

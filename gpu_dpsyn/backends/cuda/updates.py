@@ -6,8 +6,8 @@ import numpy as np
 
 from gpu_dpsyn.backends import arrays
 from gpu_dpsyn.backends.arrays import strides_of
-from gpu_dpsyn.backends.cuda.launch import (PLAN_MAX_CELLS, PLAN_THREADS, SHARED_CELLS,
-                                            THREADS, grid_of, kernel, cp)
+from gpu_dpsyn.backends.cuda.launch import (ORDER_THREADS, PLAN_MAX_CELLS, PLAN_THREADS,
+                                            SHARED_CELLS, THREADS, grid_of, kernel, cp)
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.errors import BackendError
 
@@ -109,7 +109,7 @@ def cell_order(cell, ncells: int, sm: int):
       passes of 64-bit keys), whose int64 indices the 64-bit kernels read with idx_bits
       63."""
     n = int(cell.size)
-    if COUNTING_SORT and ncells + THREADS <= SHARED_CELLS and n < 1 << 31:
+    if COUNTING_SORT and ncells + ORDER_THREADS <= SHARED_CELLS and n < 1 << 31:
         return counting_order(cell, n, ncells, sm), 31, "32"
     idx_bits = max(1, (n - 1).bit_length())
     cell_bits = max(1, (ncells - 1).bit_length())
@@ -128,15 +128,15 @@ def counting_order(cell, n: int, ncells: int, sm: int):
     """order.cu's stable counting sort: the records in tiles of consecutive indices, a
     block each; as many tiles as keep every multiprocessor busy (8 blocks each), no
     fewer than a chunk of records a tile, and at most ORDER_TABLE counts in all."""
-    tiles = max(1, min(8 * sm, grid_of(n), ORDER_TABLE // ncells))
+    tiles = max(1, min(8 * sm, -(-n // ORDER_THREADS), ORDER_TABLE // ncells))
     tile = -(-max(n, 1) // tiles)
     tiles = -(-max(n, 1) // tile)
     counts = cp.empty(ncells * tiles + 1, dtype=cp.uint32)
     args = (np.int64(n), cell, np.int32(ncells), np.int64(tile), np.int32(tiles))
-    kernel("order.cu", "tile_counts")((tiles,), (THREADS,), (*args, counts),
+    kernel("order.cu", "tile_counts")((tiles,), (ORDER_THREADS,), (*args, counts),
                                        shared_mem=4 * ncells)
     start = cp.cumsum(counts, dtype=cp.uint32)  # tile b's first of cell c at c * tiles + b
     order = cp.empty(n, dtype=cp.uint32)
-    kernel("order.cu", "tile_scatter")((tiles,), (THREADS,), (*args, start, order),
-                                        shared_mem=4 * (ncells + THREADS))
+    kernel("order.cu", "tile_scatter")((tiles,), (ORDER_THREADS,), (*args, start, order),
+                                        shared_mem=4 * (ncells + ORDER_THREADS))
     return order
