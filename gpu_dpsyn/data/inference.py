@@ -29,8 +29,8 @@ from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
-                                    is_text, mostly_numbers, numbering, span_in, unit_start,
-                                    written_numbers_hint)
+                                    is_text, looks_dated, mostly_numbers, numbering, span_in,
+                                    unit_start, written_numbers_hint)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -178,6 +178,8 @@ class _Guesser:
         col, why = self._column(name, s, is_id)
         if col.kind in ("id", "categorical") and is_text(s):
             why += written_numbers_hint(s)
+        if col.kind == "categorical" and is_text(s) and looks_dated(s):
+            why += _dates_hint(s.dropna())
         if not is_id and col.kind != "id" and id_name(name) and s.dropna().duplicated().any():
             why += (f"; named like an identifier, its values repeat: if it names a person, "
                     f"draft again with --id {name} (the person is then the unit of privacy)")

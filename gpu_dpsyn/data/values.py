@@ -177,3 +177,14 @@ def written_numbers_hint(vals: pd.Series) -> str:
     return (f"; its values look like numbers written with signs or separators "
             f"({sample.iloc[0]!r}): write them as plain numbers (1814.5) for a numeric "
             "column")
+
+
+# day, month and year as numbers with / . or - between them, a time of day after: 01/31/2020
+_DATED = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}(?:[ T]\d{1,2}:\d\d(?::\d\d)?)?\s*$")
+
+
+def looks_dated(vals: pd.Series) -> bool:
+    """Text most of whose values are dates written with numbers in another layout than
+    ISO 8601 (01/31/2020, 31.01.2020 13:05): drafted as text, their line says so."""
+    sample = vals.dropna().iloc[:200].astype(str)
+    return bool(len(sample)) and sample.str.fullmatch(_DATED).mean() >= 0.9
