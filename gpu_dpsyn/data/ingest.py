@@ -184,10 +184,12 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
     return opts
 
 
-def unread(schema) -> dict:
-    """read_csv's usecols leaving the schema's "ignored_columns" unread (none: {})."""
-    ignored = set(schema.ignored) if schema is not None else set()
-    return {"usecols": lambda c: c not in ignored} if ignored else {}
+def without_ignored(df, schema):
+    """df without the schema's "ignored_columns", once the file's checks (fields a row,
+    a header naming a column twice) have read them as every other: they are never used,
+    and their memory goes at once."""
+    gone = [c for c in (schema.ignored if schema is not None else ()) if c in df.columns]
+    return df.drop(columns=gone) if gone else df
 
 
 def lenient_options() -> dict:
@@ -237,9 +239,8 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             check_separator(p, df.columns, schema)
             return df
         if parquet:
-            return parquet_types.as_text(pd.read_parquet(p), binary)
-        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}),
-                    **unread(schema))
+            return without_ignored(parquet_types.as_text(pd.read_parquet(p), binary), schema)
+        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
             # chunk and warns where two disagree: one record's text would decide that
             # warning, and repair reads each value alone whatever the guess
@@ -249,7 +250,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
         check_header(p, df)
-        return df
+        return without_ignored(df, schema)
 
 
 def csv_as_text(df):

@@ -158,6 +158,9 @@ class Schema:
             raise SchemaError(f"individual_id {self.individual_id!r} must name an id column; "
                               f"id columns are {ids}")
 
+    def __setstate__(self, state) -> None:  # a model saved before "ignored_columns"
+        self.__dict__.update({"ignored": [], **state})
+
     @property
     def unit_id(self) -> str | None:
         """The column whose value is a record's individual (None: a record is one)."""

@@ -55,17 +55,21 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         if name not in cols:
             raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
         return cols[name]
-    for name in drops:
-        column(name)
-        del cols[name]
-        drafted = [d for d in drafted if of(d) != name]
     ignored = list(doc.get("ignored_columns") or [])
+    for name in drops:  # out of the columns, or out of the ignored ones
+        if name not in ignored:
+            column(name)
+            del cols[name]
+        ignored = [c for c in ignored if c != name]
+        drafted = [d for d in drafted if of(d) != name]
     for name in ignores:
         cols.pop(name, None)
         drafted = [d for d in drafted if of(d) != name]
         ignored += [] if name in ignored else [name]
     if ignored:
         doc["ignored_columns"] = ignored
+    else:
+        doc.pop("ignored_columns", None)
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         if name is None:  # the schema's own key

@@ -11,7 +11,7 @@ from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.data.ingest import (check_header, check_separator, csv_options, default_index,
                                    lenient_options, reading, reread_trailing, table_format,
-                                   unread)
+                                   without_ignored)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
 # from the first block and failing on a later block's missing value
@@ -66,9 +66,9 @@ def read_partitioned(path, schema, row_local: bool = False):
         binary = sorted({b for f, a in zip(files, fields)
                          for b in parquet_types.check(f, schema, a)})
         _same_columns(files, [a.names for a in fields])
-        df = dd.read_parquet(_literal(files))
+        df = without_ignored(dd.read_parquet(_literal(files)), schema)
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
-    opts = dict(csv_options(schema), **unread(schema))
+    opts = csv_options(schema)
     opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
                           if c.kind in _NUMBER_KINDS})
     if row_local:
@@ -78,7 +78,7 @@ def read_partitioned(path, schema, row_local: bool = False):
     if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
         opts["index_col"] = False               # with other extra fields were refused
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
-    return read_csv(_literal(files), blocksize=None, **opts)
+    return without_ignored(read_csv(_literal(files), blocksize=None, **opts), schema)
 
 
 def _literal(files) -> list:
