@@ -668,7 +668,8 @@ def test_sigterm_while_writing_leaves_no_temporary_file(files, tmp_path):
     time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.strip().endswith(f"recorded in {ledger}"), err
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().endswith(f"recorded in {ledger}"), err
     assert "Traceback" not in err
     assert not out.exists() and _leftovers(tmp) == []
     assert json.loads(ledger.read_text())["measurements"]
@@ -705,3 +706,20 @@ def test_a_report_not_named_html_is_refused(files, capsys, monkeypatch, name):
                  "--report", str(tmp / name)]) == 2
     one_line_error(capsys, "--report", ".html")
     assert not (tmp / name).exists()
+
+
+def test_a_signal_the_caller_ignores_stays_ignored():
+    """nohup runs a command with SIGHUP ignored: the run must not stop on it (the handler
+    that turns SIGTERM/SIGHUP into an interrupt replaced SIG_IGN), and every handler is
+    restored afterwards."""
+    import signal
+    from gpu_dpsyn.cli import stopped_by_signals
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with stopped_by_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, before)

@@ -58,28 +58,40 @@ def main(argv=None) -> int:
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM / SIGHUP (stopped_by_signals)
         notes = "; ".join(getattr(stop, "__notes__", []))
         print(f"gpu-dpsyn: interrupted{'; ' + notes if notes else ''}", file=sys.stderr)
-        return 130
+        return 128 + getattr(stop, "signum", signal.SIGINT)  # the shell's code for it
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised as Ctrl-C's interrupt is: signum, for the exit code."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
 
 
 @contextlib.contextmanager
 def stopped_by_signals():
-    """SIGTERM and SIGHUP raise KeyboardInterrupt, as Ctrl-C does, so the cleanup runs: a
-    half-written table's temporary file is removed and the spent budget recorded (by
-    default they end the process at once, leaving both)."""
+    """SIGTERM and SIGHUP raise Stopped, as Ctrl-C raises KeyboardInterrupt, so the cleanup
+    runs: a half-written table's temporary file is removed and the spent budget recorded
+    (by default they end the process at once, leaving both).  Only over the default
+    action: a signal the caller ignores (nohup's SIGHUP) stays ignored; a second signal
+    is ignored while the first one's cleanup runs; the handlers are restored after."""
     if threading.current_thread() is not threading.main_thread():
         yield  # (signal handlers are the main thread's)
         return
+    sigs = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
 
     def interrupt(signum, frame):
-        raise KeyboardInterrupt
-    sigs = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    before = {sig: signal.signal(sig, interrupt) for sig in sigs}
+        for sig in sigs:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
+    before = {sig: signal.getsignal(sig) for sig in sigs}
+    for sig, handler in before.items():
+        if handler is signal.SIG_DFL:
+            signal.signal(sig, interrupt)
     try:
         yield
     finally:
         for sig, handler in before.items():
-            signal.signal(sig, handler)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+            if handler is not None:  # (None: set outside Python, not ours to restore)
+                signal.signal(sig, handler)

@@ -78,19 +78,24 @@ def spent(a, syn):
     except BaseException as e:
         if not syn.ledger:  # nothing spent: nothing to record
             raise
-        where = failed_ledger(a.ledger)
         try:
+            where = failed_ledger(a.ledger)
             write_ledger(a, syn, [], where)
         except DPSynError as lost:
             if isinstance(e, DPSynError):
                 raise type(e)(f"{e}; and {lost}") from None
-            e.add_note(str(lost))
+            _note(e, str(lost))
             raise e from None
         if where is not None and isinstance(e, DPSynError):
             raise type(e)(f"{e}; the budget it spent is recorded in {where}") from None
         if where is not None:  # (an interrupt: said in main's one line)
-            e.add_note(f"the budget it spent is recorded in {where}")
+            _note(e, f"the budget it spent is recorded in {where}")
         raise
+
+
+def _note(e: BaseException, text: str) -> None:
+    """e.add_note(text), which Python 3.10 lacks (the notes as 3.11 keeps them)."""
+    e.__notes__ = [*getattr(e, "__notes__", []), text]
 
 
 def failed_ledger(path):
