@@ -969,3 +969,18 @@ def test_check_does_not_say_error_refuses_what_bounding_drops(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "pid: 1 row past max_records_per_individual" in out
     assert "--on-invalid error" not in out and "whatever --on-invalid" in out
+
+
+def test_repair_leaves_the_preflights_offset_count_to_check(monkeypatch):
+    # every fit's repair computed the offset mask only check reads: 2e6 dates took 7.1 s
+    # against 4.55 s without it
+    from gpu_dpsyn.data.types import date_repair
+
+    def never(*a):
+        raise AssertionError("the offset mask is check's alone")
+    monkeypatch.setattr(date_repair, "aware", never)
+    monkeypatch.setattr("gpu_dpsyn.data.repair.aware", never, raising=False)
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2021-01-01",
+                                       "max": "2021-12-31", "unit": "hour"}}})
+    df = pd.DataFrame({"t": ["2021-08-18T14:05:00+02:00", "2021-08-18T10:00:00"]})
+    assert len(repair(df, s)) == 2

@@ -10,6 +10,7 @@ import pandas as pd
 from gpu_dpsyn.data.repair import _columns, _host, _no_id
 from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.data.types import date_repair
 
 EXAMPLES = 3  # distinct values shown a finding
 
@@ -27,13 +28,15 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             f"set to the fallback {col.fallback!r}" if col.fallback is not None else \
             "their rows dropped"
         raw = _host(df[col.name]).reset_index(drop=True)
+        shifted = date_repair.aware(raw) & ~r.invalid \
+            if col.kind == "datetime" and col.time.timezone is None else None
         for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
                            (r.missing, f"missing but the column is not nullable: {to}"),
                            (r.clamped, "outside the range (or a fraction in an integer "
                                        "column): clamped to the range / rounded"),
                            (r.cast, "true/false read as 1/0, or complex numbers with no "
                                     "imaginary part as real numbers"),
-                           (r.shifted, "with a UTC offset in a column without a time zone: "
+                           (shifted, "with a UTC offset in a column without a time zone: "
                                        "read as UTC (add \"timezone\" to keep local times)")):
             if mask is not None and mask.any():
                 out.append((col.name, what, int(mask.sum()), examples(raw[mask])))

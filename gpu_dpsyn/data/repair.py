@@ -41,7 +41,7 @@ from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
 from gpu_dpsyn.data.matching import boolean_of, factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import support
-from gpu_dpsyn.data.types.date_repair import aware, repaired as dates_repaired
+from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
 
 @dataclass
 class Repaired:
@@ -51,7 +51,6 @@ class Repaired:
     missing: np.ndarray  # missing in a column that is not nullable
     clamped: np.ndarray  # moved to the range's bound, or rounded to an integer
     cast: np.ndarray | None = None  # booleans read as 1/0, complex numbers as real (_real)
-    shifted: np.ndarray | None = None  # times with a UTC offset, in a column without a zone
 
 
 def repair(df, schema: Schema):
@@ -324,6 +323,4 @@ def _datetime(s: pd.Series, col: Column) -> Repaired:
     values, invalid, clamped = dates_repaired(t, col)
     if odd.any():  # invalid, and missing in the result as every invalid value is
         values, invalid = (t if values is None else values), invalid | odd
-    shifted = None if col.time.timezone is not None else aware(t) & ~invalid
-    return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped,
-                    shifted=shifted)
+    return Repaired(values, invalid, _missing(s.isna().to_numpy(), col), clamped)
