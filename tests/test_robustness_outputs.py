@@ -606,6 +606,10 @@ def test_integers_past_64_bits_are_refused_for_parquet_before_anything_is_read(b
                    tmp_path / "o.parquet")
     check_writable(load_schema({"columns": {"c": {**cols["c"], "values": [1, 2 ** 63 - 1]}}}),
                    tmp_path / "o.parquet")
+    if 0 < big < 2 ** 64:  # an unsigned 64-bit dtype holds it: written as such
+        for dtype in ("uint64", "UInt64"):
+            fits = {"c": {**cols["c"], "dtype": dtype, "nullable": dtype == "UInt64"}}
+            check_writable(load_schema({"columns": fits}), tmp_path / "o.parquet")
 
 
 @pytest.mark.parametrize("failure", ["error", "interrupt"])

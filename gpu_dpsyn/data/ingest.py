@@ -54,9 +54,11 @@ def check_writable(schema, path, flag: str = "--out") -> None:
     for col in schema.columns:
         if col.kind != "categorical":
             continue
-        as_text = isinstance(output_dtype(col), pd.StringDtype)  # written as their text
+        dtype = output_dtype(col)
+        as_text = isinstance(dtype, pd.StringDtype)  # written as their text
+        lo, hi = (0, 2 ** 64) if str(dtype).lower() == "uint64" else (-2 ** 63, 2 ** 63)
         big = next((v for v in col.values if isinstance(v, int) and not isinstance(v, bool)
-                    and not -2 ** 63 <= v < 2 ** 63), None)
+                    and not lo <= v < hi), None)
         if big is not None and not as_text:  # (found once the fit drew it, after the spend)
             raise DPSynError(f"{flag} {shown(str(path))}: column {shown(col.name)} lists "
                              f"{shown(big)}, past the 64-bit integers Parquet stores; give "
