@@ -49,10 +49,12 @@ def _libnvrtc():
     return ctypes.CDLL(str(libs[0])) if libs else None
 
 
+@pytest.mark.parametrize("arch", ["compute_90", "compute_60"])
 @pytest.mark.parametrize("source", launch.SOURCES)
-def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
+def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source, arch):
     # CuPy compiles with NVRTC, which differs from nvcc (e.g. 128-bit integers need
-    # --device-int128): compile with exactly load_cuda_module's options
+    # --device-int128): compile with exactly load_cuda_module's options, for a Hopper and
+    # for a Pascal (no __match_any_sync: order.cu's kernel is compiled without it there)
     import ctypes
     lib = _libnvrtc()
     if lib is None:
@@ -62,7 +64,7 @@ def test_cuda_source_compiles_with_nvrtc_as_cupy_would(source):
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), source.encode(), 0, None,
                                   None) == 0
-    opts = [*launch.NVRTC_OPTIONS, f"-I{launch.KERNEL_DIR.as_posix()}", "-arch=compute_90"]
+    opts = [*launch.NVRTC_OPTIONS, f"-I{launch.KERNEL_DIR.as_posix()}", f"-arch={arch}"]
     arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
     rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
@@ -601,3 +603,26 @@ def test_cuda_stream_ids_match_rng():
     assert found and all(int(v) == getattr(rng, k) for k, v in found.items())
     consts = dict(re.findall(r"#define PHILOX_(\w\d) (0x[0-9A-F]+)u", text))
     assert all(int(v, 16) == getattr(rng, f"PHILOX_{k}") for k, v in consts.items())
+
+
+def test_a_device_before_volta_orders_by_the_radix_sorts(gb, monkeypatch):
+    """order.cu matches a warp's cells (__match_any_sync, compute 7.0 on): an older
+    device's backend never launches it, and orders the records by the radix sorts."""
+    from gpu_dpsyn.backends.cuda import updates
+    cell = gb.asarray(np.random.default_rng(0).integers(0, 50, 500).astype(np.int32))
+    launched = []
+    real = launch.kernel
+    set_everywhere(monkeypatch, "kernel", lambda m, n: launched.append(m) or real(m, n))
+    order, idx_bits, _ = updates.cell_order(cell, 50, gb._sm, counting=False)
+    assert "order.cu" not in launched and idx_bits != 31
+    got = gb.to_numpy(order) & ((1 << idx_bits) - 1)
+    assert np.array_equal(got, np.argsort(gb.to_numpy(cell), kind="stable"))
+    assert gb._warp_match  # (the stand-ins are no older device)
+    monkeypatch.setattr(gb, "_warp_match", False)
+    r = np.random.default_rng(1)
+    cols = [gb.asarray(r.integers(0, k, 400).astype(np.uint8)) for k in (5, 7)]
+    c, s = gb.cell_histogram(cols, (0, 1), (5, 7))
+    add, rem = gb.plan_update(s, gb.asarray(np.full(35, 400 / 35)), 1.0)
+    launched.clear()
+    gb.gum_apply(cols, (0, 1), (5, 7), c, s, add, rem, 0.5, (1, 2), 0, 0)
+    assert "gum.cu" in launched and "order.cu" not in launched

@@ -27,7 +27,10 @@ class CupyBackend(HistogramOps, RecordOps, PassOps):
         if cp is None:
             raise BackendError("CuPy is not installed")
         self.xp = cp
-        self._sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+        dev = cp.cuda.Device()
+        self._sm = dev.attributes["MultiProcessorCount"]
+        # order.cu's counting sort matches a warp's cells (__match_any_sync): Volta on
+        self._warp_match = int(getattr(dev, "compute_capability", "70")) >= 70
         self._tables: dict = {}
         self._plan = None  # (add, rem, prefix sums) of the last plan_update
 

@@ -27,6 +27,9 @@ extern "C" __global__ void tile_counts(long long n, const int* cell, int ncells,
 extern "C" __global__ void tile_scatter(long long n, const int* cell, int ncells,
                                         long long tile, int ntiles, const unsigned int* start,
                                         unsigned int* order) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700  // no __match_any_sync: never launched
+    __trap();                                       // there (updates.cell_order)
+#else
     extern __shared__ unsigned int sh[];
     unsigned int* cursor = sh;  // where the tile's next record of each cell goes
     unsigned int* base = sh + ncells;  // a group leader's cursor, for its peers
@@ -53,4 +56,5 @@ extern "C" __global__ void tile_scatter(long long n, const int* cell, int ncells
         if (c >= 0) order[base[(warp << 5) + leader] + rank] = (unsigned int)i;
         __syncthreads();  // base is the next chunk's
     }
+#endif
 }

@@ -56,7 +56,7 @@ class RecordOps:
         ncells = int(np.prod(shape))
         k0, k1 = np.uint32(key[0]), np.uint32(key[1])
         grid, nn, nc = (grid_of(n),), np.int64(n), np.int64(ncells)
-        keys, idx_bits, w = cell_order(cell, ncells, self._sm)
+        keys, idx_bits, w = cell_order(cell, ncells, self._sm, self._warp_match)
         plan = self._plan
         if plan is not None and plan[0] is add and plan[1] is rem:
             scan = plan[2]  # offset, cumadd, cumrem: left by the plan launch
@@ -96,12 +96,12 @@ COUNTING_SORT = True  # False: the radix sorts alone (gpu_profile times both)
 ORDER_TABLE = 1 << 22  # at most this many tile counts (16 MiB): the scan stays small
 
 
-def cell_order(cell, ncells: int, sm: int):
+def cell_order(cell, ncells: int, sm: int, counting: bool = True):
     """The records in (cell, index) order, as gum.cu's kernels read it: (sorted, idx_bits,
     kernel suffix); position p holds record sorted[p] & (2^idx_bits - 1).
     - Up to the cells a block counts in shared memory: a stable counting sort (order.cu),
       two passes over the cells and a scan of the tiles' counts, its uint32 indices read
-      with idx_bits 31;
+      with idx_bits 31 (counting: the device matches a warp's cells, compute 7.0 on);
     - past them, keys (cell << idx_bits) | index that fit 32 bits sort as such (4 radix
       passes of 4 bytes);
     - past that a stable argsort of the cell codes alone, in their narrowest unsigned
@@ -109,7 +109,8 @@ def cell_order(cell, ncells: int, sm: int):
       passes of 64-bit keys), whose int64 indices the 64-bit kernels read with idx_bits
       63."""
     n = int(cell.size)
-    if COUNTING_SORT and ncells + ORDER_THREADS <= SHARED_CELLS and n < 1 << 31:
+    if COUNTING_SORT and counting and ncells + ORDER_THREADS <= SHARED_CELLS and \
+            n < 1 << 31:
         return counting_order(cell, n, ncells, sm), 31, "32"
     idx_bits = max(1, (n - 1).bit_length())
     cell_bits = max(1, (ncells - 1).bit_length())
@@ -126,8 +127,8 @@ def cell_order(cell, ncells: int, sm: int):
 
 def counting_order(cell, n: int, ncells: int, sm: int):
     """order.cu's stable counting sort: the records in tiles of consecutive indices, a
-    block each; as many tiles as keep every multiprocessor busy (8 blocks each), no
-    fewer than a chunk of records a tile, and at most ORDER_TABLE counts in all."""
+    block each; as many tiles as keep every multiprocessor busy (8 blocks each), at most
+    one a block's chunk of records, and at most ORDER_TABLE counts in all."""
     tiles = max(1, min(8 * sm, -(-n // ORDER_THREADS), ORDER_TABLE // ncells))
     tile = -(-max(n, 1) // tiles)
     tiles = -(-max(n, 1) // tile)
