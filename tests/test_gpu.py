@@ -626,3 +626,17 @@ def test_a_device_before_volta_orders_by_the_radix_sorts(gb, monkeypatch):
     launched.clear()
     gb.gum_apply(cols, (0, 1), (5, 7), c, s, add, rem, 0.5, (1, 2), 0, 0)
     assert "gum.cu" in launched and "order.cu" not in launched
+
+
+def test_the_counting_sort_in_eight_warps_at_the_shared_memory_bound(gb, monkeypatch):
+    """order.cu as a device runs it: blocks of 256 threads (the emulator's default is two
+    warps), with the most cells a block's 48 KiB hold beside them."""
+    from gpu_dpsyn.backends.cuda import updates
+    set_everywhere(monkeypatch, "ORDER_THREADS", 256)
+    cells = launch.SHARED_CELLS - 256
+    cell = np.random.default_rng(3).integers(0, cells, 5000).astype(np.int32)
+    cell[:300] = 7  # a run of one cell across chunks and warps
+    order, idx_bits, _ = updates.cell_order(gb.asarray(cell), cells, gb._sm)
+    assert idx_bits == 31 and 4 * (cells + 256) == 48 * 1024
+    got = gb.to_numpy(order) & ((1 << idx_bits) - 1)
+    assert np.array_equal(got, np.argsort(cell, kind="stable"))

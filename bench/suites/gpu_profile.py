@@ -103,11 +103,7 @@ def main(argv=None):
         # column table gum_apply looks up from every column's pointer
         def order_by(counting):
             def f():
-                updates.COUNTING_SORT = counting
-                try:
-                    updates.cell_order(cell, int(np.prod(shape)), be._sm)
-                finally:
-                    updates.COUNTING_SORT = True
+                updates.cell_order(cell, int(np.prod(shape)), be._sm, counting)
             return f
         ops["cell_order, counting sort (order.cu)"] = order_by(True)
         ops["cell_order, radix sorts"] = order_by(False)

@@ -38,8 +38,9 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
                                     "imaginary part as real numbers"),
                            (shifted, "with a UTC offset in a column without a time zone: "
                                        "read as UTC (add \"timezone\" to keep local times)")):
-            if mask is not None and mask.any():
-                out.append((col.name, what, int(mask.sum()), examples(raw[mask])))
+            if mask is not None and mask.any():  # (missing values need no example)
+                seen = examples(raw[mask]) if mask is not r.missing else []
+                out.append((col.name, what, int(mask.sum()), seen))
     unit = schema.unit_id
     if unit is not None:
         ids = _host(df[unit])

@@ -62,7 +62,9 @@ template <typename T> T __shfl_up_sync(unsigned int, T v, int d) {
     unsigned int lane = threadIdx.x & 31u;
     return emu_exchange(v, lane >= (unsigned int)d ? threadIdx.x - d : threadIdx.x);
 }
-// the lanes of the caller's warp holding the same value (blocks mode, every thread calls)
+// the lanes of the caller's warp holding the same value (blocks mode, every thread calls).
+// Its two barriers are block-wide, where a device's match is the warp's alone: a missing
+// __syncthreads right before or after one would not show here
 template <typename T> unsigned int __match_any_sync(unsigned int, T v) {
     static T slot[1024];
     slot[threadIdx.x] = v;
