@@ -727,3 +727,26 @@ def test_a_signal_the_caller_ignores_stays_ignored():
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     finally:
         signal.signal(signal.SIGHUP, before)
+
+
+def test_the_record_of_a_failed_runs_spend_is_never_replaced(files, capsys, monkeypatch):
+    """A run that failed after its charges wrote its ledger at --ledger (none was there):
+    the next run with the same --ledger replaced it, and that spend was no longer
+    recorded anywhere. It is refused before anything is read."""
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                  "--ledger", str(ledger))
+
+    def full(*a, **k):
+        raise DPSynError(f"cannot write {out}: No space left on device")
+    with monkeypatch.context() as m:
+        m.setattr("gpu_dpsyn.cli.commands.write_table", full)
+        assert main(args) == 2
+    capsys.readouterr()
+    failed = ledger.read_bytes()
+    assert json.loads(failed)["failed_run"] and json.loads(failed)["measurements"]
+    no_reading(monkeypatch)
+    assert main(args) == 2
+    one_line_error(capsys, "--ledger", "failed")
+    assert ledger.read_bytes() == failed

@@ -62,6 +62,9 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
                              "would destroy it")
         if flag in kinds:
             check_kind(path, kinds[flag], flag)
+        if flag == "--ledger" and _failed_run(path):
+            raise DPSynError(f"--ledger {path!r} records the spend of a run that failed; keep "
+                             "it with your records: give another name")
         if flag == "--report" and Path(path).suffix.lower() not in (".html", ".htm"):
             raise DPSynError(f"--report {path!r} is an HTML page: name it .html")
         seen[where] = flag
@@ -80,7 +83,7 @@ def spent(a, syn):
             raise
         try:
             where = failed_ledger(a.ledger)
-            write_ledger(a, syn, [], where)
+            write_ledger(a, syn, [], where, failed=True)
         except DPSynError as lost:
             if isinstance(e, DPSynError):
                 raise type(e)(f"{e}; and {lost}") from None
@@ -98,6 +101,18 @@ def _note(e: BaseException, text: str) -> None:
     e.__notes__ = [*getattr(e, "__notes__", []), text]
 
 
+FAILED = "this run failed after its charges: nothing was released, the budget was spent"
+
+
+def _failed_run(path) -> bool:
+    """Whether path holds the ledger of a run that failed (its first key says so)."""
+    try:
+        with open(path, "rb") as f:
+            return b'"failed_run"' in f.read(4096)
+    except OSError:
+        return False
+
+
 def failed_ledger(path):
     """Where a run that failed after its charges records them: --ledger, unless it holds
     an earlier run's ledger, whose table is on disk beside it (replaced, the pair would no
@@ -112,10 +127,12 @@ def failed_ledger(path):
     raise DPSynError(f"no free name beside {path} for the failed run's ledger")
 
 
-def write_ledger(a, syn, history, path=None) -> dict:
+def write_ledger(a, syn, history, path=None, failed: bool = False) -> dict:
     """The privacy report, written to --ledger (or path) with the GUM curve for the
-    report (noisy data only: no timings, they grow with the true row count)."""
-    rep = syn.privacy_report()
+    report (noisy data only: no timings, they grow with the true row count); failed: a
+    run's that failed after its charges, which says so first (never replaced)."""
+    rep = {"failed_run": FAILED, **syn.privacy_report()} if failed else \
+        syn.privacy_report()
     path = a.ledger if path is None else path
     if path:
         rep["gum_history"] = history
