@@ -95,3 +95,7 @@ def stopped_by_signals():
         for sig, handler in before.items():
             if handler is not None:  # (None: set outside Python, not ours to restore)
                 signal.signal(sig, handler)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

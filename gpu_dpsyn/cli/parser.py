@@ -168,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help="remove a column from the schema (repeatable)")
     k.add_argument("--ignore", action="append", default=[], metavar="COLUMN",
-                   help="a column of the table to leave unread and out of the output: "
-                        "listed in \"ignored_columns\" (repeatable)")
+                   help="a column of the table to leave out: never measured nor written, "
+                        "listed in \"ignored_columns\" (repeatable; --drop takes it back)")
     k.add_argument("--reviewed", action="append", default=[], metavar="COLUMN",
                    help="its drafted values are now public facts (repeatable; 'all')")
     k.add_argument("--out", help="write here instead of in place")
