@@ -52,7 +52,11 @@ def test_infer_schema_ignores_an_empty_column_and_the_file_then_synthesizes(tmp_
     doc = json.loads(schema.read_text())
     assert doc["ignored_columns"] == ["notes"] and "notes" not in doc["columns"]
     assert any(x.strip().startswith("notes") and "empty" in x for x in err.splitlines())
-    assert main(["schema", str(schema), "--ignore", "email", "--reviewed", "all"]) == 0
+    # email, guessed an id, names the individual: ignored only once dropped as the unit
+    assert main(["schema", str(schema), "--ignore", "email"]) == 2
+    assert "names the individual" in capsys.readouterr().err
+    assert main(["schema", str(schema), "--drop", "email", "--ignore", "email",
+                 "--reviewed", "all"]) == 0
     doc = json.loads(schema.read_text())
     assert doc["ignored_columns"] == ["notes", "email"] and list(doc["columns"]) == ["k"]
     assert main(["check", str(path), "--schema", str(schema)]) == 0
@@ -109,3 +113,16 @@ def test_schema_drop_takes_a_name_back_out_of_ignored_columns():
     doc = edit(SCHEMA, drops=["email"])
     assert doc["ignored_columns"] == ["notes"]
     assert "ignored_columns" not in edit(doc, drops=["notes"])
+
+
+def test_ignoring_the_column_that_names_the_individual_is_refused():
+    # --ignore pid left no id column: each record became an individual (a weaker unit)
+    # while the table still passed every check
+    from gpu_dpsyn.data.schema_edit import edit
+    doc = {"columns": {"pid": {"type": "id"}, "k": SCHEMA["columns"]["k"]},
+           "max_records_per_individual": 3}
+    with pytest.raises(SchemaError, match="'pid' names the individual"):
+        edit(doc, ignores=["pid"])
+    doc["columns"]["row"] = {"type": "id"}
+    doc["individual_id"] = "pid"
+    assert "row" not in edit(doc, ignores=["row"])["columns"]  # another id: fine

@@ -236,10 +236,10 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
             import cudf
             if parquet:
-                return cudf.read_parquet(p)
+                return without_ignored(cudf.read_parquet(p), schema)
             df = cudf.read_csv(p, **csv_options(schema, as_text))
             check_separator(p, df.columns, schema)
-            return df
+            return without_ignored(df, schema)
         if parquet:
             return without_ignored(parquet_types.as_text(pd.read_parquet(p), binary), schema)
         opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))

@@ -130,7 +130,7 @@ class Schema:
     # infer-schema's draft: "column.key" of each value read off the data, not yet reviewed
     drafted: list = field(default_factory=list)
     budgets: list = field(default_factory=list)  # NIST runs' (epsilon, delta): a fit warns
-    ignored: list = field(default_factory=list)  # table columns never read ("ignored_columns")
+    ignored: list = field(default_factory=list)  # table columns never used ("ignored_columns")
 
     def __post_init__(self):
         names = [c.name for c in self.columns]

@@ -62,7 +62,15 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             del cols[name]
         ignored = [c for c in ignored if c != name]
         drafted = [d for d in drafted if of(d) != name]
+    ids = [n for n, c in cols.items() if isinstance(c, dict) and
+           c.get("type", c.get("kind")) == "id"]
+    unit = doc.get("individual_id") or (ids[0] if ids else None)
     for name in ignores:
+        if name == unit:  # left unread, each record would be an individual: a weaker unit
+            raise SchemaError(f"{shown(name)} names the individual (the unit of privacy), "
+                              "and an id column is never written out (it comes out as "
+                              "1..n): keep it; ignored, each record would be an individual "
+                              "(if so, --drop it and --ignore it)")
         cols.pop(name, None)
         drafted = [d for d in drafted if of(d) != name]
         ignored += [] if name in ignored else [name]
