@@ -95,7 +95,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
                     + [f"{c}.ignored" for c in empty], ignored=empty)
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
-              "index?): drop that column or name it in the file" for c in cols
+              f"index?): name it in the file, or leave it out (gpu-dpsyn schema FILE --drop "
+              f"'{c.name}' --ignore '{c.name}')" for c in cols
               if re.fullmatch(r"Unnamed: \d+", c.name)]
     too_big = _largest_pair(schema)
     if too_big:  # the fit leaves that pair out: say so now, not after the review

@@ -13,7 +13,6 @@ import warnings
 import math
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 

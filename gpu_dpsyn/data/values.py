@@ -156,7 +156,6 @@ def unit_start(t: pd.Timestamp, unit: str) -> pd.Timestamp:
     return t.floor(UNITS[unit])
 
 
-
 # a number written with a currency sign, thousands separators or a percent sign, either
 # decimal mark: $1,814.50, -$801.27, 45%, 1.234,56 EUR
 _WRITTEN = re.compile(r"^\s*[-+(]?\s*(?:[$\u20ac\u00a3\u00a5]|USD|EUR)?\s*[-+]?\s*"
