@@ -371,7 +371,7 @@ def infer(a) -> int:
     check_not_reviewed(a.out)
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
-               df[c].str.contains("\ufffd", regex=False, na=False).any()]
+               df[c].map(lambda v: isinstance(v, str) and "\ufffd" in v).any()]
     if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
         warnings.warn(f"{a.input!r} has bytes that are no UTF-8 in column(s) "
                       f"{', '.join(map(repr, mangled[:5]))} (a "
