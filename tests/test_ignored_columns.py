@@ -126,3 +126,25 @@ def test_ignoring_the_column_that_names_the_individual_is_refused():
     doc["columns"]["row"] = {"type": "id"}
     doc["individual_id"] = "pid"
     assert "row" not in edit(doc, ignores=["row"])["columns"]  # another id: fine
+
+
+def test_an_ignored_column_named_like_an_id_is_warned_of_when_no_column_names_the_individual():
+    # --drop pid --ignore pid (or a hand-edited list) left records as individuals and the
+    # bound unenforced, with nothing said on the terminal
+    df = _table().assign(pid=np.arange(200) // 4)
+    s = load_schema({**SCHEMA, "ignored_columns": ["email", "notes", "pid"],
+                     "max_records_per_individual": 4})
+    kw = dict(seed=0, backend="cpu", progress=False, adaptive_rounds=0, iterations=2)
+    with pytest.warns(UserWarning, match="'pid'.*named like an identifier.*individual"):
+        Synthesizer(1.0, 1e-9, **kw).fit(df, s)
+
+
+def test_an_ignored_columns_mistakes_say_so():
+    from gpu_dpsyn.data.schema_edit import edit
+    with pytest.raises(SchemaError, match="'k' is in ignored_columns.*--drop"):
+        edit({**SCHEMA, "ignored_columns": ["k"], "columns": {"x": {"type": "id"}}},
+             [("k", "values", ["a"])])
+    with pytest.raises(SchemaError, match="ignored_columns"):
+        load_schema({**SCHEMA, "ignored_columns": [""]})
+    with pytest.raises(SchemaError, match="individual_id 'pid' is in ignored_columns"):
+        load_schema({**SCHEMA, "ignored_columns": ["pid"], "individual_id": "pid"})

@@ -984,3 +984,22 @@ def test_repair_leaves_the_preflights_offset_count_to_check(monkeypatch):
                                        "max": "2021-12-31", "unit": "hour"}}})
     df = pd.DataFrame({"t": ["2021-08-18T14:05:00+02:00", "2021-08-18T10:00:00"]})
     assert len(repair(df, s)) == 2
+
+
+def test_check_shows_datetimes_as_text_and_says_they_clamp():
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2021-01-01",
+                                       "max": "2021-12-31", "unit": "day",
+                                       "timezone": "Europe/Berlin"}}})
+    t = pd.Series(pd.to_datetime(["2020-03-01", "2021-05-01"]).tz_localize("Europe/Berlin"))
+    (_, what, n, seen), = findings(pd.DataFrame({"t": t}), s)
+    assert n == 1 and what.startswith("outside the range: clamped") and "fraction" not in what
+    assert seen == ["'2020-03-01 00:00:00+01:00'"]  # as text is shown, not as a repr
+
+
+def test_offsets_in_a_zoneless_column_are_named_as_such_by_the_strict_reading():
+    from gpu_dpsyn.data.encoding import encode
+    s = load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",
+                                       "max": "2020-12-31", "unit": "day"}}})
+    with pytest.raises(DataError, match="UTC offset.*\"timezone\"") as e:
+        encode(pd.DataFrame({"t": ["2020-01-01T10:00:00+05:00"] * 3}), s)
+    assert "time zone UTC" not in str(e.value)

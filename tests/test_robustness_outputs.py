@@ -750,3 +750,41 @@ def test_the_record_of_a_failed_runs_spend_is_never_replaced(files, capsys, monk
     assert main(args) == 2
     one_line_error(capsys, "--ledger", "failed")
     assert ledger.read_bytes() == failed
+
+
+def test_only_a_failed_runs_own_key_marks_its_ledger(tmp_path):
+    # a column named failed_run (in selected_marginals) made a successful ledger look failed
+    from gpu_dpsyn.cli.paths import _failed_run
+    ok, failed = tmp_path / "ok.json", tmp_path / "failed.json"
+    ok.write_text(json.dumps({"guarantee": "x", "selected_marginals": [["failed_run", "a"]]}))
+    failed.write_text(json.dumps({"failed_run": "it failed", "guarantee": "x"}))
+    assert not _failed_run(ok) and _failed_run(failed) and not _failed_run(tmp_path / "no")
+
+
+def test_evaluate_refuses_the_ledger_of_a_failed_run(files, capsys, monkeypatch):
+    tmp, real, schema = files
+    ledger = tmp / "l.json"
+    ledger.write_text(json.dumps({"failed_run": "failed", "guarantee": "x", "epsilon": 1,
+                                  "delta": 1e-9, "measurements": []}))
+    no_reading(monkeypatch)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--ledger",
+                 str(ledger), "--report", str(tmp / "r.html")]) == 2
+    one_line_error(capsys, "failed", "nothing was released")
+
+
+def test_a_failure_after_the_charges_without_a_ledger_says_the_budget_went(files, capsys,
+                                                                            monkeypatch):
+    tmp, real, schema = files
+
+    def full(*a, **k):
+        raise DPSynError("cannot write o.csv: No space left on device")
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", full)
+    assert main(_synth(real, schema, tmp / "o.csv", "--rows", "50", "--iterations", "1")) == 2
+    one_line_error(capsys, "No space left", "spent", "no --ledger")
+
+
+@pytest.mark.parametrize("name", [".html", "x.HTM"])
+def test_a_report_named_html_alone_is_taken(files, capsys, monkeypatch, name):
+    from gpu_dpsyn.cli.paths import check_outputs
+    tmp, real, schema = files
+    check_outputs({"--report": str(tmp / name)}, [])

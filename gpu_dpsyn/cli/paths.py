@@ -65,7 +65,7 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
         if flag == "--ledger" and _failed_run(path):
             raise DPSynError(f"--ledger {path!r} records the spend of a run that failed; keep "
                              "it with your records: give another name")
-        if flag == "--report" and Path(path).suffix.lower() not in (".html", ".htm"):
+        if flag == "--report" and not str(path).lower().endswith((".html", ".htm")):
             raise DPSynError(f"--report {path!r} is an HTML page: name it .html")
         seen[where] = flag
 
@@ -89,10 +89,11 @@ def spent(a, syn):
                 raise type(e)(f"{e}; and {lost}") from None
             _note(e, str(lost))
             raise e from None
-        if where is not None and isinstance(e, DPSynError):
-            raise type(e)(f"{e}; the budget it spent is recorded in {where}") from None
-        if where is not None:  # (an interrupt: said in main's one line)
-            _note(e, f"the budget it spent is recorded in {where}")
+        said = f"the budget it spent is recorded in {where}" if where is not None else \
+            "it spent budget, which no --ledger records"
+        if isinstance(e, DPSynError):
+            raise type(e)(f"{e}; {said}") from None
+        _note(e, said)  # (an interrupt: said in main's one line)
         raise
 
 
@@ -105,12 +106,12 @@ FAILED = "this run failed after its charges: nothing was released, the budget wa
 
 
 def _failed_run(path) -> bool:
-    """Whether path holds the ledger of a run that failed (its first key says so)."""
+    """Whether path holds the ledger of a run that failed: its own "failed_run" key."""
     try:
-        with open(path, "rb") as f:
-            return b'"failed_run"' in f.read(4096)
-    except OSError:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return False
+    return isinstance(doc, dict) and "failed_run" in doc
 
 
 def failed_ledger(path):

@@ -32,8 +32,9 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             if col.kind == "datetime" and col.time.timezone is None else None
         for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
                            (r.missing, f"missing but the column is not nullable: {to}"),
-                           (r.clamped, "outside the range (or a fraction in an integer "
-                                       "column): clamped to the range / rounded"),
+                           (r.clamped, "outside the range: clamped to it"
+                            if col.kind == "datetime" else "outside the range (or a fraction "
+                            "in an integer column): clamped to the range / rounded"),
                            (r.cast, "true/false read as 1/0, or complex numbers with no "
                                     "imaginary part as real numbers"),
                            (shifted, "with a UTC offset in a column without a time zone: "
@@ -63,7 +64,8 @@ def examples(values: pd.Series) -> list[str]:
     None.  By their shown text: a list or a dict is no key."""
     seen = []
     for v in values:
-        text = "None" if v is None or (isinstance(v, float) and v != v) else shown(v)
+        text = "None" if v is None or (isinstance(v, float) and v != v) else \
+            shown(str(v)) if isinstance(v, (pd.Timestamp, np.datetime64)) else shown(v)
         if text not in seen:
             seen.append(text)
             if len(seen) == EXAMPLES:

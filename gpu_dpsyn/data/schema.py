@@ -149,13 +149,8 @@ class Schema:
                 rules.check_nullable(c)
         if not self.synth_columns:
             raise SchemaError("schema has no column to synthesize (only id or derived columns)")
-        ids = [c.name for c in self.columns if c.kind == "id"]
-        if self.individual_id is None and len(ids) > 1:
-            raise SchemaError(f"schema has several id columns {ids}; name the one that "
-                              "identifies an individual with \"individual_id\"")
-        if self.individual_id is not None and self.individual_id not in ids:
-            raise SchemaError(f"individual_id {self.individual_id!r} must name an id column; "
-                              f"id columns are {ids}")
+        rules.check_individual([c.name for c in self.columns if c.kind == "id"],
+                               self.individual_id, self.ignored)
 
     def __setstate__(self, state) -> None:  # a model saved before "ignored_columns"
         self.__dict__.update({"ignored": [], **state})

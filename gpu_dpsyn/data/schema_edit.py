@@ -52,15 +52,19 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         return d.rsplit(".", 1)[0]
 
     def column(name):
+        if name in ignored:
+            raise SchemaError(f"{shown(name)} is in ignored_columns; --drop {name} takes it "
+                              "back out first")
         if name not in cols:
             raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
         return cols[name]
     ignored = list(doc.get("ignored_columns") or [])
     for name in drops:  # out of the columns, or out of the ignored ones
-        if name not in ignored:
+        if name in ignored:
+            ignored = [c for c in ignored if c != name]
+        else:
             column(name)
             del cols[name]
-        ignored = [c for c in ignored if c != name]
         drafted = [d for d in drafted if of(d) != name]
     ids = [n for n, c in cols.items() if isinstance(c, dict) and
            c.get("type", c.get("kind")) == "id"]

@@ -113,7 +113,8 @@ DOCUMENT_RULES = {
         "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                      "x-message": f"max_rows must be an integer in [1, {MAX_ROWS}]"},
         # table columns declared unused: never read, not synthesized, not in the output
-        "ignored_columns": {"type": "array", "items": _TEXT, "uniqueItems": True,
+        "ignored_columns": {"type": "array", "items": {**_TEXT, "minLength": 1},
+                            "uniqueItems": True,
                             "x-message": "ignored_columns must be a list of distinct "
                                          "column names"},
         # infer-schema's draft: the values read off the data, until they are reviewed
@@ -241,6 +242,19 @@ def _unencodable(x):
         if bad is not None:
             return bad
     return None
+
+
+def check_individual(ids: list, individual_id, ignored: list) -> None:
+    """The id column that names the individual: individual_id, or the only id column."""
+    if individual_id is None and len(ids) > 1:
+        raise SchemaError(f"schema has several id columns {ids}; name the one that "
+                          "identifies an individual with \"individual_id\"")
+    if individual_id is not None and individual_id in ignored:
+        raise SchemaError(f"individual_id {individual_id!r} is in ignored_columns: the "
+                          "column that names the individual must be read")
+    if individual_id is not None and individual_id not in ids:
+        raise SchemaError(f"individual_id {individual_id!r} must name an id column; "
+                          f"id columns are {ids}")
 
 
 def check_nullable(c) -> None:

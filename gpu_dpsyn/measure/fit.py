@@ -21,6 +21,7 @@ from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import Schema, load_schema, warn_drafted
+from gpu_dpsyn.data.values import id_name
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
@@ -105,6 +106,17 @@ def _warn_other_budget(settings, schema) -> None:
                   stacklevel=4)
 
 
+def _warn_ignored_id(schema) -> None:
+    """An ignored column named like an identifier where no column names the individual:
+    each record is then taken for one, and max_records_per_individual is not enforced."""
+    named = [c for c in schema.ignored if id_name(c)]
+    if named and schema.unit_id is None:
+        warnings.warn(f"ignored column {named[0]!r} is named like an identifier, and no "
+                      "column names the individual: each record is taken for one (a weaker "
+                      "unit where a person has several); keep it as an id column if it "
+                      "names them", UserWarning, stacklevel=4)
+
+
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         hold=None, key_context=None, pooling_test: bool = True):
     """Measure df (private) under the schema (public); returns (FittedModel, Accountant,
@@ -126,6 +138,7 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         warn_drafted(schema.drafted, 4)  # (the caller of Synthesizer.fit)
     schema = load_schema(schema)
     _warn_other_budget(settings, schema)
+    _warn_ignored_id(schema)
     names = [c.name for c in schema.synth_columns]
     workload, groups = check_plan(settings, schema)
     sens = _sensitivity(settings.sensitivity, schema)

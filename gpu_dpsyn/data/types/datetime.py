@@ -165,8 +165,10 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
         else:
             t = t.dt.tz_convert(spec.timezone)
     elif t.dt.tz is not None:
-        raise DataError(f"column {shown(col.name)} has time zone {t.dt.tz} but the schema has "
-                        "none; add \"timezone\" to the column")
+        zoned = f"time zone {t.dt.tz}" if pd.api.types.is_datetime64_any_dtype(s.dtype) \
+            else "times with a UTC offset"  # (text with offsets reads as UTC: no zone of theirs)
+        raise DataError(f"column {shown(col.name)} has {zoned} but the schema has none; add "
+                        "\"timezone\" to the column")
     bad = ((t < spec.min) | (t > spec.max)).to_numpy() & ~na
     if bad.any():
         raise DataError(f"column {shown(col.name)} has {int(bad.sum())} values outside the schema "

@@ -19,6 +19,9 @@ def check_ledger(run, source: str = "ledger") -> dict:
     if not isinstance(run, dict):
         raise DPSynError(f"{source} is not a gpu_dpsyn privacy ledger: expected a JSON object, "
                          f"got {type(run).__name__}")
+    if "failed_run" in run:  # its spend is real, but it released no table to report on
+        raise DPSynError(f"{source} records a run that failed after its charges: nothing was "
+                         "released; give the ledger of the run that wrote the table")
     missing = [k for k in ("guarantee", "measurements", "epsilon", "delta") if k not in run]
     if missing:
         raise DPSynError(f"{source} is not a gpu_dpsyn privacy ledger: it lacks {missing}; "
