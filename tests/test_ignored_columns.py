@@ -123,6 +123,9 @@ def test_ignoring_the_column_that_names_the_individual_is_refused():
            "max_records_per_individual": 3}
     with pytest.raises(SchemaError, match="'pid' names the individual"):
         edit(doc, ignores=["pid"])
+    aliased = {**doc, "columns": {**doc["columns"], "pid": {"kind": "identifier"}}}
+    with pytest.raises(SchemaError, match="'pid' names the individual"):  # any type alias
+        edit(aliased, ignores=["pid"])
     doc["columns"]["row"] = {"type": "id"}
     doc["individual_id"] = "pid"
     assert "row" not in edit(doc, ignores=["row"])["columns"]  # another id: fine

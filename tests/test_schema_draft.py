@@ -104,6 +104,9 @@ def test_a_column_of_whole_numbers_retyped_numeric_stays_integer():
     assert "integer" not in got["w"] and "integer" not in got["c"]
     assert "integer" not in edit(doc, sets + [("age", "integer", None)])["columns"]["age"]
     assert edit(doc, sets + [("age", "integer", False)])["columns"]["age"]["integer"] is False
+    aliased = {"columns": {"age": {"type": "category", "values": [18, 30]}}}  # type aliases
+    got = edit(aliased, [("age", "type", "numerical"), ("age", "min", 0), ("age", "max", 99)])
+    assert got["columns"]["age"].get("integer") is True
 
 
 def test_dropping_or_retyping_a_column_with_dots_in_its_name_clears_its_drafted_keys():

@@ -7,6 +7,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import json
 
+from gpu_dpsyn.data.schema import _TYPE_ALIASES
 from gpu_dpsyn.errors import SchemaError
 
 # setting a numeric column's range replaces drafted edges: its bins keep their count
@@ -66,9 +67,8 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             column(name)
             del cols[name]
         drafted = [d for d in drafted if of(d) != name]
-    ids = [n for n, c in cols.items() if isinstance(c, dict) and
-           c.get("type", c.get("kind")) == "id"]
-    unit = doc.get("individual_id") or (ids[0] if ids else None)
+    ids = [n for n, c in cols.items() if _kind(c) == "id"]
+    unit = doc.get("individual_id") or (ids[0] if ids else None)  # as Schema.unit_id
     for name in ignores:
         if name == unit:  # left unread, each record would be an individual: a weaker unit
             raise SchemaError(f"{shown(name)} names the individual (the unit of privacy), "
@@ -95,7 +95,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             whole = _whole_values(spec)  # listed integers stay whole as numbers
             for k in [k for k in spec if k not in KEPT_ON_RETYPE]:
                 del spec[k]
-            if whole and value == "numeric":
+            if whole and isinstance(value, str) and _TYPE_ALIASES.get(value) == "numeric":
                 spec["integer"] = True
             drafted = [d for d in drafted if of(d) != name]
         if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
@@ -123,6 +123,13 @@ def _whole_values(spec: dict) -> bool:
     """A categorical column listing integers only (no booleans): retyped numeric, it
     keeps "integer": true, or whole numbers would decode as fractions."""
     values = spec.get("values")
-    return spec.get("type", spec.get("kind")) == "categorical" and isinstance(values, list) \
+    return _kind(spec) == "categorical" and isinstance(values, list) \
         and bool(values) and all(isinstance(v, int) and not isinstance(v, bool) or
                                  isinstance(v, float) and v.is_integer() for v in values)
+
+
+def _kind(spec) -> str | None:
+    """A column's type as the schema reads it ("type", else "kind"; aliases such as
+    "identifier" for id), or None."""
+    kind = spec.get("type") or spec.get("kind") if isinstance(spec, dict) else None
+    return _TYPE_ALIASES.get(kind) if isinstance(kind, str) else None
