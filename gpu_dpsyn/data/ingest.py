@@ -66,10 +66,14 @@ def check_writable(schema, path, flag: str = "--out") -> None:
         if value_kind(col.values) != "text":
             continue
         if not all(isinstance(v, str) for v in col.values) and \
-                _family_name(output_dtype(col)) in ("object", "category"):
+                _family_name(dtype) in ("object", "category"):
             raise DPSynError(f"{flag} {shown(str(path))}: column {shown(col.name)} mixes text and "
                              "numbers, which Parquet cannot store in one column; give it "
                              "\"dtype\": \"string\" in the schema, or write CSV")
+
+
+# what pyarrow's conversions raise for a column it cannot store
+_ARROW_ERRORS = (ValueError, TypeError, NotImplementedError, OverflowError)
 
 
 def parquet_problem(df, error: BaseException) -> str:
@@ -80,7 +84,7 @@ def parquet_problem(df, error: BaseException) -> str:
     for name in df.columns:
         try:
             pa.Array.from_pandas(df[name])
-        except (ValueError, TypeError, NotImplementedError, OverflowError) as e:
+        except _ARROW_ERRORS as e:
             why = (str(e).strip().splitlines() or [type(e).__name__])[0]
             return (f"column {shown(str(name))} cannot be stored ({shown(why)}): mixed types "
                     "need \"dtype\": \"string\" in the schema, or write CSV")
@@ -105,17 +109,22 @@ def write_table(df, path, flag: str | None = None) -> None:
         if fmt == "parquet":
             try:
                 df.to_parquet(tmp, index=False)
-            except (ValueError, TypeError, NotImplementedError,
-                    OverflowError) as e:  # pyarrow's conversions
+            except _ARROW_ERRORS as e:
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None
             return
-        fmts = csv_text.formatters(df)
         with _compressing(tmp, suffix, name) as stream:
-            if fmts is None:  # a kind csv_text leaves to pandas: its text, our archive
-                df.to_csv(stream, index=False, mode="wb")
-            else:
-                csv_text.write_csv(df, fmts, stream)
+            _csv_into(df, stream)
+
+
+def _csv_into(df, stream) -> None:
+    """df as pandas' to_csv(index=False) text into a binary stream: by csv_text, or where
+    it leaves a kind to pandas, by pandas (its text, our stream)."""
+    fmts = csv_text.formatters(df)
+    if fmts is None:
+        df.to_csv(stream, index=False, mode="wb")
+    else:
+        csv_text.write_csv(df, fmts, stream)
 
 
 @contextlib.contextmanager
@@ -260,11 +269,7 @@ def csv_as_text(df):
     Parquet table's timestamps, numbers and missing values as that text, so that it
     compares with a CSV table (evaluate without a schema)."""
     buf = io.BytesIO()
-    fmts = csv_text.formatters(df)
-    if fmts is None:
-        df.to_csv(buf, index=False, mode="wb")
-    else:
-        csv_text.write_csv(df, fmts, buf)
+    _csv_into(df, buf)
     buf.seek(0)
     return pd.read_csv(buf, **csv_options(as_text=True))
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.encoding import _one
 from gpu_dpsyn.data.repair import _columns, _host, _no_id
 from gpu_dpsyn.data.schema import Schema
-from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import date_repair
 
 EXAMPLES = 3  # distinct values shown a finding
@@ -60,12 +60,12 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
 
 
 def examples(values: pd.Series) -> list[str]:
-    """The first EXAMPLES distinct values, as shown (repr, capped); a missing value as
-    None.  By their shown text: a list or a dict is no key."""
+    """The first EXAMPLES distinct values, as the data's errors show one (encoding._one:
+    dates as text, NumPy numbers as plain ones, capped); a missing value as None.  By
+    their shown text: a list or a dict is no key."""
     seen = []
     for v in values:
-        text = "None" if v is None or (isinstance(v, float) and v != v) else \
-            shown(str(v)) if isinstance(v, (pd.Timestamp, np.datetime64)) else shown(v)
+        text = "None" if v is None or (isinstance(v, float) and v != v) else _one(v)
         if text not in seen:
             seen.append(text)
             if len(seen) == EXAMPLES:

@@ -112,7 +112,7 @@ DOCUMENT_RULES = {
         "individual_id": {**_TEXT, "x-message": "individual_id must be a column name"},
         "max_rows": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                      "x-message": f"max_rows must be an integer in [1, {MAX_ROWS}]"},
-        # table columns declared unused: never read, not synthesized, not in the output
+        # table columns declared unused: never measured, not in the output
         "ignored_columns": {"type": "array", "items": {**_TEXT, "minLength": 1},
                             "uniqueItems": True,
                             "x-message": "ignored_columns must be a list of distinct "

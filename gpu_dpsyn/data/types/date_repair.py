@@ -56,8 +56,8 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         # a str subclass as its text (to_epoch would read it through its own __str__)
         subclass = obj.map(lambda v: isinstance(v, str) and type(v) is not str).to_numpy(
             dtype=bool)
-        text = obj.map(lambda v: str.__str__(v) if isinstance(v, str) and _utf8(v) else None)
-        aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+        text = _texts(obj)
+        aware = _offsets(text)
         is_text = text.notna().to_numpy()
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
@@ -68,8 +68,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
             objs = obj[other]
             dated = objs.map(lambda v: isinstance(v, (pd.Timestamp, np.datetime64)) or
                              hasattr(v, "isoformat")).to_numpy(dtype=bool)
-            zoned = objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(
-                dtype=bool)
+            zoned = _zoned(objs)
             for part, utc in ((dated & zoned, True), (dated & ~zoned, False)):
                 if part.any():
                     kinds.add(utc)
@@ -90,10 +89,24 @@ def aware(s: pd.Series) -> np.ndarray:
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return np.full(len(s), s.dt.tz is not None) & s.notna().to_numpy()
     obj = s.astype(object)
-    text = obj.map(lambda v: str.__str__(v) if isinstance(v, str) and _utf8(v) else None)
-    zoned = obj.map(lambda v: not isinstance(v, str) and
-                    getattr(v, "tzinfo", None) is not None).to_numpy(dtype=bool)
-    return text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool) | zoned
+    text = _texts(obj)
+    return _offsets(text) | (text.isna().to_numpy() & _zoned(obj))
+
+
+def _texts(obj: pd.Series) -> pd.Series:
+    """Each value that is text as its own text (a str subclass through str's __str__, not
+    its own), None for the others and for text UTF-8 cannot hold."""
+    return obj.map(lambda v: str.__str__(v) if isinstance(v, str) and _utf8(v) else None)
+
+
+def _offsets(text: pd.Series) -> np.ndarray:
+    """The text values that carry a UTC offset (_OFFSET)."""
+    return text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool)
+
+
+def _zoned(objs: pd.Series) -> np.ndarray:
+    """The objects that carry a time zone (tzinfo)."""
+    return objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(dtype=bool)
 
 
 def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
