@@ -366,12 +366,13 @@ def check(a) -> int:
 
 def infer(a) -> int:
     from gpu_dpsyn.data.inference import infer_schema_with_summary
+    from gpu_dpsyn.data.values import replaced_bytes
     check_inputs(a.input)
     check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
     check_not_reviewed(a.out)
     df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
     mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
-               df[c].map(lambda v: isinstance(v, str) and "\ufffd" in v).any()]
+               replaced_bytes(df[c])]
     if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
         warnings.warn(f"{a.input!r} has bytes that are no UTF-8 in column(s) "
                       f"{', '.join(map(repr, mangled[:5]))} (a "

@@ -187,3 +187,13 @@ def looks_dated(vals: pd.Series) -> bool:
     ISO 8601 (01/31/2020, 31.01.2020 13:05): drafted as text, their line says so."""
     sample = vals.dropna().iloc[:200].astype(str)
     return bool(len(sample)) and sample.str.fullmatch(_DATED).mean() >= 0.9
+
+
+def replaced_bytes(s: pd.Series) -> bool:
+    """Whether a column holds U+FFFD, what the row-local rule reads bytes that are no UTF-8
+    as: by the string methods, value by value only where the column holds objects they
+    refuse (a Parquet column of dates)."""
+    try:
+        return bool(s.str.contains("\ufffd", regex=False, na=False).any())
+    except AttributeError:
+        return bool(s.map(lambda v: isinstance(v, str) and "\ufffd" in v).any())
