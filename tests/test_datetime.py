@@ -118,6 +118,10 @@ def test_time_zone_in_the_data_but_not_in_the_schema():
     ({"bins": 0}, "bins"),
     ({"unit": "day", "timezone": "Mars/Olympus"}, "time zone"),
     ({"unit": "day", "min": "soon"}, r"'min'"),
+    # day and month in either order: read month-first they silently moved the range
+    ({"unit": "day", "min": "01/03/2013"}, r"'min'.*ISO 8601.*'01/03/2013'"),
+    ({"unit": "day", "max": "31.12.2013"}, r"'max'.*ISO 8601"),
+    ({"unit": "day", "max": "Dec 31, 2013"}, r"'max'.*ISO 8601"),
     ({"unit": "day", "max": "2012-01-01"}, r"'max'.*after"),
     ({"unit": "minute"}, "too large"),
     ({"unit": "day", "min": "1500-01-01"}, r"1677"),

@@ -72,13 +72,13 @@ class DatetimeSpec:
 
     def _stamp(self, name, spec, key) -> pd.Timestamp:
         v = spec.get(key)
-        try:
-            t = pd.Timestamp(v)
+        try:  # ISO 8601 alone: pd.Timestamp reads "01/03/2013" month-first, silently
+            t = pd.to_datetime(v, format="ISO8601") if isinstance(v, str) else pd.NaT
         except (TypeError, ValueError):
             t = pd.NaT
-        if not isinstance(v, str) or t is pd.NaT:
+        if t is pd.NaT:
             raise SchemaError(f"column {shown(name)}: '{key}' must be an ISO 8601 date or time "
-                              f"text, got {v!r}")
+                              f"text (2013-01-31, 2013-01-31T08:00), got {v!r}")
         if t.tz is not None and self.timezone is None:
             raise SchemaError(f"column {shown(name)}: '{key}' {v!r} has a UTC offset but the "
                               "column has no \"timezone\"; name one (e.g. \"UTC\")")
