@@ -24,13 +24,14 @@ from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
 from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
                                    column_from_spec)
+from gpu_dpsyn.data import draft_personal
 from gpu_dpsyn.data.draft_bins import log_edges, own_bins
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
                                     is_text, looks_dated, mostly_numbers, numbering, span_in,
-                                    unit_start, written_numbers_hint)
+                                    unit_start, written_numbers_hint, dates_hint)
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -80,20 +81,28 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         gaps[col.name] = bool(df[name].isna().any())
         cols.append(col)
         whys.append(why)
+    # several ids: one given by --id names the individual, else the first without gaps
+    # (the fit refuses gaps)
+    ids = sorted((c.name for c in cols if c.kind == "id"),
+                 key=lambda c: (c not in id_columns, gaps[c]))
+    personal = {c.name: why for c in cols if (why := draft_personal.per_individual(
+        df, c, ids[0] if ids else None, max_categories))}
+    whys = [w + draft_personal.hint(c) for c, w in zip(cols, whys) if c.name not in personal]
+    cols = [c for c in cols if c.name not in personal]
     _bin_listed_codes(cols, whys, guess)
     read = {c.name: drafted_keys(c) for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
              for c, why in zip(cols, whys)]
-    # several ids: one given by --id names the individual, else the first without gaps
-    # (the fit refuses gaps)
-    ids = sorted((c.name for c in cols if c.kind == "id"),
-                 key=lambda c: (c not in id_columns, gaps[c]))
     lines += [f"  {c:<20} {'ignored':<12} entirely empty: in \"ignored_columns\", not "
               "synthesized nor in the output [read off the data: empty]" for c in empty]
+    lines += [f"  {c:<20} {'ignored':<12} {why}: in \"ignored_columns\", not synthesized "
+              "nor in the output (if it is a category, list its public values) [read off "
+              "the data: values counted]" for c, why in personal.items()]
+    ignored = [str(c) for c in df.columns if str(c) in empty or str(c) in personal]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
-                    + [f"{c}.ignored" for c in empty], ignored=empty)
+                    + [f"{c}.ignored" for c in ignored], ignored=ignored)
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
               f"index?): name it in the file, or leave it out (gpu-dpsyn schema FILE --drop "
               f"'{c.name}' --ignore '{c.name}')" for c in cols
@@ -180,7 +189,7 @@ class _Guesser:
         if col.kind in ("id", "categorical") and is_text(s):
             why += written_numbers_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
-            why += _dates_hint(s.dropna())
+            why += dates_hint(s.dropna())
         if not is_id and col.kind != "id" and id_name(name) and s.dropna().duplicated().any():
             why += (f"; named like an identifier, its values repeat: if it names a person, "
                     f"draft again with --id {name} (the person is then the unit of privacy)")
@@ -238,7 +247,7 @@ class _Guesser:
         if numbers is None or whole:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
-                dates = _dates_hint(vals) if numbers is None else ""
+                dates = dates_hint(vals) if numbers is None else ""
                 warnings.warn(f"column {shown(name)} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
                               "column, which is not synthesized (the output numbers it "
@@ -365,19 +374,6 @@ class _Guesser:
 
 _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
            "widths (\"bins\": {\"private_quantiles\": K} fits bins to the data)")
-
-
-def _dates_hint(vals: pd.Series) -> str:
-    """A hint when text taken for an id reads as dates in another format than ISO 8601
-    (01/31/2020, 31.01.2020), which only ISO text is drafted as: say how to keep them."""
-    sample = vals.iloc[:200].astype(str)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        read = pd.to_datetime(sample, errors="coerce", format="mixed")
-    if read.notna().mean() < 0.9:
-        return ""
-    return (f"; its values look like dates ({shown(sample.iloc[0])}): write them as ISO "
-            "8601 (2020-01-31) for a datetime column")
 
 
 def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,

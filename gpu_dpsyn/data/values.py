@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.matching import boolean_of
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types.datetime import UNITS
 
 ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
@@ -197,3 +199,16 @@ def replaced_bytes(s: pd.Series) -> bool:
         return bool(s.str.contains("\ufffd", regex=False, na=False).any())
     except AttributeError:
         return bool(s.map(lambda v: isinstance(v, str) and "\ufffd" in v).any())
+
+
+def dates_hint(vals: pd.Series) -> str:
+    """A hint when text taken for an id reads as dates in another format than ISO 8601
+    (01/31/2020, 31.01.2020), which only ISO text is drafted as: say how to keep them."""
+    sample = vals.iloc[:200].astype(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        read = pd.to_datetime(sample, errors="coerce", format="mixed")
+    if read.notna().mean() < 0.9:
+        return ""
+    return (f"; its values look like dates ({shown(sample.iloc[0])}): write them as ISO "
+            "8601 (2020-01-31) for a datetime column")
