@@ -605,14 +605,16 @@ def test_an_all_missing_column_is_drafted_as_ignored():
 
 @pytest.mark.parametrize("fmt", ["%m/%d/%Y", "%d.%m.%Y %H:%M"])
 def test_dates_in_another_format_than_iso_are_named_as_dates(fmt):
-    # only ISO 8601 text is drafted as a datetime column; other dates become an id, and
-    # the line says how to keep them
+    # dates in one layout other than ISO 8601 are a datetime column in that "format"
+    # (they were drafted as an id, the individual: tests/test_datetime_format.py)
     t = pd.date_range("2010-01-01", periods=3000,
                       freq="7h" if "%H" in fmt else "D").strftime(fmt)
     df = pd.DataFrame({"when": t, "c": ["a", "b", "c"] * 1000})
-    with pytest.warns(IdColumnWarning, match="look like dates"):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
         s, lines = infer_schema_with_summary(df)
-    assert s["when"].kind == "id" and any("ISO 8601" in x for x in lines)
+    assert s["when"].kind == "datetime" and s["when"].time.format == fmt
+    assert not any(issubclass(w.category, IdColumnWarning) for w in seen)
     df = pd.DataFrame({"uid": [f"u{i:05d}" for i in range(3000)], "c": ["a"] * 3000})
     assert not any("look like dates" in x for x in _infer_with_summary(df)[1])
 
@@ -664,3 +666,15 @@ def test_dates_in_other_formats_drafted_as_text_values_are_named_as_dates():
     lines = infer_schema_with_summary(df)[1]
     assert "look like dates" in next(x for x in lines if x.strip().startswith("when"))
     assert "look like dates" not in next(x for x in lines if x.strip().startswith("code"))
+
+
+def test_amounts_written_with_separators_are_never_an_id():
+    # nearly distinct money text was drafted as an id (the individual, output 1..n)
+    rng = np.random.default_rng(5)
+    money = [f"{v:,.2f}".replace(",", " ").replace(".", ",")
+             for v in rng.lognormal(7.7, 0.5, 800)]
+    df = pd.DataFrame({"income": money, "c": ["a", "b"] * 400})
+    s, lines = _infer_with_summary(df)
+    assert "income" not in s.names and "income" in s.ignored and s.unit_id is None
+    line = next(x for x in lines if x.strip().startswith("income"))
+    assert "plain numbers" in line

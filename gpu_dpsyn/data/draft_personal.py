@@ -14,7 +14,7 @@ import re
 
 import pandas as pd
 
-ID_SHARE = 0.95  # this share of the individuals' count: a value for each of them
+from gpu_dpsyn.data.draft_columns import ID_SHARE  # of the individuals: one value each
 
 _PERSONAL = {"name", "surname", "email", "mail", "phone", "telephone", "mobile",
              "address", "street"}  # a word that says personal data
@@ -46,9 +46,11 @@ def per_individual(df: pd.DataFrame, col, unit: str | None,
         people = df.loc[df[col.name].notna(), unit].nunique()
         if people > 0 and k >= ID_SHARE * people:
             return (f"{k:,} distinct text values, one for each individual ({unit!r} has "
-                    f"{people:,}): personal data (a name, an e-mail), not a category")
+                    f"{people:,}): personal data (a name, an e-mail), not a category (if it is "
+                    "one, list its public values)")
     if personal_name(col.name):
-        return f"{k:,} distinct text values, named as personal data"
+        return (f"{k:,} distinct text values, named as personal data (if it is a category, "
+            "list its public values)")
     return None
 
 

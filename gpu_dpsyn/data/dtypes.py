@@ -135,8 +135,8 @@ def output_dtype(col):
         return pd.CategoricalDtype(col.values) if isinstance(d, pd.CategoricalDtype) else d
     if col.kind == "id":
         return np.dtype(np.int64)
-    if col.kind == "datetime":
-        return _default_datetime(col)
+    if col.kind == "datetime":  # in its layout: text, as it was read
+        return text_dtype() if col.time.format else _default_datetime(col)
     kind = "int" if (col.kind == "numeric" and col.integer) or col.kind == "derived" else \
         "float" if col.kind == "numeric" else value_kind(col.values)
     if kind == "int" and _holds(np.dtype(np.int64), *_range(col)):

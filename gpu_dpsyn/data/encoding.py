@@ -342,7 +342,8 @@ def to_schema_types(df, schema: Schema) -> pd.DataFrame:
             s = categorical_lut(col, want).array.take(
                 _encode_column(s, col).astype(np.intp))
         elif col.kind == "datetime":
-            s = datetime.from_epoch(*datetime.to_epoch(s, col), col)
+            s = datetime.as_output(datetime.from_epoch(*datetime.to_epoch(s, col), col), col,
+                                   want)  # as decode writes it
         elif col.kind == "id":  # ours are 1..n; other ids stay as written ("007")
             n = pd.to_numeric(s, errors="coerce")
             s = n if n.notna().all() and (n.astype(str) == s.astype(str)).all() else s

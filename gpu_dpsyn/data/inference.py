@@ -6,42 +6,19 @@ what was guessed and why, so the user can replace it with public knowledge.
 """
 from __future__ import annotations
 
-from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
-
-import datetime
-import math
 import re
 import warnings
 
-import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
-from gpu_dpsyn.data.encoding import check_cells, check_frame
-from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
-                              NonPrivateSchemaWarning)
-from gpu_dpsyn.errors import SchemaError
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data.schema import (MAX_COLUMN_DOMAIN, Column, Schema, _numeric_edges,
-                                   column_from_spec)
 from gpu_dpsyn.data import draft_personal
-from gpu_dpsyn.data.draft_bins import log_edges, own_bins
-from gpu_dpsyn.data.types.datetime import UNITS
-from gpu_dpsyn.data.types.numeric import rounded_range
-from gpu_dpsyn.data.types.support import default_edges, parse_support
-from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit, id_name,
-                                    is_text, looks_dated, mostly_numbers, numbering, span_in,
-                                    unit_start, written_numbers_hint, dates_hint)
-
-ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
-FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
-_BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
-              "False": False, "false": False, "FALSE": False}
-_FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
-
-
-class IdColumnWarning(UserWarning):
-    """A column was guessed to be an identifier: it will not be synthesized."""
+from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
+from gpu_dpsyn.data.encoding import check_cells, check_frame
+from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
+from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
+                              NonPrivateSchemaWarning, SchemaError)
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
@@ -71,13 +48,17 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     unknown = [c for c in id_columns if c not in [str(n) for n in df.columns]]
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
-    guess = _Guesser(max_categories, bins)
-    cols, whys, gaps, empty = [], [], {}, []
+    guess = Guesser(max_categories, bins)
+    cols, whys, gaps = [], [], {}
+    left = {}  # columns left out of the draft: name -> (why, what was read)
     for name in df.columns:
         if len(df) and str(name) not in id_columns and df[name].isna().all():
-            empty.append(str(name))  # nothing to draft from: ignored, as its line says
+            left[str(name)] = ("entirely empty", "empty")  # nothing to draft from
             continue
         col, why = guess.column(str(name), df[name], str(name) in id_columns)
+        if col is None:
+            left[str(name)] = (why, "values seen")
+            continue
         gaps[col.name] = bool(df[name].isna().any())
         cols.append(col)
         whys.append(why)
@@ -89,17 +70,16 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         df, c, ids[0] if ids else None, max_categories))}
     whys = [w + draft_personal.hint(c) for c, w in zip(cols, whys) if c.name not in personal]
     cols = [c for c in cols if c.name not in personal]
+    left.update((c, (why, "values counted")) for c, why in personal.items())
     _bin_listed_codes(cols, whys, guess)
     read = {c.name: drafted_keys(c) for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
              for c, why in zip(cols, whys)]
-    lines += [f"  {c:<20} {'ignored':<12} entirely empty: in \"ignored_columns\", not "
-              "synthesized nor in the output [read off the data: empty]" for c in empty]
     lines += [f"  {c:<20} {'ignored':<12} {why}: in \"ignored_columns\", not synthesized "
-              "nor in the output (if it is a category, list its public values) [read off "
-              "the data: values counted]" for c, why in personal.items()]
-    ignored = [str(c) for c in df.columns if str(c) in empty or str(c) in personal]
+              f"nor in the output [read off the data: {what}]"
+              for c, (why, what) in left.items()]
+    ignored = [str(c) for c in df.columns if str(c) in left]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
                     + [f"{c}.ignored" for c in ignored], ignored=ignored)
@@ -127,7 +107,7 @@ def drafted_keys(col: Column) -> list:
     return []
 
 
-def _bin_listed_codes(cols: list, whys: list, guess: "_Guesser",
+def _bin_listed_codes(cols: list, whys: list, guess: "Guesser",
                       max_cells: int = DEFAULT_MAX_CELLS) -> None:
     """While the two largest domains make a pair the fit would leave out, bin the larger of
     them that is an integer column listed as sparse codes, on a support of its values:
@@ -175,219 +155,3 @@ def _largest_pair(schema: Schema, max_cells: int = DEFAULT_MAX_CELLS) -> str | N
             "bin or group their values in the schema to keep it, or mark an identifier "
             "with --id")
 
-
-class _Guesser:
-    def __init__(self, max_categories: int, bins: int):
-        self.max_categories, self.bins = max_categories, bins
-        self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
-        self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
-        # nullable, offsets): to draft them coarser
-
-    def column(self, name: str, s: pd.Series, is_id: bool):
-        self.note = ""  # placeholders read as missing, said after whatever was guessed
-        col, why = self._column(name, s, is_id)
-        if col.kind in ("id", "categorical") and is_text(s):
-            why += written_numbers_hint(s)
-        if col.kind == "categorical" and is_text(s) and looks_dated(s):
-            why += dates_hint(s.dropna())
-        if not is_id and col.kind != "id" and id_name(name) and s.dropna().duplicated().any():
-            why += (f"; named like an identifier, its values repeat: if it names a person, "
-                    f"draft again with --id {name} (the person is then the unit of privacy)")
-        return col, why + self.note
-
-    def _column(self, name: str, s: pd.Series, is_id: bool):
-        nullable = bool(s.isna().any())
-        vals = s.dropna()
-        if vals.empty and not is_id:
-            raise SchemaError(f"column {shown(name)} has no values to infer a schema from: "
-                              "leave it out of the table, or draft the others and write "
-                              "its entry by hand")
-        if pd.api.types.is_timedelta64_dtype(s) or (
-                s.dtype == object and vals.map(lambda v: isinstance(
-                    v, (pd.Timedelta, np.timedelta64, datetime.timedelta))).any()):
-            raise SchemaError(f"column {shown(name)} holds durations (timedelta), which no "
-                              "column type reads: convert them to numbers (seconds, days) "
-                              "first")
-        text = is_text(s)
-        stamps, offsets = as_datetime(s, vals, text)
-        if is_id:
-            if stamps is not None:
-                raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
-                                  "comes out as 1..n, so they would be lost. Leave it out of "
-                                  "--id to get a datetime column")
-            k = vals.nunique()
-            if 0 < k <= FEW_IDS and k < len(vals):  # repeated: a category, say
-                warnings.warn(f"--id {name}: column {shown(name)} has {k} distinct values, "
-                              "each taken for one individual: a fit keeps at most "
-                              "max_records_per_individual records of each",
-                              IdColumnWarning, stacklevel=4)
-            return Column(name, "id"), "given by --id; the output numbers it 1..n"
-        if stamps is not None:
-            return self._datetime(name, stamps, nullable, offsets)
-        if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
-            values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
-            return Column(name, "categorical", values=values, nullable=nullable), "booleans"
-        numbers, words = as_numbers(vals, text), []
-        if numbers is None and text:
-            numbers, words = mostly_numbers(vals)
-        if words:  # a few words among the numbers: no value, made missing by the repair
-            placeholder = vals.isin(words)
-            self.note = (f"; {int(placeholder.sum()):,} values "
-                         f"{', '.join(map(repr, words))} are no number: read as missing")
-            vals, nullable = vals[~placeholder], True
-        n_distinct = vals.nunique()
-        # whole numbers: integers within float64's exact range, or of an integer dtype (a
-        # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
-        # Nearly distinct integers beyond 2**53 (64-bit hashes) cannot be binned: ids
-        integral = numbers is not None and bool(np.all(np.mod(numbers, 1) == 0))
-        beyond = integral and float(np.abs(numbers).max()) > 2.0 ** 53
-        huge = beyond and pd.api.types.is_integer_dtype(s)
-        whole = integral and (huge or not beyond)
-        distinct = n_distinct > self.max_categories and n_distinct >= ID_SHARE * len(vals)
-        if numbers is None or whole:
-            if distinct and (numbers is None or id_name(name) or huge or
-                             numbering(numbers, n_distinct)):
-                dates = dates_hint(vals) if numbers is None else ""
-                warnings.warn(f"column {shown(name)} looks like an identifier ({n_distinct:,} "
-                              f"distinct values in {len(vals):,} rows): inferred as an id "
-                              "column, which is not synthesized (the output numbers it "
-                              f"1..n). Declare it otherwise if it is data{dates}",
-                              IdColumnWarning, stacklevel=4)
-                return Column(name, "id"), (f"{n_distinct:,} distinct values in {len(vals):,} "
-                                            f"rows: looks like an identifier; output 1..n{dates}")
-        if numbers is None:
-            return self._categorical(name, vals, nullable, text)
-        if whole:
-            exact = vals.to_numpy() if pd.api.types.is_integer_dtype(s) else None
-            col, why = self._integers(name, numbers, n_distinct, nullable, distinct, exact)
-            if distinct:
-                why += ("; nearly all distinct, but scattered: data, not an id, never listed "
-                        "(--id if it is one)")
-            return col, why
-        if n_distinct <= self.max_categories:  # tenths, halves, rounded shares: listed,
-            # so every output value is one the column holds (bins decode between them)
-            values = sorted(float(v) for v in np.unique(numbers))
-            if str(s.dtype).lower() == "float32":  # 0.1, not 0.10000000149011612
-                values = sorted({float(str(np.float32(v))) for v in values})
-            return (Column(name, "categorical", values=values, nullable=nullable),
-                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
-        lo, hi = rounded_range(float(numbers.min()), float(numbers.max()))
-        spec = {"min": lo, "max": hi, "bins": self.bins}
-        return _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
-                       f"numbers {lo:g}..{hi:g}", spec)
-
-    def _categorical(self, name, vals, nullable, text):
-        uniq = pd.unique(vals)
-        if len(uniq) > self.max_categories * 100:
-            raise SchemaError(f"column {shown(name)} has {len(uniq)} distinct values; too many "
-                              "to list: bin it or mark it as an id column (--id)")
-        values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
-        odd = next((v for v in values if not isinstance(v, (str, bool, int, float))), None)
-        if odd is not None:  # a time of day, say: no schema lists it
-            raise SchemaError(f"column {shown(name)} holds {type(odd).__name__} values (such "
-                              f"as {shown(str(odd))}), which a schema cannot list: convert "
-                              "them to text or numbers first")
-        zeros = text and any(LEADING_ZERO.match(str(v)) for v in values)
-        empty = nullable and "" in values  # a CSV writes "" and missing alike: one of them
-        values = [v for v in values if not (empty and v == "")]
-        return (Column(name, "categorical", values=values, nullable=nullable),
-                f"{len(values)} text values" + (", leading zeros kept" if zeros else "")
-                + ("; \"\" read as missing (a CSV writes both as an empty cell)"
-                   if empty else ""))
-
-    def _integers(self, name, numbers, n_distinct, nullable, distinct=False, exact=None):
-        """exact: the values of an integer dtype (as floats, uint64's largest round)."""
-        exact = numbers if exact is None else exact
-        lo, hi = int(exact.min()), int(exact.max())
-        # few values, or codes scattered thinly over their range (occupations, regions):
-        # list them, so every synthetic value is one of them.  Not values nearly all
-        # distinct (account numbers not named so): listed, each would come out as it is
-        values = [int(v) for v in np.unique(exact)]  # Python ints: exact beyond 2**63
-        if not distinct and (n_distinct <= self.max_categories or (
-                n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
-            if self.bins < n_distinct > self.max_categories:
-                self.codes[name] = values  # binned instead if its pairs are too large
-            return (Column(name, "categorical", values=values, nullable=nullable),
-                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
-        # beyond +-2**53 the range check below refuses the column with its own message
-        step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
-        if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
-            col = self._on_support(name, {"step": step, "start": lo}, lo, hi, nullable)
-            return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
-        spec = {"min": lo, "max": hi, "bins": self.bins}
-        return _binned(name, numbers, _numeric_edges(name, spec, True), True, nullable,
-                       f"integers {lo}..{hi}", spec)
-
-    def binned_on_values(self, col: Column, other: Column, max_cells: int):
-        """Column col (listed as sparse codes) re-drafted as integer bins whose support is
-        the values seen; bins hold nearly equal numbers of them."""
-        values = self.codes.pop(col.name)
-        lo, hi = values[0], values[-1]
-        new = self._on_support(col.name, values, lo, hi, col.nullable)
-        return new, (f"{len(values)} integer values ({lo}..{hi}): listed, their pair with "
-                     f"{other.name!r} would pass max_cells={max_cells:,}, so in {new.bins} "
-                     "bins of the values seen")
-
-    def _on_support(self, name: str, support, lo: int, hi: int, nullable: bool) -> Column:
-        """An integer column on `support` in [lo, hi]: `bins` bins holding nearly equal
-        numbers of its values, so every bin decodes to one of them."""
-        edges = default_edges(parse_support(name, support, lo, hi), lo, hi, self.bins)
-        return column_from_spec(name, {"type": "numeric", "integer": True, "edges": edges,
-                                       "support": support, "nullable": nullable})
-
-    def _datetime(self, name, t: pd.Series, nullable, offsets: bool):
-        tz = None if t.dt.tz is None else str(t.dt.tz)
-        v = t.dropna()
-        wall = v.dt.tz_localize(None) if tz else v
-        # what a coarser draft needs (_bin_listed_codes), not the column itself
-        self.stamps[name] = (wall.min(), wall.max(), finest_unit(wall), tz, nullable, offsets)
-        return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
-
-    def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
-        """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
-        whose span has at most `limit` bins, else in at most `bins` equal bins."""
-        finest = unit
-        for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
-            if span_in(unit, lo, hi) <= limit:
-                break
-        else:
-            unit = None
-        if unit is None:
-            spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
-                    "bins": min(self.bins, limit)}
-        else:
-            start = unit_start(lo, unit)
-            end = unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
-                - pd.Timedelta(seconds=1)
-            spec = {"min": start.isoformat(), "max": end.isoformat(), "unit": unit}
-        if tz:
-            spec["timezone"] = tz
-        col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
-        how = f"unit {unit}" if unit else f"{spec['bins']} equal bins"
-        zone = f", time zone {tz}" if tz else ""
-        note = "; the text had UTC offsets: name the real zone" if offsets else ""
-        if unit != finest:  # the output loses what is finer: say so
-            note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
-                     "bins (set \"unit\" finer for more cells)")
-        return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
-
-
-_SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
-           "widths (\"bins\": {\"private_quantiles\": K} fits bins to the data)")
-
-
-def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable: bool,
-            what: str, spec: dict):
-    """(column, summary line) of a binned numeric column: the equal-width `edges` of
-    `spec` (written as its min, max and bins), or log-spaced ones (draft_bins.log_edges),
-    with a common min or max in a bin of its own (draft_bins.own_bins)."""
-    logs = log_edges(numbers, edges, integer)
-    own = own_bins(numbers, logs or edges, integer)
-    col = Column(name, "numeric", edges=own[0] if own else logs or edges, integer=integer,
-                 nullable=nullable,
-                 draft_range=None if own or logs else {k: spec[k] for k in ("min", "max",
-                                                                             "bins")})
-    why = f"{what} in {len(logs or edges) - 1} " + (_SKEWED if logs else "equal bins")
-    say = str if integer else (lambda v: f"{v:g}")
-    return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
-                       if own else "")

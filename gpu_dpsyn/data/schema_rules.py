@@ -88,7 +88,9 @@ COLUMN_RULES = {
                                        "minute, second (or give 'bins')"},
                  "bins": _BINS_COUNT,
                  "timezone": {**_TEXT, "x-message": "'timezone' must be a name such as "
-                                                    "\"UTC\" or \"America/New_York\""}},
+                                                    "\"UTC\" or \"America/New_York\""},
+                 "format": {**_TEXT, "x-message": "'format' must be a layout such as "
+                                                  "\"%d.%m.%Y\" (strftime's codes)"}},
     "derived": {"from": {**_TEXT, "x-message": "'from' must name a column"},
                 "op": _TEXT,
                 "by": {"type": "integer", "minimum": 1,

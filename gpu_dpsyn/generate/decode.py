@@ -123,7 +123,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
             x = datetime.draw(col, c, u, numeric_decode == "midpoint")
             null = c == col.null_code if col.nullable else np.zeros(n, bool)
-            x = datetime.from_epoch(x, null, col).astype(want).array
+            x = datetime.as_output(datetime.from_epoch(x, null, col), col, want).array
         else:
             u = _draws(uniforms, key, j, n, call)
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")

@@ -32,6 +32,7 @@ class DatetimeSpec:
 
     def __init__(self, name: str, spec: dict, max_bins: int):
         self.timezone = _zone(name, spec.get("timezone"))
+        self.format = _layout(name, spec.get("format"))
         self.min = self._stamp(name, spec, "min")
         self.max = self._stamp(name, spec, "max")
         if self.max <= self.min:
@@ -68,7 +69,8 @@ class DatetimeSpec:
                               f"domain (max {max_bins}); use a coarser unit or fewer bins")
         self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
                      **({"unit": unit} if self.calendar else {"bins": bins}),
-                     **({"timezone": self.timezone} if self.timezone else {})}
+                     **({"timezone": self.timezone} if self.timezone else {}),
+                     **({"format": self.format} if self.format else {})}
 
     def _stamp(self, name, spec, key) -> pd.Timestamp:
         v = spec.get(key)
@@ -121,6 +123,42 @@ def _zone(name, tz):
     if not isinstance(tz, str):
         raise SchemaError(f"column {shown(name)}: 'timezone' must be a name, got {tz!r}")
     return tz
+
+
+_PROBE = pd.Timestamp("2001-02-03 04:05:06")  # no field equal to another
+
+
+def _layout(name, fmt):
+    """A "format": strftime codes that write a date and read it back (its year, month
+    and day), with no zone (a column's zone is its "timezone")."""
+    if fmt is None:
+        return None
+    if not isinstance(fmt, str):
+        raise SchemaError(f"column {shown(name)}: 'format' must be a layout such as "
+                          f"\"%d.%m.%Y\", got {fmt!r}")
+    if "%z" in fmt or "%Z" in fmt:
+        raise SchemaError(f"column {shown(name)}: 'format' {fmt!r} writes a time zone; give "
+                          "the column's zone as \"timezone\" and leave it out of the format")
+    try:
+        back = pd.to_datetime(_PROBE.strftime(fmt), format=fmt)
+    except (TypeError, ValueError):
+        back = pd.NaT
+    if back is pd.NaT or (back.year, back.month, back.day) != (2001, 2, 3):
+        raise SchemaError(f"column {shown(name)}: 'format' {fmt!r} writes no date that reads "
+                          "back (it needs a year, a month and a day, e.g. \"%d.%m.%Y\")")
+    return fmt
+
+
+def as_output(t: pd.Series, col, want) -> pd.Series:
+    """Datetimes t as the column's output of dtype `want`: text in its "format" where it
+    has one (and `want` is no datetime dtype), missing staying missing; each distinct
+    value written once (decoded values are bins' starts, few of them)."""
+    if not col.time.format or pd.api.types.is_datetime64_any_dtype(want):
+        return t.astype(want)
+    codes, uniq = pd.factorize(t)
+    text = np.asarray(pd.Index(uniq).strftime(col.time.format), dtype=object)
+    return pd.Series(np.where(codes < 0, None, text[np.maximum(codes, 0)]), index=t.index,
+                     dtype=object).astype(want)
 
 
 def _epoch(t: pd.Timestamp) -> int:
@@ -194,6 +232,13 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
             return pd.Series(pd.to_datetime(text, errors="raise"))
         except (TypeError, ValueError) as e:
             raise DataError(f"column {shown(col.name)} has values that are not dates: {e}") from None
+    if col.time.format is not None:  # its layout alone
+        t = pd.to_datetime(text, format=col.time.format, errors="coerce")
+        unparsed = t.isna().to_numpy() & ~na
+        if unparsed.any():
+            raise DataError(f"column {shown(col.name)} has values that are not dates written "
+                            f"as {col.time.format!r}: {_few(text[unparsed].unique())}")
+        return pd.Series(t)
     aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
     if aware[~na].any() and not aware[~na].all():
         raise DataError(f"column {shown(col.name)} mixes times with a UTC offset and times without "

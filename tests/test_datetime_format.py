@@ -1,0 +1,131 @@
+"""A datetime column written in another layout than ISO 8601 (24.12.2016, 12/24/2016):
+"format" names it; values are read in it, and the output is written in it."""
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.encoding import encode, to_schema_types
+from gpu_dpsyn.data.inference import infer_schema_with_summary
+from gpu_dpsyn.data.repair import repair
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import DataError, SchemaError
+
+SPEC = {"type": "datetime", "min": "2016-01-01", "max": "2016-12-31", "unit": "day"}
+
+
+def _schema(**extra):
+    return load_schema({"columns": {"d": {**SPEC, **extra},
+                                    "k": {"type": "categorical", "values": ["a", "b"]}}})
+
+
+def _dates(n: int, seed: int = 0) -> pd.Series:
+    rng = np.random.default_rng(seed)
+    return pd.Series(pd.Timestamp("2016-01-01")
+                     + pd.to_timedelta(rng.integers(0, 366, n), unit="D"))
+
+
+def test_values_in_the_layout_encode_as_their_iso_text_does():
+    t = _dates(200)
+    k = np.where(np.arange(200) % 3, "a", "b")
+    laid = pd.DataFrame({"d": t.dt.strftime("%d.%m.%Y"), "k": k})
+    iso = pd.DataFrame({"d": t.dt.strftime("%Y-%m-%d"), "k": k})
+    got = encode(laid, _schema(format="%d.%m.%Y"))
+    want = encode(iso, _schema())
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_the_schema_keeps_its_format():
+    s = _schema(format="%m/%d/%Y %H:%M")
+    assert s["d"].to_dict()["format"] == "%m/%d/%Y %H:%M"
+    assert load_schema(s.to_dict())["d"].time.format == "%m/%d/%Y %H:%M"
+    assert "format" not in _schema()["d"].to_dict()
+
+
+@pytest.mark.parametrize("fmt,match", [
+    ("dd.mm.yyyy", "no date"), ("%H:%M", "no date"), ("%d.%m", "no date"),
+    ("%d.%m.%Y %z", "time zone"), ("%d.%m.%Y %Z", "time zone"), (7, "format")])
+def test_bad_formats_are_refused(fmt, match):
+    with pytest.raises(SchemaError, match=r"'d'.*" + match):
+        _schema(format=fmt)
+
+
+def test_other_layouts_are_invalid_values():
+    df = pd.DataFrame({"d": ["24.12.2016", "2016-12-24", "12/24/2016", None],
+                       "k": ["a", "b", "a", "b"]})
+    s = load_schema({"columns": {"d": {**SPEC, "format": "%d.%m.%Y", "nullable": True},
+                                 "k": {"type": "categorical", "values": ["a", "b"]}}})
+    with pytest.raises(DataError, match=r"'d'.*written as '%d\.%m\.%Y'.*2016-12-24"):
+        encode(df, s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fixed = repair(df, s)
+    assert fixed["d"].notna().tolist() == [True, False, False, False]
+
+
+def test_the_output_is_written_in_the_layout(tmp_path):
+    t = _dates(600, seed=1)
+    df = pd.DataFrame({"d": t.dt.strftime("%d/%m/%Y"),
+                       "k": np.where(t.dt.month > 6, "a", "b")})
+    s = _schema(format="%d/%m/%Y")
+    out = Synthesizer(3.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    assert out["d"].notna().all()
+    assert out["d"].str.fullmatch(r"\d\d/\d\d/2016").all()
+    back = to_schema_types(out, s)  # read back as it was written
+    assert back["d"].tolist() == out["d"].tolist()
+    assert all(np.array_equal(a, b) for a, b in zip(encode(back, s), encode(out, s)))
+
+
+def test_the_command_line_reads_and_writes_the_layout(tmp_path):
+    t = _dates(400, seed=2)
+    data, schema, syn = tmp_path / "t.csv", tmp_path / "s.json", tmp_path / "o.csv"
+    pd.DataFrame({"d": t.dt.strftime("%d.%m.%Y"),
+                  "k": np.where(t.dt.day > 15, "a", "b")}).to_csv(data, index=False)
+    schema.write_text(json.dumps({"columns": {"d": {**SPEC, "format": "%d.%m.%Y"},
+                                              "k": {"type": "categorical",
+                                                    "values": ["a", "b"]}}}))
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(syn), "--seed", "1"]) == 0
+    got = pd.read_csv(syn, dtype=str)
+    assert got["d"].str.fullmatch(r"\d\d\.\d\d\.2016").all()
+
+
+def _draft(values):
+    df = pd.DataFrame({"d": values, "n": np.arange(len(values)) % 4})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return infer_schema_with_summary(df)
+
+
+@pytest.mark.parametrize("fmt", ["%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%Y/%m/%d",
+                                 "%d-%m-%Y", "%d.%m.%Y %H:%M", "%m/%d/%Y %H:%M:%S"])
+def test_a_draft_names_the_layout_its_dates_are_written_in(fmt):
+    t = _dates(500, seed=3) + pd.to_timedelta(np.arange(500) % 24, unit="h")
+    s, lines = _draft(t.dt.strftime(fmt).tolist())
+    col = s["d"]
+    assert col.kind == "datetime" and col.time.format == fmt
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert fmt in line
+
+
+def test_day_and_month_that_read_both_ways_are_said_to():
+    s, lines = _draft(["01/02/2020", "03/04/2020", "05/06/2020", "07/08/2020"] * 30)
+    assert s["d"].kind == "datetime"
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert "ambiguous" in line and "%d/%m/%Y" in line and "%m/%d/%Y" in line
+
+
+def test_dates_in_several_layouts_are_never_an_id():
+    rng = np.random.default_rng(4)  # nearly all distinct: drafted an id before
+    t = pd.Timestamp("1950-01-01") + pd.to_timedelta(rng.integers(0, 25000, 900), unit="D")
+    layouts = np.array(["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%b %d, %Y"])[np.arange(900) % 4]
+    values = [d.strftime(f) for d, f in zip(t, layouts)]
+    s, lines = _draft(values)
+    assert "d" not in s.names and "d" in s.ignored
+    assert s.unit_id is None
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert "layouts" in line and "ISO 8601" in line
