@@ -74,9 +74,11 @@ class DatetimeSpec:
 
     def _stamp(self, name, spec, key) -> pd.Timestamp:
         v = spec.get(key)
-        try:  # ISO 8601 alone: pd.Timestamp reads "01/03/2013" month-first, silently
-            t = pd.to_datetime(v, format="ISO8601") if isinstance(v, str) else pd.NaT
-        except (TypeError, ValueError):
+        try:  # ISO 8601 alone: pd.Timestamp reads "01/03/2013" month-first, silently, and
+            # "now" off the clock
+            t = pd.to_datetime(v, format="ISO8601") if isinstance(v, str) and \
+                not no_date_text(pd.Series([v]))[0] else pd.NaT
+        except (TypeError, ValueError, OverflowError):
             t = pd.NaT
         if t is pd.NaT:
             raise SchemaError(f"column {shown(name)}: '{key}' must be an ISO 8601 date or time "
@@ -87,11 +89,13 @@ class DatetimeSpec:
         if self.timezone is not None:
             t = t.tz_convert(self.timezone) if t.tz is not None else \
                 t.tz_localize(self.timezone, ambiguous=True, nonexistent="shift_forward")
-        try:
-            t.as_unit("ns")
-        except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
-            raise SchemaError(f"column {shown(name)}: '{key}' {v!r} lies outside the range of "
-                              "nanosecond timestamps (1677-09-22 to 2262-04-11)") from None
+        wall = t.tz_localize(None) if t.tz is not None else t
+        utc = t.tz_convert("UTC").tz_localize(None) if t.tz is not None else t
+        if not all(_FIRST <= x <= _LAST for x in (wall, utc)):
+            raise SchemaError(f"column {shown(name)}: '{key}' {v!r} lies outside the dates a "
+                              f"column holds, {_FIRST.date()} to {_LAST}: nanosecond "
+                              "timestamps, with room for a zone's offset and a calendar "
+                              "bin's start")
         return t
 
     def _calendar_edges(self, lo: int, hi: int) -> list:
@@ -125,6 +129,9 @@ def _zone(name, tz):
     return tz
 
 
+# the dates a column may hold: nanosecond timestamps (1677-09-21 to 2262-04-11), less a
+# margin that a zone's offset, a year bin's start and repair's +-2 days stay inside
+_FIRST, _LAST = pd.Timestamp("1678-01-01"), pd.Timestamp("2261-12-31 23:59:59")
 _PROBE = pd.Timestamp("2001-02-03 04:05:06")  # no field equal to another
 
 
