@@ -68,6 +68,27 @@ def _allowed(col) -> tuple:
         + _TEXTUAL
 
 
+def _check_storable(name: str, text: str, d) -> None:
+    """SchemaError for a dtype that decode or a writer would fail on after the budget is
+    spent: datetimes finer or coarser than pandas' four units (its cast refuses them),
+    a foreign byte order or floats wider than float64 (Arrow and Parquet store neither;
+    the values are float64 anyway)."""
+    unit = getattr(d, "unit", None) if isinstance(d, pd.DatetimeTZDtype) else \
+        np.datetime_data(d)[0] if isinstance(d, np.dtype) and d.kind == "M" else None
+    if unit is not None and unit not in ("s", "ms", "us", "ns"):
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} is in units pandas does "
+                          "not write; use seconds, ms, us or ns (e.g. 'datetime64[s]')")
+    np_d = d.numpy_dtype if isinstance(d, _MASKED) else d
+    if isinstance(np_d, np.dtype) and not np_d.isnative:
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} has the other byte order, "
+                          "which Arrow and Parquet cannot store; use its native name (e.g. "
+                          "'float64', 'int32')")
+    if isinstance(np_d, np.dtype) and np_d.kind in "fc" and np_d.itemsize > 8:
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} is wider than float64, "
+                          "which Arrow and Parquet cannot store and the values never need; "
+                          "use float64")
+
+
 def _range(col) -> tuple:
     """(lowest, highest, integer-valued) of the values the column takes."""
     if col.kind == "id":
@@ -105,11 +126,12 @@ def check_column(col) -> None:
         return
     try:
         d = pd.api.types.pandas_dtype(col.dtype) if isinstance(col.dtype, str) else None
-    except (TypeError, ValueError, ImportError):
+    except (TypeError, ValueError, ImportError, NotImplementedError):
         d = None
     if d is None:
         raise SchemaError(f"column {shown(name)}: 'dtype' {shown(col.dtype)} is not a pandas dtype "
                           "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category')")
+    _check_storable(name, col.dtype, d)
     allowed = _allowed(col)
     if _family(d) not in allowed:
         raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} does not fit a {col.kind} "
