@@ -210,7 +210,7 @@ HUGE = "v" * 200_000
         {"columns": {"c": {"type": "categorical", "values": ["a"]}}})),
     lambda: encode(pd.DataFrame({"c": [HUGE]}), load_schema(
         {"columns": {"c": {"type": "numeric", "min": 0, "max": 1}}})),
-    lambda: encode(pd.DataFrame({HUGE: [1]}), load_schema(
+    lambda: encode(pd.DataFrame({"c": [0.5], HUGE: [1]}), load_schema(
         {"columns": {"c": {"type": "numeric", "min": 0, "max": 1}}})),
     lambda: load_schema({"columns": {HUGE: {"type": "numeric", "min": 1, "max": 0}}}),
     lambda: load_schema({"columns": {"c": {"type": "categorical", "values": ["a"], "dtype": HUGE}}}),

@@ -141,6 +141,21 @@ def test_missing_and_extra_columns(flights, flights_schema):
         encode(flights.assign(bogus=1), flights_schema)
 
 
+def test_a_header_that_names_no_schema_column_is_not_repeated(tmp_path):
+    # no header row (or a blank first line): pandas reads the first record as the
+    # header, and the message showed its values
+    from gpu_dpsyn.data.ingest import read_table
+    from gpu_dpsyn.data.schema import load_schema
+    p = tmp_path / "t.csv"
+    p.write_text("secret-name,97\nbob,3\n")
+    s = load_schema({"columns": {"who": {"type": "categorical", "values": ["bob"]},
+                                 "n": {"type": "numeric", "min": 0, "max": 100}}})
+    with pytest.raises(DataError) as e:
+        encode(read_table(str(p), schema=s), s)
+    assert "secret" not in str(e.value) and "97" not in str(e.value)
+    assert "header" in str(e.value) and "'who'" in str(e.value)
+
+
 def test_value_outside_schema(backend, flights, flights_schema):
     bad = flights.copy()
     bad.loc[3, "carrier"] = "ZZ"

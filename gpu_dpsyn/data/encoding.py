@@ -123,6 +123,12 @@ def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
     names = [str(c) for c in df.columns]
     missing = [c for c in schema.names if c not in names]
     extra = [c for c in names if c not in schema.names and c not in schema.ignored]
+    if missing and len(missing) == len(schema.names):  # no header row, or a blank first
+        # line: the "names" are a record's values, not shown
+        raise DataError(f"data columns do not match the schema: none of its columns "
+                        f"[{_describe(missing, 20)}] is in the data's header; if the file has "
+                        "no header row (or a blank first line), add one (the header's "
+                        f"{len(names)} fields are not shown: they may be a record)")
     if missing or extra:
         parts = []
         if missing:
