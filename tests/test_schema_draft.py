@@ -82,6 +82,18 @@ def test_the_schema_command_sets_the_top_level_bounds(draft, capsys):
     assert draft.read_text() == before
 
 
+@pytest.mark.parametrize("a,b", [("max_records_per_individual=5", "max_records_per_individual=1"),
+                                 ('colour.values=["red","blue","green"]',
+                                  'colour.values=["red","blue"]')])
+def test_two_values_for_one_key_are_refused(draft, capsys, a, b):
+    # the last one was kept, silently: one record a person where five were meant
+    before = draft.read_text()
+    assert main(["schema", str(draft), "--set", a, "--set", b]) == 2
+    assert "twice" in capsys.readouterr().err
+    assert draft.read_text() == before
+    assert main(["schema", str(draft), "--set", a, "--set", a]) == 0  # the same: one
+
+
 def test_marking_values_reviewed_names_each_one_as_now_public(draft, capsys):
     # --reviewed all cleared every warning without a word about what it vouched for
     assert main(["schema", str(draft), "--reviewed", "all"]) == 0

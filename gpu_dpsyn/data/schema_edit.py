@@ -44,6 +44,13 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     ("all": every column); ignores: table columns to list in "ignored_columns" (taken out
     of "columns" if there).  A key set is reviewed too."""
     doc = json.loads(json.dumps(doc))  # a copy
+    given = {}
+    for name, key, value in sets:  # one value a key: the last would win unseen
+        where = key if name is None else f"{name}.{key}"
+        if where in given and given[where] != value:
+            raise SchemaError(f"--set gives {where} twice ({given[where]!r} and {value!r}); "
+                              "give one value")
+        given[where] = value
     cols = doc.get("columns")
     if not isinstance(cols, dict):
         raise SchemaError("gpu-dpsyn schema edits our schema form ('columns' as an object)")
