@@ -92,6 +92,8 @@ def test_pending_schema_round_trips_and_chosen_one_writes_edges():
     ({"private_quantiles": True}, {}, "integer >= 2"),
     ({"private_quantiles": 16}, {"max": 9}, "need at least 16 grid cells"),
     ({"private_quantiles": 16, "grid": 8}, {}, "need at least 16 grid cells"),
+    # a log grid of integers past int64 failed in NumPy before the range's own check
+    ({"private_quantiles": 4}, {"min": 1, "max": 1e20}, r"beyond \+-2\*\*53"),
     ({"private_quantiles": 4, "grid": 1}, {}, "'grid'"),
     ({"private_quantiles": 4, "grid": 1 << 17}, {}, "'grid'"),
     ({"private_quantiles": 4, "spacing": "sqrt"}, {}, "spacing"),

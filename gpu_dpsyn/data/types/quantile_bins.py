@@ -98,8 +98,8 @@ def parse(name: str, spec: dict, lo, hi, integer: bool) -> PrivateQuantiles:
 
 def _integer_grid(lo: int, hi: int, g: int, log: bool) -> list:
     top = hi + 1  # integer edges are half-open: the last one is one past the maximum
-    if log:
-        e = np.ceil(np.geomspace(lo, top, g + 1))
+    if log:  # (in floats: a range past int64 is refused after, by the range's own check)
+        e = np.ceil(np.geomspace(float(lo), float(top), g + 1))
     else:  # the integer rule of schema._numeric_edges: cells of floor/ceil(span / g)
         span = top - lo
         e = np.array([lo + -((-j * span) // g) for j in range(g + 1)], dtype=np.float64)
