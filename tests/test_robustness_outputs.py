@@ -788,3 +788,31 @@ def test_a_report_named_html_alone_is_taken(files, capsys, monkeypatch, name):
     from gpu_dpsyn.cli.paths import check_outputs
     tmp, real, schema = files
     check_outputs({"--report": str(tmp / name)}, [])
+
+
+# -- names the file system cannot take ------------------------------------------------------
+LONG = "a" * 300  # past NAME_MAX (255 bytes) on every common file system
+
+
+@pytest.mark.parametrize("where", ["--out", "--ledger", "input", "infer-schema --out",
+                                   "check input", "evaluate synthetic"])
+def test_a_name_too_long_is_one_line(files, capsys, where):
+    tmp, real, schema = files
+    long_csv, long_json = str(tmp / f"{LONG}.csv"), str(tmp / f"{LONG}.json")
+    args = {
+        "--out": _synth(real, schema, long_csv),
+        "--ledger": _synth(real, schema, tmp / "o.csv", "--ledger", long_json),
+        "input": _synth(long_csv, schema, tmp / "o.csv"),
+        "infer-schema --out": ["infer-schema", str(real), "--out", long_json],
+        "check input": ["check", long_csv, "--schema", str(schema)],
+        "evaluate synthetic": ["evaluate", str(real), long_csv, "--schema", str(schema)],
+    }[where]
+    assert main(args) != 0
+    one_line_error(capsys, "too long")
+
+
+def test_a_name_just_within_the_limit_is_written(files):
+    tmp, real, schema = files
+    out = tmp / ("b" * 251 + ".csv")  # 255 bytes: the temporary name beside it is longer
+    assert main(_synth(real, schema, out)) == 0
+    assert out.is_file() and _leftovers(tmp) == []

@@ -9,13 +9,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import check_kind, check_output, file_id, write_text
+from gpu_dpsyn.data.files import check_kind, check_name, check_output, file_id, write_text
+from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.evaluation import REPORT_TITLE
 
 
 def check_inputs(*paths) -> None:
     """A directory given as a table is named as one (read_table would say 'no such file')."""
     for path in paths:
+        if path:
+            check_name(path, f"cannot read {shown(str(path))}")
         if path and Path(path).is_dir():
             raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
 

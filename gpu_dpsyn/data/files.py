@@ -11,6 +11,7 @@ file is still there whole and the temporary file is removed.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import uuid
@@ -61,6 +62,20 @@ def _kind_suffix(p: Path) -> tuple:
     return tuple(s[-2:]) if s and s[-1] in PACKED else tuple(s[-1:])
 
 
+def check_name(path, where: str) -> None:
+    """DPSynError when the file system cannot take the name (a part of it past NAME_MAX,
+    255 bytes on common file systems, or the whole past PATH_MAX): every look at such a
+    path fails with ENAMETOOLONG."""
+    try:
+        os.lstat(path)
+    except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:
+            raise DPSynError(f"{where}: the name is too long for the file system "
+                             f"({e.strerror})") from None
+    except ValueError:  # a NUL byte: said by the callers' own checks
+        pass
+
+
 def check_output(path, flag: str | None = None) -> None:
     """DPSynError unless `path` can take a new file: it names a regular file or nothing
     yet, not a directory, a device, a FIFO, a dangling symlink or a symlink to a file
@@ -69,6 +84,7 @@ def check_output(path, flag: str | None = None) -> None:
     p, where = Path(path), _where(path, flag)
     if "\0" in str(p):  # the system refuses it (pathlib's checks say False to it)
         raise DPSynError(f"{where} holds a NUL byte; give a file name without one")
+    check_name(p, where)
     if p.is_symlink() and not p.exists():
         raise DPSynError(f"{where} is a dangling symlink (to {os.readlink(p)!r}); give a "
                          "file name")
@@ -124,8 +140,16 @@ def probe_directory(directory, where: str, name: str = "probe") -> None:
         pass
 
 
+_NAME_MAX = 255  # bytes of one name on common file systems
+
+
 def _temporary(target: Path) -> Path:
-    return target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
+    """A new name beside target: its own, cut where the tag would take it past
+    _NAME_MAX (a name of 250 bytes is one the system takes; its tagged twin was not)."""
+    name, tag = target.name, f".{uuid.uuid4().hex[:12]}.tmp"
+    while name and len(os.fsencode(f".{name}{tag}")) > _NAME_MAX:
+        name = name[:-1]
+    return target.parent / f".{name}{tag}"
 
 
 @contextmanager
