@@ -331,6 +331,21 @@ def test_evaluate_without_a_schema_reads_the_domain_of_both_tables(files, capsys
     assert "mean 1-way TVD" in capsys.readouterr().out
 
 
+def test_evaluate_without_a_schema_leaves_the_real_tables_ids_out(tmp_path, capsys):
+    # drafted from both tables, a real id 0..n-1 beside synthetic 1..n repeats: it was
+    # scored as a numeric column (mean 2-way TVD 0.52 against 0.27 with the schema)
+    rng = np.random.default_rng(0)
+    n = 600
+    real, syn = tmp_path / "real.csv", tmp_path / "syn.csv"
+    df = pd.DataFrame({"pid": np.arange(n), "a": rng.choice(["x", "y"], n),
+                       "b": rng.choice(["u", "v", "w"], n)})
+    df.to_csv(real, index=False)
+    df.assign(pid=np.arange(1, n + 1)).to_csv(syn, index=False)
+    assert main(["evaluate", str(real), str(syn), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mean 1-way TVD: 0.0000 (all 2 columns)" in out, out
+
+
 def test_evaluate_quiet_draws_no_progress_bars(files, capsys):
     tmp, real, schema = files
     copy = tmp / "copy.csv"

@@ -182,7 +182,7 @@ def evaluate(a) -> int:
     from gpu_dpsyn.evaluation.evaluate import (check_ml_tables, check_sklearn, check_target,
                                                ml_rows, ml_utility)
     from gpu_dpsyn.evaluation.fidelity import evaluate_tables
-    from gpu_dpsyn.data.inference import infer_schema
+    from gpu_dpsyn.data.inference import comparison_schema
     from gpu_dpsyn.data.schema import load_schema
     t0 = time.perf_counter()
     check_inputs(a.real, a.synthetic)
@@ -228,10 +228,8 @@ def evaluate(a) -> int:
                              f"repairs it ({read:,} rows read, every one dropped): see what "
                              f"it drops with gpu-dpsyn check {a.real} --schema {a.schema}")
     inferred = schema is None
-    if inferred:  # evaluation is not a release; the data's own domain is fine here, both
-        with warnings.catch_warnings():  # tables' (synthetic values the real one lacks)
-            warnings.simplefilter("ignore")
-            schema = infer_schema(pd.concat([real, syn], ignore_index=True))
+    if inferred:  # evaluation is not a release; the data's own domain is fine here
+        schema = comparison_schema(real, syn)
     if a.target:  # before the TVDs: an unknown target (no --schema) or too few rows
         check_ml_tables(real, syn, schema, a.target)
     # said once every check has passed (before, it came ahead of a refusal's one line)

@@ -27,6 +27,16 @@ def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
     return infer_schema_with_summary(df, max_categories, bins, id_columns)[0]
 
 
+def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
+    """A schema to compare two tables by (evaluate without one; not a release): both
+    tables' domains (synthetic values the real one lacks), the real table's ids kept ids
+    (beside the synthetic 1..n they repeat, and were scored as data)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ids = [c.name for c in infer_schema(real).columns if c.kind == "id"]
+        return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids)
+
+
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
                               id_columns=()) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review."""
