@@ -1,4 +1,6 @@
 """Derived columns: computed after synthesis from a public rule, never measured (finding 2)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -146,3 +148,35 @@ def test_a_date_part_as_fine_as_its_sources_unit_is_accepted(unit, op):
     load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",
                                    "max": "2020-01-03", "unit": unit},
                              "p": {"type": "derived", "from": "t", "op": op}}})
+
+
+def test_check_counts_the_rows_whose_derived_copy_disagrees(tmp_path, capsys):
+    # check is the preflight of --on-invalid error, which refuses such a table: it said
+    # nothing of them
+    from gpu_dpsyn.cli import main
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, 200)
+    df = pd.DataFrame({"x": x, "z": x // 10})
+    df.loc[[4, 9, 11], "z"] += 1
+    data, schema = tmp_path / "t.csv", tmp_path / "s.json"
+    df.to_csv(data, index=False)
+    schema.write_text(json.dumps({"columns": {
+        "x": {"type": "numeric", "integer": True, "min": 0, "max": 99},
+        "z": {"type": "derived", "from": "x", "op": "floordiv", "by": 10}}}))
+    assert main(["check", str(data), "--schema", str(schema)]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("z"))
+    assert "3 " in line and "x // 10" in line
+    assert "--on-invalid error" in out
+    df.loc[[4, 9, 11], "z"] -= 1
+    df.to_csv(data, index=False)
+    assert main(["check", str(data), "--schema", str(schema)]) == 0
+
+
+def test_the_disagreement_shows_integers_as_written():
+    df = pd.DataFrame({"x": [63, 12], "z": [0, 1]})
+    s = load_schema({"columns": {
+        "x": {"type": "numeric", "integer": True, "min": 0, "max": 99},
+        "z": {"type": "derived", "from": "x", "op": "floordiv", "by": 10}}})
+    with pytest.raises(DataError, match=r"first: x=63, z=0\)"):
+        encode(df, s)

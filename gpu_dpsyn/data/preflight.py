@@ -7,23 +7,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.encoding import _one
+from gpu_dpsyn.data.encoding import _one, _source_values
 from gpu_dpsyn.data.repair import _columns, _host, _no_id
 from gpu_dpsyn.data.schema import Schema
+from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.types import date_repair
 
 EXAMPLES = 3  # distinct values shown a finding
 
 # the findings --on-invalid error refuses (bounding drops records whatever it says)
 REFUSED = ("not allowed", "missing but", "outside the range", "true/false",
-           "with a UTC offset", "individual id missing")
+           "with a UTC offset", "individual id missing", "not derived")
 
 
 def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
     """(column, what the rule does, how many values, up to EXAMPLES of them as shown):
     what repair() would change."""
-    out = []
+    out, read = [], {}
     for col, r in _columns(df, schema):
+        read[col.name] = r
         to = "made missing" if col.nullable else \
             f"set to the fallback {col.fallback!r}" if col.fallback is not None else \
             "their rows dropped"
@@ -42,6 +44,7 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             if mask is not None and mask.any():  # (missing values need no example)
                 seen = examples(raw[mask]) if mask is not r.missing else []
                 out.append((col.name, what, int(mask.sum()), seen))
+    out += _derived(df, schema, read)
     unit = schema.unit_id
     if unit is not None:
         ids = _host(df[unit])
@@ -56,6 +59,32 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             out.append((unit, f"past max_records_per_individual ({bound}"
                         f"{'' if schema.max_records_per_individual else ', the default'}) "
                         "for their individual: dropped at random", past, []))
+    return out
+
+
+def _derived(df, schema: Schema, read: dict) -> list:
+    """The rows whose derived column disagrees with its rule (the data's copy is never
+    read: synthesize makes it from the source; --on-invalid error refuses the table),
+    among the rows whose source the rule leaves as it is."""
+    out = []
+    for col in (c for c in schema.columns if c.kind == "derived"):
+        src = schema[col.derive.source]
+        r = read.get(src.name)
+        keep = np.ones(len(df), dtype=bool) if r is None else \
+            ~(r.invalid | r.missing | r.clamped)
+        rows = df.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        try:
+            want = col.derive.apply(_source_values(rows, src))
+        except DataError:  # a source only the rule reads (offsets mixed): found above
+            continue
+        copy = _host(rows[col.name]).reset_index(drop=True)
+        got = pd.to_numeric(copy, errors="coerce").to_numpy(dtype=np.float64,
+                                                             na_value=np.nan)
+        differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+        if differ.any():
+            out.append((col.name, f"not derived as {col.derive.rule()} from their row's "
+                        f"{src.name}: synthesize makes them so", int(differ.sum()),
+                        examples(copy[differ])))
     return out
 
 

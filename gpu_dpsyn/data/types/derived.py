@@ -122,4 +122,9 @@ def check_data(s, col, source_values: pd.Series) -> None:
         i = int(np.argmin(same))
         raise DataError(f"column {shown(col.name)} is derived as {d.rule()} in the schema, but "
                         f"{int((~same).sum())} rows disagree (first: {d.source}="
-                        f"{source_values.iloc[i]}, {col.name}={s.iloc[i]})")
+                        f"{_plain(source_values.iloc[i])}, {col.name}={s.iloc[i]})")
+
+
+def _plain(v):
+    """A source value as written: a whole float (numbers are read as float64) as an int."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
