@@ -76,6 +76,14 @@ def test_schema_dtype_field_is_honoured():
     assert len(encode(out, schema)) == 5  # the output reads back under its own schema
 
 
+@pytest.mark.parametrize("dtype", ["int16", "i2", "<i2", "Int16", "uint8", "u1"])
+def test_an_integer_dtype_by_any_name_makes_the_column_integer(dtype):
+    # "int16" made it integer while "i2" was refused as not of kind float
+    s = load_schema({"columns": {"x": {"type": "numeric", "min": 0, "max": 9, "bins": 3,
+                                       "dtype": dtype}}})
+    assert s["x"].integer
+
+
 @pytest.mark.parametrize("spec,match", [
     ({"type": "numeric", "integer": True, "min": 0, "max": 300, "dtype": "int8"},
      r"'x'.*'int8' cannot hold .*\[0, 300\]"),

@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.errors import SchemaError
@@ -291,13 +292,23 @@ def integer_flag(name: str, spec: dict, dtype) -> bool:
         said_as = "integer" if whole else "float"
         raise SchemaError(f"column {shown(name)}: its type says {said_as} but \"integer\" "
                           f"is {str(flag).lower()}: give one")
-    int_dtype = str(dtype).lower().startswith(("int", "uint"))
+    int_dtype = _integer_dtype(dtype)
     if real and int_dtype:
         raise SchemaError(f"column {shown(name)}: its type says float but its dtype "
                           f"{shown(dtype)} is an integer one: give one")
     if flag is not None:
         return bool(flag)
     return whole or int_dtype
+
+
+def _integer_dtype(dtype) -> bool:
+    """An integer dtype by any of its names ("int16", "i2", "<i2", "Int16"); a name that
+    is no dtype is refused by the dtype's own check."""
+    try:
+        return isinstance(dtype, str) and pd.api.types.is_integer_dtype(
+            pd.api.types.pandas_dtype(dtype))
+    except (TypeError, ValueError, ImportError, NotImplementedError):
+        return False
 
 
 # -- a key given twice -----------------------------------------------------------------------
