@@ -173,8 +173,11 @@ def test_workload_weights_past_their_range_are_refused_at_construction(weight):
 def test_a_budget_that_buys_only_noise_past_any_table_is_refused_at_construction(
         eps, delta, sensitivity):
     # (1e-30, 1e-20) drew noise past 64 bits after the first charges
-    with pytest.raises(PrivacyParameterError, match="buys too little"):
+    with pytest.raises(PrivacyParameterError, match="buys too little") as e:
         Synthesizer(eps, delta, backend="cpu", progress=False, sensitivity=sensitivity)
+    # checked before the schema names its bound: "1 record(s) per individual" misled
+    # where the schema said 2
+    assert ("records per individual" in str(e.value)) == (sensitivity > 1)
 
 
 @pytest.mark.parametrize("schema", [None, 42, 1.5, ["a"]])

@@ -170,8 +170,9 @@ class Accountant:
         sigma = gaussian_sigma(self.rho, self.sensitivity)
         if sigma > MAX_WHOLE_SIGMA:
             raise PrivacyParameterError(
-                f"(epsilon={self.epsilon:g}, delta={self.delta:g}) with {self.sensitivity} "
-                f"record(s) per individual buys too little: the whole budget on one count "
+                f"(epsilon={self.epsilon:g}, delta={self.delta:g})"
+                + (f" with {self.sensitivity} records per individual" if self.sensitivity > 1
+                   else "") + " buys too little: the whole budget on one count "
                 f"would add noise of standard deviation {sigma:.3g} (at most "
                 f"{MAX_WHOLE_SIGMA:.3g}: a share of it could draw noise past 64 bits); use "
                 "a larger epsilon or delta" + (", or fewer records per individual"
