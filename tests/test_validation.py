@@ -177,7 +177,7 @@ def test_a_budget_that_buys_only_noise_past_any_table_is_refused_at_construction
         Synthesizer(eps, delta, backend="cpu", progress=False, sensitivity=sensitivity)
     # checked before the schema names its bound: "1 record(s) per individual" misled
     # where the schema said 2
-    assert ("records per individual" in str(e.value)) == (sensitivity > 1)
+    assert ("record" in str(e.value)) == (sensitivity > 1)
 
 
 @pytest.mark.parametrize("schema", [None, 42, 1.5, ["a"]])
