@@ -140,6 +140,7 @@ def no_reading(monkeypatch) -> None:
     def fail(*a, **k):
         pytest.fail("the input was read before the check")
     monkeypatch.setattr("gpu_dpsyn.cli.commands.read_table", fail)
+    monkeypatch.setattr("gpu_dpsyn.cli.drafting.read_table", fail)
 
 
 def one_line_error(capsys, *parts) -> None:

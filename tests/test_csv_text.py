@@ -74,6 +74,24 @@ def test_every_kind_is_pandas_text(seed):
     assert_as_pandas(every_kind(3000, seed))
 
 
+@pytest.mark.parametrize("sep,decimal,encoding", [(";", ",", "cp1252"), ("\t", ".", "utf-8"),
+                                                  ("|", ",", "latin-1")])
+def test_every_kind_in_a_dialect_is_pandas_text(sep, decimal, encoding):
+    from gpu_dpsyn.data.dialect import Dialect
+    df = every_kind(3000, 3)
+    df["semi;colon"] = df.pop("a,b")
+    for c in ("c", "o", "s"):  # text of the encoding (not U+FFFD), with the separators
+        df[c] = df[c].map(lambda v: v if not isinstance(v, str) else v + ";|\t",
+                          na_action="ignore").astype(df[c].dtype) if c != "c" else \
+            df[c].cat.rename_categories(lambda v: v + ";|\t")
+    d = Dialect(sep, decimal, None, encoding)
+    fmts = csv_text.formatters(df, d)
+    out = io.BytesIO()
+    csv_text.write_csv(df, fmts, out, d)
+    want = df.to_csv(index=False, sep=sep, decimal=decimal).encode(encoding)
+    assert out.getvalue() == want
+
+
 def test_floats_at_every_magnitude_and_layout_boundary():
     rng = np.random.default_rng(2)
     n = 200_000

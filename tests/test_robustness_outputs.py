@@ -191,7 +191,7 @@ def _failing_to_csv(monkeypatch, exc):
                 f.write("a,b\n1,")
         raise exc
 
-    def half_text(df, fmts, stream):
+    def half_text(df, fmts, stream, *dialect):
         stream.write(b"a,b\n1,")
         raise exc
     monkeypatch.setattr(pd.DataFrame, "to_csv", half)
@@ -656,7 +656,7 @@ def test_sigterm_while_writing_leaves_no_temporary_file(files, tmp_path):
     script.write_text(
         "import sys, time\n"
         "from gpu_dpsyn.data import csv_text\n"
-        "def slow(df, fmts, stream):\n"
+        "def slow(df, fmts, stream, *dialect):\n"
         "    stream.write(b'partial')\n"
         "    stream.flush()\n"
         "    print('writing', flush=True)\n"

@@ -6,7 +6,7 @@ import signal
 import sys
 import threading
 
-from gpu_dpsyn.cli import commands
+from gpu_dpsyn.cli import commands, drafting
 from gpu_dpsyn.cli.parser import build_parser
 from gpu_dpsyn.data.text import short
 from gpu_dpsyn.errors import DPSynError
@@ -14,7 +14,7 @@ from gpu_dpsyn.errors import DPSynError
 LINE_LIMIT = 2000  # characters of one error line
 
 COMMANDS = {"synthesize": commands.synthesize, "evaluate": commands.evaluate,
-            "infer-schema": commands.infer, "schema": commands.edit_schema,
+            "infer-schema": drafting.infer, "schema": commands.edit_schema,
             "check": commands.check}
 
 

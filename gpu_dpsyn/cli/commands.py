@@ -9,13 +9,11 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-import pandas as pd
-
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.cli.paths import (check_inputs, check_not_reviewed, check_outputs,
-                                 check_public, check_schema_out, spent, write_ledger)
+from gpu_dpsyn.cli.paths import (check_inputs, check_outputs, check_public,
+                                 check_schema_out, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
@@ -75,7 +73,7 @@ def synthesize(a) -> int:
         del df, public  # the release gets the memory checked before the table was read
         out = syn.sample(a.rows)
         with step(not a.quiet, f"write {a.out}"):
-            write_table(out, a.out, "--out")
+            write_table(out, a.out, "--out", schema.csv)
     rep = write_ledger(a, syn, syn.last_run.history)
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
@@ -360,39 +358,3 @@ def check(a) -> int:
         print("synthesize drops the records past the bound as said above, whatever "
               "--on-invalid says")
     return 1
-
-
-def infer(a) -> int:
-    from gpu_dpsyn.data.inference import infer_schema_with_summary
-    from gpu_dpsyn.data.values import replaced_bytes
-    check_inputs(a.input)
-    check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
-    check_not_reviewed(a.out)
-    df = read_table(a.input, as_text=True)  # "02134" and "NA" as written; types guessed
-    mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
-               replaced_bytes(df[c])]
-    if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
-        warnings.warn(f"{a.input!r} has bytes that are no UTF-8 in column(s) "
-                      f"{', '.join(map(repr, mangled[:5]))} (a "
-                      "latin-1 or Windows-1252 file?): they read as U+FFFD and the draft "
-                      "lists them so; save the file as UTF-8 first", UserWarning)
-    for c in a.id or ():
-        if c not in df.columns:
-            raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
-                             f"{list(df.columns)}")
-    schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
-    schema.save(a.out, "--out")
-    print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
-          "(NOT private): review every line and replace what you can with public facts:",
-          file=sys.stderr)
-    print("\n".join(summary), file=sys.stderr)
-    unit = schema.unit_id
-    if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each
-        print(f"{unit!r} names the individual: add \"max_records_per_individual\": "
-              "N to the schema, a public bound on one individual's records (without it, one "
-              "record of each is kept)", file=sys.stderr)
-    elif unit is not None:
-        print(f"{unit!r}, guessed an id, names the individual, one record of each kept: if "
-              "a person may have several records, draft again with --id naming the column "
-              "that names them", file=sys.stderr)
-    return 0

@@ -151,6 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "32)")
     i.add_argument("--id", action="append",
                    help="an id column (repeatable): never synthesized, identifies individuals")
+    for flag, what in (("--separator", "the field separator (default: ',', or what the "
+                                       "header shows: ';', a tab, '|')"),
+                       ("--decimal", "the decimal mark: '.' or ',' (default: what the "
+                                     "numbers show)"),
+                       ("--thousands", "the digit grouping mark in numbers (2 399,80: ' ')"),
+                       ("--encoding", "the text encoding (default: utf-8, or cp1252 for a "
+                                      "file that is no UTF-8)")):
+        i.add_argument(flag, help=f"CSV: {what}; kept in the schema's \"csv\"")
     c = sub.add_parser("check", help="list the values of a table the schema does not allow, "
                                      "and what synthesize would do with them (NOT private)")
     c.add_argument("input", help="the table to check")
@@ -164,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "colour.type=categorical, colour.values='[\"red\", \"blue\"]'; "
                         "a numeric range replaces drafted edges; VALUE null removes the key; "
                         "max_records_per_individual=5 (also max_rows, individual_id) sets the "
-                        "schema's own")
+                        "schema's own; csv.separator=';' (also decimal, thousands, encoding) "
+                        "the CSV file's dialect")
     k.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help="remove a column from the schema (repeatable)")
     k.add_argument("--ignore", action="append", default=[], metavar="COLUMN",

@@ -10,23 +10,26 @@ before would change.  Here the text is pandas':
   is positional (1e-4 <= |x| < 1e10, compared on 10^7 values); NumPy formats the others,
   and a whole number gets its ".0";
 - booleans True / False, nulls empty;
-- text quoted only where the csv module quotes it (a comma, a quote, a line break);
+- text quoted only where the csv module quotes it (the separator, a quote, a line break);
 - datetimes in pandas' one layout per column: dates alone when every value is a midnight,
   else seconds with the fraction digits (3, 6 or 9) that the finest value needs.
 A column of any other kind (time zones, float32, mixed objects) or a frame of one column
-goes to pandas whole (`formatters` returns None): slower, never different.
+goes to pandas whole (`formatters` returns None): slower, never different.  A dialect
+(data/dialect.py: another separator, a decimal comma, another encoding) is written as
+`to_csv(sep=..., decimal=...)` writes it, then encoded.
 """
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core import threads
+from gpu_dpsyn.data.dialect import DEFAULT, Dialect
 
 ROWS = 1 << 20  # rows formatted and joined at a time: bounds the text held in memory
-_QUOTED = '[",\r\n]'  # what makes the csv module quote a field (QUOTE_MINIMAL)
 _NS = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 _YEARS = (-62135596800, 253402300800)  # seconds at 0001-01-01 and 10000-01-01
 
@@ -42,11 +45,12 @@ def _s(x: str):
     return pa.scalar(x, pa.large_string())
 
 
-def escaped(text):
-    """Arrow strings as the csv module writes them (QUOTE_MINIMAL), nulls empty."""
+def escaped(text, sep: str = ","):
+    """Arrow strings as the csv module writes them (QUOTE_MINIMAL: where they hold the
+    separator, a quote or a line break), nulls empty."""
     pa, pc = _pa()
     text = pc.fill_null(text.cast(pa.large_string()), "")
-    need = pc.match_substring_regex(text, _QUOTED)
+    need = pc.match_substring_regex(text, f'["{re.escape(sep)}\r\n]')
     if not pc.any(need).as_py():
         return text
     quoted = pc.binary_join_element_wise(_s('"'), pc.replace_substring(text, '"', '""'), _s('"'),
@@ -54,8 +58,9 @@ def escaped(text):
     return pc.if_else(need, quoted, text)
 
 
-def float_text(x: np.ndarray):
-    """NumPy's repr of each float64, which is pandas' float text; NaN null (empty)."""
+def float_text(x: np.ndarray, decimal: str = "."):
+    """NumPy's repr of each float64, which is pandas' float text (its "." the decimal
+    mark given, as to_csv(decimal=...) writes it); NaN null (empty)."""
     pa, pc = _pa()
     text = pc.cast(pa.array(x), pa.large_string())
     whole = pc.invert(pc.match_substring_regex(text, "[.eni]"))  # 7 -> 7.0, -0 -> -0.0
@@ -66,6 +71,8 @@ def float_text(x: np.ndarray):
         fixed = np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
         fixed[other] = x[other].astype(str)
         text = pa.array(fixed, pa.large_string())
+    if decimal != ".":
+        text = pc.replace_substring(text, ".", decimal)
     gone = np.isnan(x)
     return pc.if_else(pa.array(gone), pa.scalar(None, pa.large_string()), text) \
         if gone.any() else text
@@ -89,10 +96,10 @@ def datetime_layout(ints: np.ndarray, null: np.ndarray, unit: str):
     return "%Y-%m-%d %H:%M:%S", unit
 
 
-def _lookup(texts: list, codes_of):
+def _lookup(texts: list, codes_of, sep: str = ","):
     """rows -> the text of each row's code (code -1: empty) from a short table."""
     pa, pc = _pa()
-    table = escaped(pa.array(texts + [""], pa.large_string()))
+    table = escaped(pa.array(texts + [""], pa.large_string()), sep)
 
     def fmt(a, b):
         c = codes_of(a, b)
@@ -100,17 +107,18 @@ def _lookup(texts: list, codes_of):
     return fmt
 
 
-def formatter(s: pd.Series):
+def formatter(s: pd.Series, dialect: Dialect = DEFAULT):
     """fmt(a, b): rows a..b of s as escaped Arrow text without nulls; None when this
     module does not write s's kind exactly (the frame then goes to pandas)."""
     pa, pc = _pa()
+    sep, decimal = dialect.separator, dialect.decimal
     d = s.dtype
     if isinstance(d, pd.CategoricalDtype):
         cats = d.categories
         if pd.api.types.infer_dtype(cats, skipna=False) != "string":
             return None
         codes = s.cat.codes.to_numpy()
-        return _lookup(list(cats), lambda a, b: codes[a:b])
+        return _lookup(list(cats), lambda a, b: codes[a:b], sep)
     if d == np.dtype(bool):
         x = s.to_numpy()
         return _lookup(["False", "True"], lambda a, b: x[a:b].view(np.int8))
@@ -122,7 +130,7 @@ def formatter(s: pd.Series):
         return lambda a, b: pc.fill_null(pc.cast(arr.slice(a, b - a), pa.large_string()), "")
     if d == np.dtype(np.float64) or isinstance(d, pd.Float64Dtype):
         x = s.to_numpy(np.float64, na_value=np.nan)
-        return lambda a, b: pc.fill_null(float_text(x[a:b]), "")
+        return lambda a, b: pc.fill_null(float_text(x[a:b], decimal), "")
     if isinstance(d, np.dtype) and d.kind == "M":
         unit = np.datetime_data(d)[0]
         ints = s.to_numpy().view(np.int64)
@@ -142,32 +150,37 @@ def formatter(s: pd.Series):
         return lambda a, b: pa.array([""] * (b - a), pa.large_string())
     if isinstance(d, pd.StringDtype) or kind == "string":
         return lambda a, b: escaped(pa.array(s.iloc[a:b].array, pa.large_string(),
-                                             from_pandas=True))
+                                             from_pandas=True), sep)
     return None
 
 
-def formatters(df: pd.DataFrame):
+def formatters(df: pd.DataFrame, dialect: Dialect = DEFAULT):
     """One formatter a column, or None when pandas must write df."""
     if df.shape[1] < 2 or not df.columns.is_unique or \
             not all(isinstance(c, str) for c in df.columns):
         return None  # one column: the csv module quotes its empty fields; names: pandas'
     out = []
     for j in range(df.shape[1]):
-        f = formatter(df.iloc[:, j])
+        f = formatter(df.iloc[:, j], dialect)
         if f is None:
             return None
         out.append(f)
     return out
 
 
-def write_csv(df: pd.DataFrame, fmts: list, stream) -> None:
-    """df as pandas' to_csv(index=False) text, into a binary stream, ROWS rows at a time;
-    the blocks of a chunk are formatted on the host's threads (Arrow's kernels release
-    the GIL) and written in order."""
+def write_csv(df: pd.DataFrame, fmts: list, stream, dialect: Dialect = DEFAULT) -> None:
+    """df as pandas' to_csv(index=False, sep=..., decimal=...) text in the dialect's
+    encoding, into a binary stream, ROWS rows at a time; the blocks of a chunk are
+    formatted on the host's threads (Arrow's kernels release the GIL) and written in
+    order.  fmts: formatters(df, dialect)."""
     pa, pc = _pa()
-    nl = os.linesep  # pandas' line terminator
-    head = escaped(pa.array([str(c) for c in df.columns], pa.large_string()))
-    stream.write((",".join(head.to_pylist()) + nl).encode())
+    nl, sep = os.linesep, dialect.separator  # pandas' line terminator
+    utf8 = dialect.encoding.replace("_", "-").lower() in ("utf-8", "utf8")
+
+    def write(data) -> None:  # Arrow's text is UTF-8
+        stream.write(data if utf8 else bytes(data).decode("utf-8").encode(dialect.encoding))
+    head = escaped(pa.array([str(c) for c in df.columns], pa.large_string()), sep)
+    write((sep.join(head.to_pylist()) + nl).encode())
     for a in range(0, len(df), ROWS):
         b = min(a + ROWS, len(df))
         text = {}
@@ -176,10 +189,10 @@ def write_csv(df: pd.DataFrame, fmts: list, stream) -> None:
             cols = [f(a + lo, a + hi).cast(pa.large_string()) for f in fmts]
             # a column Arrow holds in pieces (pd.concat, read_csv, Parquet row groups)
             cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols]
-            row = pc.binary_join_element_wise(*cols, _s(","))
+            row = pc.binary_join_element_wise(*cols, _s(sep))
             text[lo] = pc.binary_join_element_wise(row, _s(""), _s(nl))  # row + nl + ""
         threads.each(block, b - a, len(fmts))
         for lo in sorted(text):
             _, offsets, data = text[lo].buffers()
             o = np.frombuffer(offsets, np.int64)[text[lo].offset:][:len(text[lo]) + 1]
-            stream.write(memoryview(data)[int(o[0]):int(o[-1])])
+            write(memoryview(data)[int(o[0]):int(o[-1])])

@@ -12,6 +12,7 @@ import bz2
 import contextlib
 import gzip
 import io
+import json
 import lzma
 import os
 import re
@@ -23,6 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.data import csv_text, line_ends, parquet_types
+from gpu_dpsyn.data.dialect import (DEFAULT as DEFAULT_DIALECT, Dialect, number_columns,
+                                    unwritable)
 from gpu_dpsyn.data.files import check_output, packing, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
@@ -49,6 +52,10 @@ def table_format(path, flag: str | None = None) -> str:
 def check_writable(schema, path, flag: str = "--out") -> None:
     """Refuse, before anything is read, a schema whose output the format cannot store."""
     if table_format(path, flag) != "parquet":
+        why = unwritable(schema, schema.csv)
+        if why:  # (found once the fit drew it, after the spend)
+            raise DPSynError(f"{flag} {shown(str(path))}: {why}; list it in its spelling "
+                             "there, or write another \"encoding\" under \"csv\"")
         return
     from gpu_dpsyn.data.dtypes import output_dtype, value_kind
     for col in schema.columns:
@@ -95,10 +102,11 @@ def _family_name(d) -> str:
     return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
 
 
-def write_table(df, path, flag: str | None = None) -> None:
+def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DIALECT) -> None:
     """Write df in the format its name asks for (checked by table_format first), whole or
     not at all: to a temporary file beside it, which then replaces it (files.replacing);
-    a failure is a DPSynError naming the path and leaves an earlier file as it was."""
+    a failure is a DPSynError naming the path and leaves an earlier file as it was.  A
+    CSV is written in `dialect` (the schema's "csv")."""
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"write_table needs a pandas DataFrame, got {type(df).__name__}")
     fmt = table_format(path, flag)
@@ -114,17 +122,18 @@ def write_table(df, path, flag: str | None = None) -> None:
                                 f"{parquet_problem(df, e)}") from None
             return
         with _compressing(tmp, suffix, name) as stream:
-            _csv_into(df, stream)
+            _csv_into(df, stream, dialect)
 
 
-def _csv_into(df, stream) -> None:
-    """df as pandas' to_csv(index=False) text into a binary stream: by csv_text, or where
-    it leaves a kind to pandas, by pandas (its text, our stream)."""
-    fmts = csv_text.formatters(df)
+def _csv_into(df, stream, dialect: Dialect = DEFAULT_DIALECT) -> None:
+    """df as pandas' to_csv(index=False) text into a binary stream, in the dialect: by
+    csv_text, or where it leaves a kind to pandas, by pandas (its text, our stream)."""
+    fmts = csv_text.formatters(df, dialect)
     if fmts is None:
-        df.to_csv(stream, index=False, mode="wb")
+        df.to_csv(stream, index=False, mode="wb", sep=dialect.separator,
+                  decimal=dialect.decimal, encoding=dialect.encoding)
     else:
-        csv_text.write_csv(df, fmts, stream)
+        csv_text.write_csv(df, fmts, stream, dialect)
 
 
 @contextlib.contextmanager
@@ -188,6 +197,8 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
         opts["dtype"] = str
     elif schema is not None:
         opts["dtype"] = {c.name: str for c in schema.columns if c.kind in _TEXT_KINDS}
+        if not schema.csv.plain:  # read by the row-local rule, value by value (dialect)
+            opts["dtype"].update({c: str for c in number_columns(schema)})
         # a column that lists "" as a value (and has no null) reads empty cells as ""
         opts["na_values"] = {c.name: [""] for c in schema.columns
                              if not (c.kind == "categorical" and "" in c.values and
@@ -213,13 +224,14 @@ def lenient_options() -> dict:
 
 
 def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = False,
-               lenient: bool = True):
+               lenient: bool = True, dialect: Dialect | None = None):
     """A pandas DataFrame (engine 'pandas') or a cuDF one (engine 'cudf').  Given the
     schema, a CSV's categorical, datetime and id columns are read as text and only empty
     cells are missing; encode() then checks every value against the schema.  lenient (as
     fit's default on_invalid="repair"): a CSV's bytes that are no UTF-8 are read by the
     row-local rule (lenient_options); False: refused, as on_invalid="error" refuses bad
-    values."""
+    values.  A CSV is read in the schema's dialect ("csv"), else in `dialect` (a draft's),
+    else as UTF-8 separated by commas."""
     if not isinstance(path, (str, os.PathLike)):
         raise DPSynError(f"read_table's path must be a file path (str or os.PathLike), got "
                          f"{type(path).__name__}")
@@ -240,6 +252,10 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
     if engine not in ("pandas", "cudf"):
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
+    d = schema.csv if schema is not None else dialect or DEFAULT_DIALECT
+    if engine == "cudf" and not parquet and d != DEFAULT_DIALECT:
+        raise DPSynError(f"reader 'cudf' reads UTF-8 CSV separated by commas, not "
+                         f"{shown(str(path))}'s dialect ({d.to_dict()}); use --reader pandas")
     with reading(path):
         binary = parquet_types.check(p, schema) if parquet else []
         if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
@@ -251,16 +267,21 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             return without_ignored(df, schema)
         if parquet:
             return without_ignored(parquet_types.as_text(pd.read_parquet(p), binary), schema)
-        opts = dict(csv_options(schema, as_text), **(lenient_options() if lenient else {}))
+        opts = dict(csv_options(schema, as_text), **d.read_options(),
+                    **(lenient_options() if lenient else {}))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by
             # chunk and warns where two disagree: one record's text would decide that
             # warning, and repair reads each value alone whatever the guess
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             df = line_ends.read_csv(p, **opts)
-            check_separator(p, df.columns, schema)
+            check_separator(p, df.columns, schema, d)
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
-        check_header(p, df)
+        check_header(p, df, d)
+        if schema is not None and not d.plain:
+            for c in number_columns(schema):  # each value alone: the row-local rule
+                if c in df.columns:
+                    df[c] = d.number(df[c])
         return without_ignored(df, schema)
 
 
@@ -308,29 +329,42 @@ def reread_trailing(path, df, opts: dict):
 _MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
 
 
-def check_separator(path, columns, schema=None) -> None:
-    """DataError when the header reads as one column whose name holds a semicolon or a
-    tab: a file separated otherwise than by commas (a spreadsheet saved in a locale that
-    writes decimal commas, a TSV), which would be read as one column of text.  The header
-    alone decides (no record does); a schema declaring that very name says it is one."""
+SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def header_separator(columns, dialect: Dialect = DEFAULT_DIALECT) -> str | None:
+    """The separator a header read as one column holds, other than the dialect's: the
+    file is separated otherwise (a spreadsheet saved where decimals take commas, a TSV).
+    The header alone decides (no record does)."""
     names = [str(c) for c in columns]
-    sep = next((c for c in (";", "\t") if len(names) == 1 and c in names[0]), None)
-    if sep and not (schema is not None and names[0] in schema.names):
+    return next((c for c in SEPARATORS if c != dialect.separator and len(names) == 1
+                 and c in names[0]), None)
+
+
+def check_separator(path, columns, schema=None, dialect: Dialect = DEFAULT_DIALECT) -> None:
+    """DataError when the header reads as one column holding another separator
+    (header_separator), which would be read as one column of text; a schema declaring
+    that very name says it is one."""
+    sep = header_separator(columns, dialect)
+    name = str(list(columns)[0]) if sep else ""
+    if sep and not (schema is not None and name in schema.names):
         raise DataError(f"cannot read {shown(str(path))}: its header is one column, "
-                        f"{shown(names[0])}, so it looks separated by "
-                        f"{'semicolons' if sep == ';' else 'tabs'}; CSV files are read "
-                        "comma-separated: save it with commas first (or, if it is one "
-                        "column, declare it in the schema)")
+                        f"{shown(name)}, so it looks separated by {SEPARATORS[sep]}, not "
+                        f"{SEPARATORS.get(dialect.separator, repr(dialect.separator))}: "
+                        f"declare it in the schema (\"csv\": {{\"separator\": "
+                        f"{json.dumps(sep)}}}; data/dialect.py), or if it is one column, "
+                        "that column")
 
 
-def check_header(path, df) -> None:
+def check_header(path, df, dialect: Dialect = DEFAULT_DIALECT) -> None:
     """DataError naming a column the CSV header gives twice (pandas would read the second
     as "color.1" and a drafted schema would name it so)."""
     names = [str(c) for c in df.columns]
     if not any(m and m.group(1) in names for m in map(_MANGLED.match, names)):
         return  # nothing that looks renamed: no second read
     header = line_ends.read_csv(path, header=None, nrows=1, dtype=str,
-                                keep_default_na=False, index_col=False).iloc[0].tolist()
+                                keep_default_na=False, index_col=False,
+                                **dialect.read_options()).iloc[0].tolist()
     seen = set()
     for h in header:
         if h in seen:

@@ -78,6 +78,10 @@ def read_csv(source, **opts) -> pd.DataFrame:
     compression = opts.pop("compression", "infer")
     with get_handle(source, "rb", compression=compression, is_text=False) as handles:
         stream = LineEnds(handles.handle)
+        if stream._held.startswith((b"\xff\xfe", b"\xfe\xff")):  # (UTF-32's too)
+            raise ValueError("the file is UTF-16 or UTF-32 text (its first bytes say so): "
+                             "save it as UTF-8, or in an 8-bit encoding named under \"csv\" "
+                             "in the schema")
         if not stream.lone_cr:
             opts["lineterminator"] = "\n"
         return pd.read_csv(io.BufferedReader(stream, _CHUNK), **opts)

@@ -18,6 +18,7 @@ import numpy as np
 
 from gpu_dpsyn.data import schema_rules as rules
 from gpu_dpsyn.data.schema_rules import read_document  # noqa: F401 (its callers import it here)
+from gpu_dpsyn.data.dialect import DEFAULT as DEFAULT_DIALECT, Dialect, dialect_from_spec
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.files import write_text
 from gpu_dpsyn.data.matching import plain, value_key
@@ -130,6 +131,7 @@ class Schema:
     drafted: list = field(default_factory=list)
     budgets: list = field(default_factory=list)  # NIST runs' (epsilon, delta): a fit warns
     ignored: list = field(default_factory=list)  # table columns never used ("ignored_columns")
+    csv: Dialect = DEFAULT_DIALECT  # how its CSV files are written ("csv": data/dialect.py)
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
@@ -153,7 +155,7 @@ class Schema:
                                self.individual_id, self.ignored)
 
     def __setstate__(self, state) -> None:  # a model saved before "ignored_columns"
-        self.__dict__.update({"ignored": [], **state})
+        self.__dict__.update({"ignored": [], "csv": DEFAULT_DIALECT, **state})
 
     @property
     def unit_id(self) -> str | None:
@@ -195,7 +197,7 @@ class Schema:
                         within=within.get(c.name)) if c.name in edges else c
                 for c in self.columns]
         return Schema(cols, self.max_records_per_individual, self.individual_id, self.max_rows,
-                      ignored=self.ignored)
+                      ignored=self.ignored, csv=self.csv)
 
     def __getitem__(self, name: str) -> Column:
         for c in self.columns:
@@ -213,6 +215,8 @@ class Schema:
             d["max_rows"] = self.max_rows
         if self.ignored:
             d["ignored_columns"] = list(self.ignored)
+        if self.csv.to_dict():
+            d["csv"] = self.csv.to_dict()
         if self.drafted:
             d["_drafted_from_data"] = list(self.drafted)
         return d
@@ -367,7 +371,7 @@ def schema_from_dict(d: dict) -> Schema:
     return Schema([column_from_spec(str(k), v) for k, v in cols.items()], sens,
                   d.get("individual_id"), max_rows, drafted,
                   [(r.get("epsilon"), r.get("delta")) for r in runs if "epsilon" in r],
-                  list(d.get("ignored_columns") or []))
+                  list(d.get("ignored_columns") or []), dialect_from_spec(d.get("csv")))
 
 
 def warn_drafted(drafted: list, stacklevel: int = 3) -> None:

@@ -21,7 +21,8 @@ TOP_KEYS = ("max_records_per_individual", "max_rows", "individual_id")
 
 
 def parse_setting(text: str) -> tuple:
-    """'COLUMN.KEY=VALUE' -> (column, key, value), 'KEY=VALUE' for one of TOP_KEYS ->
+    """'COLUMN.KEY=VALUE' -> (column, key, value) ("csv.KEY=VALUE": the schema's "csv"
+    unless a column is named so), 'KEY=VALUE' for one of TOP_KEYS ->
     (None, key, value); VALUE as JSON when it parses (numbers, true/false, lists), else
     as text."""
     where, eq, value = text.partition("=")
@@ -96,6 +97,15 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                 doc.pop(key, None)
             else:
                 doc[key] = value
+            continue
+        if name == "csv" and name not in cols:  # the file's dialect (data/dialect.py)
+            csv = doc.setdefault("csv", {})
+            if value is None:
+                csv.pop(key, None)
+            else:
+                csv[key] = str(value)  # text: "--set csv.decimal=," and all
+            if not csv:
+                doc.pop("csv")
             continue
         spec = column(name)
         if key in ("type", "kind") and value != spec.get(key):

@@ -120,6 +120,12 @@ DOCUMENT_RULES = {
                             "uniqueItems": True,
                             "x-message": "ignored_columns must be a list of distinct "
                                          "column names"},
+        # how the CSV file is written (data/dialect.py)
+        "csv": {"type": "object", "additionalProperties": False,
+                "properties": {k: {"type": ["string"] + (["null"] if k == "thousands" else []),
+                                   "x-message": f"csv '{k}' must be text"}
+                               for k in ("separator", "decimal", "thousands", "encoding")},
+                "x-message": "csv must be an object (separator, decimal, thousands, encoding)"},
         # infer-schema's draft: the values read off the data, until they are reviewed
         "_drafted_from_data": {"type": "array", "items": _TEXT,
                                "x-message": "_drafted_from_data must be a list of "

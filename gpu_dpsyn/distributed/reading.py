@@ -6,6 +6,7 @@ import glob
 import os
 
 from gpu_dpsyn.data import line_ends, parquet_types
+from gpu_dpsyn.data.dialect import number_columns
 from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
@@ -68,9 +69,10 @@ def read_partitioned(path, schema, row_local: bool = False):
         _same_columns(files, [a.names for a in fields])
         df = without_ignored(dd.read_parquet(_literal(files)), schema)
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
-    opts = csv_options(schema)
-    opts["dtype"].update({c.name: str if row_local else "float64" for c in schema.columns
-                          if c.kind in _NUMBER_KINDS})
+    d = schema.csv  # its dialect (data/dialect.py): numbers as text where not plain
+    opts = dict(csv_options(schema), **d.read_options())
+    opts["dtype"].update({c.name: str if row_local or not d.plain else "float64"
+                          for c in schema.columns if c.kind in _NUMBER_KINDS})
     if row_local:
         opts.update(lenient_options())
     heads = [_named(f, _first_rows, opts, schema) for f in files]
@@ -78,7 +80,17 @@ def read_partitioned(path, schema, row_local: bool = False):
     if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
         opts["index_col"] = False               # with other extra fields were refused
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
-    return without_ignored(read_csv(_literal(files), blocksize=None, **opts), schema)
+    df = without_ignored(read_csv(_literal(files), blocksize=None, **opts), schema)
+    return df if d.plain else df.map_partitions(_numbers_of, schema)
+
+
+def _numbers_of(part, schema):
+    """A partition's number columns as plain number text, each value alone (as
+    read_table reads them: dialect.Dialect.number)."""
+    for c in number_columns(schema):
+        if c in part.columns:
+            part[c] = schema.csv.number(part[c])
+    return part
 
 
 def _literal(files) -> list:
@@ -111,8 +123,8 @@ def _first_rows(path, opts: dict, schema) -> tuple:
     (DataError naming the file); trailing: the rows end in a trailing delimiter, which is
     then read without it."""
     head = line_ends.read_csv(path, nrows=100, **opts)
-    check_separator(path, head.columns, schema)
-    check_header(path, head)
+    check_separator(path, head.columns, schema, schema.csv)
+    check_header(path, head, schema.csv)
     if default_index(head):
         return head, False
     return reread_trailing(path, head, dict(opts, nrows=100)), True

@@ -1,0 +1,59 @@
+"""gpu-dpsyn infer-schema: a draft schema read off a table (NOT private), each guess on a
+line for review; the file's CSV dialect found or given (data/draft_dialect.py)."""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import pandas as pd
+
+from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs
+from gpu_dpsyn.data.files import JSON
+from gpu_dpsyn.data.ingest import read_table
+from gpu_dpsyn.errors import DPSynError
+
+
+def infer(a) -> int:
+    from gpu_dpsyn.data.draft_dialect import (as_numbers, file_dialect, given_dialect,
+                                              number_dialect)
+    from gpu_dpsyn.data.inference import infer_schema_with_summary
+    from gpu_dpsyn.data.values import replaced_bytes
+    check_inputs(a.input)
+    check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
+    check_not_reviewed(a.out)
+    given = given_dialect(a)
+    dialect, notes = file_dialect(a.input, given)  # a bad flag refused before reading
+    # "02134" and "NA" as written; types guessed
+    df = read_table(a.input, as_text=True, dialect=dialect)
+    dialect, more = number_dialect(df, dialect, given)
+    df, notes = as_numbers(df, dialect), notes + more
+    mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
+               replaced_bytes(df[c])]
+    if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
+        warnings.warn(f"{a.input!r} has bytes that {dialect.encoding} cannot read in "
+                      f"column(s) {', '.join(map(repr, mangled[:5]))}: they read as U+FFFD "
+                      "and the draft lists them so; give the file's own --encoding",
+                      UserWarning)
+    for c in a.id or ():
+        if c not in df.columns:
+            raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
+                             f"{list(df.columns)}")
+    schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
+    schema.csv = dialect  # every reader of the table takes it, and the output is so written
+    schema.save(a.out, "--out")
+    print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
+          "(NOT private): review every line and replace what you can with public facts:",
+          file=sys.stderr)
+    if notes:
+        print("  the file (\"csv\" in the schema): " + "; ".join(notes), file=sys.stderr)
+    print("\n".join(summary), file=sys.stderr)
+    unit = schema.unit_id
+    if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each
+        print(f"{unit!r} names the individual: add \"max_records_per_individual\": "
+              "N to the schema, a public bound on one individual's records (without it, one "
+              "record of each is kept)", file=sys.stderr)
+    elif unit is not None:
+        print(f"{unit!r}, guessed an id, names the individual, one record of each kept: if "
+              "a person may have several records, draft again with --id naming the column "
+              "that names them", file=sys.stderr)
+    return 0

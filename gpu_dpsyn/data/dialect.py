@@ -1,0 +1,136 @@
+"""How a CSV file is written: its separator, its decimal mark and digit grouping, its text
+encoding (the schema's "csv" object; a spreadsheet saved in a French or German locale
+writes `2 399,80` separated by semicolons, in Windows-1252).  Public facts about the
+file, not the data: every reader of the table takes them, and the synthetic CSV is written
+the same way.
+
+Numbers with a decimal comma are read by the row-local rule (data/repair.py): the columns
+that hold numbers are read as text, and each value that is a number written in the
+dialect becomes its plain text (`2 399,80` -> `2399.80`), alone; any other value stays as
+written, so one record never changes how another is read.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.errors import SchemaError
+
+DECIMALS = (".", ",")
+GROUPINGS = (" ", ".", ",", "'", "\u00a0", "\u202f")  # 2 399 / 2.399 / 2,399 / 2'399
+_PROBE = 'x\r\n,;\t|"x'  # what the readers and LineEnds take as ASCII bytes
+
+
+@dataclass(frozen=True)
+class Dialect:
+    separator: str = ","
+    decimal: str = "."
+    thousands: str | None = None
+    encoding: str = "utf-8"
+
+    @property
+    def plain(self) -> bool:
+        """Numbers as Python writes them: pandas may read them itself."""
+        return self.decimal == "." and self.thousands is None
+
+    def to_dict(self) -> dict:
+        d = {k: v for k, v in (("separator", self.separator), ("decimal", self.decimal),
+                               ("thousands", self.thousands), ("encoding", self.encoding))
+             if v != getattr(DEFAULT, k)}
+        return d
+
+    def read_options(self) -> dict:
+        """pandas.read_csv's arguments for this dialect (numbers: numbers_as_text)."""
+        return {"sep": self.separator, "encoding": self.encoding}
+
+    def number(self, text: pd.Series) -> pd.Series:
+        """Each value written as a number of this dialect as plain text (-2399.80 for
+        "-2 399,80"); other values as they are, each alone."""
+        if self.plain:
+            return text
+        g = "" if self.thousands is None else re.escape(self.thousands)
+        d = re.escape(self.decimal)
+        whole = rf"\d{{1,3}}(?:{g}\d{{3}})+|\d+" if g else r"\d+"
+        pattern = rf"^\s*([+-]?)({whole})(?:{d}(\d+))?\s*$"
+        s = text.astype(object)
+        is_str = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+        if not is_str.any():
+            return text
+        parts = s[is_str].astype(str).str.extract(pattern)
+        hit = parts[1].notna().to_numpy()
+        plain = parts[0].fillna("") + parts[1].fillna("").str.replace(
+            self.thousands or "\x00", "", regex=False) + \
+            parts[2].map(lambda f: "" if pd.isna(f) else "." + f)
+        out = s.copy()
+        idx = s.index[is_str][hit]
+        out.loc[idx] = plain[hit].to_numpy()
+        return out
+
+
+DEFAULT = Dialect()
+
+
+def number_columns(schema) -> list[str]:
+    """The columns read as numbers: numeric ones, and categorical ones listing numbers."""
+    from gpu_dpsyn.data.dtypes import value_kind
+    return [c.name for c in schema.columns if c.kind == "numeric" or (
+        c.kind == "categorical" and value_kind(c.values) in ("int", "float"))]
+
+
+def dialect_from_spec(spec) -> Dialect:
+    """The schema's "csv" object (its keys' types checked with the document) as a Dialect,
+    refused where a reader could not tell its parts apart."""
+    if spec is None:
+        return DEFAULT
+    d = Dialect(spec.get("separator", ","), spec.get("decimal", "."), spec.get("thousands"),
+                spec.get("encoding", "utf-8"))
+    sep = d.separator
+    if len(sep) != 1 or sep in '"\r\n' or sep.isalnum():
+        raise SchemaError(f"csv: 'separator' must be one character other than a letter, a "
+                          f"digit, a quote or a line end, got {shown(sep)}")
+    if d.decimal not in DECIMALS:
+        raise SchemaError(f"csv: 'decimal' must be \".\" or \",\", got {shown(d.decimal)}")
+    if d.thousands is not None and d.thousands not in GROUPINGS:
+        raise SchemaError(f"csv: 'thousands' must be one of {shown(list(GROUPINGS))}, got "
+                          f"{shown(d.thousands)}")
+    clash = next(((a, b) for a, b in (("separator", "decimal"), ("separator", "thousands"),
+                                      ("decimal", "thousands"))
+                  if getattr(d, a) == getattr(d, b)), None)
+    if clash:
+        raise SchemaError(f"csv: '{clash[0]}' and '{clash[1]}' are both "
+                          f"{shown(getattr(d, clash[0]))}; a reader could not tell them apart")
+    return Dialect(sep, d.decimal, d.thousands, _encoding(d.encoding))
+
+
+def _encoding(name: str) -> str:
+    """A codec Python knows that writes ASCII as ASCII (the separators, quotes and line
+    ends the readers look for): not UTF-16 or UTF-32."""
+    try:
+        codecs.lookup(name)
+        ok = _PROBE.encode(name).endswith(_PROBE.encode("ascii"))  # a BOM first is fine
+    except (LookupError, UnicodeError, TypeError):
+        raise SchemaError(f"csv: unknown 'encoding' {shown(name)}; use a name Python knows, "
+                          "such as \"utf-8\", \"cp1252\" or \"latin-1\"") from None
+    if not ok:
+        raise SchemaError(f"csv: 'encoding' {shown(name)} does not write ASCII as ASCII "
+                          "(UTF-16, UTF-32): save the file as UTF-8 or an 8-bit encoding")
+    return name
+
+
+def unwritable(schema, dialect: Dialect) -> str | None:
+    """The first text the output would hold (a column name, a listed value) that the
+    dialect's encoding cannot write, named, or None."""
+    texts = [("column name", c.name, c.name) for c in schema.columns] + [
+        ("value", c.name, v) for c in schema.columns if c.kind == "categorical"
+        for v in c.values if isinstance(v, str)]
+    for what, col, v in texts:
+        try:
+            v.encode(dialect.encoding)
+        except UnicodeEncodeError:
+            where = "" if what == "column name" else f" of column {shown(col)}"
+            return f"the {what} {shown(v)}{where} has characters {dialect.encoding} cannot write"
+    return None
