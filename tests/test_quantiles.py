@@ -343,7 +343,8 @@ def test_skewed_column_bins_hold_near_equal_shares():
 
 
 def test_same_seed_same_edges_other_seed_other_edges():
-    df, schema = wages(5000)
+    df, schema = wages(8000)  # a grid the noise leaves the edges to (lost_in_noise)
+    schema["columns"]["wage"]["bins"] = {"private_quantiles": K, "grid": 64}
     a, b, c = fit(df, schema), fit(df, schema), fit(df, schema, seed=1)
     assert a.model.bins.edges == b.model.bins.edges and a.model.bins.edges != c.model.bins.edges
     assert a.sample().equals(b.sample())
@@ -431,3 +432,34 @@ def test_a_top_coded_value_keeps_its_mass_in_the_top_bin():
         shaped, _, cuts = _top_bin_draws(counts, 25.0, seed)
         in_top = counts[cuts[-2]:].sum()
         assert (shaped >= 1023).mean() == pytest.approx(counts[-1] / in_top, rel=0.2)
+
+
+# -- a budget too small for the column's grid ---------------------------------------------
+
+def test_quantiles_lost_in_the_noise_fall_back_to_public_spaced_bins():
+    # a curator's 5,000 visits, 4 a patient, 3 columns sharing 5% of eps 1: the cumulative
+    # noise at the middle edge (~4,000) dwarfed a bin's mass (~300) and the chosen edges
+    # were [0, 0.36, 0.71, 365]: synthetic stays had a median of 147-319 days (real: 2)
+    from gpu_dpsyn.measure.quantiles import lost_in_noise, public_cuts
+    assert lost_in_noise(5000, 179.0, 1024, 16) and not lost_in_noise(20000, 25.0, 1024, 32)
+    assert lost_in_noise(1000, 10.0, 2 * 101 ** 2, 10) == (10.0 * 101 > 100)
+    grid = np.linspace(0.0, 365.0, 1025)
+    cuts = public_cuts(grid, 16)
+    assert cuts[0] == 0 and cuts[-1] == 1024 and cuts == sorted(set(cuts))
+    widths = np.diff(grid[cuts])
+    assert (np.diff(widths) >= -1e-9).all() and widths[-1] > 10 * widths[1]  # log-spaced
+    neg = np.linspace(-50.0, 50.0, 101)
+    assert public_cuts(neg, 4) == [0, 25, 50, 75, 100]  # below 0: equal widths
+    rng_ = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame({"stay": np.round(rng_.exponential(3.0, n), 1),
+                       "ward": rng_.choice(["a", "b", "c"], n)})
+    schema = {"max_records_per_individual": 4, "columns": {
+        "stay": {"type": "numeric", "min": 0, "max": 365, "bins": {"private_quantiles": 16}},
+        "ward": {"type": "categorical", "values": ["a", "b", "c"]}}}
+    with pytest.warns(UserWarning, match=r"'stay'.*noise.*spaced"):
+        syn = fit(df, schema, quantile_share=0.0167)
+    edges = syn.privacy_report()["private_bins"]["stay"]
+    assert edges == [float(grid[i]) for i in public_cuts(grid, 16)]
+    out = syn.sample()
+    assert out["stay"].median() < 20  # not spread up to the public max

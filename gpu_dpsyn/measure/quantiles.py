@@ -24,6 +24,9 @@ equally, Synthesizer's parameter) and:
    The fitted counts also shape decoding inside each bin (quantile_bins.Within), the
    outer bins' insides as thinning tails (shaped_tails): a top bin that reaches a far
    public max is not filled uniformly, nor by its empty cells' noise, up to it.
+4. where the noise would place the edges (lost_in_noise: its sd at the middle edge passes
+   a bin's noisy mass), the bins are laid out from the public grid instead (public_cuts),
+   decoded uniformly, with a warning.
 
 Sensitivity: adding or removing one individual's D records changes the grid histogram by
 D in L1 and at most D in L2 (all D in one cell), the same as any marginal: the
@@ -41,6 +44,7 @@ simulation and by under a fifth from 20,000 rows: not worth its code here.)
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,6 +125,35 @@ def _cuts(cum: np.ndarray, k: int) -> list[int]:
         j = np.searchsorted(cum, q, side="left")  # cum[j - 1] < q <= cum[j], 1 <= j <= g
         inner = np.where(q - cum[j - 1] <= cum[j] - q, j - 1, j).tolist()  # ties: lower
     return [0] + sorted({int(i) for i in inner} - {0, g}) + [g]
+
+
+def lost_in_noise(total: float, sigma: float, g: int, k: int) -> bool:
+    """Whether the noise of the cumulative count at the middle edge (sigma * sqrt(g / 2):
+    the sum of the noise of the cells before it) passes one bin's mass (total / k): the
+    edges then fall where the noise puts them (a small table, a large bound on records a
+    person, a fine grid), not at the quantiles.  From noisy values: post-processing."""
+    return sigma * math.sqrt(g / 2) > max(total, 0.0) / k
+
+
+LOG_SHIFT = 0.01  # of the range: public_cuts' log spacing, as draft_bins' finest
+
+
+def public_cuts(grid, k: int) -> list[int]:
+    """Grid indices of k bins laid out from the public grid alone: log-spaced (in
+    log(x - min + shift), the shift a hundredth of the range) for a range from 0 up, as
+    a skewed column asking for quantile bins is, else equal widths; each edge the
+    nearest grid edge, repeats merged."""
+    grid = np.asarray(grid, dtype=np.float64)
+    lo, hi = grid[0], grid[-1]
+    if lo >= 0:
+        shift = (hi - lo) * LOG_SHIFT
+        want = lo - shift + np.geomspace(shift, hi - lo + shift, k + 1)
+    else:
+        want = np.linspace(lo, hi, k + 1)
+    at = np.clip(np.searchsorted(grid, want), 1, len(grid) - 1)
+    nearest = np.where(want - grid[at - 1] <= grid[at] - want, at - 1, at)
+    g = len(grid) - 1
+    return [0] + sorted({int(i) for i in nearest} - {0, g}) + [g]
 
 
 # a cell this many noise sigmas high is a value of its own (a top code, a round number)
@@ -212,9 +245,19 @@ def choose_bins(backend, counts, schema: Schema, fractions: list, accountant,
         noise = draw(backend, entry.noise, g, key, rng.QUANTILE, len(accountant.ledger) - 1)
         noisy = exact.astype(np.float64) + noise
         cum = cumulative(noisy)
-        cuts = _cuts(cum, pq.k)
+        lost = lost_in_noise(cum[-1], entry.sigma, g, pq.k)
+        cuts = public_cuts(pq.grid, pq.k) if lost else _cuts(cum, pq.k)
         edges[col.name] = [pq.grid[i] for i in cuts]
-        if col.support is None:  # support columns decode among their values, uniformly
+        if lost:  # decoded uniformly: the noisy shape inside is noise too
+            warnings.warn(
+                f"column {col.name!r}: its private quantile bins would be placed by the "
+                f"noise (noise about {entry.sigma * math.sqrt(g / 2):,.0f} records at the "
+                f"middle edge, against about {max(cum[-1], 0) / pq.k:,.0f} a bin), so its "
+                f"{len(cuts) - 1} bins are spaced from the public range instead "
+                f"({'log-spaced' if pq.grid[0] >= 0 else 'equal widths'}); a coarser "
+                "\"grid\", fewer bins or a larger quantile_share would let the data place "
+                "them", UserWarning, stacklevel=2)
+        elif col.support is None:  # support columns decode among their values, uniformly
             within[col.name] = Within(np.asarray(pq.grid, dtype=np.float64),
                                       shaped_tails(cum, noisy, cuts, entry.sigma),
                                       np.asarray(cuts, dtype=np.int64))
