@@ -326,7 +326,7 @@ def check(a) -> int:
     """The curator's preflight: what the row-local rule would change, counted exactly.
     Exit 0 when nothing, 1 when something (the counts are private: not for release)."""
     from gpu_dpsyn.data.encoding import check_columns
-    from gpu_dpsyn.data.preflight import findings, refused
+    from gpu_dpsyn.data.preflight import bounded, findings, refused
     from gpu_dpsyn.data.schema import load_schema
     check_inputs(a.input)
     schema = load_schema(a.schema)
@@ -354,7 +354,7 @@ def check(a) -> int:
     if any(refused(what) for _, what, _, _ in found):
         print("synthesize repairs these by the rule above (--on-invalid repair, the default) "
               "or refuses the table (--on-invalid error)")
-    if any(not refused(what) for _, what, _, _ in found):
+    if any(bounded(what) for _, what, _, _ in found):
         print("synthesize drops the records past the bound as said above, whatever "
               "--on-invalid says")
     return 1

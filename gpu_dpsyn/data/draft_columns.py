@@ -18,8 +18,8 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, date_layout,
                                     dates_hint, finest_unit, id_name, is_text, looks_dated,
-                                    mostly_numbers, numbering, span_in, unit_start,
-                                    written_numbers_hint)
+                                    mostly_numbers, numbering, sentinels, span_in,
+                                    unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
@@ -39,6 +39,7 @@ class Guesser:
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
         self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
         # nullable, offsets): to draft them coarser
+        self.missing: dict = {}  # name -> the codes for missing among its numbers
         self.layouts: dict = {}  # date text not in ISO 8601: name -> (its "format", the
         # other layouts that read every value too)
 
@@ -47,6 +48,8 @@ class Guesser:
         col, why = self._column(name, s, is_id)
         if col is None:  # left out, as `why` says
             return None, why
+        if name in self.missing and col.kind in ("numeric", "categorical"):
+            col.missing_values = self.missing.pop(name)
         if col.kind in ("id", "categorical") and is_text(s):
             why += written_numbers_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
@@ -102,6 +105,15 @@ class Guesser:
             self.note = (f"; {int(placeholder.sum()):,} values "
                          f"{', '.join(map(repr, words))} are no number: read as missing")
             vals, nullable = vals[~placeholder], True
+        codes = sentinels(numbers) if numbers is not None else []
+        if codes:  # codes for missing (999 among ages): out of the range, read as missing
+            coded = np.isin(numbers, codes)
+            self.missing[name] = codes
+            self.note += (f"; {', '.join(f'{c:g}' for c in codes)} ({int(coded.sum()):,} "
+                          "values) look like codes for missing, far from the others: read as "
+                          "missing (\"missing_values\"; drop it if they are data)")
+            numbers, nullable = numbers[~coded], True
+            vals = vals[~pd.to_numeric(vals, errors="coerce").isin(codes).to_numpy()]
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).

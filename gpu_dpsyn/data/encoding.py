@@ -18,7 +18,7 @@ from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.matching import factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.types import datetime, derived, support
+from gpu_dpsyn.data.types import datetime, derived, missing, support
 from gpu_dpsyn.core.batching import kind_mapped
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
@@ -312,7 +312,8 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
     for c in schema.columns:  # an id column other than the individual's is never read
         if c.kind != "id" or c.name == schema.unit_id:
             check_cells(df[c.name], c.name)
-    codes = [_encode_column(df[c.name], c, xp) for c in schema.synth_columns]
+    codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp)
+             for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
         if col.kind == "derived" and not derived_made:

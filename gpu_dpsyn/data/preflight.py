@@ -32,7 +32,8 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
         raw = _host(df[col.name]).reset_index(drop=True)
         shifted = date_repair.aware(raw) & ~r.invalid \
             if col.kind == "datetime" and col.time.timezone is None else None
-        for mask, what in ((r.invalid, f"not allowed by the schema: {to}"),
+        for mask, what in ((r.coded, "listed in \"missing_values\": read as missing"),
+                           (r.invalid, f"not allowed by the schema: {to}"),
                            (r.missing, f"missing but the column is not nullable: {to}"),
                            (r.clamped, "outside the range: clamped to it"
                             if col.kind == "datetime" else "outside the range (or a fraction "
@@ -105,3 +106,9 @@ def examples(values: pd.Series) -> list[str]:
 def refused(what: str) -> bool:
     """Whether --on-invalid error refuses a table with this finding."""
     return what.startswith(REFUSED)
+
+
+def bounded(what: str) -> bool:
+    """Whether the finding is of records past max_records_per_individual (dropped under
+    either --on-invalid)."""
+    return what.startswith("past max_records")

@@ -40,7 +40,7 @@ from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
 from gpu_dpsyn.data.matching import boolean_of, factorized, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
-from gpu_dpsyn.data.types import support
+from gpu_dpsyn.data.types import missing, support
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
 
 @dataclass
@@ -51,6 +51,7 @@ class Repaired:
     missing: np.ndarray  # missing in a column that is not nullable
     clamped: np.ndarray  # moved to the range's bound, or rounded to an integer
     cast: np.ndarray | None = None  # booleans read as 1/0, complex numbers as real (_real)
+    coded: np.ndarray | None = None  # codes of "missing_values", read as missing
 
 
 def repair(df, schema: Schema):
@@ -102,11 +103,13 @@ def _columns(df, schema):
     for col in schema.synth_columns:
         raw = df[col.name]
         host = _host(raw)
-        s = host.reset_index(drop=True)
+        s, coded = missing.blank(host.reset_index(drop=True), col)
         r = (_datetime(s, col) if col.kind == "datetime" else
              _categorical(s, col) if col.kind == "categorical" else _numeric(s, col))
-        if r.values is None and not is_cudf(raw) and host is not raw:
-            r.values = s  # cleaned of what encode could not read
+        changed = host is not raw or (coded is not None and coded.any())
+        if r.values is None and not is_cudf(raw) and changed:
+            r.values = s  # cleaned of what encode could not read, codes made missing
+        r.coded = coded
         yield col, r
 
 

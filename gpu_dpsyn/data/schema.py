@@ -25,7 +25,7 @@ from gpu_dpsyn.data.matching import plain, value_key
 from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
-from gpu_dpsyn.data.types import quantile_bins
+from gpu_dpsyn.data.types import categorical, missing, quantile_bins
 from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
 from gpu_dpsyn.data.types.support import check_bins, parse_support
 from gpu_dpsyn.data.types.support import describe as support_describe
@@ -54,6 +54,7 @@ class Column:
     # (types.quantile_bins); None once chosen (Schema.with_edges)
     # categorical or numeric: what an invalid or missing value becomes (data/repair.py)
     fallback: object = None
+    missing_values: list | None = None  # codes read as missing (types.missing)
     # infer-schema's draft of equal bins as {"min", "max", "bins"}: written so, for review
     draft_range: dict | None = field(default=None, repr=False, compare=False)
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
@@ -116,6 +117,8 @@ class Column:
             d["nullable"] = True
         if self.fallback is not None:
             d["fallback"] = self.fallback
+        if self.missing_values:
+            d["missing_values"] = list(self.missing_values)
         if self.dtype is not None:
             d["dtype"] = self.dtype
         return d
@@ -273,33 +276,15 @@ def column_from_spec(name: str, spec: dict) -> Column:
         return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,
                       time=time)
     if kind == "categorical":
-        values = spec.get("values")
-        if not isinstance(values, list) or not values:
-            raise SchemaError(f"column {shown(name)}: categorical column needs a non-empty 'values' list")
-        values = [plain(v) for v in values]
-        for v in values:
-            if isinstance(v, (float, np.floating)) and math.isinf(v):
-                raise SchemaError(f"column {shown(name)}: 'values' holds "
-                                  f"{'infinity' if v > 0 else '-infinity'}; list only finite "
-                                  "values")
-            if v is None or (isinstance(v, float) and not math.isfinite(v)):
-                raise SchemaError(f"column {shown(name)}: 'values' holds null (or NaN); list only "
-                                  "real values and mark the column \"nullable\": true")
-            if not isinstance(v, (str, bool, int, float)):
-                raise SchemaError(f"column {shown(name)}: 'values' must hold text, numbers or "
-                                  f"booleans, not {v!r}")
-        keys = [value_key(v) for v in values]
-        if len(set(keys)) != len(keys):
-            raise SchemaError(f"column {shown(name)}: 'values' has duplicates")
-        if len(values) > MAX_COLUMN_DOMAIN:
-            raise SchemaError(f"column {shown(name)}: {len(values)} values is too large a domain "
-                              f"(max {MAX_COLUMN_DOMAIN}); group them first")
+        values, keys = categorical.parse_values(name, spec, MAX_COLUMN_DOMAIN)
         fallback = plain(spec.get("fallback"))
         if fallback is not None and value_key(fallback) not in keys:
             raise SchemaError(f"column {shown(name)}: 'fallback' {shown(fallback)} is not one of "
                               "its 'values'")
-        return Column(name, "categorical", values=list(values), nullable=nullable, dtype=dtype,
-                      fallback=fallback)
+        col = Column(name, "categorical", values=values, nullable=nullable, dtype=dtype,
+                     fallback=fallback)
+        col.missing_values = missing.parse(name, spec, col)
+        return col
     integer = rules.integer_flag(name, spec, dtype)
     support = spec.get("support")
     if support is not None and not integer:
@@ -332,6 +317,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
                               + (f", support {support_describe(col.support)}"
                                  if col.support is not None else "") + ")")
         col.fallback = fallback
+    col.missing_values = missing.parse(name, spec, col)
     return col
 
 

@@ -98,6 +98,8 @@ COLUMN_RULES = {
                        "x-message": "'by' must be a positive integer"}},
     "id": {},
 }
+for _kind in ("categorical", "numeric"):  # codes read as missing (types/missing.py)
+    COLUMN_RULES[_kind]["missing_values"] = {}
 for _kind, _props in COLUMN_RULES.items():
     COLUMN_RULES[_kind] = {"type": "object", "additionalProperties": False,
                            "properties": {**_COMMON, **_props}}

@@ -107,6 +107,25 @@ def mostly_numbers(vals: pd.Series):
     return (None, []) if numbers is None else (numbers, sorted(words.unique(), key=repr))
 
 
+SENTINELS = (-1, -9, -99, -999, -9999, -99999, 9, 99, 999, 9999, 99999, 999999)
+SENTINEL_SHARE = 0.1  # a code for missing holds at most this share of the values
+
+
+def sentinels(numbers: np.ndarray) -> list:
+    """The codes for missing among a column's numbers (SPSS-style: -1, 99, 999, ...),
+    each isolated from the other values (a negative code beside values >= 0, a positive
+    one above twice their maximum) and rare (SENTINEL_SHARE): 999 among ages; not 999 in
+    a count that reaches 998, nor 99 among ages up to 90."""
+    x = np.asarray(numbers, dtype=np.float64)
+    present = [c for c in SENTINELS if (x == c).any()]
+    rest = x[~np.isin(x, present)] if present else x
+    if not present or len(rest) == 0:
+        return []
+    lo, hi = float(rest.min()), float(rest.max())
+    return [c for c in present if (x == c).mean() <= SENTINEL_SHARE and
+            ((c < 0 <= lo) or (c > 0 and c > 2 * max(hi, 0)))]
+
+
 def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
     """(datetimes, read from text with UTC offsets) when the column holds datetimes or
     ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
