@@ -110,6 +110,7 @@ def test_a_draft_reads_isolated_sentinels_as_missing_values():
     [9, 99, 999, 5, 50, 500] * 100,                  # 999 among values of its size
     list(range(0, 1000)) * 2,                        # a count up to 999
     list(np.arange(0, 90)) * 20 + [99] * 400,       # 99 too common to be a code
+    [0, 1] * 500 + [-1] * 30,                        # a direction, not a code
 ])
 def test_a_draft_leaves_values_that_belong_to_the_data(values):
     s, _ = _draft(values)
