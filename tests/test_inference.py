@@ -678,3 +678,13 @@ def test_amounts_written_with_separators_are_never_an_id():
     assert "income" not in s.names and "income" in s.ignored and s.unit_id is None
     line = next(x for x in lines if x.strip().startswith("income"))
     assert "plain numbers" in line
+
+
+def test_values_differing_only_in_case_or_spaces_are_pointed_out():
+    df = pd.DataFrame({"dept": ["Sales", "sales", "SALES", "HR", "Engineering",
+                                "engineering "] * 20, "n": np.arange(120) % 3})
+    s, lines = _infer_with_summary(df)
+    line = next(x for x in lines if x.strip().startswith("dept"))
+    assert "letter case or spaces" in line and "'Sales'" in line and "'engineering '" in line
+    s, lines = _infer_with_summary(pd.DataFrame({"dept": ["a", "b"] * 9, "n": range(18)}))
+    assert "letter case" not in next(x for x in lines if x.strip().startswith("dept"))

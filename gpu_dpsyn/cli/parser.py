@@ -160,7 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "file that is no UTF-8)")):
         i.add_argument(flag, help=f"CSV: {what}; kept in the schema's \"csv\"")
     c = sub.add_parser("check", help="list the values of a table the schema does not allow, "
-                                     "and what synthesize would do with them (NOT private)")
+                                     "and what synthesize would do with them (NOT private)",
+                       description="Exit status 0 when synthesize would read every value as "
+                                   "it is, 1 when it lists something, 2 on an error.")
     c.add_argument("input", help="the table to check")
     c.add_argument("--schema", required=True, help="schema JSON")
     k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "

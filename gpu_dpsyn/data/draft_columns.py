@@ -181,7 +181,7 @@ class Guesser:
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else "")
                 + ("; \"\" read as missing (a CSV writes both as an empty cell)"
-                   if empty else ""))
+                   if empty else "") + _spellings(values))
 
     def _integers(self, name, numbers, n_distinct, nullable, distinct=False, exact=None):
         """exact: the values of an integer dtype (as floats, uint64's largest round)."""
@@ -265,6 +265,21 @@ class Guesser:
             note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
                      "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _spellings(values: list) -> str:
+    """A note naming values that differ only in letter case or spaces ('Sales', 'sales',
+    'SALES '): one category written several ways is several in the schema."""
+    groups = {}
+    for v in values:
+        if isinstance(v, str):
+            groups.setdefault(" ".join(v.split()).casefold(), []).append(v)
+    twins = [g for g in groups.values() if len(g) > 1]
+    if not twins:
+        return ""
+    such = "; ".join(", ".join(map(repr, g[:3])) for g in twins[:2])
+    return (f"; {sum(map(len, twins))} values differ only in letter case or spaces ({such}):"
+            " if each group is one category, write it one way in the data first")
 
 
 _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
