@@ -249,7 +249,9 @@ def test_warnings_are_printed_as_one_line_each(files, capsys):
     warn = [x for x in lines if x.startswith("gpu-dpsyn: warning: ")]
     assert any("row count is estimated at" in x and "--rows" in x for x in warn), lines
     assert any("a seed was given" in x for x in warn), lines
-    assert len(lines) == len(warn) + 1  # and the summary line: no source lines echoed
+    # and the summary lines (the rows written, where check lists the repairs): no source
+    # lines echoed
+    assert len(lines) == len(warn) + 2
 
 
 def test_an_unsampleable_row_estimate_is_a_clear_error(files, capsys, monkeypatch):
@@ -539,3 +541,14 @@ def test_infer_schema_reads_a_file_that_is_no_utf8_in_its_encoding(tmp_path, cap
     good.write_text("city,k\n" + "José,1\nZürich,2\n" * 20, encoding="utf-8")
     assert main(["infer-schema", str(good), "--out", str(tmp_path / "s2.json")]) == 0
     assert "UTF-8" not in capsys.readouterr().err
+
+
+def test_synthesize_says_where_the_rows_it_repaired_or_dropped_are_listed(files, capsys):
+    # a schema that drops most rows wrote "wrote 732 synthetic rows" and nothing else;
+    # the line is the same whatever the table holds (it says nothing of it)
+    tmp, real, schema = files
+    out = tmp / "o.csv"
+    assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(out), "--quiet", "--seed", "0"]) == 0
+    err = capsys.readouterr().err
+    assert f"gpu-dpsyn check {real} --schema {schema}" in err

@@ -78,6 +78,10 @@ def synthesize(a) -> int:
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
+    if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
+        print(f"values the schema does not allow were repaired first, or their rows "
+              f"dropped: gpu-dpsyn check {a.input} --schema {a.schema} lists them",
+              file=sys.stderr)
     return 0
 
 
