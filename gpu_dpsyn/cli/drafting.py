@@ -9,7 +9,7 @@ import pandas as pd
 
 from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs
 from gpu_dpsyn.data.files import JSON
-from gpu_dpsyn.data.ingest import read_table
+from gpu_dpsyn.data.ingest import read_table, table_format
 from gpu_dpsyn.errors import DPSynError
 
 
@@ -40,12 +40,16 @@ def infer(a) -> int:
                              f"{list(df.columns)}")
     schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
     schema.csv = dialect  # every reader of the table takes it, and the output is so written
+    if table_format(a.input) == "parquet":  # its declared types, for the release too
+        from gpu_dpsyn.data.draft_types import file_dtypes
+        kept = file_dtypes(a.input, schema)
+        notes += [f"dtypes as the file declares them: {', '.join(kept)}"] if kept else []
     schema.save(a.out, "--out")
     print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "
           "(NOT private): review every line and replace what you can with public facts:",
           file=sys.stderr)
     if notes:
-        print("  the file (\"csv\" in the schema): " + "; ".join(notes), file=sys.stderr)
+        print("  the file: " + "; ".join(notes), file=sys.stderr)
     print("\n".join(summary), file=sys.stderr)
     unit = schema.unit_id
     if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each

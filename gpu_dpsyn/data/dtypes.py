@@ -42,6 +42,8 @@ def _family(d) -> str | None:
         return "category"
     if isinstance(d, pd.DatetimeTZDtype) or (isinstance(d, np.dtype) and d.kind == "M"):
         return "datetime"
+    if isinstance(d, pd.ArrowDtype) and str(d).startswith("date"):  # Arrow's dates alone
+        return "datetime"
     if isinstance(d, pd.StringDtype) or (isinstance(d, np.dtype) and d.kind == "U"):
         return "string"
     np_d = d.numpy_dtype if isinstance(d, _MASKED) else d

@@ -1,0 +1,52 @@
+"""A Parquet table's declared types as a draft's dtypes (infer-schema): the file's Arrow
+type of each column (its metadata, the same for every table its writer stores), where
+the drafted column can be written so: dictionary text as "category", nullable integers as
+"Int8", dates as "date32[pyarrow]", timestamps in their unit.  Without them the release
+came back as text, Int64 and nanosecond timestamps."""
+from __future__ import annotations
+
+from gpu_dpsyn.data.dtypes import check_column
+from gpu_dpsyn.errors import SchemaError
+
+
+def _dtype_of(t, col) -> str | None:
+    """The pandas dtype name that writes col's values as the Arrow type t, or None."""
+    import pyarrow as pa
+    T = pa.types
+    if T.is_dictionary(t):
+        return "category" if col.kind == "categorical" and (
+            T.is_string(t.value_type) or T.is_large_string(t.value_type)) else None
+    if T.is_integer(t) and col.kind in ("categorical", "numeric"):
+        name = str(t)  # int8, uint16, ...
+        return name.replace("uint", "UInt").replace("int", "Int") if col.nullable else name
+    if T.is_boolean(t) and col.kind == "categorical":
+        return "boolean" if col.nullable else "bool"
+    if T.is_float32(t) and col.kind in ("categorical", "numeric"):
+        return "Float32" if col.nullable else "float32"
+    if col.kind != "datetime":
+        return None
+    if T.is_date(t):
+        return "date32[pyarrow]"
+    if T.is_timestamp(t):
+        return f"datetime64[{t.unit}" + (f", {t.tz}]" if t.tz else "]")
+    return None
+
+
+def file_dtypes(path, schema) -> list[str]:
+    """Give the drafted schema's columns the dtypes of the Parquet file at path, where
+    they fit (check_column: range, missing values, zone); the names of those given."""
+    import pyarrow.parquet as pq
+    fields = {f.name: f.type for f in pq.read_schema(path)}
+    given = []
+    for col in schema.columns:
+        name = _dtype_of(fields[col.name], col) if col.name in fields else None
+        if name is None:
+            continue
+        col.dtype = name
+        try:
+            check_column(col)
+        except SchemaError:  # a type the drafted column cannot be written in
+            col.dtype = None
+            continue
+        given.append(f"{col.name} {name}")
+    return given

@@ -1,0 +1,67 @@
+"""A Parquet table's declared types kept: infer-schema drafts each column's "dtype" from the
+file's Arrow type (metadata, the same for every table the writer stores), and a date
+column can be written back as dates ("date32[pyarrow]")."""
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import SchemaError
+
+
+def _customers(n: int = 1500, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "plan": pd.Categorical(rng.choice(["basic", "plus", "pro"], n)),
+        "active": rng.random(n) < 0.8,
+        "churned": pd.array(np.where(rng.random(n) < 0.1, None, rng.random(n) < 0.2),
+                            dtype="boolean"),
+        "nps": pd.array(np.where(rng.random(n) < 0.3, None, rng.integers(0, 11, n)),
+                        dtype="Int8"),
+        "spend": rng.lognormal(4, 1, n).astype(np.float32),
+        "signup": (pd.Timestamp("2020-01-01") + pd.to_timedelta(
+            rng.integers(0, 1500, n), unit="D")).as_unit("us"),
+        "signup_date": (pd.Timestamp("2020-01-01") + pd.to_timedelta(
+            rng.integers(0, 1500, n), unit="D")).date,
+    })
+
+
+def test_a_draft_of_a_parquet_table_keeps_its_types_through_a_release(tmp_path):
+    data, schema, out = tmp_path / "c.parquet", tmp_path / "s.json", tmp_path / "o.parquet"
+    _customers().to_parquet(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema)]) == 0
+    cols = json.loads(schema.read_text())["columns"]
+    assert cols["plan"]["dtype"] == "category" and cols["nps"]["dtype"] == "Int8"
+    assert cols["signup_date"]["dtype"] == "date32[pyarrow]"
+    assert cols["signup"]["dtype"] == "datetime64[us]"
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    a, b = pq.read_schema(data), pq.read_schema(out)
+    for name in ("plan", "active", "churned", "nps", "signup", "signup_date"):
+        assert b.field(name).type == a.field(name).type, name
+
+
+def test_dates_are_written_as_dates():
+    s = load_schema({"columns": {
+        "d": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "day",
+              "nullable": True, "dtype": "date32[pyarrow]"},
+        "k": {"type": "categorical", "values": ["a", "b"]}}})
+    t = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(300) % 366, unit="D")
+    df = pd.DataFrame({"d": t, "k": np.where(np.arange(300) % 2, "a", "b")})
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    assert str(out["d"].dtype) == "date32[day][pyarrow]"
+
+
+def test_a_date_dtype_on_a_zoned_column_is_refused():
+    with pytest.raises(SchemaError, match=r"'d'.*date32"):
+        load_schema({"columns": {"d": {"type": "datetime", "min": "2020-01-01",
+                                       "max": "2020-12-31", "unit": "day",
+                                       "timezone": "UTC", "dtype": "date32[pyarrow]"}}})
