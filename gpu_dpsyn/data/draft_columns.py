@@ -18,7 +18,7 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, date_layout,
                                     dates_hint, finest_unit, id_name, is_text, looks_dated,
-                                    mostly_numbers, numbering, sentinels, span_in,
+                                    mostly_numbers, numbering, places, sentinels, span_in,
                                     unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
@@ -161,8 +161,12 @@ class Guesser:
                     f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
         lo, hi = rounded_range(float(numbers.min()), float(numbers.max()))
         spec = {"min": lo, "max": hi, "bins": self.bins}
-        return _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
-                       f"numbers {lo:g}..{hi:g}", spec)
+        col, why = _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
+                           f"numbers {lo:g}..{hi:g}", spec)
+        col.decimals = places(vals)  # the output written as the data is
+        return col, why + (f", written to {col.decimals} decimal place"
+                           f"{'' if col.decimals == 1 else 's'}" if col.decimals is not None
+                           else "")
 
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)

@@ -107,7 +107,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
 def drafted_keys(col: Column) -> list:
     """The keys of a drafted column whose values were read off the data: what a review
     must replace with public facts."""
-    return _read_keys(col) + (["missing_values"] if col.missing_values else [])
+    return _read_keys(col) + (["missing_values"] if col.missing_values else []) + \
+        (["decimals"] if col.kind == "numeric" and col.decimals is not None else [])
 
 
 def _read_keys(col: Column) -> list:

@@ -55,6 +55,7 @@ class Column:
     # categorical or numeric: what an invalid or missing value becomes (data/repair.py)
     fallback: object = None
     missing_values: list | None = None  # codes read as missing (types.missing)
+    decimals: int | None = None  # numeric: places a decoded decimal is written to
     # infer-schema's draft of equal bins as {"min", "max", "bins"}: written so, for review
     draft_range: dict | None = field(default=None, repr=False, compare=False)
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
@@ -119,6 +120,8 @@ class Column:
             d["fallback"] = self.fallback
         if self.missing_values:
             d["missing_values"] = list(self.missing_values)
+        if self.decimals is not None:
+            d["decimals"] = self.decimals
         if self.dtype is not None:
             d["dtype"] = self.dtype
         return d
@@ -318,6 +321,11 @@ def column_from_spec(name: str, spec: dict) -> Column:
                                  if col.support is not None else "") + ")")
         col.fallback = fallback
     col.missing_values = missing.parse(name, spec, col)
+    if spec.get("decimals") is not None:  # (its type and range: schema_rules)
+        if integer:
+            raise SchemaError(f"column {shown(name)}: 'decimals' is for a decimal column; an "
+                              "integer one has none")
+        col.decimals = int(spec["decimals"])
     return col
 
 

@@ -80,6 +80,8 @@ COLUMN_RULES = {
                                       "object {\"private_quantiles\": K[, \"grid\": G, "
                                       "\"spacing\": \"auto\"|\"linear\"|\"log\"]}"},
                 "integer": _BOOL, "support": _SUPPORT,
+                "decimals": {"type": "integer", "minimum": 0, "maximum": 15,
+                             "x-message": "'decimals' must be an integer in [0, 15]"},
                 "fallback": {**_NUMBER, "x-message": "'fallback' must be a number in the "
                                                      "column's range"}},
     "datetime": {"min": {**_TEXT, "x-message": "'min' must be an ISO 8601 date or time text"},
@@ -98,11 +100,10 @@ COLUMN_RULES = {
                        "x-message": "'by' must be a positive integer"}},
     "id": {},
 }
-for _kind in ("categorical", "numeric"):  # codes read as missing (types/missing.py)
-    COLUMN_RULES[_kind]["missing_values"] = {}
 for _kind, _props in COLUMN_RULES.items():
-    COLUMN_RULES[_kind] = {"type": "object", "additionalProperties": False,
-                           "properties": {**_COMMON, **_props}}
+    _props.update({"missing_values": {}} if _kind in ("categorical", "numeric") else {})
+    COLUMN_RULES[_kind] = {"type": "object", "additionalProperties": False,  # (missing
+                           "properties": {**_COMMON, **_props}}  # codes: types/missing.py)
 del COLUMN_RULES["id"]["properties"]["nullable"]  # an id is never missing
 _POSITIVE = {"type": "integer", "minimum": 1}
 DOCUMENT_RULES = {

@@ -107,6 +107,19 @@ def mostly_numbers(vals: pd.Series):
     return (None, []) if numbers is None else (numbers, sorted(words.unique(), key=repr))
 
 
+MAX_PLACES = 6  # decimals written to more places than this: no fixed precision
+
+
+def places(vals: pd.Series) -> int | None:
+    """The most decimal places the values are written with ("1.4": 1, "2.50": 2; floats
+    by their shortest text), or None past MAX_PLACES or in exponent notation."""
+    text = vals.dropna().astype(str).str.strip()
+    if not len(text) or text.str.contains("[eE]").any():
+        return None
+    most = int(text.str.extract(r"\.(\d*)$")[0].fillna("").str.len().max())
+    return most if most <= MAX_PLACES else None
+
+
 SENTINELS = (-1, -9, -99, -999, -9999, -99999, 9, 99, 999, 9999, 99999, 999999)
 SENTINEL_SHARE = 0.1  # a code for missing holds at most this share of the values
 

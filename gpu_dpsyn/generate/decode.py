@@ -21,7 +21,7 @@ def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
     edges = np.asarray(col.edges, dtype=np.float64)
     if col.within is not None and not midpoint:  # private bins: their noisy inner shape
         x = col.within.draw(codes, u, col.integer)
-        return x if col.integer else at_precision(x, codes, edges)
+        return x if col.integer else at_precision(x, codes, edges, decimals=col.decimals)
     if col.integer:
         lo, top = col.integer_bins()
         if col.support is not None:  # only the support's values, never between them
@@ -34,7 +34,7 @@ def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
     if midpoint:
         return _table((lo + hi) / 2, xp)[codes]
     return at_precision(_table(lo, xp)[codes] + u * _table(hi - lo, xp)[codes], codes, edges,
-                        xp)
+                        xp, col.decimals)
 
 
 def on_device(col: Column, midpoint: bool) -> bool:
@@ -61,22 +61,27 @@ def decode_numeric_on(backend, codes, col: Column, j: int, key, call: int,
 SIGNIFICANT = 3  # digits of a bin's width that a decoded decimal keeps
 
 
-def at_precision(x, codes, edges: np.ndarray, xp=np):
+def at_precision(x, codes, edges: np.ndarray, xp=np, decimals: int | None = None):
     """Decimals drawn inside their bins, written at a thousandth of the bin's width or
     finer (three significant digits of it: 0.21875 wide, four decimals) instead of the 17
     digits of a float64 draw, and kept inside the bin [lo, hi): at least 999 values a
-    bin, each the nearest float64 to a short decimal.  A bin holding one value (a
-    repeated edge) keeps it."""
+    bin, each the nearest float64 to a short decimal.  With the column's "decimals", to
+    that many places in every bin that holds a value of them (the data's own precision).
+    A bin holding one value (a repeated edge) keeps it."""
     lo, hi = edges[:-1], edges[1:]
     width = hi - lo
     digits = np.where(width > 0, SIGNIFICANT - np.floor(np.log10(np.where(width > 0, width,
                                                                            1.0))), 0)
+    if decimals is not None:  # where a value of that many places lies in the bin
+        room = np.ceil(lo * 10.0 ** decimals) < hi * 10.0 ** decimals
+        digits = np.where(room, decimals, digits)
     scale = _table(10.0 ** np.clip(digits, -300, 300), xp)[codes]  # 10^d: exact, d <= 22
     lo_c, hi_c = _table(lo, xp)[codes], _table(hi, xp)[codes]
     r = xp.rint(x * scale) / scale
     r = xp.where(r < lo_c, xp.ceil(lo_c * scale) / scale, r)
     r = xp.where(r >= hi_c, (xp.ceil(hi_c * scale) - 1) / scale, r)
-    return xp.where(_table(width, xp)[codes] > 0, r, x)
+    inside = (r >= lo_c) & (r < hi_c)  # (a product rounded past an edge: the draw itself)
+    return xp.where((_table(width, xp)[codes] > 0) & inside, r, x)
 
 
 def _table(per_bin: np.ndarray, xp=np):
