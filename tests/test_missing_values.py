@@ -81,7 +81,7 @@ def test_no_sentinel_reaches_the_output_and_check_counts_them(tmp_path, capsys):
     data, schema = tmp_path / "t.csv", tmp_path / "s.json"
     df.to_csv(data, index=False)
     schema.write_text(json.dumps({"columns": {"age": AGE, "sex": SEX}}))
-    assert main(["check", str(data), "--schema", str(schema)]) == 1
+    assert main(["check", str(data), "--schema", str(schema)]) == 0  # codes: no fault
     lines = capsys.readouterr().out.splitlines()
     line = next(x for x in lines if x.startswith("age:"))
     assert "50 values" in line and "missing_values" in line
@@ -115,3 +115,33 @@ def test_a_draft_reads_isolated_sentinels_as_missing_values():
 def test_a_draft_leaves_values_that_belong_to_the_data(values):
     s, _ = _draft(values)
     assert not s["age"].missing_values
+
+
+def test_a_derived_columns_source_reads_its_codes_as_missing(tmp_path, capsys):
+    # the derived rule read 999 as an age (a decade of 99) and "n/a" stopped the read
+    spec = {**AGE, "missing_values": [999, "n/a"]}
+    s = _schema(age=spec, decade={"type": "derived", "from": "age", "op": "floordiv",
+                                  "by": 10})
+    df = pd.DataFrame({"age": ["34", "999", "n/a", "70"], "decade": [3, None, None, 7]})
+    assert len(encode(df, s)) == 1  # the strict reading agrees with the rule
+    data, schema = tmp_path / "t.csv", tmp_path / "s.json"
+    df.to_csv(data, index=False)
+    schema.write_text(json.dumps(s.to_dict()))
+    assert main(["check", str(data), "--schema", str(schema)]) == 0  # codes: said, not a fault
+    out = capsys.readouterr().out
+    assert "decade" not in out and "missing_values" in out
+
+
+@pytest.mark.parametrize("code,data", [(999, "0999"), (999, " 999 "), (-1, "-1.0")])
+def test_a_numeric_code_matches_every_spelling_of_its_number(code, data):
+    s = _schema(age={**AGE, "missing_values": [code]})
+    assert encode(pd.DataFrame({"age": [data, "40"]}), s)[0][0] == s["age"].null_code
+
+
+@pytest.mark.parametrize("spec,match", [
+    ({**AGE, "missing_values": ["50"]}, r"50.*inside"),
+    ({"type": "categorical", "values": [1, 2, 3], "nullable": True,
+      "missing_values": ["1.0"]}, r"'1\.0'.*both")])
+def test_a_code_spelled_as_data_is_refused(spec, match):
+    with pytest.raises(SchemaError, match=match):
+        _schema(x=spec)

@@ -330,7 +330,7 @@ def check(a) -> int:
     """The curator's preflight: what the row-local rule would change, counted exactly.
     Exit 0 when nothing, 1 when something (the counts are private: not for release)."""
     from gpu_dpsyn.data.encoding import check_columns
-    from gpu_dpsyn.data.preflight import bounded, findings, refused
+    from gpu_dpsyn.data.preflight import bounded, coded, findings, refused
     from gpu_dpsyn.data.schema import load_schema
     check_inputs(a.input)
     schema = load_schema(a.schema)
@@ -346,11 +346,12 @@ def check(a) -> int:
     print("NOT private: exact counts from the data, for you only; do not publish them.")
     if damaged:
         print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads bytes "
-              "that are no UTF-8 as U+FFFD (invalid where a value must be listed), "
-              "--on-invalid error refuses the file")
-    if not found and not damaged:
-        print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema")
-        return 0
+              f"that are no {schema.csv.encoding} text as U+FFFD (invalid where a value "
+              "must be listed), --on-invalid error refuses the file")
+    faults = [f for f in found if not coded(f[1])]  # codes for missing: as declared
+    if not faults and not damaged:
+        print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema"
+              + (" (the codes below read as missing, as it says)" if found else ""))
     for name, what, n, seen in found:  # (the individual id's findings count rows)
         noun = "row" if name == schema.unit_id else "value"
         print(f"{name}: {n:,} {noun}{'' if n == 1 else 's'} {what}"
@@ -361,4 +362,4 @@ def check(a) -> int:
     if any(bounded(what) for _, what, _, _ in found):
         print("synthesize drops the records past the bound as said above, whatever "
               "--on-invalid says")
-    return 1
+    return 1 if faults or damaged else 0

@@ -327,7 +327,7 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
 def _source_values(df, src: Column) -> pd.Series:
     """A derived column's source as the rule reads it: numbers, or datetimes in the
     source's zone (already validated by its own encoding)."""
-    s = df[src.name]
+    s = missing.blank(df[src.name], src)[0]  # its codes for missing: missing
     if src.kind == "datetime":
         x, na = datetime.to_epoch(s, src)
         return datetime.from_epoch(x, na, src)

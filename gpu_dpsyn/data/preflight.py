@@ -108,6 +108,11 @@ def refused(what: str) -> bool:
     return what.startswith(REFUSED)
 
 
+def coded(what: str) -> bool:
+    """Whether the finding is of codes the schema lists as missing (no fault)."""
+    return what.startswith("listed in")
+
+
 def bounded(what: str) -> bool:
     """Whether the finding is of records past max_records_per_individual (dropped under
     either --on-invalid)."""

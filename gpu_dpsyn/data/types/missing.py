@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
+from gpu_dpsyn.data.matching import factorized, plain, value_codes
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import SchemaError
 
@@ -30,15 +30,15 @@ def parse(name: str, spec: dict, col) -> list | None:
         raise SchemaError(f"column {shown(name)}: 'missing_values' reads its codes as "
                           "missing: the column must be \"nullable\": true")
     values = [plain(v) for v in given]
-    if col.kind == "categorical":
-        listed = {value_key(v) for v in col.values}
-        both = next((v for v in values if value_key(v) in listed), None)
+    if col.kind == "categorical":  # as the data is matched: "1.0" is the listed 1
+        both = next((v for v, c in zip(values, value_codes(values, col)) if c >= 0), None)
         if both is not None:
             raise SchemaError(f"column {shown(name)}: {shown(both)} is both in 'values' and in "
                               "'missing_values'; give it one meaning")
     elif col.kind == "numeric":
         lo, hi = col.value_range
-        inside = next((v for v in values if not isinstance(v, str) and lo <= v <= hi), None)
+        inside = next((v for v, x in zip(values, _numbers(pd.Series(values, dtype=object)))
+                       if lo <= x <= hi), None)
         if inside is not None:
             raise SchemaError(f"column {shown(name)}: the code {shown(inside)} lies inside its "
                               f"range [{lo:g}, {hi:g}], where it would hide real values; a "
@@ -56,4 +56,23 @@ def blank(s: pd.Series, col) -> tuple[pd.Series, np.ndarray | None]:
     codes, uniques = factorized(s)
     hit = value_codes(uniques, SimpleNamespace(values=col.missing_values)) >= 0
     mask = np.append(hit, False)[np.asarray(codes)]  # (factorize's -1: missing already)
+    numbers = [v for v in col.missing_values if not isinstance(v, str)]
+    if col.kind == "numeric" and numbers:  # a number read as the column reads it: "0999"
+        mask |= np.isin(_numbers(s), numbers)
     return (s.mask(mask) if mask.any() else s), mask
+
+
+def _numbers(s: pd.Series) -> np.ndarray:
+    """Each value as a number (NaN where it is none), each read alone."""
+    try:
+        x = pd.to_numeric(s, errors="coerce")
+    except (TypeError, ValueError, OverflowError):  # an object pandas cannot even coerce
+        x = s.map(_number)
+    return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _number(v) -> float:
+    try:
+        return float(v) if not isinstance(v, bool) else np.nan
+    except (TypeError, ValueError, OverflowError):
+        return np.nan
