@@ -20,6 +20,7 @@ goes to pandas whole (`formatters` returns None): slower, never different.  A di
 """
 from __future__ import annotations
 
+import codecs
 import os
 import re
 
@@ -114,10 +115,13 @@ def formatter(s: pd.Series, dialect: Dialect = DEFAULT):
     sep, decimal = dialect.separator, dialect.decimal
     d = s.dtype
     if isinstance(d, pd.CategoricalDtype):
-        cats = d.categories
-        if pd.api.types.infer_dtype(cats, skipna=False) != "string":
-            return None
+        cats, kind = d.categories, pd.api.types.infer_dtype(d.categories, skipna=False)
         codes = s.cat.codes.to_numpy()
+        if kind == "floating" and decimal != ".":  # pandas' to_csv leaves these its "."
+            texts = float_text(np.asarray(cats, dtype=np.float64), decimal).to_pylist()
+            return _lookup(texts, lambda a, b: codes[a:b], sep)
+        if kind != "string":
+            return None
         return _lookup(list(cats), lambda a, b: codes[a:b], sep)
     if d == np.dtype(bool):
         x = s.to_numpy()
@@ -175,10 +179,11 @@ def write_csv(df: pd.DataFrame, fmts: list, stream, dialect: Dialect = DEFAULT) 
     order.  fmts: formatters(df, dialect)."""
     pa, pc = _pa()
     nl, sep = os.linesep, dialect.separator  # pandas' line terminator
-    utf8 = dialect.encoding.replace("_", "-").lower() in ("utf-8", "utf8")
+    utf8 = dialect.encoding == "utf-8"  # (dialect_from_spec's name for it)
+    encoder = codecs.getincrementalencoder(dialect.encoding)()  # a BOM once, at the start
 
     def write(data) -> None:  # Arrow's text is UTF-8
-        stream.write(data if utf8 else bytes(data).decode("utf-8").encode(dialect.encoding))
+        stream.write(data if utf8 else encoder.encode(bytes(data).decode("utf-8")))
     head = escaped(pa.array([str(c) for c in df.columns], pa.large_string()), sep)
     write((sep.join(head.to_pylist()) + nl).encode())
     for a in range(0, len(df), ROWS):

@@ -20,6 +20,8 @@ import pandas as pd
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import SchemaError
 
+SEPARATORS = (",", ";", "\t", "|")  # none of them inside a number, a date or a time
+TAB_NAMES = {"\\t": "\t", "tab": "\t", "TAB": "\t"}
 DECIMALS = (".", ",")
 GROUPINGS = (" ", ".", ",", "'", "\u00a0", "\u202f")  # 2 399 / 2.399 / 2,399 / 2'399
 _PROBE = 'x\r\n,;\t|"x'  # what the readers and LineEnds take as ASCII bytes
@@ -47,27 +49,32 @@ class Dialect:
         """pandas.read_csv's arguments for this dialect (numbers: numbers_as_text)."""
         return {"sep": self.separator, "encoding": self.encoding}
 
+    @property
+    def pattern(self) -> str:
+        """A number written in this dialect: sign, whole part (grouped by `thousands`, or
+        not), the decimal mark and fraction, an exponent."""
+        g, d = re.escape(self.thousands or ""), re.escape(self.decimal)
+        whole = rf"\d{{1,3}}(?:{g}\d{{3}})+|\d+" if g else r"\d+"
+        return rf"^\s*([+-]?)({whole})(?:{d}(\d+))?([eE][+-]?\d+)?\s*$"
+
     def number(self, text: pd.Series) -> pd.Series:
         """Each value written as a number of this dialect as plain text (-2399.80 for
-        "-2 399,80"); other values as they are, each alone."""
+        "-2 399,80", 4.8e-05 for "4,8e-05"); other values as they are, each alone."""
         if self.plain:
             return text
-        g = "" if self.thousands is None else re.escape(self.thousands)
-        d = re.escape(self.decimal)
-        whole = rf"\d{{1,3}}(?:{g}\d{{3}})+|\d+" if g else r"\d+"
-        pattern = rf"^\s*([+-]?)({whole})(?:{d}(\d+))?\s*$"
         s = text.astype(object)
         is_str = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
         if not is_str.any():
             return text
-        parts = s[is_str].astype(str).str.extract(pattern)
+        parts = s[is_str].astype(str).str.extract(self.pattern)
         hit = parts[1].notna().to_numpy()
-        plain = parts[0].fillna("") + parts[1].fillna("").str.replace(
-            self.thousands or "\x00", "", regex=False) + \
-            parts[2].map(lambda f: "" if pd.isna(f) else "." + f)
+        whole = parts[1].fillna("")
+        if self.thousands:
+            whole = whole.str.replace(self.thousands, "", regex=False)
+        plain = parts[0].fillna("") + whole + \
+            parts[2].map(lambda f: "" if pd.isna(f) else "." + f) + parts[3].fillna("")
         out = s.copy()
-        idx = s.index[is_str][hit]
-        out.loc[idx] = plain[hit].to_numpy()
+        out.loc[s.index[is_str][hit]] = plain[hit].to_numpy()
         return out
 
 
@@ -75,9 +82,10 @@ DEFAULT = Dialect()
 
 
 def number_columns(schema) -> list[str]:
-    """The columns read as numbers: numeric ones, and categorical ones listing numbers."""
+    """The columns read as numbers: numeric and derived ones, categorical ones listing
+    numbers."""
     from gpu_dpsyn.data.dtypes import value_kind
-    return [c.name for c in schema.columns if c.kind == "numeric" or (
+    return [c.name for c in schema.columns if c.kind in ("numeric", "derived") or (
         c.kind == "categorical" and value_kind(c.values) in ("int", "float"))]
 
 
@@ -86,23 +94,31 @@ def dialect_from_spec(spec) -> Dialect:
     refused where a reader could not tell its parts apart."""
     if spec is None:
         return DEFAULT
-    d = Dialect(spec.get("separator", ","), spec.get("decimal", "."), spec.get("thousands"),
-                spec.get("encoding", "utf-8"))
-    sep = d.separator
-    if len(sep) != 1 or sep in '"\r\n' or sep.isalnum():
-        raise SchemaError(f"csv: 'separator' must be one character other than a letter, a "
-                          f"digit, a quote or a line end, got {shown(sep)}")
-    if d.decimal not in DECIMALS:
-        raise SchemaError(f"csv: 'decimal' must be \".\" or \",\", got {shown(d.decimal)}")
-    if d.thousands is not None and d.thousands not in GROUPINGS:
-        raise SchemaError(f"csv: 'thousands' must be one of {shown(list(GROUPINGS))}, got "
-                          f"{shown(d.thousands)}")
+    d = parts(spec)
     clash = next(((a, b) for a, b in (("separator", "decimal"), ("separator", "thousands"),
                                       ("decimal", "thousands"))
                   if getattr(d, a) == getattr(d, b)), None)
     if clash:
         raise SchemaError(f"csv: '{clash[0]}' and '{clash[1]}' are both "
                           f"{shown(getattr(d, clash[0]))}; a reader could not tell them apart")
+    return d
+
+
+def parts(spec: dict) -> Dialect:
+    """The dialect's parts, each checked alone (dialect_from_spec checks them together)."""
+    sep = spec.get("separator", ",")
+    sep = TAB_NAMES.get(sep, sep)  # "\\t" and "tab" as a command line writes a tab
+    d = Dialect(sep, spec.get("decimal", "."), spec.get("thousands"),
+                spec.get("encoding", "utf-8"))
+    if sep not in SEPARATORS:  # numbers, dates and times are written unquoted
+        raise SchemaError(f"csv: 'separator' must be one of {shown(list(SEPARATORS))} (a "
+                          f"tab as \"\\t\"), got {shown(sep)}: numbers, dates and times hold the "
+                          "others")
+    if d.decimal not in DECIMALS:
+        raise SchemaError(f"csv: 'decimal' must be \".\" or \",\", got {shown(d.decimal)}")
+    if d.thousands is not None and d.thousands not in GROUPINGS:
+        raise SchemaError(f"csv: 'thousands' must be one of {shown(list(GROUPINGS))}, got "
+                          f"{shown(d.thousands)}")
     return Dialect(sep, d.decimal, d.thousands, _encoding(d.encoding))
 
 
@@ -110,7 +126,8 @@ def _encoding(name: str) -> str:
     """A codec Python knows that writes ASCII as ASCII (the separators, quotes and line
     ends the readers look for): not UTF-16 or UTF-32."""
     try:
-        codecs.lookup(name)
+        if codecs.lookup(name).name == "utf-8":  # UTF8, utf_8, U8: the default
+            return "utf-8"
         ok = _PROBE.encode(name).endswith(_PROBE.encode("ascii"))  # a BOM first is fine
     except (LookupError, UnicodeError, TypeError):
         raise SchemaError(f"csv: unknown 'encoding' {shown(name)}; use a name Python knows, "
@@ -122,11 +139,13 @@ def _encoding(name: str) -> str:
 
 
 def unwritable(schema, dialect: Dialect) -> str | None:
-    """The first text the output would hold (a column name, a listed value) that the
-    dialect's encoding cannot write, named, or None."""
+    """The first text the output would hold (a column name, a listed value, a date
+    layout's own text) that the dialect's encoding cannot write, named, or None."""
     texts = [("column name", c.name, c.name) for c in schema.columns] + [
         ("value", c.name, v) for c in schema.columns if c.kind == "categorical"
-        for v in c.values if isinstance(v, str)]
+        for v in c.values if isinstance(v, str)] + [
+        ("date layout", c.name, c.time.format) for c in schema.columns
+        if c.kind == "datetime" and c.time.format]
     for what, col, v in texts:
         try:
             v.encode(dialect.encoding)

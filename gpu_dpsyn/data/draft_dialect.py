@@ -11,8 +11,9 @@ import re
 import pandas as pd
 
 from gpu_dpsyn.data import line_ends
-from gpu_dpsyn.data.dialect import GROUPINGS, Dialect, dialect_from_spec
-from gpu_dpsyn.data.ingest import SEPARATORS, header_separator, reading, table_format
+from gpu_dpsyn.data.dialect import GROUPINGS, Dialect, dialect_from_spec, parts
+from gpu_dpsyn.data.csv_header import SEPARATOR_NAMES, header_separator
+from gpu_dpsyn.data.ingest import reading, table_format
 
 NUMBER_SHARE = 0.9  # of a column's values written as numbers of the dialect: a number column
 _CHUNK = 1 << 20
@@ -21,13 +22,20 @@ _CHUNK = 1 << 20
 def file_dialect(path, given: dict) -> tuple[Dialect, list[str]]:
     """(the encoding and separator to read `path` in, a line for each found, not given)."""
     notes = []
-    if table_format(path) != "csv":
-        return dialect_from_spec(given), notes
     spec = dict(given)
+    if spec.get("thousands") == "." and "decimal" not in spec:  # then the comma is
+        spec["decimal"] = ","
+    parts(spec)  # a bad flag refused before the file is read (together: once found)
+    if table_format(path) != "csv":
+        return dialect_from_spec(spec), notes
     if "encoding" not in spec and not _decodes(path, "utf-8"):
         spec["encoding"] = "cp1252" if _decodes(path, "cp1252") else "latin-1"
         notes.append(f"encoding {spec['encoding']}: the file is no UTF-8 (a spreadsheet "
                      "saved on Windows?); set \"encoding\" under \"csv\" if it is another")
+    elif "encoding" not in spec and _starts(path, codecs.BOM_UTF8):
+        spec["encoding"] = "utf-8-sig"  # kept: Excel reads such a file as UTF-8
+        notes.append("encoding utf-8-sig: the file starts with a byte order mark, and the "
+                     "output will too")
     if "separator" not in spec:
         with reading(path):
             head = line_ends.read_csv(path, nrows=0, dtype=str, encoding=spec.get(
@@ -36,8 +44,15 @@ def file_dialect(path, given: dict) -> tuple[Dialect, list[str]]:
         if sep is not None:
             spec["separator"] = sep
             notes.append(f"separator {sep!r}: the header is one column holding "
-                         f"{SEPARATORS[sep]}")
+                         f"{SEPARATOR_NAMES[sep]}")
     return dialect_from_spec(spec), notes
+
+
+def _starts(path, head: bytes) -> bool:
+    """Whether the file (decompressed as pandas would) starts with these bytes."""
+    from pandas.io.common import get_handle
+    with reading(path), get_handle(path, "rb", compression="infer", is_text=False) as h:
+        return h.handle.read(len(head)) == head
 
 
 def _decodes(path, encoding: str) -> bool:
@@ -55,45 +70,52 @@ def _decodes(path, encoding: str) -> bool:
 
 
 def number_dialect(df: pd.DataFrame, d: Dialect, given: dict) -> tuple[Dialect, list[str]]:
-    """d with the decimal comma and digit grouping that the table's numbers are written
-    with, where a file not separated by commas has columns of them (2 399,80; 1.234,5)."""
-    if d.separator == "," or "decimal" in given:
+    """d with the decimal comma (and digit grouping) the table's numbers are written with,
+    where a file not separated by commas has a column of them: most of its values
+    numbers so written (whole ones too: a spreadsheet writes 12 beside 12,5), one at
+    least with a comma; a grouping mark where a column's values that hold it all group
+    digits by threes (2.804, 12 345), NUMBER_SHARE of them at least."""
+    if d.separator == "," or "decimal" in given or d.decimal == ",":
         return d, []
-    groups = "".join(re.escape(g) for g in GROUPINGS if g != ",")
-    pattern = rf"^\s*[+-]?\d{{1,3}}(?:([{groups}])\d{{3}})*,\d+\s*$|^\s*[+-]?\d+,\d+\s*$"
-    seen, marks = None, {}
-    for name in df.columns:
-        text = df[name].dropna()
-        text = text[text.map(lambda v: isinstance(v, str))]
-        if not len(text):
-            continue
-        found = text.str.extract(pattern)  # group 0: the grouping mark, where there is one
-        if text.str.match(pattern).mean() >= NUMBER_SHARE:
-            seen = seen or name
-            for g in found[0].dropna():
-                marks[g] = marks.get(g, 0) + 1
-    if seen is None:
+    found, seen = None, None
+    for g in [None] + [m for m in GROUPINGS if m != ","]:
+        trial = Dialect(d.separator, ",", g, d.encoding)
+        for name in df.columns:
+            text = _texts(df[name])
+            if not len(text) or text.str.match(trial.pattern).mean() < NUMBER_SHARE:
+                continue
+            marked = text.str.contains("," if g is None else re.escape(g))
+            if marked.sum() >= (1 if g is None else GROUPED):
+                found, seen = trial, name
+                break
+        if found is not None and found.thousands is not None:
+            break
+    if found is None:
         return d, []
-    thousands = given.get("thousands", max(marks, key=marks.get) if marks else None)
-    spec = dict(d.to_dict(), decimal=",", **({"thousands": thousands} if thousands else {}))
-    return dialect_from_spec(spec), [
-        "decimal ','" + (f", thousands {thousands!r}" if thousands else "") +
-        f": numbers are written so (column {seen!r}, such as "
-        f"{df[seen].dropna().iloc[0]!r})"]
+    return found, ["decimal ','" + (f", thousands {found.thousands!r}" if found.thousands
+                                     else "") + f": numbers are written so (column {seen!r},"
+                   f" such as {_texts(df[seen]).iloc[0]!r})"]
+
+
+GROUPED = 5  # values grouped by a mark before it is taken for one (not a lone "2.5")
+
+
+def _texts(s: pd.Series) -> pd.Series:
+    s = s.dropna()
+    return s[s.map(lambda v: isinstance(v, str))].astype(str)
 
 
 def as_numbers(df: pd.DataFrame, d: Dialect) -> pd.DataFrame:
-    """df with the columns whose values are mostly numbers of the dialect as plain number
-    text (the draft then reads them as numbers; the schema's number columns are read so
-    by every reader)."""
+    """df with the columns whose values are mostly numbers of the dialect (NUMBER_SHARE)
+    as plain number text (the draft then reads them as numbers; the schema's number
+    columns are read so by every reader)."""
     if d.plain:
         return df
     out = {}
     for name in df.columns:
-        s = df[name]
-        plain = d.number(s)
-        changed = (plain.astype(object) != s.astype(object)) & s.notna()
-        out[name] = plain if changed.sum() >= NUMBER_SHARE * s.notna().sum() > 0 else s
+        s, text = df[name], _texts(df[name])
+        ok = len(text) and text.str.match(d.pattern).mean() >= NUMBER_SHARE
+        out[name] = d.number(s) if ok else s
     return pd.DataFrame(out, index=df.index)
 
 

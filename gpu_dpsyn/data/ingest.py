@@ -12,10 +12,8 @@ import bz2
 import contextlib
 import gzip
 import io
-import json
 import lzma
 import os
-import re
 import warnings
 import zipfile
 import zlib
@@ -24,6 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from gpu_dpsyn.data import csv_text, line_ends, parquet_types
+from gpu_dpsyn.data.csv_header import (check_header, check_separator, default_index,
+                                       reread_trailing)
 from gpu_dpsyn.data.dialect import (DEFAULT as DEFAULT_DIALECT, Dialect, number_columns,
                                     unwritable)
 from gpu_dpsyn.data.files import check_output, packing, replacing, target_of
@@ -129,7 +129,10 @@ def _csv_into(df, stream, dialect: Dialect = DEFAULT_DIALECT) -> None:
     """df as pandas' to_csv(index=False) text into a binary stream, in the dialect: by
     csv_text, or where it leaves a kind to pandas, by pandas (its text, our stream)."""
     fmts = csv_text.formatters(df, dialect)
-    if fmts is None:
+    if fmts is None:  # (pandas' decimal= leaves the floats of object columns their ".")
+        df = df if dialect.decimal == "." else df.apply(
+            lambda c: c.map(lambda v: repr(v).replace(".", dialect.decimal)
+                            if isinstance(v, float) else v) if c.dtype == object else c)
         df.to_csv(stream, index=False, mode="wb", sep=dialect.separator,
                   decimal=dialect.decimal, encoding=dialect.encoding)
     else:
@@ -277,7 +280,7 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             check_separator(p, df.columns, schema, d)
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
-        check_header(p, df, d)
+        check_header(p, df, d, schema)
         if schema is not None and not d.plain:
             for c in number_columns(schema):  # each value alone: the row-local rule
                 if c in df.columns:
@@ -307,70 +310,6 @@ def reading(path):
         raise DPSynError(f"cannot read {shown(str(path))}: {e}") from None
     except READ_ERRORS as e:
         raise DataError(read_error(path, e)) from None
-
-
-def default_index(df) -> bool:
-    return isinstance(df.index, pd.RangeIndex) and df.index.equals(pd.RangeIndex(len(df)))
-
-
-def reread_trailing(path, df, opts: dict):
-    """pandas makes a row's extra leading fields the index when every data row has more
-    fields than the header, shifting every column by one.  A trailing delimiter (the extra
-    field empty on every row) is read again without the index; anything else is refused."""
-    last = df.iloc[:, -1] if df.shape[1] else pd.Series([], dtype=object)
-    trailing = df.index.nlevels == 1 and bool((last.isna() | (last == "")).all())
-    if not trailing:
-        raise DataError(f"cannot read {shown(str(path))}: its data rows have more fields "
-                        "than the header, which would shift every column; fix the header or "
-                        "the rows")
-    return line_ends.read_csv(path, index_col=False, **opts)
-
-
-_MANGLED = re.compile(r"^(.*)\.\d+$", re.S)
-
-
-SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
-
-
-def header_separator(columns, dialect: Dialect = DEFAULT_DIALECT) -> str | None:
-    """The separator a header read as one column holds, other than the dialect's: the
-    file is separated otherwise (a spreadsheet saved where decimals take commas, a TSV).
-    The header alone decides (no record does)."""
-    names = [str(c) for c in columns]
-    return next((c for c in SEPARATORS if c != dialect.separator and len(names) == 1
-                 and c in names[0]), None)
-
-
-def check_separator(path, columns, schema=None, dialect: Dialect = DEFAULT_DIALECT) -> None:
-    """DataError when the header reads as one column holding another separator
-    (header_separator), which would be read as one column of text; a schema declaring
-    that very name says it is one."""
-    sep = header_separator(columns, dialect)
-    name = str(list(columns)[0]) if sep else ""
-    if sep and not (schema is not None and name in schema.names):
-        raise DataError(f"cannot read {shown(str(path))}: its header is one column, "
-                        f"{shown(name)}, so it looks separated by {SEPARATORS[sep]}, not "
-                        f"{SEPARATORS.get(dialect.separator, repr(dialect.separator))}: "
-                        f"declare it in the schema (\"csv\": {{\"separator\": "
-                        f"{json.dumps(sep)}}}; data/dialect.py), or if it is one column, "
-                        "that column")
-
-
-def check_header(path, df, dialect: Dialect = DEFAULT_DIALECT) -> None:
-    """DataError naming a column the CSV header gives twice (pandas would read the second
-    as "color.1" and a drafted schema would name it so)."""
-    names = [str(c) for c in df.columns]
-    if not any(m and m.group(1) in names for m in map(_MANGLED.match, names)):
-        return  # nothing that looks renamed: no second read
-    header = line_ends.read_csv(path, header=None, nrows=1, dtype=str,
-                                keep_default_na=False, index_col=False,
-                                **dialect.read_options()).iloc[0].tolist()
-    seen = set()
-    for h in header:
-        if h in seen:
-            raise DataError(f"cannot read {shown(str(path))}: the header names column "
-                            f"{shown(h)} more than once; give each column its own name")
-        seen.add(h)
 
 
 # what reading a damaged file raises: pandas' and pyarrow's parse and I/O errors, and the

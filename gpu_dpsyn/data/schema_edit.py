@@ -7,6 +7,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import json
 
+from gpu_dpsyn.data.dialect import TAB_NAMES
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
 from gpu_dpsyn.errors import SchemaError
 
@@ -102,8 +103,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             csv = doc.setdefault("csv", {})
             if value is None:
                 csv.pop(key, None)
-            else:
-                csv[key] = str(value)  # text: "--set csv.decimal=," and all
+            else:  # text: "--set csv.decimal=," and all; a tab as "\t" or "tab"
+                csv[key] = TAB_NAMES.get(str(value), str(value)) if key == "separator" \
+                    else str(value)
             if not csv:
                 doc.pop("csv")
             continue

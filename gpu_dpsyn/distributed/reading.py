@@ -10,8 +10,9 @@ from gpu_dpsyn.data.dialect import number_columns
 from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.data.ingest import (check_header, check_separator, csv_options, default_index,
-                                   lenient_options, reading, reread_trailing, table_format,
+from gpu_dpsyn.data.csv_header import (check_header, check_separator, default_index,
+                                       reread_trailing)
+from gpu_dpsyn.data.ingest import (csv_options, lenient_options, reading, table_format,
                                    without_ignored)
 
 # binned on float64 anyway (encoding); a declared dtype keeps Dask from inferring int64
@@ -124,7 +125,7 @@ def _first_rows(path, opts: dict, schema) -> tuple:
     then read without it."""
     head = line_ends.read_csv(path, nrows=100, **opts)
     check_separator(path, head.columns, schema, schema.csv)
-    check_header(path, head, schema.csv)
+    check_header(path, head, schema.csv, schema)
     if default_index(head):
         return head, False
     return reread_trailing(path, head, dict(opts, nrows=100)), True
