@@ -91,3 +91,30 @@ def test_a_path_with_a_nul_byte_is_a_one_line_refusal(fitted, tmp_path):
         fitted.save(str(tmp_path / "a\0b.dpsyn"))
     with pytest.raises(ModelFileError, match="NUL byte"):
         Synthesizer.load(str(tmp_path / "a\0b.dpsyn"))
+
+
+def test_a_model_saved_before_the_newer_schema_keys_samples(tmp_path):
+    # a model is budget already spent: one saved before "format", "missing_values",
+    # "decimals" and "csv" (their attributes absent from its pickle) must still sample
+    import numpy as np
+    df = pd.DataFrame({"d": pd.Timestamp("2020-01-01") + pd.to_timedelta(
+        np.arange(200) % 300, unit="D"), "x": np.arange(200) % 7 + 0.5,
+        "k": ["a", "b"] * 100})
+    schema = {"columns": {
+        "d": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "day"},
+        "x": {"type": "numeric", "min": 0, "max": 10, "bins": 5},
+        "k": {"type": "categorical", "values": ["a", "b"]}}}
+    syn = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, schema)
+    with pytest.warns(UserWarning):  # (a seeded fit: saving it says so)
+        syn.save(tmp_path / "new.model")
+    want = Synthesizer.load(tmp_path / "new.model").sample(50)
+    s = syn.model.schema
+    for c in s.columns:  # as an older pickle holds them
+        for key in ("missing_values", "decimals"):
+            c.__dict__.pop(key, None)
+        if c.time is not None:
+            c.time.__dict__.pop("format", None)
+    s.__dict__.pop("csv", None)
+    with pytest.warns(UserWarning):
+        syn.save(tmp_path / "old.model")
+    assert Synthesizer.load(tmp_path / "old.model").sample(50).equals(want)

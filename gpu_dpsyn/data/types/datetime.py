@@ -29,6 +29,7 @@ _OFFSET = (r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[Tt ]\d\d(?:\d\d){0,2}(?:\.\d+)?)\
 
 class DatetimeSpec:
     """What the schema says about one datetime column."""
+    format = None  # a model saved before "format" has none (its pickle lacks the key)
 
     def __init__(self, name: str, spec: dict, max_bins: int):
         self.timezone = _zone(name, spec.get("timezone"))
