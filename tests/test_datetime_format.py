@@ -47,7 +47,8 @@ def test_the_schema_keeps_its_format():
 
 
 @pytest.mark.parametrize("fmt,match", [
-    ("dd.mm.yyyy", "no date"), ("%H:%M", "no date"), ("%d.%m", "no date"),
+    ("dd.mm.yyyy", "read them back"), ("%H:%M", "read them back"),
+    ("%d.%m", "read them back"),
     ("%d.%m.%Y %z", "time zone"), ("%d.%m.%Y %Z", "time zone"), (7, "format")])
 def test_bad_formats_are_refused(fmt, match):
     with pytest.raises(SchemaError, match=r"'d'.*" + match):
@@ -129,3 +130,59 @@ def test_dates_in_several_layouts_are_never_an_id():
     assert s.unit_id is None
     line = next(x for x in lines if x.strip().startswith("d "))
     assert "layouts" in line and "ISO 8601" in line
+
+
+# -- layouts that lose what they write (review) --------------------------------------------
+
+@pytest.mark.parametrize("extra,match", [
+    ({"format": "%d.%m.%y"}, "two-digit"),
+    ({"format": "%d.%m.%Y %I:%M"}, "%p"),
+    ({"unit": "hour", "format": "%d.%m.%Y"}, "hour"),
+    ({"unit": None, "bins": 10, "min": "2016-01-01T12:00", "format": "%d.%m.%Y"},
+     r"'min'.*12:00")])
+def test_a_layout_that_loses_what_it_writes_is_refused(extra, match):
+    spec = {k: v for k, v in {**SPEC, **extra}.items() if v is not None}
+    with pytest.raises(SchemaError, match=r"'d'.*" + match):
+        load_schema({"columns": {"d": spec}})
+
+
+@pytest.mark.parametrize("unit,fmt", [("month", "%m/%Y"), ("year", "%Y"),
+                                      ("hour", "%m/%d/%Y %I %p"),
+                                      ("minute", "%d.%m.%Y %H:%M")])
+def test_a_layout_as_fine_as_the_unit_is_taken(unit, fmt):
+    spec = {**SPEC, "unit": unit, "format": fmt, "max": "2016-01-20T23:59:59"}
+    assert load_schema({"columns": {"d": spec}})["d"].time.format == fmt
+
+
+def test_a_draft_never_takes_two_digit_years():
+    births = pd.Timestamp("1950-01-01") + pd.to_timedelta(
+        np.random.default_rng(8).integers(0, 18000, 600), unit="D")
+    s, _ = _draft(births.strftime("%d.%m.%y").tolist())
+    assert "d" not in s.names or s["d"].kind != "datetime" or "%y" not in s["d"].time.format
+
+
+@pytest.mark.parametrize("fmt", ["%m/%d/%Y %I:%M %p", "%d %b %Y", "%b %d, %Y"])
+def test_a_draft_reads_layouts_with_names_and_twelve_hours(fmt):
+    t = _dates(400, seed=9) + pd.to_timedelta(np.arange(400) % 24, unit="h")
+    s, _ = _draft(t.dt.strftime(fmt).tolist())
+    assert s["d"].kind == "datetime" and s["d"].time.format == fmt
+
+
+@pytest.mark.parametrize("iso", [False, True])
+def test_a_few_placeholders_among_dates_are_read_as_missing(iso):
+    # "00.00.0000" among birth dates made the column a list of 2,643 birth dates
+    t = _dates(600, seed=10)
+    values = t.dt.strftime("%Y-%m-%d" if iso else "%d.%m.%Y").tolist()
+    for i in range(0, 600, 40):
+        values[i] = "0000-00-00" if iso else "00.00.0000"
+    s, lines = _draft(values)
+    assert s["d"].kind == "datetime" and s["d"].nullable
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert "00" in line and "missing" in line
+
+
+def test_dates_in_several_layouts_are_left_out_however_many():
+    t = _dates(300, seed=11)
+    layouts = np.array(["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y"])[np.arange(300) % 3]
+    s, _ = _draft([d.strftime(f) for d, f in zip(t, layouts)])
+    assert "d" in s.ignored

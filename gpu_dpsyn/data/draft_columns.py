@@ -16,10 +16,10 @@ from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
-from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, date_layout,
-                                    dates_hint, finest_unit, id_name, is_text, looks_dated,
-                                    mostly_numbers, numbering, places, sentinels, span_in,
-                                    unit_start, written_numbers_hint)
+from gpu_dpsyn.data.draft_dates import date_layout, dates_hint, looks_dated
+from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit,
+                                    id_name, is_text, mostly_numbers, numbering, places,
+                                    sentinels, span_in, unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
@@ -86,12 +86,25 @@ class Guesser:
                               "max_records_per_individual records of each",
                               IdColumnWarning, stacklevel=4)
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
-        if stamps is None and text and looks_dated(vals):  # one layout, not ISO 8601
+        if stamps is None and text and looks_dated(vals):  # one layout (with placeholders)
             read = date_layout(vals)
-            if read is not None:
-                self.layouts[name] = read
-                stamps = pd.to_datetime(s, format=read[0], errors="coerce")
-                stamps = pd.Series(stamps).reset_index(drop=True)
+            if read is None:  # several: no one "format" reads them
+                return None, (f"dates in several layouts (such as "
+                              f"{', '.join(map(shown, pd.unique(vals)[:2]))}): write them "
+                              "one way, ISO 8601 or one layout named by \"format\", to "
+                              "synthesize them")
+            fmt, also, words = read
+            if words:  # read as missing by the repair, as a number column's words are
+                gone = s.isin(words)
+                self.note = (f"; {int(gone.sum()):,} values {', '.join(map(repr, words))} "
+                             "are no date: read as missing")
+                s, vals, nullable = s.where(~gone), vals[~vals.isin(words)], True
+            if fmt is None:  # ISO 8601 but for the words
+                stamps, offsets = as_datetime(s, vals, text)
+            else:
+                self.layouts[name] = (fmt, also)
+                stamps = pd.Series(pd.to_datetime(s, format=fmt, errors="coerce"))
+                stamps = stamps.reset_index(drop=True)
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)
         if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
@@ -128,7 +141,7 @@ class Guesser:
                              numbering(numbers, n_distinct)):
                 dates = dates_hint(vals) if numbers is None else ""
                 such = ", ".join(map(shown, pd.unique(vals)[:2]))
-                if dates:  # several layouts (one is read above): dates, never an id
+                if dates:  # several layouts beyond looks_dated's: dates, never an id
                     return None, (f"dates in several layouts (such as {such}): write them "
                                   "one way, ISO 8601 or one layout named by \"format\", to "
                                   "synthesize them")

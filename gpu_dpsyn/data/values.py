@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import datetime
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.matching import boolean_of
-from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types.datetime import UNITS
 
 ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
@@ -37,7 +35,7 @@ _GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|accou
 LEADING_ZERO = re.compile(r"^[+-]?0\d")
 
 
-_ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
+ISO_TEXT = _ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
                   r"(?:Z|[+-]\d\d:?\d\d)?$")
 
 
@@ -213,37 +211,6 @@ def written_numbers_hint(vals: pd.Series) -> str:
             "column")
 
 
-# day, month and year as numbers with / . or - between them, a time of day after: 01/31/2020
-_DATED = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}(?:[ T]\d{1,2}:\d\d(?::\d\d)?)?\s*$")
-
-
-_DAYS = ("%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%Y/%m/%d", "%d-%m-%Y", "%m-%d-%Y", "%Y.%m.%d",
-         "%d.%m.%y", "%d/%m/%y", "%m/%d/%y")  # the layouts a draft reads, in this order
-_LAYOUTS = tuple(d + t for t in ("", " %H:%M", " %H:%M:%S") for d in _DAYS)
-
-
-def date_layout(vals: pd.Series):
-    """(the first of _LAYOUTS that reads every value, the others that do too: day and
-    month ambiguous), or None: text dates in one layout other than ISO 8601.  Tried on
-    200 values first, then on every distinct value."""
-    uniq = pd.Series(pd.unique(vals.dropna().astype(str)))
-
-    def reads(fmt, values) -> bool:
-        return bool(pd.to_datetime(values, format=fmt, errors="coerce").notna().all())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fits = [f for f in _LAYOUTS if reads(f, uniq.iloc[:200])]
-        fits = [f for f in fits if reads(f, uniq)]
-    return (fits[0], tuple(fits[1:])) if fits and len(uniq) else None
-
-
-def looks_dated(vals: pd.Series) -> bool:
-    """Text most of whose values are dates written with numbers in another layout than
-    ISO 8601 (01/31/2020, 31.01.2020 13:05): drafted as text, their line says so."""
-    sample = vals.dropna().iloc[:200].astype(str)
-    return bool(len(sample)) and sample.str.fullmatch(_DATED).mean() >= 0.9
-
-
 def replaced_bytes(s: pd.Series) -> bool:
     """Whether a column holds U+FFFD, what the row-local rule reads bytes that are no UTF-8
     as: by the string methods, value by value only where the column holds objects they
@@ -252,16 +219,3 @@ def replaced_bytes(s: pd.Series) -> bool:
         return bool(s.str.contains("\ufffd", regex=False, na=False).any())
     except AttributeError:
         return bool(s.map(lambda v: isinstance(v, str) and "\ufffd" in v).any())
-
-
-def dates_hint(vals: pd.Series) -> str:
-    """A hint when text taken for an id reads as dates in another format than ISO 8601
-    (01/31/2020, 31.01.2020), which only ISO text is drafted as: say how to keep them."""
-    sample = vals.iloc[:200].astype(str)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        read = pd.to_datetime(sample, errors="coerce", format="mixed")
-    if read.notna().mean() < 0.9:
-        return ""
-    return (f"; its values look like dates ({shown(sample.iloc[0])}): write them as ISO "
-            "8601 (2020-01-31) for a datetime column")

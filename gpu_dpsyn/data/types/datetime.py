@@ -33,7 +33,6 @@ class DatetimeSpec:
 
     def __init__(self, name: str, spec: dict, max_bins: int):
         self.timezone = _zone(name, spec.get("timezone"))
-        self.format = _layout(name, spec.get("format"))
         self.min = self._stamp(name, spec, "min")
         self.max = self._stamp(name, spec, "max")
         if self.max <= self.min:
@@ -52,6 +51,7 @@ class DatetimeSpec:
                               f"{bins!r}")
         bins = None if bins is None else int(bins)
         self.unit, self.calendar = unit, unit is not None
+        self.format = _layout(name, spec.get("format"), unit, self.min)
         lo, hi = _epoch(self.min), _epoch(self.max)
         # whole seconds in, whole seconds out: no nanosecond noise in decoded values
         self.tick = _NS if lo % _NS == 0 and hi % _NS == 0 else 1
@@ -133,27 +133,47 @@ def _zone(name, tz):
 # the dates a column may hold: nanosecond timestamps (1677-09-21 to 2262-04-11), less a
 # margin that a zone's offset, a year bin's start and repair's +-2 days stay inside
 _FIRST, _LAST = pd.Timestamp("1678-01-01"), pd.Timestamp("2261-12-31 23:59:59")
-_PROBE = pd.Timestamp("2001-02-03 04:05:06")  # no field equal to another
+_PROBE = pd.Timestamp("2001-02-03 16:05:06")  # no field equal to another; afternoon
+_FIELDS = ("year", "month", "day", "hour", "minute", "second")
 
 
-def _layout(name, fmt):
-    """A "format": strftime codes that write a date and read it back (its year, month
-    and day), with no zone (a column's zone is its "timezone")."""
+def _layout(name, fmt, unit, lo: pd.Timestamp):
+    """A "format": strftime codes that write the column's values and read them back: to
+    its unit (bins: to the day), four-digit years, 12-hour clocks with AM/PM, and `min`
+    as it is (a coarser layout would read it back before itself); no zone (a column's
+    zone is its "timezone")."""
     if fmt is None:
         return None
+    where = f"column {shown(name)}: 'format' {fmt!r}"
     if not isinstance(fmt, str):
         raise SchemaError(f"column {shown(name)}: 'format' must be a layout such as "
                           f"\"%d.%m.%Y\", got {fmt!r}")
     if "%z" in fmt or "%Z" in fmt:
-        raise SchemaError(f"column {shown(name)}: 'format' {fmt!r} writes a time zone; give "
-                          "the column's zone as \"timezone\" and leave it out of the format")
-    try:
-        back = pd.to_datetime(_PROBE.strftime(fmt), format=fmt)
-    except (TypeError, ValueError):
-        back = pd.NaT
-    if back is pd.NaT or (back.year, back.month, back.day) != (2001, 2, 3):
-        raise SchemaError(f"column {shown(name)}: 'format' {fmt!r} writes no date that reads "
-                          "back (it needs a year, a month and a day, e.g. \"%d.%m.%Y\")")
+        raise SchemaError(f"{where} writes a time zone; give the column's zone as "
+                          "\"timezone\" and leave it out of the format")
+    if "%y" in fmt:
+        raise SchemaError(f"{where} writes two-digit years, which read 69-99 as 19xx and "
+                          "00-68 as 20xx: write four (%Y)")
+    if "%I" in fmt and "%p" not in fmt:
+        raise SchemaError(f"{where} writes 12-hour times (%I) without AM/PM (%p): 16:05 "
+                          "would read back as 04:05")
+    need = _FIELDS[:_FIELDS.index(unit or "day") + 1]
+
+    def back(t):
+        try:
+            return pd.to_datetime(t.strftime(fmt), format=fmt)
+        except (TypeError, ValueError):
+            return pd.NaT
+    b = back(_PROBE)
+    if b is pd.NaT or any(getattr(b, f) != getattr(_PROBE, f) for f in need):
+        raise SchemaError(f"{where} does not write the column's values and read them back "
+                          f"to the {unit or 'day'} (it needs {', '.join(need)}: e.g. "
+                          "\"%d.%m.%Y\" for days)")
+    wall = lo.tz_localize(None) if lo.tz is not None else lo
+    if back(wall) != wall:
+        raise SchemaError(f"{where} writes 'min' ({wall}) as {wall.strftime(fmt)!r}, which "
+                          "reads back before it: give a layout as fine as 'min', or a 'min' "
+                          "it writes as it is")
     return fmt
 
 
