@@ -450,6 +450,9 @@ def test_quantiles_lost_in_the_noise_fall_back_to_public_spaced_bins():
     assert (np.diff(widths) >= -1e-9).all() and widths[-1] > 10 * widths[1]  # log-spaced
     neg = np.linspace(-50.0, 50.0, 101)
     assert public_cuts(neg, 4) == [0, 25, 50, 75, 100]  # below 0: equal widths
+    years = np.linspace(1900.0, 2020.0, 121)  # from min > 0: log from min, nearly even
+    w = np.diff(years[public_cuts(years, 12)])  # (shifted from 0: half in 1900-1911)
+    assert w.max() <= 2 * w.min()
     rng_ = np.random.default_rng(0)
     n = 3000
     df = pd.DataFrame({"stay": np.round(rng_.exponential(3.0, n), 1),

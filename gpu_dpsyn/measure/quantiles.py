@@ -139,13 +139,15 @@ LOG_SHIFT = 0.01  # of the range: public_cuts' log spacing, as draft_bins' fines
 
 
 def public_cuts(grid, k: int) -> list[int]:
-    """Grid indices of k bins laid out from the public grid alone: log-spaced (in
-    log(x - min + shift), the shift a hundredth of the range) for a range from 0 up, as
-    a skewed column asking for quantile bins is, else equal widths; each edge the
-    nearest grid edge, repeats merged."""
+    """Grid indices of k bins laid out from the public grid alone, as its "auto" spacing
+    is: log-spaced from a min above 0, from 0 in log(x + shift) (the shift a hundredth
+    of the range: an amount, a duration), else equal widths; each edge the nearest grid
+    edge, repeats merged."""
     grid = np.asarray(grid, dtype=np.float64)
     lo, hi = grid[0], grid[-1]
-    if lo >= 0:
+    if lo > 0:  # as the grid's "auto": log from min (birth years: nearly even)
+        want = np.geomspace(lo, hi, k + 1)
+    elif lo == 0:  # an amount or a duration from 0
         shift = (hi - lo) * LOG_SHIFT
         want = lo - shift + np.geomspace(shift, hi - lo + shift, k + 1)
     else:
