@@ -16,20 +16,29 @@ import pandas as pd
 
 from gpu_dpsyn.data.draft_columns import ID_SHARE  # of the individuals: one value each
 
-_PERSONAL = {"name", "surname", "email", "mail", "phone", "telephone", "mobile",
-             "address", "street"}  # a word that says personal data
+_PERSONAL = {  # a word that says personal data, in the languages spreadsheets come in
+    "name", "surname", "email", "mail", "phone", "telephone", "mobile", "address", "street",
+    "telefon", "handy", "adresse", "strasse", "straße", "nachname", "vorname",  # de
+    "nom", "prénom", "prenom", "téléphone", "courriel", "rue", "portable",  # fr
+    "apellido", "apellidos", "nombre", "teléfono", "telefono", "correo", "dirección",
+    "direccion", "celular",  # es
+    "cognome", "nome", "indirizzo", "cellulare"}  # it
+_STEMS = ("telefon", "handy", "email")  # compounds: Telefonnummer, Handynummer
 _QUALIFIERS = {"first", "last", "full", "given", "family", "middle", "maiden", "e",
-               "number", "no", "home", "work", "postal", "contact", "primary", "cell",
+               "number", "no", "nr", "home", "work", "postal", "contact", "primary", "cell",
                "person", "patient", "customer", "client", "employee", "user", "member",
-               "student", "owner"}  # words beside it that keep it personal:
-# department_name, product_name, address_type say something else
+               "student", "owner", "nummer", "kunde", "kunden", "privat", "numero",
+               "numéro", "número", "cliente", "de", "du", "la", "le", "del", "di"}  # words
+# beside it that keep it personal: department_name, product_name, address_type say
+# something else
 
 
 def personal_name(name: str) -> bool:
     """A column name of personal-data words and qualifiers only: email, last name,
     patient_name, phone_number; not product_name or address_type."""
     words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
-    return bool(set(words) & _PERSONAL) and set(words) <= _PERSONAL | _QUALIFIERS
+    own = {w for w in words if w in _PERSONAL or w.startswith(_STEMS)}
+    return bool(own) and set(words) <= own | _QUALIFIERS
 
 
 def per_individual(df: pd.DataFrame, col, unit: str | None,

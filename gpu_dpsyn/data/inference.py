@@ -17,6 +17,7 @@ from gpu_dpsyn.data import draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
+from gpu_dpsyn.data.values import id_name
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning, SchemaError)
 
@@ -76,8 +77,11 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     # (the fit refuses gaps)
     ids = sorted((c.name for c in cols if c.kind == "id"),
                  key=lambda c: (c not in id_columns, gaps[c]))
+    # the individual: an id, else a column named like one whose values repeat (its line
+    # says to draft again with --id)
+    unit = ids[0] if ids else next((c.name for c in cols if id_name(c.name)), None)
     personal = {c.name: why for c in cols if (why := draft_personal.per_individual(
-        df, c, ids[0] if ids else None, max_categories))}
+        df, c, unit, max_categories))}
     whys = [w + draft_personal.hint(c) for c, w in zip(cols, whys) if c.name not in personal]
     cols = [c for c in cols if c.name not in personal]
     left.update((c, (why, "values counted")) for c, why in personal.items())
