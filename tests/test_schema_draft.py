@@ -130,3 +130,39 @@ def test_dropping_or_retyping_a_column_with_dots_in_its_name_clears_its_drafted_
     assert edit(doc, drops=["spend"])["_drafted_from_data"] == ["spend.usd.edges"]
     out = edit(doc, [("spend.usd", "type", "categorical"), ("spend.usd", "values", [1])])
     assert out["_drafted_from_data"] == ["spend.edges"]
+
+
+def _doc(tmp_path, doc):
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_a_drafted_id_naming_the_individual_can_be_dropped_and_ignored(tmp_path, capsys):
+    # every attempt failed: the unit was read before --set, and --drop left individual_id
+    doc = {"columns": {"Telefonnummer": {"type": "id"}, "PLZ": {"type": "id"},
+                       "k": {"type": "categorical", "values": ["a"]}},
+           "individual_id": "Telefonnummer"}
+    p = _doc(tmp_path, doc)
+    assert main(["schema", str(p), "--drop", "Telefonnummer", "--ignore",
+                 "Telefonnummer"]) == 0, capsys.readouterr().err
+    got = json.loads(p.read_text())
+    assert "Telefonnummer" not in got["columns"] and got["ignored_columns"] == ["Telefonnummer"]
+    assert "individual_id" not in got
+    assert "now named by 'PLZ', not 'Telefonnummer'" in capsys.readouterr().err  # said
+    p = _doc(tmp_path, doc)
+    assert main(["schema", str(p), "--set", "individual_id=PLZ", "--ignore",
+                 "Telefonnummer"]) == 0, capsys.readouterr().err
+    assert json.loads(p.read_text())["individual_id"] == "PLZ"
+
+
+def test_an_ignored_column_comes_back_with_a_type(tmp_path, capsys):
+    doc = {"columns": {"k": {"type": "categorical", "values": ["a"]}},
+           "ignored_columns": ["d", "e"]}
+    p = _doc(tmp_path, doc)
+    assert main(["schema", str(p), "--set", "d.type=categorical",
+                 "--set", 'd.values=["x", "y"]']) == 0, capsys.readouterr().err
+    got = json.loads(p.read_text())
+    assert got["columns"]["d"] == {"type": "categorical", "values": ["x", "y"]}
+    assert got["ignored_columns"] == ["e"]
+    assert main(["schema", str(p), "--set", "z.min=3"]) == 2  # no type: no new column

@@ -313,8 +313,13 @@ def edit_schema(a) -> int:
     doc = edit(before, sets, a.drop, a.reviewed, a.ignore)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")
-        schema_from_dict(doc)  # refused before anything is written
+        unit = schema_from_dict(doc).unit_id  # refused before anything is written
+        was = schema_from_dict(before).unit_id
     write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
+    if unit != was:  # the unit of privacy moved: said, never silent
+        now = f"named by {unit!r}" if unit else "each record"
+        print(f"the individual (the unit of privacy) is now {now}"
+              + (f", not {was!r}" if was else ""), file=sys.stderr)
     left = doc.get("_drafted_from_data") or []
     unvouched = edit(before, sets, a.drop, (), a.ignore).get("_drafted_from_data") or []
     vouched = [d for d in unvouched if d not in left]  # (not those set or dropped)

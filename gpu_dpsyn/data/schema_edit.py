@@ -75,9 +75,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         else:
             column(name)
             del cols[name]
+            if doc.get("individual_id") == name:  # it named the individual: no longer
+                doc.pop("individual_id")
         drafted = [d for d in drafted if of(d) != name]
     ids = [n for n, c in cols.items() if _kind(c) == "id"]
-    unit = doc.get("individual_id") or (ids[0] if ids else None)  # as Schema.unit_id
+    named = given.get("individual_id", doc.get("individual_id"))  # (--set first)
+    unit = named or (ids[0] if ids else None)  # as Schema.unit_id
     for name in ignores:
         if name == unit:  # left unread, each record would be an individual: a weaker unit
             raise SchemaError(f"{shown(name)} names the individual (the unit of privacy), "
@@ -87,12 +90,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         cols.pop(name, None)
         drafted = [d for d in drafted if of(d) != name]
         ignored += [] if name in ignored else [name]
-    if ignored:
-        doc["ignored_columns"] = ignored
-    else:
-        doc.pop("ignored_columns", None)
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
+        if name is not None and key in ("type", "kind") and name not in cols and \
+                (name in ignored or name != "csv"):  # a column (back) in the schema
+            ignored = [c for c in ignored if c != name]
+            cols[name] = {}
         if name is None:  # the schema's own key
             if value is None:
                 doc.pop(key, None)
@@ -127,6 +130,10 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         else:
             spec[key] = value
         drafted = [d for d in drafted if d != f"{name}.{key}"]
+    if ignored:
+        doc["ignored_columns"] = ignored
+    else:
+        doc.pop("ignored_columns", None)
     for name in reviewed:
         if name != "all" and name not in ignored:
             column(name)
