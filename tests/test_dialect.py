@@ -344,3 +344,14 @@ def test_excels_separator_line_is_named(tmp_path, capsys):
     assert main(["infer-schema", str(data), "--out", str(tmp_path / "s.json")]) == 2
     err = capsys.readouterr().err
     assert "sep=;" in err and err.count("\n") == 1
+
+
+def test_changing_a_drafts_dialect_says_to_draft_again(tmp_path, capsys):
+    data, schema = tmp_path / "f.csv", tmp_path / "s.json"
+    _french(_table(200), data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema)]) == 0
+    capsys.readouterr()
+    assert main(["schema", str(schema), "--set", "csv.encoding=latin-1"]) == 0
+    assert "infer-schema" in capsys.readouterr().err  # its listed values read in cp1252

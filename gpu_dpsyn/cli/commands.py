@@ -316,6 +316,11 @@ def edit_schema(a) -> int:
         unit = schema_from_dict(doc).unit_id  # refused before anything is written
         was = schema_from_dict(before).unit_id
     write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
+    if before.get("_drafted_from_data") and any(n == "csv" and n not in before.get(
+            "columns", {}) for n, _, _ in sets):  # values read off a file in the old one
+        print("the drafted values were read in the file's former dialect: draft again with "
+              "infer-schema and its --encoding/--separator/--decimal/--thousands",
+              file=sys.stderr)
     if unit != was:  # the unit of privacy moved: said, never silent
         now = f"named by {unit!r}" if unit else "each record"
         print(f"the individual (the unit of privacy) is now {now}"
