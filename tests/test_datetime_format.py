@@ -186,3 +186,37 @@ def test_dates_in_several_layouts_are_left_out_however_many():
     layouts = np.array(["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y"])[np.arange(300) % 3]
     s, _ = _draft([d.strftime(f) for d, f in zip(t, layouts)])
     assert "d" in s.ignored
+
+
+# -- second review ------------------------------------------------------------------------
+
+def test_the_layout_that_reads_the_most_is_chosen():
+    # 300 of MM/01/YYYY (both orders read them) beside 12 with a day past 12: %d/%m/%Y
+    # was chosen, its "placeholders" the real dates
+    t = pd.Timestamp("2020-01-01") + pd.DateOffset(months=1) * 0
+    days = [f"{m:02d}/01/{y}" for y in (2020, 2021) for m in range(1, 13)] * 12 + \
+        ["03/15/2020", "02/28/2021", "11/30/2020"] * 4
+    s, lines = _draft(days)
+    assert s["d"].time.format == "%m/%d/%Y" and not s["d"].nullable
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert "ambiguous" not in line and "no date" not in line
+
+
+@pytest.mark.parametrize("values", [["1.9.8", "2.0.1", "1.10.3"] * 40,  # versions
+                                    ["12-34-56", "65-43-21"] * 60])     # codes
+def test_text_that_is_no_date_stays_text(values):
+    s, _ = _draft(values)
+    assert s["d"].kind == "categorical"
+
+
+def test_unpadded_iso_dates_are_one_layout():
+    t = _dates(200, seed=14)
+    s, _ = _draft([f"{d.year}-{d.month}-{d.day}" for d in t])
+    assert s["d"].kind == "datetime" and s["d"].time.format == "%Y-%m-%d"
+
+
+def test_two_digit_years_are_left_out_saying_so():
+    s, lines = _draft(_dates(200, seed=15).dt.strftime("%d.%m.%y").tolist())
+    assert "d" in s.ignored
+    line = next(x for x in lines if x.strip().startswith("d "))
+    assert "two-digit" in line and "several layouts" not in line

@@ -355,3 +355,71 @@ def test_changing_a_drafts_dialect_says_to_draft_again(tmp_path, capsys):
     capsys.readouterr()
     assert main(["schema", str(schema), "--set", "csv.encoding=latin-1"]) == 0
     assert "infer-schema" in capsys.readouterr().err  # its listed values read in cp1252
+
+
+# -- second review: evidence before a dialect is drafted ------------------------------------
+
+def _drafted(tmp_path, text: str, *flags):
+    data, schema = tmp_path / "x.csv", tmp_path / "x.json"
+    data.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema), *flags]) == 0
+    return json.loads(schema.read_text())
+
+
+def test_dot_decimals_with_three_places_are_no_grouping(tmp_path):
+    # 0.250 kg beside 28.71: drafted thousands ".", and every row was then invalid
+    rng = np.random.default_rng(12)
+    w = rng.choice(["0.125", "0.250", "0.500", "0.750", "1.000", "1.500", "2.500"], 300)
+    p = [f"{v:.2f}" for v in rng.uniform(1, 99, 300)]
+    doc = _drafted(tmp_path, "weight_kg;price;g\n" + "".join(
+        f"{a};{b};a\n" for a, b in zip(w, p)))
+    assert doc["csv"] == {"separator": ";"}
+    s = load_schema(doc)
+    assert all(isinstance(v, float) for v in s["weight_kg"].values)
+
+
+def test_commas_that_group_thousands_are_no_decimal_mark(tmp_path):
+    # 2,652 in a tab file beside 20.50: read as 2.652
+    rng = np.random.default_rng(13)
+    sales = [f"{v:,}" for v in rng.integers(1, 9000, 300)]
+    price = [f"{v:.2f}" for v in rng.uniform(1, 99, 300)]
+    doc = _drafted(tmp_path, "sales\tprice\n" + "".join(
+        f"{a}\t{b}\n" for a, b in zip(sales, price)))
+    assert doc["csv"].get("decimal", ".") == "."
+
+
+def test_a_given_grouping_mark_is_kept(tmp_path):
+    rows = ["12,5"] * 300 + ["1 332,5", "2 001,5", "3 999,0"]
+    doc = _drafted(tmp_path, "x;g\n" + "".join(f"{v};a\n" for v in rows),
+                   "--thousands", " ")
+    assert doc["csv"] == {"separator": ";", "decimal": ",", "thousands": " "}
+
+
+def test_a_category_mixing_numbers_and_text_reads_back_in_the_dialect(tmp_path):
+    doc = {"csv": {"separator": ";", "decimal": ","}, "columns": {
+        "m": {"type": "categorical", "values": [1.5, "x"]},
+        "k": {"type": "categorical", "values": ["a", "b"]}}}
+    df = pd.DataFrame({"m": pd.Series([1.5, "x"] * 20, dtype=object), "k": ["a", "b"] * 20})
+    path, back = _round_trip(df, Dialect(";", ","), tmp_path, doc)
+    assert "1,5" in path.read_text()
+    assert len(encode(back, load_schema(doc))) == 2
+
+
+@pytest.mark.parametrize("values,text", [
+    (pd.Series([2.5, np.nan, "x", np.float64(3.25)], dtype=object), ["2,5", "", "x", "3,25"]),
+    (pd.Categorical([1.5, 2.25, 1.5, 2.25]), ["1,5", "2,25", "1,5", "2,25"])])
+def test_pandas_writes_floats_in_the_dialect_too(tmp_path, values, text):
+    from gpu_dpsyn.data.ingest import write_table
+    path = tmp_path / "p.csv"
+    write_table(pd.DataFrame({"v": values}), str(path), dialect=Dialect(";", ","))
+    assert path.read_text().splitlines()[1:] == [f'"{t}"' if t == "" else t for t in text] \
+        or path.read_text().splitlines()[1:] == text
+
+
+def test_excels_separator_line_after_a_bom_is_named(tmp_path, capsys):
+    data = tmp_path / "x.csv"
+    data.write_bytes(b"\xef\xbb\xbfsep=;\r\na;b\r\n1;2\r\n")
+    assert main(["infer-schema", str(data), "--out", str(tmp_path / "s.json")]) == 2
+    assert "sep=;" in capsys.readouterr().err

@@ -232,7 +232,7 @@ def test_a_one_column_table_whose_name_holds_a_semicolon_reads_with_its_schema(t
     from gpu_dpsyn.data.schema import load_schema
     path = tmp_path / "t.csv"
     path.write_text("size;unit\n1\n2\n")
-    with pytest.raises(DataError, match="semicolons.*declare"):
+    with pytest.raises(DataError, match="semicolons.*--separator"):
         ingest.read_table(str(path))
     schema = load_schema({"columns": {"size;unit": {"type": "categorical",
                                                     "values": [1, 2]}}})

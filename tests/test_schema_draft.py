@@ -166,3 +166,19 @@ def test_an_ignored_column_comes_back_with_a_type(tmp_path, capsys):
     assert got["columns"]["d"] == {"type": "categorical", "values": ["x", "y"]}
     assert got["ignored_columns"] == ["e"]
     assert main(["schema", str(p), "--set", "z.min=3"]) == 2  # no type: no new column
+    before = p.read_text()  # a name neither listed nor ignored: a typo, not a new column
+    assert main(["schema", str(p), "--set", "K.type=id"]) == 2
+    assert p.read_text() == before and "no column 'K'" in capsys.readouterr().err
+
+
+def test_a_schema_the_rules_now_refuse_can_still_be_mended(tmp_path, capsys):
+    # edit_schema read the document before as a Schema too, and refused to touch it
+    doc = {"columns": {"d": {"type": "datetime", "min": "2016-01-01", "max": "2016-12-31",
+                             "unit": "day", "format": "%d.%m.%y"},
+                       "k": {"type": "categorical", "values": ["a"]}},
+           "csv": {"separator": ":"}}
+    p = _doc(tmp_path, doc)
+    assert main(["schema", str(p), "--set", "d.format=%d.%m.%Y",
+                 "--set", "csv.separator=;"]) == 0, capsys.readouterr().err
+    got = json.loads(p.read_text())
+    assert got["columns"]["d"]["format"] == "%d.%m.%Y" and got["csv"] == {"separator": ";"}

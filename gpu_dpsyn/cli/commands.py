@@ -314,7 +314,10 @@ def edit_schema(a) -> int:
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")
         unit = schema_from_dict(doc).unit_id  # refused before anything is written
-        was = schema_from_dict(before).unit_id
+        try:  # (the file may be one the rules refuse: the edit is what mends it)
+            was = schema_from_dict(before).unit_id
+        except DPSynError:
+            was = unit
     write_text(out, json.dumps(doc, indent=1) + "\n", "--out" if a.out else "FILE")
     if before.get("_drafted_from_data") and any(n == "csv" and n not in before.get(
             "columns", {}) for n, _, _ in sets):  # values read off a file in the old one
@@ -338,7 +341,8 @@ def edit_schema(a) -> int:
 
 def check(a) -> int:
     """The curator's preflight: what the row-local rule would change, counted exactly.
-    Exit 0 when nothing, 1 when something (the counts are private: not for release)."""
+    Exit 0 when nothing (or only codes the schema lists as missing), 1 when something
+    (the counts are private: not for release)."""
     from gpu_dpsyn.data.encoding import check_columns
     from gpu_dpsyn.data.preflight import bounded, coded, findings, refused
     from gpu_dpsyn.data.schema import load_schema

@@ -57,12 +57,14 @@ def check_separator(path, columns, schema=None, dialect: Dialect = DEFAULT_DIALE
         return  # a column so named: one column
     if sep:
         no_header(path, name.split(sep), schema)
+        how = (f"declare it in the schema (\"csv\": {{\"separator\": {json.dumps(sep)}}}),"
+               " or if it is one column, that column") if schema is not None else \
+            (f"read it with that separator (infer-schema --separator {json.dumps(sep)}, or "
+             "a schema's \"csv\")")
         raise DataError(f"cannot read {shown(str(path))}: its header is one column, "
                         f"{shown(name)}, so it looks separated by {SEPARATOR_NAMES[sep]}, not "
                         f"{SEPARATOR_NAMES.get(dialect.separator, repr(dialect.separator))}: "
-                        f"declare it in the schema (\"csv\": {{\"separator\": "
-                        f"{json.dumps(sep)}}}; data/dialect.py), or if it is one column, "
-                        "that column")
+                        + how)
 
 
 def no_header(path, names, schema) -> None:

@@ -79,6 +79,20 @@ def float_text(x: np.ndarray, decimal: str = "."):
         if gone.any() else text
 
 
+def floats_as_text(s: pd.Series, decimal: str) -> pd.Series:
+    """An object or category column's floats as float_text writes them with the decimal
+    mark (NaN empty); other columns as they are: for pandas' writer, whose decimal=
+    reaches float columns alone."""
+    def one(v):
+        if isinstance(v, (float, np.floating)):
+            return None if np.isnan(v) else float_text(np.array([v], np.float64),
+                                                       decimal)[0].as_py()
+        return v
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.astype(object).map(one, na_action="ignore")
+    return s.map(one) if s.dtype == object else s
+
+
 def datetime_layout(ints: np.ndarray, null: np.ndarray, unit: str):
     """(strftime format, unit to print at) of a naive datetime column, pandas' choice from
     all its values; None outside years 1-9999 (left to pandas)."""

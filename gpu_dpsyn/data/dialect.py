@@ -82,11 +82,11 @@ DEFAULT = Dialect()
 
 
 def number_columns(schema) -> list[str]:
-    """The columns read as numbers: numeric and derived ones, categorical ones listing
-    numbers."""
-    from gpu_dpsyn.data.dtypes import value_kind
+    """The columns whose numbers are read in the dialect: numeric and derived ones,
+    categorical ones listing a number (beside text too: [1.5, "x"] is written 1,5)."""
     return [c.name for c in schema.columns if c.kind in ("numeric", "derived") or (
-        c.kind == "categorical" and value_kind(c.values) in ("int", "float"))]
+        c.kind == "categorical" and any(isinstance(v, (int, float)) and
+                                        not isinstance(v, bool) for v in c.values))]
 
 
 def dialect_from_spec(spec) -> Dialect:
@@ -112,8 +112,8 @@ def parts(spec: dict) -> Dialect:
                 spec.get("encoding", "utf-8"))
     if sep not in SEPARATORS:  # numbers, dates and times are written unquoted
         raise SchemaError(f"csv: 'separator' must be one of {shown(list(SEPARATORS))} (a "
-                          f"tab as \"\\t\"), got {shown(sep)}: numbers, dates and times hold the "
-                          "others")
+                          f"tab as \"\\t\"), got {shown(sep)}: numbers, dates and times "
+                          "hold the others")
     if d.decimal not in DECIMALS:
         raise SchemaError(f"csv: 'decimal' must be \".\" or \",\", got {shown(d.decimal)}")
     if d.thousands is not None and d.thousands not in GROUPINGS:
@@ -151,5 +151,6 @@ def unwritable(schema, dialect: Dialect) -> str | None:
             v.encode(dialect.encoding)
         except UnicodeEncodeError:
             where = "" if what == "column name" else f" of column {shown(col)}"
-            return f"the {what} {shown(v)}{where} has characters {dialect.encoding} cannot write"
+            return (f"the {what} {shown(v)}{where} has characters {dialect.encoding} "
+                    "cannot write")
     return None

@@ -16,7 +16,8 @@ from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
-from gpu_dpsyn.data.draft_dates import date_layout, dates_hint, looks_dated
+from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
+                                      two_digit_years)
 from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit,
                                     id_name, is_text, mostly_numbers, numbering, places,
                                     sentinels, span_in, unit_start, written_numbers_hint)
@@ -86,6 +87,10 @@ class Guesser:
                               "max_records_per_individual records of each",
                               IdColumnWarning, stacklevel=4)
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
+        if stamps is None and text and two_digit_years(vals):  # no layout reads them
+            return None, (f"dates with two-digit years (such as "
+                          f"{', '.join(map(shown, pd.unique(vals)[:2]))}): rewrite the "
+                          "data's years in four digits (1916 or 2016?) to synthesize them")
         if stamps is None and text and looks_dated(vals):  # one layout (with placeholders)
             read = date_layout(vals)
             if read is None:  # several: no one "format" reads them

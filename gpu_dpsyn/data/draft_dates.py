@@ -15,21 +15,36 @@ from gpu_dpsyn.data.values import ISO_TEXT, PLACEHOLDER_SHARE, PLACEHOLDERS
 _CLOCK = r"(?:[ T]\d{1,2}:\d\d(?::\d\d)?(?:\s*[AaPp][Mm])?)?"
 # day, month and year as numbers (01/31/2020) or with a month's name (31 Jan 2020, Jan 31,
 # 2020), a time of day after
-_DATED = re.compile(rf"^\s*(?:\d{{1,4}}[/.-]\d{{1,2}}[/.-]\d{{1,4}}|\d{{1,2}}\s+[A-Za-z]{{3,9}}"
-                    rf"\.?\s+\d{{4}}|[A-Za-z]{{3,9}}\.?\s+\d{{1,2}},?\s+\d{{4}}){_CLOCK}\s*$")
+_DATED = re.compile(rf"^\s*(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{4}}|\d{{4}}[/.-]\d{{1,2}}[/.-]"
+                    rf"\d{{1,2}}|\d{{1,2}}\s+[A-Za-z]{{3,9}}\.?\s+\d{{4}}|[A-Za-z]{{3,9}}\.?\s+"
+                    rf"\d{{1,2}},?\s+\d{{4}}){_CLOCK}\s*$")  # a four-digit year: no version
+_TWO_DIGIT = re.compile(rf"^\s*\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2}}{_CLOCK}\s*$")
 _DAYS = ("%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%Y/%m/%d", "%d-%m-%Y", "%m-%d-%Y", "%Y.%m.%d",
-         "%d %b %Y", "%b %d, %Y", "%d %B %Y", "%B %d, %Y")  # in this order; four-digit
-# years only (two read 69-99 as 19xx: types/datetime refuses %y)
+         "%Y-%m-%d", "%d %b %Y", "%b %d, %Y", "%d %B %Y", "%B %d, %Y")  # in this order;
+# four-digit years only (two read 69-99 as 19xx: types/datetime refuses %y)
 _LAYOUTS = tuple(d + t for t in ("", " %H:%M", " %H:%M:%S", " %I:%M %p", " %I:%M:%S %p")
                  for d in _DAYS)
 ISO = "ISO8601"  # a layout of its own here: ISO text with a few placeholders among it
 
 
-def looks_dated(vals: pd.Series) -> bool:
+def looks_dated(vals: pd.Series, layout=_DATED) -> bool:
     """Text most of whose values (90% of the first 200) are dates written in a layout
-    this module reads."""
+    this module reads (or in `layout`)."""
     sample = vals.dropna().iloc[:200].astype(str)
-    return bool(len(sample)) and sample.str.fullmatch(_DATED).mean() >= 0.9
+    return bool(len(sample)) and sample.str.fullmatch(layout).mean() >= 0.9
+
+
+def two_digit_years(vals: pd.Series) -> bool:
+    """Dates whose years have two digits (24.12.16): no layout the schema takes.  Shaped
+    so, and read as dates by such a layout (not codes such as 12-34-56)."""
+    if not looks_dated(vals, _TWO_DIGIT):
+        return False
+    sample = vals.dropna().iloc[:200].astype(str).str.strip()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return any(pd.to_datetime(sample.str.split(" ").str[0], format=f,
+                                  errors="coerce").notna().mean() >= 0.9
+                   for f in ("%d.%m.%y", "%d/%m/%y", "%m/%d/%y", "%d-%m-%y", "%y-%m-%d"))
 
 
 def date_layout(vals: pd.Series):
@@ -59,12 +74,18 @@ def date_layout(vals: pd.Series):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         found = [f for f in (ISO,) + _LAYOUTS if fits(f, uniq.iloc[:200]) and fits(f, uniq)]
-        found = [f for f in found if text.isin(left(f, uniq)).mean() <= PLACEHOLDER_SHARE]
+        unread = {f: left(f, uniq) for f in found}
+        # a placeholder is what no layout reads (00.00.0000), never a date another reads
+        # (03/15/2020 beside %d/%m/%Y); of the layouts left, the first reading the most
+        dated = set().union(*(set(uniq) - set(u) for u in unread.values())) if found \
+            else set()
+        found = [f for f in found if not set(unread[f]) & dated and
+                 text.isin(unread[f]).mean() <= PLACEHOLDER_SHARE]
     if not found:
         return None
-    words = sorted(left(found[0], uniq))
+    words = sorted(unread[found[0]])
     return (None if found[0] == ISO else found[0],
-            tuple(f for f in found[1:] if f != ISO), words)
+            tuple(f for f in found[1:] if f != ISO and not len(unread[f])), words)
 
 
 def dates_hint(vals: pd.Series) -> str:

@@ -71,30 +71,59 @@ def _decodes(path, encoding: str) -> bool:
 
 def number_dialect(df: pd.DataFrame, d: Dialect, given: dict) -> tuple[Dialect, list[str]]:
     """d with the decimal comma (and digit grouping) the table's numbers are written with,
-    where a file not separated by commas has a column of them: most of its values
-    numbers so written (whole ones too: a spreadsheet writes 12 beside 12,5), one at
-    least with a comma; a grouping mark where a column's values that hold it all group
-    digits by threes (2.804, 12 345), NUMBER_SHARE of them at least."""
+    in a file not separated by commas, on evidence only: no number anywhere written with
+    a decimal dot (28.71, 0.250); a column of numbers so written (NUMBER_SHARE of its
+    values, whole ones too: a spreadsheet writes 12 beside 12,5) with a comma before 1-2
+    or 4+ digits (1,234 may group thousands); a grouping mark (the one given, or found)
+    where every value holding it groups digits by threes, a dot only beside 3-digit
+    numbers without one, a value of two groups, or a decimal comma (2.804 beside 891)."""
     if d.separator == "," or "decimal" in given or d.decimal == ",":
         return d, []
+    texts = {name: t for name in df.columns if len(t := _texts(df[name]))}
+    every = pd.concat(list(texts.values())) if texts else pd.Series([], dtype=str)
+    dotted = every[every.str.fullmatch(r"\s*[+-]?\d+\.\d+\s*")]
+    if not dotted.str.fullmatch(_DOT_GROUPS).all():  # the file's decimal mark is a dot
+        return d, []
+    marks = [given["thousands"]] if "thousands" in given else \
+        [g for g in GROUPINGS if g != ","]
     found, seen = None, None
-    for g in [None] + [m for m in GROUPINGS if m != ","]:
+    for g in [None] + marks:
         trial = Dialect(d.separator, ",", g, d.encoding)
-        for name in df.columns:
-            text = _texts(df[name])
-            if not len(text) or text.str.match(trial.pattern).mean() < NUMBER_SHARE:
-                continue
-            marked = text.str.contains("," if g is None else re.escape(g))
-            if marked.sum() >= (1 if g is None else GROUPED):
+        for name, text in texts.items():
+            if text.str.match(trial.pattern).mean() >= NUMBER_SHARE and \
+                    (_comma_decimals(text) if g is None else _grouped(text, g)):
                 found, seen = trial, name
                 break
         if found is not None and found.thousands is not None:
             break
     if found is None:
         return d, []
+    if "thousands" in given:  # the mark given, whatever the evidence for it
+        found = Dialect(d.separator, ",", given["thousands"], d.encoding)
     return found, ["decimal ','" + (f", thousands {found.thousands!r}" if found.thousands
                                      else "") + f": numbers are written so (column {seen!r},"
-                   f" such as {_texts(df[seen]).iloc[0]!r})"]
+                   f" such as {texts[seen].iloc[0]!r})"]
+
+
+_DOT_GROUPS = r"\s*[+-]?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?\s*"  # 2.804, 1.234,5: not 0.250
+
+
+def _comma_decimals(text: pd.Series) -> bool:
+    """A value with a comma before 1-2 or 4+ digits: 12,5 or 2 399,80, not 1,234."""
+    return bool(text.str.contains(r"\d,(?:\d{1,2}|\d{4,})(?:[eE][+-]?\d+)?\s*$").any())
+
+
+def _grouped(text: pd.Series, g: str) -> bool:
+    """Whether the mark g groups the column's digits by threes (see number_dialect)."""
+    held = text[text.str.contains(rf"\d{re.escape(g)}\d")]
+    if len(held) < GROUPED:
+        return False
+    if g != ".":
+        return True
+    plain = text[~text.str.contains(".", regex=False)]
+    return bool(held.str.fullmatch(_DOT_GROUPS).all() and (
+        plain.str.fullmatch(r"\s*[+-]?\d{3}\s*").any() or
+        held.str.contains(r"\.\d{3}\.|,").any()))
 
 
 GROUPED = 5  # values grouped by a mark before it is taken for one (not a lone "2.5")

@@ -82,9 +82,9 @@ def _check_storable(name: str, text: str, d) -> None:
                           "not write; use seconds, ms, us or ns (e.g. 'datetime64[s]')")
     np_d = d.numpy_dtype if isinstance(d, _MASKED) else d
     if isinstance(np_d, np.dtype) and not np_d.isnative:
-        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} has the other byte order, "
-                          "which Arrow and Parquet cannot store; use its native name (e.g. "
-                          "'float64', 'int32')")
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} has the other byte "
+                          "order, which Arrow and Parquet cannot store; use its native name "
+                          "(e.g. 'float64', 'int32')")
     if isinstance(np_d, np.dtype) and np_d.kind in "fc" and np_d.itemsize > 8:
         raise SchemaError(f"column {shown(name)}: dtype {shown(text)} is wider than float64, "
                           "which Arrow and Parquet cannot store and the values never need; "

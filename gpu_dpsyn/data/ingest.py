@@ -129,10 +129,10 @@ def _csv_into(df, stream, dialect: Dialect = DEFAULT_DIALECT) -> None:
     """df as pandas' to_csv(index=False) text into a binary stream, in the dialect: by
     csv_text, or where it leaves a kind to pandas, by pandas (its text, our stream)."""
     fmts = csv_text.formatters(df, dialect)
-    if fmts is None:  # (pandas' decimal= leaves the floats of object columns their ".")
-        df = df if dialect.decimal == "." else df.apply(
-            lambda c: c.map(lambda v: repr(v).replace(".", dialect.decimal)
-                            if isinstance(v, float) else v) if c.dtype == object else c)
+    if fmts is None:  # (pandas' decimal= leaves the floats of object and category
+        # columns their ".")
+        df = df if dialect.decimal == "." else df.apply(csv_text.floats_as_text,
+                                                        decimal=dialect.decimal)
         df.to_csv(stream, index=False, mode="wb", sep=dialect.separator,
                   decimal=dialect.decimal, encoding=dialect.encoding)
     else:

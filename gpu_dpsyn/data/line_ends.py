@@ -82,7 +82,7 @@ def read_csv(source, **opts) -> pd.DataFrame:
             raise ValueError("the file is UTF-16 or UTF-32 text (its first bytes say so): "
                              "save it as UTF-8, or in an 8-bit encoding named under \"csv\" "
                              "in the schema")
-        first = stream._held.split(b"\n", 1)[0].rstrip(b"\r")
+        first = stream._held.split(b"\n", 1)[0].rstrip(b"\r").removeprefix(b"\xef\xbb\xbf")
         if len(first) == 5 and first.startswith(b"sep="):  # Excel's line: a line, no header
             raise ValueError(f"its first line {first.decode('latin-1')!r} is Excel's "
                              "separator line: remove it (the schema's \"csv\" names the "

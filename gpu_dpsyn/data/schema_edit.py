@@ -63,8 +63,8 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
 
     def column(name):
         if name in ignored:
-            raise SchemaError(f"{shown(name)} is in ignored_columns; --drop {name} takes it "
-                              "back out first")
+            raise SchemaError(f"{shown(name)} is in ignored_columns; --set {name}.type=... "
+                              f"brings it back as a column (--drop {name} takes it out)")
         if name not in cols:
             raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
         return cols[name]
@@ -92,8 +92,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         ignored += [] if name in ignored else [name]
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
-        if name is not None and key in ("type", "kind") and name not in cols and \
-                (name in ignored or name != "csv"):  # a column (back) in the schema
+        if name is not None and key in ("type", "kind") and name in ignored:  # back
             ignored = [c for c in ignored if c != name]
             cols[name] = {}
         if name is None:  # the schema's own key

@@ -153,7 +153,8 @@ def _layout(name, fmt, unit, lo: pd.Timestamp):
                           "\"timezone\" and leave it out of the format")
     if "%y" in fmt:
         raise SchemaError(f"{where} writes two-digit years, which read 69-99 as 19xx and "
-                          "00-68 as 20xx: write four (%Y)")
+                          "00-68 as 20xx: rewrite the data's years in four digits, then use "
+                          "%Y")
     if "%I" in fmt and "%p" not in fmt:
         raise SchemaError(f"{where} writes 12-hour times (%I) without AM/PM (%p): 16:05 "
                           "would read back as 04:05")
