@@ -423,3 +423,13 @@ def test_excels_separator_line_after_a_bom_is_named(tmp_path, capsys):
     data.write_bytes(b"\xef\xbb\xbfsep=;\r\na;b\r\n1;2\r\n")
     assert main(["infer-schema", str(data), "--out", str(tmp_path / "s.json")]) == 2
     assert "sep=;" in capsys.readouterr().err
+
+
+def test_a_strict_read_of_bytes_the_encoding_cannot_read_says_how_to_declare_it(tmp_path):
+    # "'utf-8' codec can't decode byte 0xce in position 0" named no way out
+    data = tmp_path / "l.csv"
+    data.write_bytes("Région,n\nÎle,1\n".encode("cp1252"))
+    s = load_schema({"columns": {"Région": {"type": "categorical", "values": ["Île"]},
+                                 "n": {"type": "numeric", "min": 0, "max": 5}}})
+    with pytest.raises(DPSynError, match=r"utf-8.*\"encoding\".*\"csv\""):
+        read_table(str(data), schema=s, lenient=False)

@@ -327,4 +327,8 @@ def read_error(path, e: BaseException) -> str:
                                  OSError)):
         return (f"cannot read {shown(str(path))}: the {packed} file is truncated or damaged "
                 f"({first})")
+    if isinstance(e, UnicodeDecodeError):  # the file's own encoding is another
+        return (f"cannot read {shown(str(path))}: bytes that are no {e.encoding} text "
+                f"({first}); name the file's encoding as \"encoding\" under \"csv\" in "
+                "the schema (cp1252 for a Windows spreadsheet, say)")
     return f"cannot read {shown(str(path))} as a table: {first}"
