@@ -59,3 +59,18 @@ def pool(first: Marginal, second: Marginal) -> Marginal:
     values = (w1 * first.values + w2 * second.values) / (w1 + w2)
     return Marginal(first.attrs, first.shape, values, (w1 + w2) ** -0.5)
 
+
+def noise_per_value(level) -> list:
+    """(column, noise sd of its counts, noisy records a value) for each column of the
+    level's marginals: each noisy marginal holding it gives its counts with variance
+    sigma^2 times the cells summed into one value, and they combine by inverse variance
+    (as consistency does, about); the records a value are the level's noisy total over
+    its values.  From noise levels and noisy values: post-processing."""
+    inv, size = {}, {}
+    for m in level.marginals:
+        if m.sigma <= 0:
+            continue
+        for a, k in zip(m.attrs, m.shape):
+            size[a] = k
+            inv[a] = inv.get(a, 0.0) + 1.0 / (m.sigma ** 2 * m.cells / k)
+    return [(a, inv[a] ** -0.5, max(level.total, 0.0) / size[a]) for a in sorted(inv)]

@@ -25,7 +25,7 @@ from gpu_dpsyn.data.values import id_name
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
-from gpu_dpsyn.estimate.targets import estimate, pooled_total
+from gpu_dpsyn.estimate.targets import estimate, noise_per_value, pooled_total
 from gpu_dpsyn.measure import dpsyn, privsyn, quantiles, rounds
 from gpu_dpsyn.measure.marginals import LocalCounts
 from gpu_dpsyn.model import FittedModel
@@ -226,11 +226,38 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         lv.total = state.estimate(lv.marginals, lv.measured_cells)
     total, model.n_standard_error = pooled_total(model.levels)
     model.n_estimate = clamped_rows(total, schema)
+    _warn_noisy(model)
     if pub is not None and model.public is None:
         model.public = state.public_codes()
     model.fit_calls = state.calls
     timings = dict(encode=t1 - t0, measure=t2 - t1, consistency=time.perf_counter() - t2)
     return model, state.accountant, timings
+
+
+def _warn_noisy(model) -> None:
+    """Name the columns the noise swamps: their values merged to half or fewer by the
+    low-count filtering (what it merges comes out spread evenly), or the noise of their
+    counts above the records a value (estimate.targets.noise_per_value).  Noise levels,
+    noisy totals and merges of noisy counts only: post-processing."""
+    lv = model.levels[0]
+    if lv.group:
+        return
+    said = []
+    for a, sd, mean in noise_per_value(lv):
+        if a >= len(model.names):
+            continue
+        r = model.recodes.get(a)
+        was, now = (len(r.lut), r.size) if r is not None else (None, None)
+        if now is not None and now <= was / 2:
+            said.append(f"{model.names[a]!r} ({was:,} values merged into {now:,})")
+        elif sd > mean:
+            said.append(f"{model.names[a]!r} (noise sd {sd:,.0f} against {mean:,.0f} "
+                        "records a value)")
+    if said:
+        warnings.warn(f"the noise swamps column(s) {', '.join(said[:5])}: their "
+                      "distribution will be mostly noise. Fewer values or bins, a larger "
+                      "epsilon or a lower max_records_per_individual would help",
+                      UserWarning, stacklevel=4)
 
 
 def clamped_rows(total: float, schema) -> int:
