@@ -83,14 +83,20 @@ def floats_as_text(s: pd.Series, decimal: str) -> pd.Series:
     """An object or category column's floats as float_text writes them with the decimal
     mark (NaN empty); other columns as they are: for pandas' writer, whose decimal=
     reaches float columns alone."""
-    def one(v):
-        if isinstance(v, (float, np.floating)):
-            return None if np.isnan(v) else float_text(np.array([v], np.float64),
-                                                       decimal)[0].as_py()
-        return v
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        return s.astype(object).map(one, na_action="ignore")
-    return s.map(one) if s.dtype == object else s
+    if isinstance(s.dtype, pd.CategoricalDtype):  # its categories, each written once
+        cats = floats_as_text(pd.Series(s.cat.categories, dtype=object), decimal)
+        codes = s.cat.codes.to_numpy()
+        return pd.Series(np.where(codes < 0, None, cats.to_numpy()[np.maximum(codes, 0)]),
+                         index=s.index, dtype=object)
+    if s.dtype != object:
+        return s
+    v = s.to_numpy()
+    floats = np.fromiter((isinstance(x, (float, np.floating)) for x in v), bool, len(v))
+    if not floats.any():
+        return s
+    out = v.copy()  # float_text of all of them at once: None where NaN (empty)
+    out[floats] = float_text(v[floats].astype(np.float64), decimal).to_pylist()
+    return pd.Series(out, index=s.index, dtype=object)
 
 
 def datetime_layout(ints: np.ndarray, null: np.ndarray, unit: str):

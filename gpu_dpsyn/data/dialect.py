@@ -40,13 +40,13 @@ class Dialect:
         return self.decimal == "." and self.thousands is None
 
     def to_dict(self) -> dict:
-        d = {k: v for k, v in (("separator", self.separator), ("decimal", self.decimal),
-                               ("thousands", self.thousands), ("encoding", self.encoding))
-             if v != getattr(DEFAULT, k)}
-        return d
+        return {k: v for k, v in (("separator", self.separator), ("decimal", self.decimal),
+                                  ("thousands", self.thousands), ("encoding", self.encoding))
+                if v != getattr(DEFAULT, k)}
 
     def read_options(self) -> dict:
-        """pandas.read_csv's arguments for this dialect (numbers: numbers_as_text)."""
+        """pandas.read_csv's arguments for this dialect (its numbers are read as text:
+        ingest.csv_options, then plain_numbers)."""
         return {"sep": self.separator, "encoding": self.encoding}
 
     @property
@@ -87,6 +87,18 @@ def number_columns(schema) -> list[str]:
     return [c.name for c in schema.columns if c.kind in ("numeric", "derived") or (
         c.kind == "categorical" and any(isinstance(v, (int, float)) and
                                         not isinstance(v, bool) for v in c.values))]
+
+
+def plain_numbers(df, schema):
+    """df (read as text in the schema's dialect) with its number columns' values that are
+    numbers of the dialect as plain number text, each value alone (Dialect.number): what
+    every CSV reader, in memory or on Dask partitions, does with them."""
+    d = schema.csv
+    if not d.plain:
+        for c in number_columns(schema):
+            if c in df.columns:
+                df[c] = d.number(df[c])
+    return df
 
 
 def dialect_from_spec(spec) -> Dialect:

@@ -88,16 +88,12 @@ class Guesser:
                               IdColumnWarning, stacklevel=4)
             return Column(name, "id"), "given by --id; the output numbers it 1..n"
         if stamps is None and text and two_digit_years(vals):  # no layout reads them
-            return None, (f"dates with two-digit years (such as "
-                          f"{', '.join(map(shown, pd.unique(vals)[:2]))}): rewrite the "
+            return None, (f"dates with two-digit years (such as {_such(vals)}): rewrite the "
                           "data's years in four digits (1916 or 2016?) to synthesize them")
         if stamps is None and text and looks_dated(vals):  # one layout (with placeholders)
             read = date_layout(vals)
             if read is None:  # several: no one "format" reads them
-                return None, (f"dates in several layouts (such as "
-                              f"{', '.join(map(shown, pd.unique(vals)[:2]))}): write them "
-                              "one way, ISO 8601 or one layout named by \"format\", to "
-                              "synthesize them")
+                return None, _several_layouts(vals)
             fmt, also, words = read
             if words:  # read as missing by the repair, as a number column's words are
                 gone = s.isin(words)
@@ -145,14 +141,11 @@ class Guesser:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
                 dates = dates_hint(vals) if numbers is None else ""
-                such = ", ".join(map(shown, pd.unique(vals)[:2]))
                 if dates:  # several layouts beyond looks_dated's: dates, never an id
-                    return None, (f"dates in several layouts (such as {such}): write them "
-                                  "one way, ISO 8601 or one layout named by \"format\", to "
-                                  "synthesize them")
+                    return None, _several_layouts(vals)
                 if numbers is None and written_numbers_hint(vals):  # amounts, not an id
                     return None, (f"numbers written with signs or separators (such as "
-                                  f"{such}): write them as plain numbers (1814.5) to "
+                                  f"{_such(vals)}): write them as plain numbers (1814.5) to "
                                   "synthesize them as a numeric column")
                 warnings.warn(f"column {shown(name)} looks like an identifier ({n_distinct:,} "
                               f"distinct values in {len(vals):,} rows): inferred as an id "
@@ -287,6 +280,17 @@ class Guesser:
             note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
                      "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _such(vals: pd.Series) -> str:
+    """Two of the values, as a line shows them."""
+    return ", ".join(map(shown, pd.unique(vals)[:2]))
+
+
+def _several_layouts(vals: pd.Series) -> str:
+    """Why dates in several layouts are left out of a draft."""
+    return (f"dates in several layouts (such as {_such(vals)}): write them one way, ISO 8601 "
+            "or one layout named by \"format\", to synthesize them")
 
 
 def _spellings(values: list) -> str:

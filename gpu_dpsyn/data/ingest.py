@@ -25,7 +25,7 @@ from gpu_dpsyn.data import csv_text, line_ends, parquet_types
 from gpu_dpsyn.data.csv_header import (check_header, check_separator, default_index,
                                        reread_trailing)
 from gpu_dpsyn.data.dialect import (DEFAULT as DEFAULT_DIALECT, Dialect, number_columns,
-                                    unwritable)
+                                    plain_numbers, unwritable)
 from gpu_dpsyn.data.files import check_output, packing, replacing, target_of
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.schema import Schema, load_schema
@@ -281,10 +281,8 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
             if not default_index(df):  # rows with more fields than the header
                 df = reread_trailing(p, df, opts)
         check_header(p, df, d, schema)
-        if schema is not None and not d.plain:
-            for c in number_columns(schema):  # each value alone: the row-local rule
-                if c in df.columns:
-                    df[c] = d.number(df[c])
+        if schema is not None:  # each value alone: the row-local rule
+            df = plain_numbers(df, schema)
         return without_ignored(df, schema)
 
 

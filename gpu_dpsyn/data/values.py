@@ -35,7 +35,7 @@ _GLUED_ID = re.compile(r"(?:customer|object|row|user|person|patient|record|accou
 LEADING_ZERO = re.compile(r"^[+-]?0\d")
 
 
-ISO_TEXT = _ISO = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
+ISO_TEXT = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?\s*"
                   r"(?:Z|[+-]\d\d:?\d\d)?$")
 
 
@@ -151,7 +151,7 @@ def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
             if not t[s.notna()].isna().any():
                 return pd.Series(t).reset_index(drop=True), bool(zoned.any())
     if not text or not all(isinstance(v, str) for v in vals) or \
-            not vals.str.match(_ISO).all():
+            not vals.str.match(ISO_TEXT).all():
         return None, False
     aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
     if aware.any() and not aware.all():

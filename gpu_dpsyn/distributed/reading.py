@@ -6,7 +6,7 @@ import glob
 import os
 
 from gpu_dpsyn.data import line_ends, parquet_types
-from gpu_dpsyn.data.dialect import number_columns
+from gpu_dpsyn.data.dialect import plain_numbers
 from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
@@ -82,16 +82,7 @@ def read_partitioned(path, schema, row_local: bool = False):
         opts["index_col"] = False               # with other extra fields were refused
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
     df = without_ignored(read_csv(_literal(files), blocksize=None, **opts), schema)
-    return df if d.plain else df.map_partitions(_numbers_of, schema)
-
-
-def _numbers_of(part, schema):
-    """A partition's number columns as plain number text, each value alone (as
-    read_table reads them: dialect.Dialect.number)."""
-    for c in number_columns(schema):
-        if c in part.columns:
-            part[c] = schema.csv.number(part[c])
-    return part
+    return df if d.plain else df.map_partitions(plain_numbers, schema)
 
 
 def _literal(files) -> list:

@@ -120,10 +120,19 @@ def _cuts(cum: np.ndarray, k: int) -> list[int]:
     g = len(cum) - 1
     if cum[-1] <= 0:  # the noise hid everything: equal grid counts, data independent
         inner = [-((-j * g) // k) for j in range(1, k)]
-    else:
-        q = cum[-1] * np.arange(1, k) / k
-        j = np.searchsorted(cum, q, side="left")  # cum[j - 1] < q <= cum[j], 1 <= j <= g
-        inner = np.where(q - cum[j - 1] <= cum[j] - q, j - 1, j).tolist()  # ties: lower
+    else:  # cum[j - 1] < q <= cum[j], 1 <= j <= g: the nearest boundary
+        inner = _nearest(cum, cum[-1] * np.arange(1, k) / k)
+    return _with_ends(inner, g)
+
+
+def _nearest(sorted_x: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """The index of each wanted value's nearest entry of sorted_x (ties: the lower)."""
+    at = np.clip(np.searchsorted(sorted_x, want), 1, len(sorted_x) - 1)
+    return np.where(want - sorted_x[at - 1] <= sorted_x[at] - want, at - 1, at)
+
+
+def _with_ends(inner, g: int) -> list[int]:
+    """Cut indices 0, the inner ones once each in order, g."""
     return [0] + sorted({int(i) for i in inner} - {0, g}) + [g]
 
 
@@ -152,10 +161,7 @@ def public_cuts(grid, k: int) -> list[int]:
         want = lo - shift + np.geomspace(shift, hi - lo + shift, k + 1)
     else:
         want = np.linspace(lo, hi, k + 1)
-    at = np.clip(np.searchsorted(grid, want), 1, len(grid) - 1)
-    nearest = np.where(want - grid[at - 1] <= grid[at] - want, at - 1, at)
-    g = len(grid) - 1
-    return [0] + sorted({int(i) for i in nearest} - {0, g}) + [g]
+    return _with_ends(_nearest(grid, want), len(grid) - 1)
 
 
 # a cell this many noise sigmas high is a value of its own (a top code, a round number)

@@ -64,15 +64,9 @@ def blank(s: pd.Series, col) -> tuple[pd.Series, np.ndarray | None]:
 
 def _numbers(s: pd.Series) -> np.ndarray:
     """Each value as a number (NaN where it is none), each read alone."""
+    from gpu_dpsyn.data.encoding import number_alone  # (encoding imports this module)
     try:
         x = pd.to_numeric(s, errors="coerce")
     except (TypeError, ValueError, OverflowError):  # an object pandas cannot even coerce
-        x = s.map(_number)
+        x = s.map(number_alone)
     return pd.Series(x).to_numpy(dtype=np.float64, na_value=np.nan)
-
-
-def _number(v) -> float:
-    try:
-        return float(v) if not isinstance(v, bool) else np.nan
-    except (TypeError, ValueError, OverflowError):
-        return np.nan
