@@ -15,7 +15,7 @@ import pandas as pd
 
 from gpu_dpsyn.data.dtypes import output_dtype
 from gpu_dpsyn.errors import DataError
-from gpu_dpsyn.data.matching import factorized, value_codes
+from gpu_dpsyn.data.matching import factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types import datetime, derived, missing, support
@@ -210,15 +210,6 @@ def check_number_kind(s, name: str) -> None:
             if found.startswith("true") else "")
     raise DataError(f"column {shown(name)} is numeric in the schema but holds {found}"
                     f"{hint}")
-
-
-def number_alone(v) -> float:
-    """v as pd.to_numeric reads it within a column, NaN where it is no number (a lone
-    value reads otherwise: a Fraction or a Timestamp as a number)."""
-    try:
-        return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
-    except (TypeError, ValueError, OverflowError):
-        return np.nan
 
 
 def bin_codes(xp, edges: np.ndarray, x):

@@ -2,7 +2,7 @@
 (value_key), so that 7, "7" and 7.0 are one value, as a CSV file cannot tell them apart;
 number text written otherwise ("4.50") and float32 values by their value; in a flag,
 False/True and 0/1 for each other.  Each value is read alone, so that no record changes
-how another is read (factorized)."""
+how another is read (factorized; number_alone, a value as a column's number)."""
 from __future__ import annotations
 
 import decimal
@@ -112,6 +112,15 @@ def boolean_of(u):
         t = str.__str__(u)
         return {"true": True, "false": False}.get(t.lower()) if t.isascii() else None
     return None
+
+
+def number_alone(v) -> float:
+    """v as pd.to_numeric reads it within a column, NaN where it is no number (a lone
+    value reads otherwise: a Fraction or a Timestamp as a number)."""
+    try:
+        return float(pd.to_numeric(pd.Series([v], dtype=object), errors="coerce").iloc[0])
+    except (TypeError, ValueError, OverflowError):
+        return np.nan
 
 
 def value_codes(values, col) -> np.ndarray:

@@ -37,8 +37,8 @@ import pandas as pd
 from gpu_dpsyn.core.batching import read_blocks
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
-from gpu_dpsyn.data.encoding import _source_values, number_alone, odd_cells
-from gpu_dpsyn.data.matching import boolean_of, factorized, value_codes
+from gpu_dpsyn.data.encoding import _source_values, odd_cells
+from gpu_dpsyn.data.matching import boolean_of, factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import missing, support
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.matching import factorized, plain, value_codes
+from gpu_dpsyn.data.matching import factorized, number_alone, plain, value_codes
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import SchemaError
 
@@ -64,7 +64,6 @@ def blank(s: pd.Series, col) -> tuple[pd.Series, np.ndarray | None]:
 
 def _numbers(s: pd.Series) -> np.ndarray:
     """Each value as a number (NaN where it is none), each read alone."""
-    from gpu_dpsyn.data.encoding import number_alone  # (encoding imports this module)
     try:
         x = pd.to_numeric(s, errors="coerce")
     except (TypeError, ValueError, OverflowError):  # an object pandas cannot even coerce
