@@ -18,7 +18,7 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.values import (LEADING_ZERO, as_datetime, as_numbers, finest_unit,
+from gpu_dpsyn.data.values import (LEADING_ZERO, all_text, as_datetime, as_numbers, finest_unit,
                                     id_name, is_text, mostly_numbers, numbering, places,
                                     sentinels, span_in, unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
@@ -68,7 +68,7 @@ class Guesser:
                               "leave it out of the table, or draft the others and write "
                               "its entry by hand")
         if pd.api.types.is_timedelta64_dtype(s) or (
-                s.dtype == object and vals.map(lambda v: isinstance(
+                s.dtype == object and not all_text(vals) and vals.map(lambda v: isinstance(
                     v, (pd.Timedelta, np.timedelta64, datetime.timedelta))).any()):
             raise SchemaError(f"column {shown(name)} holds durations (timedelta), which no "
                               "column type reads: convert them to numbers (seconds, days) "
@@ -108,8 +108,9 @@ class Guesser:
                 stamps = stamps.reset_index(drop=True)
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)
-        if pd.api.types.is_bool_dtype(s) or (text and set(vals) <= set(_BOOL_TEXT)):
-            values = sorted({_BOOL_TEXT.get(v, v) for v in vals})
+        uniq = pd.unique(vals)  # checks of each value: once per distinct one
+        if pd.api.types.is_bool_dtype(s) or (text and set(uniq) <= set(_BOOL_TEXT)):
+            values = sorted({_BOOL_TEXT.get(v, v) for v in uniq})
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
         numbers, words = as_numbers(vals, text), []
         if numbers is None and text:

@@ -60,6 +60,24 @@ def is_text(s: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
 
 
+def all_text(vals: pd.Series) -> bool:
+    """Whether every value (none missing) is a str, in pandas' own loop: a Python loop
+    over a drafted table's millions of values was most of infer-schema's time."""
+    if isinstance(vals.dtype, pd.CategoricalDtype):
+        vals = vals.astype(object)
+    return pd.api.types.infer_dtype(vals, skipna=False) in ("string", "empty")
+
+
+def each_distinct(vals: pd.Series, test) -> np.ndarray:
+    """test(Series of the distinct values) -> their booleans, read back for every value
+    (missing: False): checks written per value (a regex pandas runs in Python, say) run
+    once per distinct value."""
+    codes, uniq = pd.factorize(vals)
+    hit = np.asarray(test(pd.Series(uniq, dtype=vals.dtype if len(uniq) else object)),
+                     dtype=bool)
+    return np.append(hit, False)[codes]  # code -1 (missing): the appended False
+
+
 def as_numbers(vals: pd.Series, text: bool):
     """float64 values when every value is a finite number written plainly (no leading
     zeros: "02134" is a code), else None; a numeric column's infinities are left out (a
@@ -72,10 +90,10 @@ def as_numbers(vals: pd.Series, text: bool):
             x = x[np.isfinite(x)]
             return x if x.size else None
         return None
-    if not all(isinstance(v, str) for v in vals):
+    if not all_text(vals):
         x = pd.to_numeric(vals, errors="coerce")
         return None if x.isna().any() else x.to_numpy(dtype=np.float64)
-    if vals.str.match(LEADING_ZERO).any():
+    if each_distinct(vals, lambda u: u.str.match(LEADING_ZERO)).any():
         return None
     x = pd.to_numeric(vals, errors="coerce")
     if x.isna().any():
@@ -96,8 +114,9 @@ def mostly_numbers(vals: pd.Series):
     else (None, [])."""
     x = pd.to_numeric(vals, errors="coerce")
     # (true/false read as 1/0 by the repair: not placeholders, and no number to draft)
-    flag = vals.map(lambda v: isinstance(v, str) and boolean_of(v) is not None)
-    words = vals[x.isna() & ~flag.to_numpy(dtype=bool)]
+    flag = each_distinct(vals, lambda u: u.map(
+        lambda v: isinstance(v, str) and boolean_of(v) is not None))
+    words = vals[x.isna().to_numpy() & ~flag]
     if words.empty or words.nunique() > PLACEHOLDERS or \
             len(words) > PLACEHOLDER_SHARE * len(vals):
         return None, []
@@ -143,17 +162,18 @@ def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
     ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return s.reset_index(drop=True), False
-    if s.dtype == object and len(vals) and \
+    if s.dtype == object and len(vals) and not all_text(vals) and \
             vals.map(lambda v: isinstance(v, datetime.date)).all():  # Parquet's date32, ...
         zoned = vals.map(lambda v: getattr(v, "tzinfo", None) is not None)
         if not zoned.any() or zoned.all():
             t = pd.to_datetime(s, errors="coerce", utc=bool(zoned.any()))
             if not t[s.notna()].isna().any():
                 return pd.Series(t).reset_index(drop=True), bool(zoned.any())
-    if not text or not all(isinstance(v, str) for v in vals) or \
-            not vals.str.match(ISO_TEXT).all():
+    if not text or not all_text(vals) or \
+            not each_distinct(vals, lambda u: u.str.match(ISO_TEXT)).all():
         return None, False
-    aware = vals.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+    aware = pd.Series(each_distinct(vals, lambda u: u.str.contains(
+        r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)), index=vals.index)
     if aware.any() and not aware.all():
         return None, False  # mixed: left as text for the user to sort out
     t = pd.to_datetime(s, format="ISO8601", errors="coerce", utc=bool(aware.any()))
