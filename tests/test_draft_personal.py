@@ -117,3 +117,74 @@ def test_a_repeated_id_named_column_serves_as_the_individual_for_the_rule():
     df = _staff(300).rename(columns={"employee_id": "Kunden-ID", "name": "Kontakt"})
     s, _ = _draft(df)
     assert "Kontakt" in s.ignored and "department" in s.names
+
+
+_WORDS = ("please call me about my order the delivery was late again and the driver was "
+          "rude but the staff on the phone helped a lot thanks").split()
+
+
+def _comments(rng, k: int, n: int, empty: float = 0.6) -> list:
+    """n free-text answers drawn from k distinct sentences (a name and a phone number in
+    each), a share of them empty."""
+    texts = [" ".join(rng.choice(_WORDS, rng.integers(4, 12))) + f" call Ann Lee on 0171 555 "
+             f"{i:04d}" for i in range(k)]
+    out = rng.choice(texts, n).astype(object)
+    out[rng.random(n) < empty] = None
+    return list(out)
+
+
+def _survey(n: int = 5000, seed: int = 0, **extra) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    likert = ["Strongly agree", "Agree", "Neither agree nor disagree", "Disagree",
+              "Strongly disagree"]
+    return pd.DataFrame({"q1": rng.choice(likert, n), "age": rng.integers(18, 90, n),
+                         **{k: f(rng, n) for k, f in extra.items()}})
+
+
+@pytest.mark.parametrize("name", ["free_text_comment", "answer"])
+def test_repeated_free_text_is_ignored_not_listed(name):
+    """399 sentences among 5,000 answers were drafted as a category of 399 values, and the
+    fit copied them (names, phone numbers) into the output."""
+    df = _survey(**{name: lambda rng, n: _comments(rng, 399, n)})
+    s, lines = _draft(df)
+    assert name not in s.names and s.ignored == [name]
+    line = next(x for x in lines if x.strip().startswith(name))
+    assert "free text" in line and "ignored" in line
+    assert s["q1"].kind == "categorical" and len(s["q1"].values) == 5  # multi-word, few
+
+
+def test_free_text_with_a_value_for_each_row_is_ignored_not_an_id():
+    """A comment column whose 2,798 answers were all distinct was drafted as an id: the
+    output numbered it 1..n, rows with no comment included."""
+    df = _survey(8000, comment=lambda rng, n: _comments(rng, n, n, empty=0.65))
+    df["comment"] = df["comment"].where(~df["comment"].duplicated(), None)
+    assert df["comment"].dropna().is_unique
+    s, lines = _draft(df)
+    assert "comment" not in s.names and s.ignored == ["comment"]
+    assert s.individual_id is None
+    line = next(x for x in lines if x.strip().startswith("comment"))
+    assert "free text" in line
+
+
+def test_personal_names_past_the_list_limit_are_ignored_not_refused():
+    """13,614 distinct names in 30,000 rows: infer-schema stopped with "too many to list:
+    bin it or mark it as an id column (--id)", and --id made the name the individual."""
+    rng = np.random.default_rng(3)
+    n = 30000
+    first = [f"F{i}" for i in range(400)]
+    last = [f"L{i}" for i in range(400)]
+    names = [f"{a} {b}" for a, b in zip(rng.choice(first, n), rng.choice(last, n))]
+    df = pd.DataFrame({"mrn": [f"M{i:06d}" for i in rng.integers(0, 20000, n)],
+                       "patient_name": names, "ward": rng.choice(["A", "B", "C"], n)})
+    assert df["patient_name"].nunique() > 100 * 100  # past the list limit
+    s, lines = _draft(df, id_columns=("mrn",))
+    assert "patient_name" in s.ignored and "patient_name" not in s.names
+    assert s["ward"].kind == "categorical"
+
+
+def test_a_column_named_free_text_with_few_values_is_kept_with_a_hint():
+    df = _survey(notes=lambda rng, n: rng.choice(["none", "see file", "called back"], n))
+    s, lines = _draft(df)
+    assert s["notes"].kind == "categorical" and "notes" not in s.ignored
+    line = next(x for x in lines if x.strip().startswith("notes"))
+    assert "free text" in line and "--ignore 'notes'" in line

@@ -18,12 +18,13 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.values import (LEADING_ZERO, all_text, as_datetime, as_numbers, finest_unit,
-                                    id_name, is_text, mostly_numbers, numbering, places,
-                                    sentinels, span_in, unit_start, written_numbers_hint)
+from gpu_dpsyn.data.draft_personal import left_out
+from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
+                                    finest_unit, id_name, is_text, mostly_numbers, numbering,
+                                    places, sentinels, span_in, unit_start,
+                                    written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
-ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
@@ -144,6 +145,10 @@ class Guesser:
                 dates = dates_hint(vals) if numbers is None else ""
                 if dates:  # several layouts beyond looks_dated's: dates, never an id
                     return None, _several_layouts(vals)
+                free = left_out(name, vals, self.max_categories, named=False) \
+                    if numbers is None else None
+                if free:  # comments: not an id numbered 1..n (e-mails stay ids)
+                    return None, free
                 if numbers is None and written_numbers_hint(vals):  # amounts, not an id
                     return None, (f"numbers written with signs or separators (such as "
                                   f"{_such(vals)}): write them as plain numbers (1814.5) to "
@@ -182,7 +187,11 @@ class Guesser:
 
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
-        if len(uniq) > self.max_categories * 100:
+        many = len(uniq) > self.max_categories * 100  # no list: refused, unless left out
+        free = left_out(name, pd.Series(uniq, dtype=vals.dtype), self.max_categories, many)
+        if free:  # listed, its values would come out as they are
+            return None, free
+        if many:
             raise SchemaError(f"column {shown(name)} has {len(uniq)} distinct values; too many "
                               "to list: bin it or mark it as an id column (--id)")
         values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)

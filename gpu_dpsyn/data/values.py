@@ -11,6 +11,7 @@ import pandas as pd
 from gpu_dpsyn.data.matching import boolean_of
 from gpu_dpsyn.data.types.datetime import UNITS
 
+ID_SHARE = 0.95  # nearly every value distinct: an identifier, not a category
 ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of their range
 # (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 
