@@ -65,3 +65,26 @@ def test_a_date_dtype_on_a_zoned_column_is_refused():
         load_schema({"columns": {"d": {"type": "datetime", "min": "2020-01-01",
                                        "max": "2020-12-31", "unit": "day",
                                        "timezone": "UTC", "dtype": "date32[pyarrow]"}}})
+
+
+def test_nullable_booleans_of_another_writer_stay_booleans(tmp_path):
+    """A bool column with nulls written by Arrow alone (Spark, DuckDB, R: no pandas
+    metadata) reads as an object column of True, False and None; it was drafted as the
+    integers 0..1 and released as int64."""
+    import pyarrow as pa
+    data, schema, out = tmp_path / "b.parquet", tmp_path / "s.json", tmp_path / "o.parquet"
+    rng = np.random.default_rng(2)
+    n = 800
+    flags = [None if u < 0.2 else bool(u < 0.6) for u in rng.random(n)]
+    pq.write_table(pa.table({"flag": pa.array(flags, pa.bool_()),
+                             "k": pa.array(rng.choice(["a", "b"], n))}), data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema)]) == 0
+    col = json.loads(schema.read_text())["columns"]["flag"]
+    assert [type(v) for v in col["values"]] == [bool, bool] and col.get("nullable") is True
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    assert pq.read_schema(out).field("flag").type == pa.bool_()
+    got = pq.read_table(out).column("flag").to_pylist()
+    assert set(got) <= {True, False, None} and None in got and True in got

@@ -110,7 +110,9 @@ class Guesser:
         if stamps is not None:
             return self._datetime(name, stamps, nullable, offsets)
         uniq = pd.unique(vals)  # checks of each value: once per distinct one
-        if pd.api.types.is_bool_dtype(s) or (text and set(uniq) <= set(_BOOL_TEXT)):
+        # (bools with gaps: an object column, from a Parquet writer other than pandas)
+        if pd.api.types.is_bool_dtype(s) or (text and set(uniq) <= set(_BOOL_TEXT)) or \
+                pd.api.types.infer_dtype(uniq, skipna=False) == "boolean":
             values = sorted({_BOOL_TEXT.get(v, v) for v in uniq})
             return Column(name, "categorical", values=values, nullable=nullable), "booleans"
         numbers, words = as_numbers(vals, text), []
