@@ -220,3 +220,44 @@ def test_two_digit_years_are_left_out_saying_so():
     assert "d" in s.ignored
     line = next(x for x in lines if x.strip().startswith("d "))
     assert "two-digit" in line and "several layouts" not in line
+
+
+def _events(n: int, seed: int = 0) -> pd.Series:
+    """Times in Berlin across the spring change (+01:00, then +02:00)."""
+    rng = np.random.default_rng(seed)
+    return pd.Series(pd.Timestamp("2024-03-20", tz="Europe/Berlin")
+                     + pd.to_timedelta(rng.integers(0, 20 * 86400, n), unit="s"))
+
+
+ISO_T = r"2024-0[34]-\d\dT\d\d:\d\d:\d\d\+0[12]:00"
+
+
+def test_iso_text_with_a_t_is_written_back_with_it(tmp_path):
+    """2024-03-20T00:01:07+01:00 came back as 2024-03-20 01:00:00+01:00: "format":
+    "ISO8601" writes ISO 8601 as text with the T and the zone's offset."""
+    t = _events(800)
+    data, schema, syn = tmp_path / "t.csv", tmp_path / "s.json", tmp_path / "o.csv"
+    pd.DataFrame({"ts": t.map(lambda x: x.isoformat()),
+                  "k": np.where(t.dt.hour > 11, "a", "b")}).to_csv(data, index=False)
+    schema.write_text(json.dumps({"columns": {
+        "ts": {"type": "datetime", "min": "2024-03-20T00:00:00", "max": "2024-04-08T23:59:59",
+               "unit": "hour", "timezone": "Europe/Berlin", "format": "ISO8601"},
+        "k": {"type": "categorical", "values": ["a", "b"]}}}))
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(syn), "--seed", "1", "--quiet"]) == 0
+    got = pd.read_csv(syn, dtype=str)["ts"]
+    assert got.str.fullmatch(ISO_T).all(), got.head()
+    assert got.str.endswith("+02:00").any() and got.str.endswith("+01:00").any()
+    s = load_schema(json.loads(schema.read_text()))
+    back = to_schema_types(pd.DataFrame({"ts": got, "k": "a"}), s)
+    assert all(np.array_equal(a, b) for a, b in zip(
+        encode(back, s), encode(pd.DataFrame({"ts": pd.to_datetime(got, utc=True), "k": "a"}),
+                                s)))
+
+
+@pytest.mark.parametrize("sep,drafted", [("T", "ISO8601"), (" ", None)])
+def test_a_draft_keeps_the_t_of_iso_text(sep, drafted):
+    t = _events(500, seed=4).dt.tz_convert("UTC").dt.tz_localize(None)
+    s, lines = _draft(t.dt.strftime(f"%Y-%m-%d{sep}%H:%M:%S").tolist())
+    assert s["d"].kind == "datetime" and s["d"].time.format == drafted
+

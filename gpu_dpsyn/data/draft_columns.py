@@ -13,16 +13,16 @@ import pandas as pd
 from gpu_dpsyn.data.schema import Column, _numeric_edges, column_from_spec
 from gpu_dpsyn.data.draft_bins import log_edges, own_bins
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.types.datetime import UNITS
+from gpu_dpsyn.data.types.datetime import ISO, UNITS
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
-                                    finest_unit, id_name, is_text, mostly_numbers, numbering,
-                                    places, sentinels, span_in, unit_start,
-                                    written_numbers_hint)
+                                    each_distinct, finest_unit, id_name, is_text,
+                                    mostly_numbers, numbering, places, sentinels, span_in,
+                                    unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -76,6 +76,9 @@ class Guesser:
                               "first")
         text = is_text(s)
         stamps, offsets = as_datetime(s, vals, text)
+        if stamps is not None and text and all_text(vals) and \
+                each_distinct(vals, lambda u: u.str.contains(r"\dT\d", regex=True)).all():
+            self.layouts[name] = (ISO, ())  # written back with its T
         if is_id:
             if stamps is not None:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "

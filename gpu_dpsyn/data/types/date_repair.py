@@ -59,11 +59,11 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         text = _texts(obj)
         is_text = text.notna().to_numpy()
         # ISO 8601 with an offset or without, or the column's layout alone (no offsets)
-        aware = _offsets(text) if spec.format is None else np.zeros(len(s), dtype=bool)
+        aware = _offsets(text) if spec.layout is None else np.zeros(len(s), dtype=bool)
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
-                put_parts(_dates(text[part], utc, kinds, format=spec.format or "ISO8601"))
+                put_parts(_dates(text[part], utc, kinds, format=spec.layout or "ISO8601"))
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
         if other.any():
             objs = obj[other]

@@ -27,9 +27,18 @@ _OFFSET = (r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[Tt ]\d\d(?:\d\d){0,2}(?:\.\d+)?)\
            r"(?:[Zz]|[+-]\d\d(?::?\d\d)?)\s*$")
 
 
+ISO = "ISO8601"  # a "format": ISO 8601 text with a T, and the zone's offset where it has one
+
+
 class DatetimeSpec:
     """What the schema says about one datetime column."""
     format = None  # a model saved before "format" has none (its pickle lacks the key)
+
+    @property
+    def layout(self) -> str | None:
+        """The strftime layout the column's text is read in, or None: ISO 8601 (as
+        "format": "ISO8601" reads it too)."""
+        return None if self.format == ISO else self.format
 
     def __init__(self, name: str, spec: dict, max_bins: int):
         self.timezone = _zone(name, spec.get("timezone"))
@@ -142,8 +151,8 @@ def _layout(name, fmt, unit, lo: pd.Timestamp):
     its unit (bins: to the day), four-digit years, 12-hour clocks with AM/PM, and `min`
     as it is (a coarser layout would read it back before itself); no zone (a column's
     zone is its "timezone")."""
-    if fmt is None:
-        return None
+    if fmt is None or fmt == ISO:  # ISO: read as without a format, written isoformat()
+        return fmt
     where = f"column {shown(name)}: 'format' {fmt!r}"
     if not isinstance(fmt, str):
         raise SchemaError(f"column {shown(name)}: 'format' must be a layout such as "
@@ -185,7 +194,8 @@ def as_output(t: pd.Series, col, want) -> pd.Series:
     if not col.time.format or pd.api.types.is_datetime64_any_dtype(want):
         return t.astype(want)
     codes, uniq = pd.factorize(t)
-    text = np.asarray(pd.Index(uniq).strftime(col.time.format), dtype=object)
+    text = np.asarray([x.isoformat() for x in uniq] if col.time.format == ISO else
+                      pd.Index(uniq).strftime(col.time.format), dtype=object)
     return pd.Series(np.where(codes < 0, None, text[np.maximum(codes, 0)]), index=t.index,
                      dtype=object).astype(want)
 
@@ -261,12 +271,12 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
             return pd.Series(pd.to_datetime(text, errors="raise"))
         except (TypeError, ValueError) as e:
             raise DataError(f"column {shown(col.name)} has values that are not dates: {e}") from None
-    if col.time.format is not None:  # its layout alone
-        t = pd.to_datetime(text, format=col.time.format, errors="coerce")
+    if col.time.layout is not None:  # its layout alone
+        t = pd.to_datetime(text, format=col.time.layout, errors="coerce")
         unparsed = t.isna().to_numpy() & ~na
         if unparsed.any():
             raise DataError(f"column {shown(col.name)} has values that are not dates written "
-                            f"as {col.time.format!r}: {_few(text[unparsed].unique())}")
+                            f"as {col.time.layout!r}: {_few(text[unparsed].unique())}")
         return pd.Series(t)
     aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
     if aware[~na].any() and not aware[~na].all():
