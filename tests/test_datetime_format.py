@@ -261,3 +261,20 @@ def test_a_draft_keeps_the_t_of_iso_text(sep, drafted):
     s, lines = _draft(t.dt.strftime(f"%Y-%m-%d{sep}%H:%M:%S").tolist())
     assert s["d"].kind == "datetime" and s["d"].time.format == drafted
 
+
+@pytest.mark.parametrize("fmt", ["%d.%m.%Y %H:%M", "ISO8601"])
+def test_date_parts_of_a_column_with_a_format_are_derived(fmt):
+    """A derived date part of a column with a "format" failed in sample(), after the
+    budget was spent: it read the part off the output's text."""
+    t = _events(600, seed=5)
+    text = t.map(lambda x: x.isoformat()) if fmt == "ISO8601" else t.dt.strftime(fmt)
+    df = pd.DataFrame({"ts": text, "h": t.dt.hour, "k": np.where(t.dt.hour > 11, "a", "b")})
+    s = load_schema({"columns": {
+        "ts": {"type": "datetime", "min": "2024-03-20T00:00:00", "max": "2024-04-08T23:59:59",
+               "unit": "hour", "timezone": "Europe/Berlin", "format": fmt},
+        "h": {"type": "derived", "from": "ts", "op": "hour"},
+        "k": {"type": "categorical", "values": ["a", "b"]}}})
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    read = pd.to_datetime(out["ts"], format=fmt, utc=fmt == "ISO8601")
+    hours = (read.dt.tz_convert("Europe/Berlin") if fmt == "ISO8601" else read).dt.hour
+    assert out["h"].notna().all() and (out["h"] == hours).all()

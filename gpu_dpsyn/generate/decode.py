@@ -107,7 +107,8 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     decoded = decoded or {}
     key = rng.split_key(seed)
     n = len(next(iter(decoded.values()))) if decoded else len(codes[0]) if codes else 0
-    out = {}
+    out, times = {}, {}  # times: datetime columns as datetimes (derived date parts read
+    # them; a column with a "format" is output as text)
     it = iter(codes)
     for j, col in enumerate(schema.columns):
         want = output_dtype(col)
@@ -128,7 +129,8 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
             x = datetime.draw(col, c, u, numeric_decode == "midpoint")
             null = c == col.null_code if col.nullable else np.zeros(n, bool)
-            x = datetime.as_output(datetime.from_epoch(x, null, col), col, want).array
+            times[col.name] = datetime.from_epoch(x, null, col)
+            x = datetime.as_output(times[col.name], col, want).array
         else:
             u = _draws(uniforms, key, j, n, call)
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
@@ -138,7 +140,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
         out[col.name] = pd.Series(x, name=col.name, dtype=want)
     for col in schema.columns:
         if col.kind == "derived":
-            x = col.derive.apply(out[col.derive.source])
+            x = col.derive.apply(times.get(col.derive.source, out[col.derive.source]))
             out[col.name] = pd.Series(x, name=col.name).astype(output_dtype(col))
     # side by side, not consolidated into 2-D blocks (a copy of the whole table)
     return pd.concat([out[c] for c in schema.names], axis=1) if out else pd.DataFrame()
