@@ -79,9 +79,9 @@ def synthesize(a) -> int:
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
-        print(f"values the schema does not allow were repaired first, or their rows "
-              f"dropped: gpu-dpsyn check {a.input} --schema {a.schema} lists them",
-              file=sys.stderr)
+        print(f"any value the schema does not allow was repaired first, or its row "
+              f"dropped (said on every run, whether or not there were any: gpu-dpsyn check "
+              f"{a.input} --schema {a.schema} lists them)", file=sys.stderr)
     return 0
 
 
