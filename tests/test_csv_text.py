@@ -190,3 +190,15 @@ def test_compressed_text_is_the_same_and_bytes_repeat(suffix, unpack, kind, tmp_
     assert unpack(first) == pandas_text(df)
     if suffix == ".csv.gz":
         assert b"t.csv\x00" in first[:40]  # the header names the table
+
+
+def test_an_encoder_that_holds_text_back_is_flushed_at_the_end():
+    """An incremental encoder may keep text until it sees what follows (idna: a label up
+    to its dot); never flushed, the file ended short, or empty, after the budget was
+    spent.  (Such encodings are refused at load; the writer flushes whatever it uses.)"""
+    from gpu_dpsyn.data.dialect import Dialect
+    df = pd.DataFrame({"d": ["01.09.2020", "02.09.2020"], "k": ["a", "b"]})
+    d = Dialect(",", ".", None, "idna")
+    out = io.BytesIO()
+    csv_text.write_csv(df, csv_text.formatters(df, d), out, d)
+    assert out.getvalue().decode("idna") == df.to_csv(index=False)

@@ -221,3 +221,5 @@ def write_csv(df: pd.DataFrame, fmts: list, stream, dialect: Dialect = DEFAULT) 
             _, offsets, data = text[lo].buffers()
             o = np.frombuffer(offsets, np.int64)[text[lo].offset:][:len(text[lo]) + 1]
             write(memoryview(data)[int(o[0]):int(o[-1])])
+    if not utf8:  # what the encoder held back (a multi-byte encoder may keep a character)
+        stream.write(encoder.encode("", final=True))

@@ -12,6 +12,7 @@ written, so one record never changes how another is read.
 from __future__ import annotations
 
 import codecs
+import importlib
 import re
 from dataclasses import dataclass
 
@@ -134,11 +135,22 @@ def parts(spec: dict) -> Dialect:
     return Dialect(sep, d.decimal, d.thousands, _encoding(d.encoding))
 
 
+# multi-byte encodings that read each character from its own bytes (no shift state):
+# a record's bytes decode alone, whatever came before them
+_MULTIBYTE = {"utf-8-sig", "shift_jis", "cp932", "shift_jis_2004", "shift_jisx0213",
+              "euc_jp", "euc_jis_2004", "euc_jisx0213", "euc_kr", "cp949", "johab",
+              "gb2312", "gbk", "gb18030", "big5", "big5hkscs", "cp950", "ascii"}
+
+
 def _encoding(name: str) -> str:
     """A codec Python knows that writes ASCII as ASCII (the separators, quotes and line
-    ends the readers look for): not UTF-16 or UTF-32."""
+    ends the readers look for): not UTF-16 or UTF-32; and reads each record's bytes alone:
+    an 8-bit code page or a multi-byte encoding without shift states (not hz, ISO-2022,
+    UTF-7, idna or the escape codecs, where one record's bytes change how every later
+    record reads: a neighbouring table would differ by hundreds of records)."""
     try:
-        if codecs.lookup(name).name == "utf-8":  # UTF8, utf_8, U8: the default
+        info = codecs.lookup(name)
+        if info.name == "utf-8":  # UTF8, utf_8, U8: the default
             return "utf-8"
         ok = _PROBE.encode(name).endswith(_PROBE.encode("ascii"))  # a BOM first is fine
     except (LookupError, UnicodeError, TypeError):
@@ -147,7 +159,21 @@ def _encoding(name: str) -> str:
     if not ok:
         raise SchemaError(f"csv: 'encoding' {shown(name)} does not write ASCII as ASCII "
                           "(UTF-16, UTF-32): save the file as UTF-8 or an 8-bit encoding")
+    if info.name not in _MULTIBYTE and not _single_byte(info.name):
+        raise SchemaError(f"csv: 'encoding' {shown(name)} reads bytes by what earlier text "
+                          "switched on (shift states or escapes), so one record could change "
+                          "how the others read: save the file as UTF-8")
     return name
+
+
+def _single_byte(codec: str) -> bool:
+    """A code page of one byte a character (Python's charmap codecs: cp1252, latin-1,
+    koi8-r): stateless."""
+    try:
+        module = importlib.import_module("encodings." + codec.replace("-", "_"))
+    except ImportError:
+        return False
+    return hasattr(module, "decoding_table") or codec == "iso8859-1"
 
 
 def unwritable(schema, dialect: Dialect) -> str | None:
