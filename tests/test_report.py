@@ -148,7 +148,7 @@ def test_privacy_section_of_a_laplace_run():
 @pytest.mark.parametrize("bad,match", [([], "expected a JSON object, got list"),
                                        ({"epsilon": 1}, "it lacks"),
                                        ({"epsilon": 1, "delta": 1e-9, "guarantee": "",
-                                         "measurements": [3]}, "list of objects")])
+                                         "measurements": [3]}, "is not of type 'object'")])
 def test_a_file_that_is_no_ledger_is_named(bad, match):
     with pytest.raises(DPSynError, match=match):
         check_ledger(bad)
@@ -290,3 +290,31 @@ def test_titles_clear_the_legend_and_the_panels_however_long_the_names(monkeypat
     top = fig._suptitle.get_window_extent(r_)
     for ax in fig.axes[:3]:  # the three panels (their colour bars come after)
         assert not _overlap(top, ax.title.get_window_extent(r_)), ax.title.get_text()
+
+
+def _ledger(**change):
+    run = {"guarantee": "0.01-zCDP, hence (1, 1e-09)-DP", "epsilon": 1.0, "delta": 1e-9,
+           "measurements": [{"label": "marginal", "columns": ["a", "b"], "cells": 4,
+                             "fraction": 0.5, "rho": 0.005, "sigma": 3.0}],
+           "gum_history": [0.1, 0.05], "spent_fraction": 1.0,
+           "private_bins": {"inc": [0, 10, 100, 1000]}}
+    run.update(change)
+    return run
+
+
+@pytest.mark.parametrize("change", [
+    {"private_bins": {"inc": None}}, {"private_bins": {"inc": "abc"}},
+    {"private_bins": {"inc": [0, 10, 5, 2000]}}, {"private_bins": {"inc": [1]}},
+    {"private_bins": [0, 1]}, {"spent_fraction": [1]}, {"spent_fraction": "all"},
+    {"measurements": [{"label": "marginal", "cells": "many"}]},
+    {"measurements": [{"label": "marginal", "fraction": None, "columns": "ab"}]},
+    {"gum_history": [{"a": 1}]}, {"gum_history": ["0.1"]}])
+def test_a_ledger_the_report_cannot_read_is_refused_in_one_line(change):
+    """A ledger edited by hand failed with TypeErrors deep in the report, or (edges out
+    of order) changed the printed scores silently."""
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.evaluation.report.privacy import check_ledger
+    assert check_ledger(_ledger()) is not None
+    with pytest.raises(DPSynError) as e:
+        check_ledger(_ledger(**change), "ledger 'l.json'")
+    assert "\n" not in str(e.value) and "ledger 'l.json'" in str(e.value)

@@ -32,12 +32,34 @@ def check_ledger(run, source: str = "ledger") -> dict:
             raise DPSynError(f"{source}: {key!r} must be a "
                              f"{'number' if str not in types else 'text'}, got "
                              f"{type(run[key]).__name__}")
-    if not (isinstance(run["measurements"], list)
-            and all(isinstance(m, dict) for m in run["measurements"])):
-        raise DPSynError(f"{source}: 'measurements' must be a list of objects")
-    if not isinstance(run.get("gum_history", []), list):
-        raise DPSynError(f"{source}: 'gum_history' must be a list of numbers")
+    from jsonschema import Draft202012Validator
+    err = next(iter(sorted(Draft202012Validator(_READ).iter_errors(run),
+                           key=lambda e: list(e.path))), None)
+    if err is not None:  # what the report and evaluate read, each of its type
+        where = "".join(f"[{p!r}]" for p in err.path)
+        raise DPSynError(f"{source}: {where or 'the ledger'} {err.message}: give the file "
+                         "that synthesize --ledger wrote")
+    for col, edges in run.get("private_bins", {}).items():  # evaluate bins by them
+        if any(b <= a for a, b in zip(edges, edges[1:])):
+            raise DPSynError(f"{source}: the private bins of {col!r} are not increasing: "
+                             "give the file that synthesize --ledger wrote")
     return run
+
+
+_NUMBER = {"type": "number"}
+_MAYBE = {"type": ["number", "null"]}  # (a Laplace run has no rho, a Gaussian no scale)
+_READ = {  # the keys of a ledger the report and evaluate read (JSON Schema)
+    "type": "object",
+    "properties": {
+        "measurements": {"type": "array", "items": {"type": "object", "properties": {
+            "columns": {"type": "array"}, "cells": {"type": ["integer", "null"]},
+            "fraction": {"type": ["number", "null"]}, "label": {"type": "string"},
+            "rho": _MAYBE, "sigma": _MAYBE, "scale": _MAYBE,
+            "noise": {"type": ["object", "null"]}}}},
+        "gum_history": {"type": "array", "items": _NUMBER},
+        "spent_fraction": _NUMBER,
+        "private_bins": {"type": "object", "additionalProperties": {
+            "type": "array", "items": _NUMBER, "minItems": 2}}}}
 
 
 def kind(m: dict) -> str:
