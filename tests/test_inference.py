@@ -735,3 +735,14 @@ def test_drafting_does_not_walk_text_columns_value_by_value(text_dtype):
             return _python_calls(lambda: infer_schema(df))
     small, large = calls(2_000), calls(8_000)
     assert large - small < 600, (small, large)
+
+
+@pytest.mark.parametrize("odd", ["inf", "-inf", "1e16", "1e308", "Infinity"])
+def test_one_odd_number_in_text_keeps_a_decimal_column_numeric(odd):
+    """One 'inf' or '1e16' among 500 decimals read as text listed the column's 466 values
+    as categories (copied into the release as they are), or made it an id."""
+    r = np.random.default_rng(2)
+    v = [f"{x:.2f}" for x in r.normal(50, 10, 500)]
+    v[3] = odd
+    s = _infer(pd.DataFrame({"m": v, "b": np.arange(500) % 3}).astype(str))
+    assert s["m"].kind == "numeric"

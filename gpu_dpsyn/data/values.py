@@ -100,8 +100,14 @@ def as_numbers(vals: pd.Series, text: bool):
     if x.isna().any():
         return None
     x = x.to_numpy(dtype=np.float64)
-    # text beyond 2**53 is a code: as floats, 1500000000000000001 and ...002 are one value
-    return x if np.isfinite(x).all() and np.abs(x).max() <= 2.0 ** 53 else None
+    # digits beyond 2**53 are a code: as floats, 1500000000000000001 and ...002 are one
+    # value (not "1e16" or "2.5e300": numbers, written so)
+    big = np.abs(x) > 2.0 ** 53
+    if big.any() and each_distinct(vals[big & np.isfinite(x)],
+                                   lambda u: u.str.fullmatch(r"\s*[+-]?\d+\s*")).any():
+        return None
+    x = x[np.isfinite(x)]  # as a numeric column's: the range clamps infinities
+    return x if x.size else None
 
 
 PLACEHOLDERS = 5  # distinct words among a text column's numbers read as missing...
