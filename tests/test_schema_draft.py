@@ -182,3 +182,37 @@ def test_a_schema_the_rules_now_refuse_can_still_be_mended(tmp_path, capsys):
                  "--set", "csv.separator=;"]) == 0, capsys.readouterr().err
     got = json.loads(p.read_text())
     assert got["columns"]["d"]["format"] == "%d.%m.%Y" and got["csv"] == {"separator": ";"}
+
+
+def test_a_range_set_beside_public_edges_is_refused_not_dropping_them(tmp_path, capsys):
+    """--set age.max=129 on a column whose edges and support were written by hand wrote
+    "bins": 3 in their place, saying nothing."""
+    path = tmp_path / "e.json"
+    doc = {"columns": {"age": {"type": "numeric", "integer": True, "min": 0, "max": 119,
+                               "edges": [0, 18, 65, 120], "support": [0, 18, 30, 65, 100]},
+                       "sex": {"type": "categorical", "values": ["F", "M"]}}}
+    path.write_text(json.dumps(doc))
+    for setting in ("age.max=129", "age.bins=3"):
+        assert main(["schema", str(path), "--set", setting]) == 2
+        err = capsys.readouterr().err
+        assert "edges" in err and err.count("\n") == 1
+        assert json.loads(path.read_text()) == doc
+    assert main(["schema", str(path), "--set", "age.edges=null", "--set", "age.support=null",
+                 "--set", "age.max=129", "--set", "age.bins=3"]) == 0
+    assert json.loads(path.read_text())["columns"]["age"]["max"] == 129
+
+
+def test_a_drafted_nullable_is_listed_as_read_off_the_data(tmp_path):
+    """One record's empty cell made the draft nullable; only the values were listed, so
+    the review could end with that fact about one record left in."""
+    data, out = tmp_path / "t.csv", tmp_path / "s.json"
+    c = ["a", "b", "c"] * 333 + ["a"]
+    c[17] = ""
+    pd.DataFrame({"c": c, "k": list(range(5)) * 200}).to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["columns"]["c"]["nullable"] is True
+    assert "c.nullable" in doc["_drafted_from_data"]
+    assert "k.nullable" not in doc["_drafted_from_data"]

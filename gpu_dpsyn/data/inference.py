@@ -112,7 +112,8 @@ def drafted_keys(col: Column) -> list:
     """The keys of a drafted column whose values were read off the data: what a review
     must replace with public facts."""
     return _read_keys(col) + (["missing_values"] if col.missing_values else []) + \
-        (["decimals"] if col.kind == "numeric" and col.decimals is not None else [])
+        (["decimals"] if col.kind == "numeric" and col.decimals is not None else []) + \
+        (["nullable"] if col.nullable else [])  # a record had a gap
 
 
 def _read_keys(col: Column) -> list:

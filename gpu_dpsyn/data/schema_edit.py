@@ -120,6 +120,10 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                 spec["integer"] = True
             drafted = [d for d in drafted if of(d) != name]
         if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
+            if f"{name}.edges" not in drafted:  # the user's own: never dropped unsaid
+                raise SchemaError(f"column {shown(name)} has edges of its own (not drafted): "
+                                  f"setting {key!r} would drop them; remove them first "
+                                  f"(--set {name}.edges=null), or edit the edges")
             edges = spec.pop("edges")
             spec.setdefault("bins", len(edges) - 1)
             spec.pop("support", None)
