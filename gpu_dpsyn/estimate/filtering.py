@@ -2,7 +2,8 @@
 theta = 3 sigma (sqrt(2 ln c) sigma for a column of c values past about 90: theta_sigmas)
 are merged into one new value (kept at count 0 if the merged total is still below theta,
 unless every value merged).  The merged value is decoded back over its members by their
-noisy counts' posterior means (decode_shares).  Post-processing of the noisy 1-way
+noisy counts' posterior means (decode_shares); a numeric column's merged ends, by the
+monotone fit of their noisy counts (tail_shares).  Post-processing of the noisy 1-way
 marginals only."""
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ def theta_sigmas(values: int) -> float:
     return max(THETA_SIGMAS, math.sqrt(2.0 * math.log(max(int(values), 1))))
 
 
-def low_count_recode(m: Marginal, sigmas: float | None = None) -> Recode | None:
+def low_count_recode(m: Marginal, sigmas: float | None = None,
+                     ordered: bool = False) -> Recode | None:
     """The recoding of one attribute from its noisy 1-way marginal (None: keep all);
-    sigmas: the threshold (default theta_sigmas of its values)."""
+    sigmas: the threshold (default theta_sigmas of its values); ordered: its values are
+    bins of numbers in order, whose merged ends decode by tail_shares."""
     sigmas = theta_sigmas(m.values.size) if sigmas is None else sigmas
     theta = sigmas * m.sigma
     v = m.values
@@ -44,7 +47,62 @@ def low_count_recode(m: Marginal, sigmas: float | None = None) -> Recode | None:
     lut[keep] = np.arange(keep.size)
     lut[low] = keep.size
     merged = np.nonzero(low)[0]
-    return Recode(m.attrs[0], lut, merged, decode_shares(v[merged], m.sigma, sigmas))
+    shares = decode_shares(v[merged], m.sigma, sigmas)
+    if ordered and TAILS:
+        shares = tail_shares(v, low, shares)
+    return Recode(m.attrs[0], lut, merged, shares)
+
+
+TAILS = True  # False: merged tails decode as any merged value (experiments:
+# bench/experiments/tail_shares)
+
+
+def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """Decode shares of merged values where the values are ordered bins: the merged run
+    at each end of the column (a tail) shares its mass in proportion to the monotone fit
+    of its noisy counts (non-increasing outward: isotonic regression, pool adjacent
+    violators), not evenly; merged values inside keep their posterior means (as counts:
+    their shares of the merged values' clipped noisy total).  Why: a heavy tail's
+    29 log-spaced bins merged into one decoded about evenly, so the last decade, 0.03% of
+    the rows, came out with 4.8% (an event log's durations at epsilon 1)."""
+    merged = np.flatnonzero(low)
+    est = shares * max(float(y[merged].clip(min=0).sum()), 0.0)
+    pos = {int(b): i for i, b in enumerate(merged)}
+    n = y.size
+    lo_end = 0
+    while lo_end < n and low[lo_end]:
+        lo_end += 1
+    hi_start = n
+    while hi_start > 0 and low[hi_start - 1]:
+        hi_start -= 1
+    runs = []
+    if hi_start < n and hi_start > 0:
+        runs.append(np.arange(hi_start, n))  # the upper tail: non-increasing outward
+    if 0 < lo_end < n:
+        runs.append(np.arange(lo_end - 1, -1, -1))  # the lower tail, read outward
+    if not runs:
+        return shares
+    for run in runs:
+        fit = np.maximum(_decreasing(y[run]), 0.0)
+        for b, f in zip(run, fit):
+            est[pos[int(b)]] = f
+    total = est.sum()
+    return est / total if total > 0 else shares
+
+
+def _decreasing(y: np.ndarray) -> np.ndarray:
+    """The least-squares non-increasing fit to y (pool adjacent violators)."""
+    vals, sizes = [], []
+    for v in y:
+        vals.append(float(v))
+        sizes.append(1)
+        while len(vals) > 1 and vals[-2] < vals[-1]:
+            s = sizes[-2] + sizes[-1]
+            vals[-2] = (vals[-2] * sizes[-2] + vals[-1] * sizes[-1]) / s
+            sizes[-2] = s
+            vals.pop()
+            sizes.pop()
+    return np.repeat(vals, sizes)
 
 
 def decode_shares(y: np.ndarray, sigma: float, sigmas: float = THETA_SIGMAS,

@@ -108,7 +108,9 @@ def _merge_low_counts(state, one, free, grouped, domain) -> None:
         if a in grouped:
             continue
         m = one[i]
-        r = low_count_recode(m if len(m.attrs) == 1 else one_way_of(m, a))
+        col = state.model.schema[state.model.names[a]]
+        r = low_count_recode(m if len(m.attrs) == 1 else one_way_of(m, a),
+                             ordered=col.kind == "numeric")
         if r is not None:
             state.model.recodes[a] = r
             one[i] = recoded(m, r)
