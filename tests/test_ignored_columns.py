@@ -151,3 +151,26 @@ def test_an_ignored_columns_mistakes_say_so():
         load_schema({**SCHEMA, "ignored_columns": [""]})
     with pytest.raises(SchemaError, match="individual_id 'pid' is in ignored_columns"):
         load_schema({**SCHEMA, "ignored_columns": ["pid"], "individual_id": "pid"})
+
+
+def test_infer_schema_leaves_out_the_columns_given_by_ignore(tmp_path, capsys):
+    """A curator who knows a column is personal data could not say so to infer-schema: it
+    took `schema --set individual_id=... --ignore ...` after the draft."""
+    import json
+    import warnings
+    from gpu_dpsyn.cli import main
+    data, out = tmp_path / "t.csv", tmp_path / "s.json"
+    n = 300
+    pd.DataFrame({"name": [f"P{i % 40}" for i in range(n)], "k": [i % 3 for i in range(n)],
+                  "ward": ["A", "B"] * (n // 2)}).to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(out), "--ignore", "name"]) == 0
+    doc = json.loads(out.read_text())
+    assert "name" not in doc["columns"] and doc["ignored_columns"] == ["name"]
+    assert not [d for d in doc.get("_drafted_from_data", []) if d.startswith("name.")]
+    err = capsys.readouterr().err
+    assert "given by --ignore" in err
+    for bad in (["--ignore", "nope"], ["--ignore", "k", "--id", "k"]):
+        assert main(["infer-schema", str(data), "--out", str(tmp_path / "x.json")] + bad) == 2
+        assert capsys.readouterr().err.count("\n") == 1

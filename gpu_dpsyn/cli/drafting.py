@@ -34,11 +34,17 @@ def infer(a) -> int:
                       f"column(s) {', '.join(map(repr, mangled[:5]))}: they read as U+FFFD "
                       "and the draft lists them so; give the file's own --encoding",
                       UserWarning)
-    for c in a.id or ():
-        if c not in df.columns:
-            raise DPSynError(f"--id {c!r} is not a column of {a.input}; columns are "
-                             f"{list(df.columns)}")
-    schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or ())
+    for flag, names in (("--id", a.id), ("--ignore", a.ignore)):
+        for c in names or ():
+            if c not in df.columns:
+                raise DPSynError(f"{flag} {c!r} is not a column of {a.input}; columns are "
+                                 f"{list(df.columns)}")
+    both = sorted(set(a.id or ()) & set(a.ignore or ()))
+    if both:
+        raise DPSynError(f"--id and --ignore both name {both}: an id is kept (it names the "
+                         "individual), an ignored column is left out")
+    schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or (),
+                                                ignored_columns=a.ignore or ())
     schema.csv = dialect  # every reader of the table takes it, and the output is so written
     if table_format(a.input) == "parquet":  # its declared types, for the release too
         from gpu_dpsyn.data.draft_types import file_dtypes

@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "32)")
     i.add_argument("--id", action="append",
                    help="an id column (repeatable): never synthesized, identifies individuals")
+    i.add_argument("--ignore", action="append",
+                   help="a column to leave out (repeatable): not read for the draft, not "
+                        "synthesized, not in the output (names, free text)")
     for flag, what in (("--separator", "the field separator (default: ',', or what the "
                                        "header shows: ';', a tab, '|')"),
                        ("--decimal", "the decimal mark: '.' or ',' (default: what the "

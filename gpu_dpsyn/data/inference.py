@@ -39,8 +39,10 @@ def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
 
 
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                              id_columns=()) -> tuple[Schema, list[str]]:
-    """(schema, one line per column naming the guess and why) for the user to review."""
+                              id_columns=(), ignored_columns=()) -> tuple[Schema, list[str]]:
+    """(schema, one line per column naming the guess and why) for the user to review.
+    ignored_columns: left out unread, in "ignored_columns" (the user's choice: not a
+    drafted value)."""
     check_frame(df, "infer_schema's table")
     column_labels(df, "infer_schema's table")  # as fit() refuses them
     integer("max_categories", max_categories, 1, DataError)
@@ -62,7 +64,11 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     guess = Guesser(max_categories, bins)
     cols, whys, gaps = [], [], {}
     left = {}  # columns left out of the draft: name -> (why, what was read)
+    given = [str(c) for c in df.columns if str(c) in set(ignored_columns)]
     for name in df.columns:
+        if str(name) in given:
+            left[str(name)] = ("given by --ignore", None)
+            continue
         if len(df) and str(name) not in id_columns and df[name].isna().all():
             left[str(name)] = ("entirely empty", "empty")  # nothing to draft from
             continue
@@ -91,12 +97,12 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
              for c, why in zip(cols, whys)]
     lines += [f"  {c:<20} {'ignored':<12} {why}: in \"ignored_columns\", not synthesized "
-              f"nor in the output [read off the data: {what}]"
+              f"nor in the output" + (f" [read off the data: {what}]" if what else "")
               for c, (why, what) in left.items()]
     ignored = [str(c) for c in df.columns if str(c) in left]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
-                    + [f"{c}.ignored" for c in ignored], ignored=ignored)
+                    + [f"{c}.ignored" for c in ignored if c not in given], ignored=ignored)
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
               f"index?): name it in the file, or leave it out (gpu-dpsyn schema FILE --drop "
               f"'{c.name}' --ignore '{c.name}')" for c in cols
