@@ -746,3 +746,17 @@ def test_one_odd_number_in_text_keeps_a_decimal_column_numeric(odd):
     v[3] = odd
     s = _infer(pd.DataFrame({"m": v, "b": np.arange(500) % 3}).astype(str))
     assert s["m"].kind == "numeric"
+
+
+def test_yes_no_answers_written_several_ways_are_said_to_be():
+    """success written yes/no, Y/N, TRUE/FALSE and 1/0 in one column was drafted as 8
+    unrelated categories with no word."""
+    r = np.random.default_rng(3)
+    spell = [("yes", "no"), ("Y", "N"), ("TRUE", "FALSE"), ("1", "0")]
+    v = [spell[s][int(b)] for s, b in zip(r.integers(0, 4, 800), r.random(800) < 0.3)]
+    s, lines = _infer_with_summary(pd.DataFrame({"success": v, "k": np.arange(800) % 3}))
+    line = next(x for x in lines if x.strip().startswith("success"))
+    assert "yes/no answers written 4 ways" in line
+    plain = pd.DataFrame({"ok": ["yes", "no"] * 400, "k": np.arange(800) % 3})
+    line = next(x for x in _infer_with_summary(plain)[1] if x.strip().startswith("ok"))
+    assert "ways" not in line

@@ -316,11 +316,22 @@ def _spellings(values: list) -> str:
         if isinstance(v, str):
             groups.setdefault(" ".join(v.split()).casefold(), []).append(v)
     twins = [g for g in groups.values() if len(g) > 1]
+    if set(groups) <= set(_YES) | set(_NO) and len(groups) > 2:  # yes/Y/TRUE/1 and no/...
+        ways = len({_YES.get(k, _NO.get(k)) for k in groups})
+        if ways > 1:
+            return (f"; yes/no answers written {ways} ways ({', '.join(map(repr, values[:6]))})"
+                    ": one answer written several ways is several values in the schema; "
+                    "write them one way in the data first (true/false reads as booleans)")
     if not twins:
         return ""
     such = "; ".join(", ".join(map(repr, g[:3])) for g in twins[:2])
     return (f"; {sum(map(len, twins))} values differ only in letter case or spaces ({such}):"
             " if each group is one category, write it one way in the data first")
+
+
+# yes/no words, each with its way of writing the answer
+_YES = {"yes": "yes", "y": "y", "true": "true", "t": "t", "1": "1"}
+_NO = {"no": "yes", "n": "y", "false": "true", "f": "t", "0": "1"}
 
 
 _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "
