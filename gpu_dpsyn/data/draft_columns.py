@@ -21,8 +21,8 @@ from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     each_distinct, finest_unit, id_name, is_text,
-                                    mostly_numbers, numbering, places, sentinels, span_in,
-                                    unit_start, written_numbers_hint)
+                                    mostly_numbers, near_codes, numbering, places,
+                                    sentinels, span_in, unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -135,6 +135,11 @@ class Guesser:
                           "missing (\"missing_values\"; drop it if they are data)")
             numbers, nullable = numbers[~coded], True
             vals = vals[~pd.to_numeric(vals, errors="coerce").isin(codes).to_numpy()]
+        near = near_codes(numbers) if numbers is not None and not codes else []
+        if near:  # -9 on a 0-10 scale: more likely a code than an answer, but said only
+            self.note += (f"; {', '.join(f'{c:g}' for c in near)} may be a code for missing "
+                          "(an answer below a scale that starts at 0): if so, list it in "
+                          "\"missing_values\" and make the column nullable")
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).

@@ -164,6 +164,18 @@ def sentinels(numbers: np.ndarray) -> list:
             ((c < 0 <= lo and hi >= 10 * -c) or (c > 0 and c > 2 * max(hi, 0)))]
 
 
+def near_codes(numbers: np.ndarray) -> list:
+    """Negative codes for missing (-9, -99, ...; not -1) beside values >= 0 that do not
+    reach ten times their size (sentinels leaves these as data): -9 on a 0-10 scale, rare
+    (SENTINEL_SHARE).  Hinted, not drafted: a scale may run below 0."""
+    x = np.asarray(numbers, dtype=np.float64)
+    present = [c for c in SENTINELS if c < -1 and (x == c).any()]
+    rest = x[~np.isin(x, present)]
+    if not present or not len(rest) or rest.min() < 0:
+        return []
+    return [c for c in present if (x == c).mean() <= SENTINEL_SHARE]
+
+
 def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
     """(datetimes, read from text with UTC offsets) when the column holds datetimes or
     ISO 8601 date text, else (None, False).  Offsets become UTC: they do not name a zone."""
