@@ -775,3 +775,13 @@ def test_a_negative_code_beside_a_small_scale_is_hinted_as_missing():
     line = next(x for x in _infer_with_summary(pd.DataFrame(
         {"sat": v, "k": np.arange(1000) % 3}))[1] if x.strip().startswith("sat"))
     assert "missing_values" not in line
+
+
+def test_numbers_with_a_decimal_comma_are_named_so_not_dates():
+    """'63,70' among decimals left in a comma file (quoted) or beside dotted columns was
+    left out as "dates in several layouts"."""
+    r = np.random.default_rng(6)
+    v = [f"{x:.2f}".replace(".", ",") for x in r.uniform(0, 100, 500)]
+    s, lines = _infer_with_summary(pd.DataFrame({"a": v, "k": np.arange(500) % 3}))
+    line = next(x for x in lines if x.strip().startswith("a "))
+    assert "decimal comma" in line and "--decimal" in line and "dates" not in line

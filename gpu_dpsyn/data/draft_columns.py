@@ -20,8 +20,8 @@ from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
-                                    each_distinct, finest_unit, id_name, is_text,
-                                    mostly_numbers, near_codes, numbering, places,
+                                    decimal_comma, each_distinct, finest_unit, id_name,
+                                    is_text, mostly_numbers, near_codes, numbering, places,
                                     sentinels, span_in, unit_start, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
@@ -152,6 +152,10 @@ class Guesser:
         if numbers is None or whole:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
+                if numbers is None and decimal_comma(vals):  # not dates, nor an id
+                    return None, (f"numbers written with a comma (such as {_such(vals)}): "
+                                  "a decimal comma? Draft again with --decimal , (or write "
+                                  "them with a dot) to synthesize them as numbers")
                 dates = dates_hint(vals) if numbers is None else ""
                 if dates:  # several layouts beyond looks_dated's: dates, never an id
                     return None, _several_layouts(vals)

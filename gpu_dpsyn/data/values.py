@@ -164,6 +164,17 @@ def sentinels(numbers: np.ndarray) -> list:
             ((c < 0 <= lo and hi >= 10 * -c) or (c > 0 and c > 2 * max(hi, 0)))]
 
 
+def decimal_comma(vals: pd.Series) -> bool:
+    """Text that is numbers, some written with one comma between digits ("63,70"): a
+    decimal comma the file's dialect did not read (a quoted field, or a column beside
+    others written with dots)."""
+    if not len(vals) or not all_text(vals):
+        return False
+    shape = each_distinct(vals, lambda u: u.str.fullmatch(r"\s*[+-]?\d+(?:,\d+)?\s*"))
+    comma = each_distinct(vals, lambda u: u.str.contains(",", regex=False))
+    return bool(shape.all() and comma.any())
+
+
 def near_codes(numbers: np.ndarray) -> list:
     """Negative codes for missing (-9, -99, ...; not -1) beside values >= 0 that do not
     reach ten times their size (sentinels leaves these as data): -9 on a 0-10 scale, rare
