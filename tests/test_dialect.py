@@ -450,3 +450,15 @@ def test_encodings_whose_bytes_depend_on_earlier_text_are_refused(name):
                                   "gb18030", "gbk", "big5", "euc_kr", "cp949", "ascii"])
 def test_encodings_that_read_each_record_alone_are_taken(name):
     assert load_schema(_columns({"encoding": name})).csv.encoding
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_utf8_mark_read_in_an_8bit_encoding_is_named(tmp_path, encoding):
+    """A UTF-8 file with a byte-order mark, read as Windows-1252, failed with "not in the
+    schema: ['ï»¿Région']"."""
+    from gpu_dpsyn.errors import DataError
+    data = tmp_path / "t.csv"
+    _table().to_csv(data, index=False, encoding="utf-8-sig")
+    s = load_schema(_columns({"encoding": encoding}))
+    with pytest.raises(DataError, match="byte-order mark.*utf-8-sig"):
+        read_table(str(data), schema=s)

@@ -4,6 +4,7 @@ twice, no header at all, rows with more fields than the header.  The header alon
 (no record does), and a line that may be a record is never shown."""
 from __future__ import annotations
 
+import codecs
 import json
 import re
 
@@ -82,6 +83,12 @@ def check_header(path, df, dialect: Dialect = DEFAULT_DIALECT, schema=None) -> N
     """DataError naming a column the CSV header gives twice (pandas would read the second
     as "color.1" and a drafted schema would name it so)."""
     names = [str(c) for c in df.columns]
+    mark = codecs.BOM_UTF8.decode(dialect.encoding, errors="ignore") \
+        if not dialect.encoding.replace("_", "-").lower().startswith("utf") else ""
+    if len(mark) > 1 and names and names[0].startswith(mark):  # 'ï»¿' in cp1252
+        raise DataError(f"cannot read {shown(str(path))}: it starts with UTF-8's byte-order "
+                        f"mark, which {dialect.encoding} reads as {mark!r} in the first "
+                        "column's name: the file is UTF-8; give \"encoding\": \"utf-8-sig\"")
     if not any(m and m.group(1) in names for m in map(_MANGLED.match, names)):
         return  # nothing that looks renamed: no second read
     header = line_ends.read_csv(path, header=None, nrows=1, dtype=str,
