@@ -98,7 +98,7 @@ def test_marking_values_reviewed_names_each_one_as_now_public(draft, capsys):
     # --reviewed all cleared every warning without a word about what it vouched for
     assert main(["schema", str(draft), "--reviewed", "all"]) == 0
     err = capsys.readouterr().err
-    assert "now taken as public facts" in err and "colour.values" in err and "when.min" in err
+    assert "now taken as public facts" in err and "colour (values)" in err and "when (min, max)" in err
 
 
 def test_a_column_of_whole_numbers_retyped_numeric_stays_integer():
@@ -216,3 +216,19 @@ def test_a_drafted_nullable_is_listed_as_read_off_the_data(tmp_path):
     assert doc["columns"]["c"]["nullable"] is True
     assert "c.nullable" in doc["_drafted_from_data"]
     assert "k.nullable" not in doc["_drafted_from_data"]
+
+
+def test_an_edit_names_what_is_left_to_review_in_a_few_words(tmp_path, capsys):
+    """Each edit of a 47-column survey's draft printed every drafted value left, about
+    fifty names on one line."""
+    data, out = tmp_path / "t.csv", tmp_path / "s.json"
+    pd.DataFrame({f"q{i:02d}": [str(j % (i + 2)) for j in range(200)] for i in range(40)}
+                 ).to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["schema", str(out), "--reviewed", "q00"]) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if x.startswith("wrote"))
+    assert "39 columns" in line and "q39" not in line and len(line) < 400, line

@@ -332,11 +332,25 @@ def edit_schema(a) -> int:
     unvouched = edit(before, sets, a.drop, (), a.ignore).get("_drafted_from_data") or []
     vouched = [d for d in unvouched if d not in left]  # (not those set or dropped)
     if vouched:  # what the curator now vouches for, named (--reviewed all, say)
-        print(f"now taken as public facts (no longer warned of): {', '.join(vouched)}",
+        print(f"now taken as public facts (no longer warned of): {_by_column(vouched)}",
               file=sys.stderr)
-    print(f"wrote {out}" + (f"; still read off the data, to review: {', '.join(left)}"
+    print(f"wrote {out}" + (f"; still read off the data, to review: {_by_column(left)}"
                             if left else "; no drafted value left"), file=sys.stderr)
     return 0
+
+
+def _by_column(drafted: list, shown_columns: int = 6) -> str:
+    """Drafted "column.key" entries in a few words: the first columns with their keys,
+    then how many more (a 47-column draft printed about fifty names at each edit)."""
+    keys: dict = {}
+    for d in drafted:
+        col, _, key = d.rpartition(".")
+        keys.setdefault(col, []).append(key)
+    cols = list(keys)
+    text = ", ".join(f"{c} ({', '.join(keys[c])})" for c in cols[:shown_columns])
+    more = len(cols) - shown_columns
+    return f"{len(cols)} columns: {text}" + (f" and {more} more" if more > 0 else "") \
+        if len(cols) > 1 else text
 
 
 def check(a) -> int:
