@@ -143,3 +143,31 @@ def test_a_damaged_file_is_named(tmp_path, fmt):
     (d / f"b.{fmt}").write_bytes(b"PAR1\x00\x01garbage" if fmt == "parquet" else b"\n\n")
     with pytest.raises(DataError, match=rf"b\.{fmt}"):
         read_partitioned(str(d), load_schema(SCHEMA))
+
+
+def test_a_value_in_the_trailing_field_past_the_first_rows_is_refused_on_dask(tmp_path):
+    """Dask decided "trailing delimiter" from the first 100 rows, then cut every row's
+    extra field: a value there past row 100 was dropped with a pandas warning that only
+    that record drew, where read_table refuses the file."""
+    import warnings
+    from gpu_dpsyn.data.ingest import read_table
+    from gpu_dpsyn.distributed.counting import reading_errors
+    rows = [f"red,{i % 9}," for i in range(300)]
+    rows[201] = "red,1,x"
+    p = tmp_path / "t.csv"
+    p.write_text("color,size\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="more fields"):
+        read_table(p, schema=SCHEMA)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning drawn by one record
+        with pytest.raises(DataError, match="t.csv.*more fields"), reading_errors():
+            read_partitioned(str(p), load_schema(SCHEMA)).compute()
+
+
+def test_files_with_trailing_delimiters_in_two_column_orders_are_refused(tmp_path):
+    (tmp_path / "a.csv").write_text("color,shade\nred,dark,\n")
+    (tmp_path / "b.csv").write_text("shade,color\nlight,blue,\n")
+    texts = {"columns": {"color": {"type": "categorical", "values": ["red", "blue"]},
+                         "shade": {"type": "categorical", "values": ["dark", "light"]}}}
+    with pytest.raises(DataError, match="order"):
+        read_partitioned(str(tmp_path), load_schema(texts))

@@ -24,13 +24,18 @@ def reread_trailing(path, df, opts: dict):
     """pandas makes a row's extra leading fields the index when every data row has more
     fields than the header, shifting every column by one.  A trailing delimiter (the extra
     field empty on every row) is read again without the index; anything else is refused."""
+    check_trailing(path, df)
+    return line_ends.read_csv(path, index_col=False, **opts)
+
+
+def check_trailing(path, df) -> None:
+    """DataError unless df's rows (read with their extra first field as the index) end in
+    an empty field: a trailing delimiter."""
     last = df.iloc[:, -1] if df.shape[1] else pd.Series([], dtype=object)
-    trailing = df.index.nlevels == 1 and bool((last.isna() | (last == "")).all())
-    if not trailing:
+    if not (df.index.nlevels == 1 and bool((last.isna() | (last == "")).all())):
         raise DataError(f"cannot read {shown(str(path))}: its data rows have more fields "
                         "than the header, which would shift every column; fix the header or "
                         "the rows")
-    return line_ends.read_csv(path, index_col=False, **opts)
 
 
 _MANGLED = re.compile(r"^(.*)\.\d+$", re.S)

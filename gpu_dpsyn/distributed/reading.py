@@ -10,8 +10,8 @@ from gpu_dpsyn.data.dialect import plain_numbers
 from gpu_dpsyn.data.files import packing
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.data.csv_header import (check_header, check_separator, default_index,
-                                       reread_trailing)
+from gpu_dpsyn.data.csv_header import (check_header, check_separator, check_trailing,
+                                       default_index)
 from gpu_dpsyn.data.ingest import (csv_options, lenient_options, reading, table_format,
                                    without_ignored)
 
@@ -78,11 +78,37 @@ def read_partitioned(path, schema, row_local: bool = False):
         opts.update(lenient_options())
     heads = [_named(f, _first_rows, opts, schema) for f in files]
     _same_columns(files, [list(h.columns) for h, _ in heads])
-    if any(trailing for _, trailing in heads):  # harmless where a file has none: rows
-        opts["index_col"] = False               # with other extra fields were refused
+    trailing = any(t for _, t in heads)
+    if trailing:  # the trailing field read as a column of its own, and checked empty in
+        # every row (as read_table checks it), not cut: a value there past the first rows
+        # was dropped, with a warning only that record drew.  The names are given, so
+        # every file must hold the columns in one order
+        order = [list(h.columns) for h, _ in heads]
+        if any(o != order[0] for o in order[1:]):
+            raise DataError(f"cannot read {shown(path)}: its files end rows with a delimiter "
+                            "and order their columns differently; give every file one order")
+        opts.update(index_col=False, header=None, skiprows=1,
+                    names=[str(c) for c in heads[0][0].columns] + [TRAILING])
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
-    df = without_ignored(read_csv(_literal(files), blocksize=None, **opts), schema)
+    df = read_csv(_literal(files), blocksize=None, **opts)
+    if trailing:
+        df = df.map_partitions(_no_trailing_value, ", ".join(map(shown, files)),
+                               meta=df._meta.drop(columns=TRAILING))
+    df = without_ignored(df, schema)
     return df if d.plain else df.map_partitions(plain_numbers, schema)
+
+
+TRAILING = "\x00trailing field"  # a name no header gives
+
+
+def _no_trailing_value(part, where: str):
+    """A partition without its trailing field, which must be empty in every row (a
+    trailing delimiter); DataError as read_table's otherwise."""
+    field = part[TRAILING]
+    if (field.notna() & (field.astype(str) != "")).any():
+        raise DataError(f"cannot read {where}: its data rows have more fields than the "
+                        "header, which would shift every column; fix the header or the rows")
+    return part.drop(columns=TRAILING)
 
 
 def _literal(files) -> list:
@@ -112,11 +138,12 @@ def _same_columns(files, columns) -> None:
 def _first_rows(path, opts: dict, schema) -> tuple:
     """(header and first rows, trailing) of one file read as read_table reads it: a header
     naming a column twice, or rows with more fields than the header, are refused as there
-    (DataError naming the file); trailing: the rows end in a trailing delimiter, which is
-    then read without it."""
+    (DataError naming the file); trailing: the rows end in a trailing delimiter (then the
+    header alone is returned, and the workers check every row's last field)."""
     head = line_ends.read_csv(path, nrows=100, **opts)
     check_separator(path, head.columns, schema, schema.csv)
     check_header(path, head, schema.csv, schema)
     if default_index(head):
         return head, False
-    return reread_trailing(path, head, dict(opts, nrows=100)), True
+    check_trailing(path, head)  # these rows; every row's, on the workers
+    return line_ends.read_csv(path, nrows=0, **opts), True  # the header's names
