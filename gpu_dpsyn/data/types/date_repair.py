@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.batching import read_blocks
+from gpu_dpsyn.data.types import date_text
 from gpu_dpsyn.data.types.datetime import (_OFFSET, _epoch, _on_host, from_epoch,
                                            no_date_text)
 
@@ -53,13 +54,17 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         put(~na, s[~na])
     else:
         obj = s.astype(object).where(~na, None)
-        # a str subclass as its text (to_epoch would read it through its own __str__)
-        subclass = obj.map(lambda v: isinstance(v, str) and type(v) is not str).to_numpy(
-            dtype=bool)
-        text = _texts(obj)
+        # a str subclass as its text (to_epoch would read it through its own __str__);
+        # pandas' own text holds none
+        subclass = np.zeros(len(s), dtype=bool) if isinstance(s.dtype, pd.StringDtype) \
+            else obj.map(lambda v: isinstance(v, str) and type(v) is not str).to_numpy(
+                dtype=bool)
+        arr = date_text.ascii_text(obj)  # ASCII text alone: checked at C speed
+        text = obj if arr is not None and not subclass.any() else _texts(obj)
         is_text = text.notna().to_numpy()
         # ISO 8601 with an offset or without, or the column's layout alone (no offsets)
-        aware = _offsets(text) if spec.layout is None else np.zeros(len(s), dtype=bool)
+        aware = np.zeros(len(s), dtype=bool) if spec.layout is not None else \
+            date_text.offsets(arr) if arr is not None else _offsets(text)
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
@@ -90,6 +95,9 @@ def aware(s: pd.Series) -> np.ndarray:
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return np.full(len(s), s.dt.tz is not None) & s.notna().to_numpy()
     obj = s.astype(object)
+    arr = date_text.ascii_text(obj)
+    if arr is not None:  # ASCII text alone (or missing): checked at C speed
+        return date_text.offsets(arr)
     text = _texts(obj)
     return _offsets(text) | (text.isna().to_numpy() & _zoned(obj))
 

@@ -15,6 +15,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.types import date_text
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -265,8 +266,9 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
     if clock.any():
         raise DataError(f"column {shown(col.name)} has values that are not dates: "
                         f"{_few(text[clock].unique())}")
-    is_text = text.map(lambda v: isinstance(v, str) or v is None)
-    if not is_text.all():  # datetime objects in an object column
+    arr = date_text.ascii_text(text)  # ASCII text alone: checked at C speed
+    if arr is None and not text.map(lambda v: isinstance(v, str) or v is None).all():
+        # datetime objects in an object column
         try:
             return pd.Series(pd.to_datetime(text, errors="raise"))
         except (TypeError, ValueError) as e:
@@ -278,7 +280,8 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
             raise DataError(f"column {shown(col.name)} has values that are not dates written "
                             f"as {col.time.layout!r}: {_few(text[unparsed].unique())}")
         return pd.Series(t)
-    aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+    aware = date_text.offsets(arr) if arr is not None else \
+        text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
     if aware[~na].any() and not aware[~na].all():
         raise DataError(f"column {shown(col.name)} mixes times with a UTC offset and times without "
                         "one; write every value the same way")
@@ -326,6 +329,10 @@ def no_date_text(values: pd.Series) -> np.ndarray:
     """Text no reading takes for a date: "now" and "today", which pandas reads off the
     clock (one seed would give other bytes each day), and text holding a NUL, which
     pandas reads as a date alone and as none beside others."""
+    arr = date_text.ascii_text(values)
+    if arr is not None:  # the usual column, at C speed (the same answers)
+        return date_text.odd(arr)
+
     def odd(v):
         return isinstance(v, str) and ("\x00" in v or v.strip().lower() in ("now", "today"))
     return values.map(odd).to_numpy(dtype=bool)
