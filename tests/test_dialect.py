@@ -462,3 +462,25 @@ def test_a_utf8_mark_read_in_an_8bit_encoding_is_named(tmp_path, encoding):
     s = load_schema(_columns({"encoding": encoding}))
     with pytest.raises(DataError, match="byte-order mark.*utf-8-sig"):
         read_table(str(data), schema=s)
+
+
+_PIECES = ["1", "23", "456", "7890", ",", ".", " ", "'", "-", "+", "e", "E", "\t", "\x1c",
+           "\n", "x", "00"]
+
+
+@pytest.mark.parametrize("decimal,thousands", [(",", None), (",", " "), (".", ","),
+                                               (",", "."), (",", "'")])
+def test_numbers_of_ascii_text_read_as_the_values_one_by_one(decimal, thousands):
+    """A dialect's numbers (Dialect.number) at C speed for ASCII text give what the
+    reading value by value gives: random text of the characters that matter."""
+    from gpu_dpsyn.data import dialect as dl
+    rng = np.random.default_rng(7)
+    vals = [None if rng.random() < 0.05 else
+            "".join(rng.choice(_PIECES, rng.integers(0, 5))) for _ in range(3000)]
+    vals += ["2 399,80", "-1.234,5", "4,8e-05", " 12,5\n", "1'000'000", "1,234.5"]
+    s = pd.Series(vals, dtype=object)
+    d = Dialect(";", decimal, thousands, "utf-8")
+    fast = d.number(s)
+    slow = dl.number_one_by_one(d, s)
+    assert fast.tolist() == slow.tolist()
+    assert dl.ascii_text(s) is not None  # the fast path was taken

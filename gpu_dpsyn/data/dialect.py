@@ -12,12 +12,14 @@ written, so one record never changes how another is read.
 from __future__ import annotations
 
 import codecs
-import importlib
 import re
+import sys
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.ascii import SPACE, ascii_text, mask
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import SchemaError
 
@@ -60,23 +62,54 @@ class Dialect:
 
     def number(self, text: pd.Series) -> pd.Series:
         """Each value written as a number of this dialect as plain text (-2399.80 for
-        "-2 399,80", 4.8e-05 for "4,8e-05"); other values as they are, each alone."""
+        "-2 399,80", 4.8e-05 for "4,8e-05"); other values as they are, each alone.  ASCII
+        text at C speed (2.8 s a million values value by value), with the same result."""
         if self.plain:
             return text
         s = text.astype(object)
-        is_str = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-        if not is_str.any():
-            return text
-        parts = s[is_str].astype(str).str.extract(self.pattern)
-        hit = parts[1].notna().to_numpy()
-        whole = parts[1].fillna("")
-        if self.thousands:
-            whole = whole.str.replace(self.thousands, "", regex=False)
-        plain = parts[0].fillna("") + whole + \
-            parts[2].map(lambda f: "" if pd.isna(f) else "." + f) + parts[3].fillna("")
-        out = s.copy()
-        out.loc[s.index[is_str][hit]] = plain[hit].to_numpy()
-        return out
+        arr = ascii_text(s)
+        return number_one_by_one(self, s) if arr is None else _ascii_numbers(self, s, arr)
+
+
+def number_one_by_one(d: Dialect, s: pd.Series) -> pd.Series:
+    """Dialect.number of the object Series s, value by value (re's reading)."""
+    is_str = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    if not is_str.any():
+        return s
+    parts = s[is_str].astype(str).str.extract(d.pattern)
+    hit = parts[1].notna().to_numpy()
+    whole = parts[1].fillna("")
+    if d.thousands:
+        whole = whole.str.replace(d.thousands, "", regex=False)
+    plain = parts[0].fillna("") + whole + \
+        parts[2].map(lambda f: "" if pd.isna(f) else "." + f) + parts[3].fillna("")
+    out = s.copy()
+    out.loc[s.index[is_str][hit]] = plain[hit].to_numpy()
+    return out
+
+
+def _ascii_numbers(d: Dialect, s: pd.Series, arr) -> pd.Series:
+    """number_one_by_one for ASCII text `arr` (s's values): its pattern with \\s and \\d
+    spelled out (data/ascii.py), matched and rewritten by Arrow's kernels."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    g, dec = re.escape(d.thousands or ""), re.escape(d.decimal)
+    whole = rf"[0-9]{{1,3}}(?:{g}[0-9]{{3}})+|[0-9]+" if g else r"[0-9]+"
+    pat = (rf"^{SPACE}*(?P<sign>[+-]?)(?P<whole>{whole})(?:{dec}(?P<frac>[0-9]+))?"
+           rf"(?P<exp>[eE][+-]?[0-9]+)?{SPACE}*$")
+    found = pc.extract_regex(arr, pat)
+    hit = mask(found.is_valid())
+    if not hit.any():
+        return s
+    part = {k: pc.fill_null(found.field(k), "") for k in ("sign", "whole", "frac", "exp")}
+    digits = pc.replace_substring(part["whole"], d.thousands, "") if d.thousands else \
+        part["whole"]
+    frac = pc.if_else(pc.equal(part["frac"], ""), "",  # (a fraction has a digit at least)
+                      pc.binary_join_element_wise(".", part["frac"], ""))
+    plain = pc.binary_join_element_wise(part["sign"], digits, frac, part["exp"], "")
+    out = s.copy()
+    out.iloc[np.flatnonzero(hit)] = pa.array(plain).filter(pa.array(hit)).to_pylist()
+    return out
 
 
 DEFAULT = Dialect()
@@ -159,21 +192,18 @@ def _encoding(name: str) -> str:
     if not ok:
         raise SchemaError(f"csv: 'encoding' {shown(name)} does not write ASCII as ASCII "
                           "(UTF-16, UTF-32): save the file as UTF-8 or an 8-bit encoding")
-    if info.name not in _MULTIBYTE and not _single_byte(info.name):
+    if info.name not in _MULTIBYTE and not _single_byte(info):
         raise SchemaError(f"csv: 'encoding' {shown(name)} reads bytes by what earlier text "
                           "switched on (shift states or escapes), so one record could change "
                           "how the others read: save the file as UTF-8")
     return name
 
 
-def _single_byte(codec: str) -> bool:
+def _single_byte(info) -> bool:
     """A code page of one byte a character (Python's charmap codecs: cp1252, latin-1,
-    koi8-r): stateless."""
-    try:
-        module = importlib.import_module("encodings." + codec.replace("-", "_"))
-    except ImportError:
-        return False
-    return hasattr(module, "decoding_table") or codec == "iso8859-1"
+    koi8-r): stateless.  Their module, loaded by the lookup, holds a decoding table."""
+    module = sys.modules.get(getattr(info.decode, "__module__", None) or "")
+    return info.name == "iso8859-1" or hasattr(module, "decoding_table")
 
 
 def unwritable(schema, dialect: Dialect) -> str | None:
