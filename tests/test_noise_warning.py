@@ -43,3 +43,10 @@ def test_a_swamped_column_is_named_and_a_clear_one_is_not():
         warnings.simplefilter("always")
         Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(_table(20000), SCHEMA)
     assert not any("noise" in str(w.message) and "'b'" in str(w.message) for w in seen)
+
+
+def test_a_merged_column_says_how_many_of_its_values_went_below_the_noise():
+    """'ts' (479 values merged into 1) read as if the output had one value left; it
+    had 479, drawn by an estimate."""
+    with pytest.warns(UserWarning, match=r"'b' \(\d+ of its 30 values below the noise"):
+        Synthesizer(0.05, 1e-9, seed=0, progress=False).fit(_table(2000), SCHEMA)
