@@ -234,46 +234,81 @@ def test_a_recoded_table_sums_each_merged_cell_in_value_order_on_any_machine():
         np.testing.assert_array_equal(out, np.moveaxis(want, -1, k))
 
 
-def _min_max_fit(y):
-    """The least-squares non-increasing fit by its min-max formula (independent of pool
-    adjacent violators): fit_i = min over j <= i of max over k >= i of mean(y[j..k])."""
+def _up_fit(y):
+    """The least-squares non-decreasing fit by its min-max formula (independent of pool
+    adjacent violators): fit_i = max over j <= i of min over k >= i of mean(y[j..k])."""
     n = len(y)
-    return np.array([min(max(np.mean(y[j:k + 1]) for k in range(i, n)) for j in range(i + 1))
+    return np.array([max(min(np.mean(y[j:k + 1]) for k in range(i, n)) for j in range(i + 1))
                      for i in range(n)])
 
 
-def test_the_monotone_fit_is_the_least_squares_one():
-    from gpu_dpsyn.estimate.filtering import _decreasing
-    assert np.allclose(_decreasing(np.array([3.0, 1.0, 2.0])), [3, 1.5, 1.5])
-    assert np.allclose(_decreasing(np.array([1.0, 2.0, 3.0])), [2, 2, 2])
+def _unimodal_error(y):
+    """The least error of a rise-then-fall fit: every split of an up fit and a down fit."""
+    best = np.inf
+    for k in range(len(y) + 1):
+        a = _up_fit(y[:k]) if k else np.array([])
+        b = _up_fit(y[k:][::-1])[::-1] if k < len(y) else np.array([])
+        best = min(best, float(((np.concatenate([a, b]) - y) ** 2).sum()))
+    return best
+
+
+def test_the_rise_then_fall_fit_is_the_least_squares_one():
+    from gpu_dpsyn.estimate.filtering import unimodal
+    assert np.allclose(unimodal(np.array([3.0, 1.0, 2.0])), [3, 1.5, 1.5])
+    assert np.allclose(unimodal(np.array([1.0, 3.0, 2.0])), [1, 3, 2])
+    assert np.allclose(unimodal(np.array([2.0, 1.0, 3.0, 0.0])), [1.5, 1.5, 3, 0])
     rng = np.random.default_rng(0)
-    for _ in range(50):
-        y = rng.normal(0, 5, rng.integers(1, 12)) + np.linspace(8, 0, 1)
-        assert np.allclose(_decreasing(y), _min_max_fit(y))
+    for _ in range(60):
+        y = rng.normal(0, 5, rng.integers(1, 10))
+        fit = unimodal(y)
+        top = int(np.argmax(fit))
+        assert np.all(np.diff(fit[:top + 1]) >= -1e-12) and np.all(np.diff(fit[top:]) <= 1e-12)
+        assert np.isclose(((fit - y) ** 2).sum(), _unimodal_error(y))
 
 
-def test_a_merged_tail_of_ordered_bins_decodes_outward_decreasing():
+def _shares(y, ordered, sigma=10.0):
+    m = Marginal((0,), (len(y),), np.asarray(y, dtype=float), sigma)
+    return low_count_recode(m), low_count_recode(m, ordered=ordered)
+
+
+def test_a_merged_tail_of_ordered_bins_decodes_thinning_outward():
     """29 log-spaced bins of a heavy tail, merged, decoded about evenly: the last decade
     (0.03% of the rows) came out with 4.8%.  Ordered bins share a merged end's mass by
-    the monotone fit of their noisy counts."""
+    the rise-then-fall fit of their noisy counts."""
     rng = np.random.default_rng(1)
-    sigma = 10.0
     true = np.concatenate([[40, 400, 900, 300], 120 * 0.6 ** np.arange(20)])
-    m = Marginal((0,), (true.size,), true + rng.normal(0, sigma, true.size), sigma)
-    plain, ordered = low_count_recode(m), low_count_recode(m, ordered=True)
+    plain, ordered = _shares(true + rng.normal(0, 10, true.size), true.size)
     assert list(plain.merged) == list(ordered.merged)
-    tail = [i for i, b in enumerate(ordered.merged) if b >= 4]
-    p = ordered.merged_p[tail]
-    assert np.all(np.diff(p) <= 1e-12) and abs(ordered.merged_p.sum() - 1) < 1e-12
+    assert abs(ordered.merged_p.sum() - 1) < 1e-12
     far = [i for i, b in enumerate(ordered.merged) if b >= 14]  # true counts under 1
     assert ordered.merged_p[far].sum() < 0.5 * plain.merged_p[far].sum()
+
+
+def test_a_cluster_a_second_mode_and_a_top_coded_bin_out_in_a_tail_are_kept():
+    """A fit that could only fall outward flattened them (a reviewer's and a probe's
+    cases): 26 records top-coded in the last bin got a fifth of the merged mass.  A rise
+    must be clear of the noise to count."""
+    _, top = _shares([500, 900, 400, 3, 1, 0, 0, 26], 8)
+    assert top.merged_p[-1] > 0.6
+    _, mode = _shares([900, 800, 0, 10, 20, 28, 28, 20, 10, 0], 10)  # all below 3 sigma
+    assert list(mode.merged[np.argsort(mode.merged_p)[-2:]]) in ([5, 6], [6, 5])
+    _, lone = _shares([900, 800, 400, 0, -5, 3, -2, 14], 8)  # an end bin 1.4 sigma up
+    assert lone.merged_p[-1] < 0.3  # noise, not a mode: pooled with its neighbours
+
+
+def test_a_null_code_is_no_bin_of_the_tail():
+    """A nullable column's null code (after the bins) was decoded as the last bin of the
+    upper tail: its mass went to the far bins."""
+    y = [500, 900, 400, 12, 1, 0.5, 25]  # 6 bins, then the null code
+    plain, ordered = _shares(y, 6)
+    assert ordered.merged[-1] == 6 and ordered.merged_p[-1] > 0.5 > plain.merged_p[-1] - 0.2
 
 
 def test_merged_values_inside_an_ordered_column_keep_their_shares():
     y = np.array([500.0, 2.0, 600.0, 1.0, 700.0, 800.0])  # merged: bins 1 and 3, inside
     m = Marginal((0,), (6,), y, 5.0)
     assert np.array_equal(low_count_recode(m).merged_p,
-                          low_count_recode(m, ordered=True).merged_p)
+                          low_count_recode(m, ordered=6).merged_p)
 
 
 def test_a_heavy_tail_is_not_spread_over_its_far_bins_in_a_release():

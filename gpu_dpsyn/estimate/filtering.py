@@ -32,10 +32,11 @@ def theta_sigmas(values: int) -> float:
 
 
 def low_count_recode(m: Marginal, sigmas: float | None = None,
-                     ordered: bool = False) -> Recode | None:
+                     ordered: int = 0) -> Recode | None:
     """The recoding of one attribute from its noisy 1-way marginal (None: keep all);
-    sigmas: the threshold (default theta_sigmas of its values); ordered: its values are
-    bins of numbers in order, whose merged ends decode by tail_shares."""
+    sigmas: the threshold (default theta_sigmas of its values); ordered: how many of its
+    first values are bins of numbers in order (a nullable column's null code after them
+    is not), whose merged ends decode by tail_shares."""
     sigmas = theta_sigmas(m.values.size) if sigmas is None else sigmas
     theta = sigmas * m.sigma
     v = m.values
@@ -48,8 +49,8 @@ def low_count_recode(m: Marginal, sigmas: float | None = None,
     lut[low] = keep.size
     merged = np.nonzero(low)[0]
     shares = decode_shares(v[merged], m.sigma, sigmas)
-    if ordered and TAILS:
-        shares = tail_shares(v, low, shares)
+    if ordered > 1 and TAILS:
+        shares = tail_shares(v, low, shares, ordered, m.sigma)
     return Recode(m.attrs[0], lut, merged, shares)
 
 
@@ -57,52 +58,86 @@ TAILS = True  # False: merged tails decode as any merged value (experiments:
 # bench/experiments/tail_shares)
 
 
-def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray) -> np.ndarray:
-    """Decode shares of merged values where the values are ordered bins: the merged run
-    at each end of the column (a tail) shares its mass in proportion to the monotone fit
-    of its noisy counts (non-increasing outward: isotonic regression, pool adjacent
-    violators), not evenly; merged values inside keep their posterior means (as counts:
-    their shares of the merged values' clipped noisy total).  Why: a heavy tail's
-    29 log-spaced bins merged into one decoded about evenly, so the last decade, 0.03% of
-    the rows, came out with 4.8% (an event log's durations at epsilon 1)."""
+def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray, ordered: int,
+                sigma: float) -> np.ndarray:
+    """Decode shares of merged values where the first `ordered` values are bins in order:
+    the merged run at each end of them (a tail) shares its mass in proportion to the
+    least-squares fit of its noisy counts that does not rise outward, or, where the
+    counts clearly rise again (by MODE_EVIDENCE: a cluster or second mode out in the tail,
+    a top-coded last bin), the fit that rises once then falls; not by posterior means that
+    see no order.  Other merged values keep their posterior means (as counts: their
+    shares of the merged values' clipped noisy total).  Why: a heavy tail's 29 log-spaced
+    bins merged into one decoded about evenly, so the last decade, 0.03% of the rows,
+    came out with 4.8% (an event log's durations at epsilon 1)."""
     merged = np.flatnonzero(low)
     est = shares * max(float(y[merged].clip(min=0).sum()), 0.0)
     pos = {int(b): i for i, b in enumerate(merged)}
-    n = y.size
-    lo_end = 0
-    while lo_end < n and low[lo_end]:
-        lo_end += 1
-    hi_start = n
-    while hi_start > 0 and low[hi_start - 1]:
-        hi_start -= 1
-    runs = []
-    if hi_start < n and hi_start > 0:
-        runs.append(np.arange(hi_start, n))  # the upper tail: non-increasing outward
-    if 0 < lo_end < n:
-        runs.append(np.arange(lo_end - 1, -1, -1))  # the lower tail, read outward
+    inner = low[:ordered]
+    if inner.all():  # every bin merged: no tail beside kept values
+        return shares
+    first, last = int(np.argmin(inner)), ordered - 1 - int(np.argmin(inner[::-1]))
+    runs = [r for r in (np.arange(first - 1, -1, -1), np.arange(last + 1, ordered)) if
+            len(r)]  # each read outward from the kept bins
     if not runs:
         return shares
     for run in runs:
-        fit = np.maximum(_decreasing(y[run]), 0.0)
-        for b, f in zip(run, fit):
+        out = y[run]
+        fit = _pooled(out[::-1])[::-1]  # not rising outward
+        mode = unimodal(out)
+        if ((fit - out) ** 2).sum() - ((mode - out) ** 2).sum() > MODE_EVIDENCE * sigma ** 2:
+            fit = mode
+        for b, f in zip(run, np.maximum(fit, 0.0)):
             est[pos[int(b)]] = f
     total = est.sum()
     return est / total if total > 0 else shares
 
 
-def _decreasing(y: np.ndarray) -> np.ndarray:
-    """The least-squares non-increasing fit to y (pool adjacent violators)."""
-    vals, sizes = [], []
+MODE_EVIDENCE = 4.0  # in noise variances: how much better the fit that rises again must
+# be (a likelihood ratio at about two standard deviations); a lone noisy end bin is not
+
+
+def unimodal(y: np.ndarray) -> np.ndarray:
+    """The least-squares fit to y that rises, then falls (either part may be empty):
+    the best split of a non-decreasing fit of a prefix and a non-increasing fit of the
+    rest (pool adjacent violators, with every prefix's and suffix's error in one pass
+    each)."""
+    y = np.asarray(y, dtype=np.float64)
+    up, down = _prefix_errors(y), _prefix_errors(y[::-1])[::-1]  # (a suffix falls
+    # where it rises read backwards)
+    # split after k values (k = 0..n): prefix error up[k], suffix error down[k]
+    k = int(np.argmin(up + down))
+    return np.concatenate([_pooled(y[:k]), _pooled(y[k:][::-1])[::-1]])
+
+
+def _prefix_errors(y: np.ndarray) -> np.ndarray:
+    """errs[k]: the squared error of the non-decreasing least-squares fit to y[:k]
+    (k = 0..n), by pool adjacent violators kept up as values arrive."""
+    sums, sizes, errs = [], [], [0.0]
+    sq = 0.0  # the sum of squares of the values so far
+    fitted = 0.0  # sum over blocks of block_sum^2 / block_size
     for v in y:
-        vals.append(float(v))
-        sizes.append(1)
-        while len(vals) > 1 and vals[-2] < vals[-1]:
-            s = sizes[-2] + sizes[-1]
-            vals[-2] = (vals[-2] * sizes[-2] + vals[-1] * sizes[-1]) / s
-            sizes[-2] = s
-            vals.pop()
-            sizes.pop()
-    return np.repeat(vals, sizes)
+        sq += v * v
+        s, c = float(v), 1
+        while sums and sums[-1] / sizes[-1] > s / c:
+            fitted -= sums[-1] ** 2 / sizes[-1]
+            s, c = s + sums.pop(), c + sizes.pop()
+        sums.append(s)
+        sizes.append(c)
+        fitted += s * s / c
+        errs.append(max(sq - fitted, 0.0))
+    return np.array(errs)
+
+
+def _pooled(y: np.ndarray) -> np.ndarray:
+    """The non-decreasing least-squares fit to y (pool adjacent violators)."""
+    sums, sizes = [], []
+    for v in y:
+        s, c = float(v), 1
+        while sums and sums[-1] / sizes[-1] > s / c:
+            s, c = s + sums.pop(), c + sizes.pop()
+        sums.append(s)
+        sizes.append(c)
+    return np.repeat([s / c for s, c in zip(sums, sizes)], sizes) if sums else y.copy()
 
 
 def decode_shares(y: np.ndarray, sigma: float, sigmas: float = THETA_SIGMAS,

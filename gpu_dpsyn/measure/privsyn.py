@@ -110,7 +110,7 @@ def _merge_low_counts(state, one, free, grouped, domain) -> None:
         m = one[i]
         col = state.model.schema[state.model.names[a]]
         r = low_count_recode(m if len(m.attrs) == 1 else one_way_of(m, a),
-                             ordered=col.kind == "numeric")
+                             ordered=col.bins if col.kind == "numeric" else 0)
         if r is not None:
             state.model.recodes[a] = r
             one[i] = recoded(m, r)
