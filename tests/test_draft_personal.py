@@ -60,7 +60,7 @@ def test_fewer_values_than_individuals_stay_a_category():
     ("phone_number", True), ("street address", True), ("patient_name", True),
     ("product_name", False), ("department_name", False), ("address_type", False)])
 def test_columns_named_as_personal_data_with_many_values_are_ignored(name, personal):
-    values = [f"v{i}@x.org" for i in range(250)] * 2  # each twice: no id rule
+    values = [f"Value {i}" for i in range(250)] * 2  # each twice: no id rule
     df = pd.DataFrame({name: values, "n": np.arange(500) % 7})
     s, lines = _draft(df)
     assert (name in s.ignored) == personal
@@ -144,12 +144,12 @@ def _survey(n: int = 5000, seed: int = 0, **extra) -> pd.DataFrame:
 @pytest.mark.parametrize("name", ["free_text_comment", "answer"])
 def test_repeated_free_text_is_ignored_not_listed(name):
     """399 sentences among 5,000 answers were drafted as a category of 399 values, and the
-    fit copied them (names, phone numbers) into the output."""
+    fit copied them (names, phone numbers) into the output: they hold phone numbers."""
     df = _survey(**{name: lambda rng, n: _comments(rng, 399, n)})
     s, lines = _draft(df)
     assert name not in s.names and s.ignored == [name]
     line = next(x for x in lines if x.strip().startswith(name))
-    assert "free text" in line and "ignored" in line
+    assert "phone numbers" in line and "ignored" in line
     assert s["q1"].kind == "categorical" and len(s["q1"].values) == 5  # multi-word, few
 
 
@@ -163,7 +163,13 @@ def test_free_text_with_a_value_for_each_row_is_ignored_not_an_id():
     assert "comment" not in s.names and s.ignored == ["comment"]
     assert s.individual_id is None
     line = next(x for x in lines if x.strip().startswith("comment"))
-    assert "free text" in line
+    assert "phone numbers" in line
+    plain = _survey(8000, comment=lambda rng, n: [
+        None if rng.random() < 0.65 else " ".join(rng.choice(_WORDS, 6)) + f" {i}"
+        for i in range(n)])  # no numbers to call: free text all the same
+    s, lines = _draft(plain)
+    assert s.ignored == ["comment"]
+    assert "free text" in next(x for x in lines if x.strip().startswith("comment"))
 
 
 def test_personal_names_past_the_list_limit_are_ignored_not_refused():
@@ -188,3 +194,73 @@ def test_a_column_named_free_text_with_few_values_is_kept_with_a_hint():
     assert s["notes"].kind == "categorical" and "notes" not in s.ignored
     line = next(x for x in lines if x.strip().startswith("notes"))
     assert "free text" in line and "--ignore 'notes'" in line
+
+
+@pytest.mark.parametrize("name,personal", [
+    ("FirstName", True), ("LastName", True), ("firstname", True), ("phone1", True),
+    ("cellphone", True), ("tel", True), ("addr", True), ("mailing_address", True),
+    ("respondent_name", True), ("emailAddress", True), ("product_name", False),
+    ("username", False), ("address_type", False), ("NameOfCourse", False)])
+def test_personal_names_written_camel_case_glued_or_numbered(name, personal):
+    from gpu_dpsyn.data.draft_personal import personal_name
+    assert personal_name(name) == personal
+
+
+def test_values_holding_phone_numbers_or_e_mails_are_left_out_however_few():
+    """'call Ahmed 204-1263' in a column called details, e-mails in one called contact,
+    60 names with phone numbers: each was listed, and the release copied them."""
+    rng = np.random.default_rng(8)
+    n = 2000
+    phones = [f"call P{i} {200 + i % 700}-{1000 + i:04d}" for i in range(400)]
+    mails = [f"p{i}@mail{i % 7}.org" for i in range(300)]
+    contact60 = [f"Ann Lee{i} +44 171 555 {i:04d}" for i in range(60)]
+    df = pd.DataFrame({"details": rng.choice(phones, n), "contact": rng.choice(mails, n),
+                       "emergency_contact": rng.choice(contact60, n),
+                       "k": rng.choice(["a", "b"], n),
+                       "when": rng.choice(["2024-03-01", "2024-03-02"], n),
+                       "code": rng.choice([f"A{i:02d}.{j}" for i in range(30) for j in range(5)],
+                                          n)})
+    s, lines = _draft(df)
+    assert {"details", "contact", "emergency_contact"} <= set(s.ignored), s.ignored
+    assert "k" in s.names and "code" in s.names and "when" in s.names
+    line = next(x for x in lines if x.strip().startswith("contact"))
+    assert "e-mail" in line and "@" not in line  # said, not shown
+
+
+def test_repeated_multi_word_categories_stay_and_unrepeated_text_goes():
+    """250 job titles of 4 words, each on 20 rows, were left out as free text: a category
+    repeats, a comment seldom does."""
+    rng = np.random.default_rng(9)
+    titles = [f"Senior Software Engineer {i}" for i in range(250)]
+    n = 5000
+    comments = [" ".join(rng.choice(_WORDS, 6)) + f" {i}" for i in range(n)]
+    df = pd.DataFrame({"job_title": rng.choice(titles, n),
+                       "product_description": rng.choice([f"Acme phone pro {i} GB" for i in
+                                                          range(200)], n),
+                       "answer": np.where(rng.random(n) < 0.6, None, comments)})
+    s, _ = _draft(df)
+    assert s["job_title"].kind == "categorical" and s["product_description"].kind == \
+        "categorical"
+    assert s.ignored == ["answer"]
+
+
+def test_free_text_in_other_scripts_and_in_categorical_columns_goes():
+    rng = np.random.default_rng(10)
+    n = 3000
+    cjk = [f"今天的服务非常好谢谢你们的帮助{i}号" for i in range(n)]
+    free = [" ".join(rng.choice(_WORDS, 7)) + f" {i}" for i in range(n)]
+    df = pd.DataFrame({"fb": cjk, "reply": pd.Categorical(free),
+                       "k": rng.choice(["a", "b"], n)})
+    s, _ = _draft(df)
+    assert set(s.ignored) == {"fb", "reply"}
+
+
+@pytest.mark.parametrize("v,contact", [
+    ("call Ahmed 204-1263", True), ("+44 171 555 0190", True), ("(030) 1234567", True),
+    ("ann.lee@example.org", True), ("98115-4820", False), ("2024-03-01", False),
+    ("01.03.2024 10:00", False), ("1 234 567", False), ("28081.04", False),
+    ("1.234.567,89", False), ("ICD A01.2", False),
+    ("Acme Phone Pro 128 GB", False), ("12345", False)])
+def test_what_reads_as_contact_data(v, contact):
+    from gpu_dpsyn.data.draft_text import has_contact
+    assert has_contact(v) == contact

@@ -45,20 +45,21 @@ def test_a_column_both_listed_and_ignored_is_refused():
 
 def test_infer_schema_ignores_an_empty_column_and_the_file_then_synthesizes(tmp_path, capsys):
     path = tmp_path / "t.csv"
-    _table().to_csv(path, index=False)
+    _table().rename(columns={"email": "ref"}).assign(
+        ref=[f"R{i:05d}" for i in range(200)]).to_csv(path, index=False)
     schema = tmp_path / "s.json"
     assert main(["infer-schema", str(path), "--out", str(schema)]) == 0
     err = capsys.readouterr().err
     doc = json.loads(schema.read_text())
     assert doc["ignored_columns"] == ["notes"] and "notes" not in doc["columns"]
     assert any(x.strip().startswith("notes") and "empty" in x for x in err.splitlines())
-    # email, guessed an id, names the individual: ignored only once dropped as the unit
-    assert main(["schema", str(schema), "--ignore", "email"]) == 2
+    # ref, guessed an id, names the individual: ignored only once dropped as the unit
+    assert main(["schema", str(schema), "--ignore", "ref"]) == 2
     assert "names the individual" in capsys.readouterr().err
-    assert main(["schema", str(schema), "--drop", "email", "--ignore", "email",
+    assert main(["schema", str(schema), "--drop", "ref", "--ignore", "ref",
                  "--reviewed", "all"]) == 0
     doc = json.loads(schema.read_text())
-    assert doc["ignored_columns"] == ["notes", "email"] and list(doc["columns"]) == ["k"]
+    assert doc["ignored_columns"] == ["notes", "ref"] and list(doc["columns"]) == ["k"]
     assert main(["check", str(path), "--schema", str(schema)]) == 0
     out = tmp_path / "o.csv"
     assert main(["synthesize", str(path), "--schema", str(schema), "--epsilon", "1",

@@ -202,7 +202,7 @@ class Guesser:
     def _categorical(self, name, vals, nullable, text):
         uniq = pd.unique(vals)
         many = len(uniq) > self.max_categories * 100  # no list: refused, unless left out
-        free = left_out(name, pd.Series(uniq, dtype=vals.dtype), self.max_categories, many)
+        free = left_out(name, vals, self.max_categories, many)
         if free:  # listed, its values would come out as they are
             return None, free
         if many:

@@ -16,84 +16,114 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.values import ID_SHARE, all_text, is_text  # ID_SHARE: of the
-# individuals, one value each
+from gpu_dpsyn.data import draft_text
+from gpu_dpsyn.data.values import ID_SHARE, all_text  # ID_SHARE: of the individuals, one
+# value each
 
 _PERSONAL = {  # a word that says personal data, in the languages spreadsheets come in
     "name", "surname", "email", "mail", "phone", "telephone", "mobile", "address", "street",
+    "tel", "addr", "firstname", "lastname", "fullname", "givenname", "familyname",
+    "middlename", "maidenname", "cellphone", "phonenumber", "emailaddress", "homeaddress",
+    "mailingaddress", "streetaddress",  # glued
     "telefon", "handy", "adresse", "strasse", "straße", "nachname", "vorname",  # de
     "nom", "prénom", "prenom", "téléphone", "courriel", "rue", "portable",  # fr
     "apellido", "apellidos", "nombre", "teléfono", "telefono", "correo", "dirección",
     "direccion", "celular",  # es
-    "cognome", "nome", "indirizzo", "cellulare"}  # it
+    "cognome", "nome", "indirizzo", "cellulare",  # it
+    "naam", "achternaam", "voornaam", "telefoon", "adres",  # nl
+    "sobrenome", "endereço", "endereco", "telefone"}  # pt
 _STEMS = ("telefon", "handy", "email")  # compounds: Telefonnummer, Handynummer
 _QUALIFIERS = {"first", "last", "full", "given", "family", "middle", "maiden", "e",
                "number", "no", "nr", "home", "work", "postal", "contact", "primary", "cell",
                "person", "patient", "customer", "client", "employee", "user", "member",
-               "student", "owner", "nummer", "kunde", "kunden", "privat", "numero",
+               "student", "owner", "respondent", "emergency", "applicant", "guardian",
+               "parent", "spouse", "mother", "father", "sender", "recipient", "beneficiary",
+               "mailing", "billing", "shipping", "residential", "business", "secondary",
+               "alternate", "other", "nummer", "kunde", "kunden", "privat", "numero",
                "numéro", "número", "cliente", "de", "du", "la", "le", "del", "di"}  # words
 # beside it that keep it personal: department_name, product_name, address_type say
 # something else
 
 
+def name_words(name: str) -> list:
+    """A column name's words, lower case: split at spaces, underscores, camelCase and
+    digits (FirstName, phone1, emailAddress)."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name)
+    return [w for w in re.split(r"[\W_\d]+", spaced.lower()) if w]
+
+
 def personal_name(name: str) -> bool:
     """A column name of personal-data words and qualifiers only: email, last name,
-    patient_name, phone_number; not product_name or address_type."""
-    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
+    patient_name, phone_number, FirstName; not product_name or address_type."""
+    words = name_words(name)
     own = {w for w in words if w in _PERSONAL or w.startswith(_STEMS)}
     return bool(own) and set(words) <= own | _QUALIFIERS
 
 
 _FREE_TEXT = {  # a word that says free text
     "comment", "comments", "remark", "remarks", "note", "notes", "feedback", "description",
-    "freetext", "verbatim", "message", "explanation", "specify",
+    "freetext", "verbatim", "message", "explanation", "specify", "memo", "summary",
+    "details", "obs",
     "kommentar", "kommentare", "bemerkung", "bemerkungen", "anmerkung", "anmerkungen",
     "notiz", "notizen", "beschreibung", "freitext",  # de
     "commentaire", "commentaires", "remarque", "remarques", "observation", "observations",
     # fr
     "comentario", "comentarios", "observacion", "observación", "observaciones",
     "descripcion", "descripción",  # es
-    "commento", "commenti", "osservazioni", "descrizione"}  # it
+    "commento", "commenti", "osservazioni", "descrizione",  # it
+    "opmerking", "opmerkingen", "toelichting", "commentaar",  # nl
+    "observações", "observacoes", "observação"}  # pt
 FREE_TEXT_WORDS = 4  # the median distinct value has at least this many words: free text
 # (Likert answers and job titles have fewer, or few distinct values)
-SAMPLE = 2000  # distinct values whose words are counted
+ONCE = 0.5  # this share of the distinct values written once: text, not a category (a
+# category repeats: 250 job titles on 20 rows each)
 
 
 def free_text_name(name: str) -> bool:
-    """A column name with a word that says free text: comment, free_text, notes."""
-    words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
+    """A column name with a word that says free text: comment, free_text, CustomerNotes."""
+    words = name_words(name)
     return bool(set(words) & _FREE_TEXT) or ("free" in words and "text" in words)
-
-
-def free_text(uniq: pd.Series) -> bool:
-    """Distinct text values most of which have several words (FREE_TEXT_WORDS)."""
-    words = uniq.iloc[:SAMPLE].str.split().str.len()
-    return bool(len(words)) and float(words.median()) >= FREE_TEXT_WORDS
 
 
 def left_out(name: str, vals: pd.Series, max_categories: int,
              named: bool = True) -> str | None:
-    """Why a text column of the values `vals` is left out of the draft, or None: free text,
-    or (`named`) named as personal data or as free text; each with more distinct values
-    than max_categories.  (A category list leaves the names to per_individual, whose
-    reason, one value for each individual, says more.)"""
-    if not is_text(vals) or not all_text(vals):
+    """Why a text column of the values `vals` is left out of the draft, or None: values
+    holding e-mail addresses or phone numbers (however few); with more distinct values
+    than max_categories, free text (most values of several words, seldom repeated), or
+    (`named`) named as personal data, or as free text and seldom repeated.  (A category
+    list leaves the names to per_individual, whose reason, one value for each
+    individual, says more.)"""
+    if not len(vals) or not all_text(vals):
         return None
-    uniq = pd.Series(pd.unique(vals), dtype=vals.dtype)
-    k = len(uniq)
+    counts = vals.value_counts(sort=False)
+    seen = draft_text.sample(counts.index.to_series())
+    k, contact = len(counts), draft_text.contact_data(seen)
+    if contact:
+        return (f"{k:,} distinct text values, {contact:,} of the {len(seen):,} read holding "
+                "e-mail addresses or phone numbers: contact data, which a category list "
+                "would copy into the output")
     if k <= max_categories:
         return None
-    if free_text(uniq):
-        return (f"{k:,} distinct texts of several words each: free text (comments, notes), "
-                "whose names and numbers a category list would copy into the output")
-    return _named(name, k) if named else None
+    once = bool((counts.to_numpy() == 1).mean() >= ONCE)
+    if once and float(np.median([draft_text.words(v) for v in seen])) >= FREE_TEXT_WORDS:
+        return (f"{k:,} distinct texts of several words each, seldom repeated: free text "
+                "(comments, notes), whose names and numbers a category list would copy "
+                "into the output")
+    return _named(name, k, once) if named else None
 
 
-def _named(name: str, k: int) -> str | None:
-    what = "personal data" if personal_name(name) else \
-        "free text" if free_text_name(name) else None
+def _naming(name: str, once: bool = True) -> str | None:
+    """What a column's name says it holds: "personal data", or (seldom repeated) "free
+    text", or None."""
+    return "personal data" if personal_name(name) else \
+        "free text" if once and free_text_name(name) else None
+
+
+def _named(name: str, k: int, once: bool) -> str | None:
+    what = _naming(name, once)
     return None if what is None else (
         f"{k:,} distinct text values, named as {what} (if it is a category, list its public "
         "values)")
@@ -115,16 +145,14 @@ def per_individual(df: pd.DataFrame, col, unit: str | None,
             return (f"{k:,} distinct text values, one for each individual ({unit!r} has "
                     f"{people:,}): personal data (a name, an e-mail), not a category (if it is "
                     "one, list its public values)")
-    return _named(col.name, k)
+    once = bool((df[col.name].value_counts(sort=False).to_numpy() == 1).mean() >= ONCE)
+    return _named(col.name, k, once)
 
 
 def hint(col) -> str:
     """The line's note for a categorical column kept though named as personal data or as
     free text."""
-    if col.kind != "categorical":
-        return ""
-    what = "personal data" if personal_name(col.name) else \
-        "free text" if free_text_name(col.name) else None
+    what = _naming(col.name) if col.kind == "categorical" else None
     return "" if what is None else (
         f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE --drop "
         f"{col.name!r} --ignore {col.name!r})")
