@@ -305,6 +305,8 @@ def _ledger(**change):
 @pytest.mark.parametrize("change", [
     {"private_bins": {"inc": None}}, {"private_bins": {"inc": "abc"}},
     {"private_bins": {"inc": [0, 10, 5, 2000]}}, {"private_bins": {"inc": [1]}},
+    {"private_bins": {"inc": [0, 300, float("inf")]}},
+    {"private_bins": {"inc": [0, float("nan"), 600]}},
     {"private_bins": [0, 1]}, {"spent_fraction": [1]}, {"spent_fraction": "all"},
     {"measurements": [{"label": "marginal", "cells": "many"}]},
     {"measurements": [{"label": "marginal", "fraction": None, "columns": "ab"}]},

@@ -197,6 +197,8 @@ def test_a_range_set_beside_public_edges_is_refused_not_dropping_them(tmp_path, 
         err = capsys.readouterr().err
         assert "edges" in err and err.count("\n") == 1
         assert json.loads(path.read_text()) == doc
+    # the advice, followed as written
+    assert "--set age.edges=null --set age.min=... --set age.max=..." in err
     assert main(["schema", str(path), "--set", "age.edges=null", "--set", "age.support=null",
                  "--set", "age.max=129", "--set", "age.bins=3"]) == 0
     assert json.loads(path.read_text())["columns"]["age"]["max"] == 129

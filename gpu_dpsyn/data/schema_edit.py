@@ -122,8 +122,10 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
             if f"{name}.edges" not in drafted:  # the user's own: never dropped unsaid
                 raise SchemaError(f"column {shown(name)} has edges of its own (not drafted): "
-                                  f"setting {key!r} would drop them; remove them first "
-                                  f"(--set {name}.edges=null), or edit the edges")
+                                  f"setting {key!r} would drop them; remove them in the same "
+                                  f"command, before the range (--set {name}.edges=null "
+                                  f"--set {name}.min=... --set {name}.max=...), or edit the "
+                                  "edges")
             edges = spec.pop("edges")
             spec.setdefault("bins", len(edges) - 1)
             spec.pop("support", None)

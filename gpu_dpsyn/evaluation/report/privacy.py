@@ -40,9 +40,10 @@ def check_ledger(run, source: str = "ledger") -> dict:
         raise DPSynError(f"{source}: {where or 'the ledger'} {err.message}: give the file "
                          "that synthesize --ledger wrote")
     for col, edges in run.get("private_bins", {}).items():  # evaluate bins by them
-        if any(b <= a for a, b in zip(edges, edges[1:])):
-            raise DPSynError(f"{source}: the private bins of {col!r} are not increasing: "
-                             "give the file that synthesize --ledger wrote")
+        if not all(math.isfinite(e) for e in edges) or \
+                any(b <= a for a, b in zip(edges, edges[1:])):
+            raise DPSynError(f"{source}: the private bins of {col!r} are not increasing "
+                             "finite numbers: give the file that synthesize --ledger wrote")
     return run
 
 
