@@ -175,3 +175,16 @@ def test_infer_schema_leaves_out_the_columns_given_by_ignore(tmp_path, capsys):
     for bad in (["--ignore", "nope"], ["--ignore", "k", "--id", "k"]):
         assert main(["infer-schema", str(data), "--out", str(tmp_path / "x.json")] + bad) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_column_given_by_ignore_is_not_read_at_all(tmp_path, capsys):
+    """--ignore secret still read the column: its decimal commas set the draft's
+    "decimal", and its bytes could be warned of."""
+    from gpu_dpsyn.cli import main
+    path, out = tmp_path / "t.csv", tmp_path / "s.json"
+    path.write_text("a;secret\n" + "".join(f"{'xyz'[i % 3]};{i},5\n" for i in range(300)))
+    assert main(["infer-schema", str(path), "--out", str(out), "--ignore", "secret"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["ignored_columns"] == ["secret"] and "csv" in doc
+    assert doc["csv"].get("decimal", ".") == "."
+    assert "decimal ','" not in capsys.readouterr().err

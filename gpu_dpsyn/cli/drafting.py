@@ -25,15 +25,6 @@ def infer(a) -> int:
     dialect, notes = file_dialect(a.input, given)  # a bad flag refused before reading
     # "02134" and "NA" as written; types guessed
     df = read_table(a.input, as_text=True, dialect=dialect)
-    dialect, more = number_dialect(df, dialect, given)
-    df, notes = as_numbers(df, dialect), notes + more
-    mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
-               replaced_bytes(df[c])]
-    if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
-        warnings.warn(f"{a.input!r} has bytes that {dialect.encoding} cannot read in "
-                      f"column(s) {', '.join(map(repr, mangled[:5]))}: they read as U+FFFD "
-                      "and the draft lists them so; give the file's own --encoding",
-                      UserWarning)
     for flag, names in (("--id", a.id), ("--ignore", a.ignore)):
         for c in names or ():
             if c not in df.columns:
@@ -43,6 +34,16 @@ def infer(a) -> int:
     if both:
         raise DPSynError(f"--id and --ignore both name {both}: an id is kept (it names the "
                          "individual), an ignored column is left out")
+    df = df.drop(columns=list(a.ignore or ()))  # unread: not even for the dialect
+    dialect, more = number_dialect(df, dialect, given)
+    df, notes = as_numbers(df, dialect), notes + more
+    mangled = [str(c) for c in df.columns if pd.api.types.is_string_dtype(df[c].dtype) and
+               replaced_bytes(df[c])]
+    if mangled:  # the row-local rule read bytes that are no UTF-8 as U+FFFD
+        warnings.warn(f"{a.input!r} has bytes that {dialect.encoding} cannot read in "
+                      f"column(s) {', '.join(map(repr, mangled[:5]))}: they read as U+FFFD "
+                      "and the draft lists them so; give the file's own --encoding",
+                      UserWarning)
     schema, summary = infer_schema_with_summary(df, bins=a.bins, id_columns=a.id or (),
                                                 ignored_columns=a.ignore or ())
     schema.csv = dialect  # every reader of the table takes it, and the output is so written

@@ -64,10 +64,10 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     guess = Guesser(max_categories, bins)
     cols, whys, gaps = [], [], {}
     left = {}  # columns left out of the draft: name -> (why, what was read)
-    given = [str(c) for c in df.columns if str(c) in set(ignored_columns)]
+    given = [str(c) for c in ignored_columns]  # the table may hold them or not
+    left.update((c, ("given by --ignore", None)) for c in given)
     for name in df.columns:
         if str(name) in given:
-            left[str(name)] = ("given by --ignore", None)
             continue
         if len(df) and str(name) not in id_columns and df[name].isna().all():
             left[str(name)] = ("entirely empty", "empty")  # nothing to draft from
@@ -99,7 +99,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     lines += [f"  {c:<20} {'ignored':<12} {why}: in \"ignored_columns\", not synthesized "
               f"nor in the output" + (f" [read off the data: {what}]" if what else "")
               for c, (why, what) in left.items()]
-    ignored = [str(c) for c in df.columns if str(c) in left]
+    ignored = [str(c) for c in df.columns if str(c) in left] + \
+        [c for c in given if c not in [str(n) for n in df.columns]]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
                     drafted=[f"{c}.{k}" for c, keys in read.items() for k in keys]
                     + [f"{c}.ignored" for c in ignored if c not in given], ignored=ignored)
