@@ -786,3 +786,18 @@ def test_numbers_with_a_decimal_comma_are_named_so_not_dates():
     s, lines = _infer_with_summary(pd.DataFrame({"a": v, "k": np.arange(500) % 3}))
     line = next(x for x in lines if x.strip().startswith("a "))
     assert "decimal comma" in line and "--decimal" in line and "dates" not in line
+
+
+def test_thousands_groups_are_no_decimal_comma_and_a_leading_zero_is_one():
+    """'813,220' among amounts grouped by thousands was taken for a decimal comma, and
+    --decimal , (as advised) drafted every value 1000 times too small; '0,412' cannot
+    group thousands."""
+    r = np.random.default_rng(11)
+    grouped = [f"{x:,}" for x in r.integers(1000, 999999, 500)]
+    s, lines = _infer_with_summary(pd.DataFrame({"a": grouped, "k": np.arange(500) % 3}))
+    line = next(x for x in lines if x.strip().startswith("a "))
+    assert "decimal comma" not in line
+    three = [f"{x:.3f}".replace(".", ",") for x in r.uniform(0, 2, 500)]
+    s, lines = _infer_with_summary(pd.DataFrame({"a": three, "k": np.arange(500) % 3}))
+    line = next(x for x in lines if x.strip().startswith("a "))
+    assert "decimal comma" in line

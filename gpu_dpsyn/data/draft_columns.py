@@ -52,7 +52,9 @@ class Guesser:
             return None, why
         if name in self.missing and col.kind in ("numeric", "categorical"):
             col.missing_values = self.missing.pop(name)
-        if col.kind in ("id", "categorical") and is_text(s):
+        if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
+            why += "; they are numbers written with a comma: " + _COMMA
+        elif col.kind in ("id", "categorical") and is_text(s):
             why += written_numbers_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
@@ -153,9 +155,8 @@ class Guesser:
             if distinct and (numbers is None or id_name(name) or huge or
                              numbering(numbers, n_distinct)):
                 if numbers is None and decimal_comma(vals):  # not dates, nor an id
-                    return None, (f"numbers written with a comma (such as {_such(vals)}): "
-                                  "a decimal comma? Draft again with --decimal , (or write "
-                                  "them with a dot) to synthesize them as numbers")
+                    return None, f"numbers written with a comma (such as {_such(vals)}): " \
+                        + _COMMA
                 dates = dates_hint(vals) if numbers is None else ""
                 if dates:  # several layouts beyond looks_dated's: dates, never an id
                     return None, _several_layouts(vals)
@@ -304,6 +305,10 @@ class Guesser:
             note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
                      "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+_COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "
+          "or write them with a dot (a comma-separated file), to synthesize them as numbers")
 
 
 def _such(vals: pd.Series) -> str:

@@ -14,6 +14,7 @@ from gpu_dpsyn.data import line_ends
 from gpu_dpsyn.data.dialect import GROUPINGS, Dialect, dialect_from_spec, parts
 from gpu_dpsyn.data.csv_header import SEPARATOR_NAMES, header_separator
 from gpu_dpsyn.data.ingest import reading, table_format
+from gpu_dpsyn.data.values import comma_decimals
 
 NUMBER_SHARE = 0.9  # of a column's values written as numbers of the dialect: a number column
 _CHUNK = 1 << 20
@@ -91,7 +92,7 @@ def number_dialect(df: pd.DataFrame, d: Dialect, given: dict) -> tuple[Dialect, 
         trial = Dialect(d.separator, ",", g, d.encoding)
         for name, text in texts.items():
             if text.str.match(trial.pattern).mean() >= NUMBER_SHARE and \
-                    (_comma_decimals(text) if g is None else _grouped(text, g)):
+                    (comma_decimals(text) if g is None else _grouped(text, g)):
                 found, seen = trial, name
                 break
         if found is not None and found.thousands is not None:
@@ -106,11 +107,6 @@ def number_dialect(df: pd.DataFrame, d: Dialect, given: dict) -> tuple[Dialect, 
 
 
 _DOT_GROUPS = r"\s*[+-]?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?\s*"  # 2.804, 1.234,5: not 0.250
-
-
-def _comma_decimals(text: pd.Series) -> bool:
-    """A value with a comma before 1-2 or 4+ digits: 12,5 or 2 399,80, not 1,234."""
-    return bool(text.str.contains(r"\d,(?:\d{1,2}|\d{4,})(?:[eE][+-]?\d+)?\s*$").any())
 
 
 def _grouped(text: pd.Series, g: str) -> bool:

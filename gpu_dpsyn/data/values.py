@@ -164,15 +164,21 @@ def sentinels(numbers: np.ndarray) -> list:
             ((c < 0 <= lo and hi >= 10 * -c) or (c > 0 and c > 2 * max(hi, 0)))]
 
 
+def comma_decimals(text: pd.Series) -> bool:
+    """A value with a comma before 1-2 or 4+ digits, or after a lone 0: 12,5, 2 399,80,
+    0,412; not 1,234, which may group thousands."""
+    return bool(text.str.contains(r"\d,(?:\d{1,2}|\d{4,})(?:[eE][+-]?\d+)?\s*$|"
+                                  r"(?:^|[^\d])0,\d").any())
+
+
 def decimal_comma(vals: pd.Series) -> bool:
-    """Text that is numbers, some written with one comma between digits ("63,70"): a
-    decimal comma the file's dialect did not read (a quoted field, or a column beside
-    others written with dots)."""
+    """Text that is numbers, some written with one comma between digits that cannot
+    group thousands (comma_decimals): a decimal comma the file's dialect did not read (a
+    quoted field, or a column beside others written with dots)."""
     if not len(vals) or not all_text(vals):
         return False
     shape = each_distinct(vals, lambda u: u.str.fullmatch(r"\s*[+-]?\d+(?:,\d+)?\s*"))
-    comma = each_distinct(vals, lambda u: u.str.contains(",", regex=False))
-    return bool(shape.all() and comma.any())
+    return bool(shape.all()) and comma_decimals(pd.Series(pd.unique(vals)))
 
 
 def near_codes(numbers: np.ndarray) -> list:
