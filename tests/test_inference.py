@@ -801,3 +801,24 @@ def test_thousands_groups_are_no_decimal_comma_and_a_leading_zero_is_one():
     s, lines = _infer_with_summary(pd.DataFrame({"a": three, "k": np.arange(500) % 3}))
     line = next(x for x in lines if x.strip().startswith("a "))
     assert "decimal comma" in line
+
+
+def test_survey_codes_for_missing_are_hinted_together():
+    """-7/-8/-9 (refused, don't know, not asked) beside a 1..5 scale drew no hint (only
+    one code was looked for, and any other negative value stopped it); the hint said
+    "a scale that starts at 0" of a 1..5 scale."""
+    r = np.random.default_rng(12)
+    v = r.integers(1, 6, 1000)
+    u = r.random(1000)
+    v[u < 0.03], v[(u >= 0.03) & (u < 0.05)], v[(u >= 0.05) & (u < 0.06)] = -9, -8, -7
+    s, lines = _infer_with_summary(pd.DataFrame({"q": v, "k": np.arange(1000) % 3}))
+    line = next(x for x in lines if x.strip().startswith("q "))
+    assert "-9, -8, -7" in line and "missing_values" in line and "starts at 0" not in line
+
+
+def test_yes_no_spellings_beside_another_answer_are_hinted():
+    r = np.random.default_rng(13)
+    v = r.choice(["Yes", "No", "Y", "N", "Don't know"], 800)
+    s, lines = _infer_with_summary(pd.DataFrame({"ok": v, "k": np.arange(800) % 3}))
+    line = next(x for x in lines if x.strip().startswith("ok"))
+    assert "yes/no answers written 2 ways" in line

@@ -139,9 +139,10 @@ class Guesser:
             vals = vals[~pd.to_numeric(vals, errors="coerce").isin(codes).to_numpy()]
         near = near_codes(numbers) if numbers is not None and not codes else []
         if near:  # -9 on a 0-10 scale: more likely a code than an answer, but said only
-            self.note += (f"; {', '.join(f'{c:g}' for c in near)} may be a code for missing "
-                          "(an answer below a scale that starts at 0): if so, list it in "
-                          "\"missing_values\" and make the column nullable")
+            self.note += (f"; {', '.join(f'{c:g}' for c in near)} may be codes for missing "
+                          f"(below the other values, {numbers[numbers >= 0].min():g} and up): "
+                          "if so, list them in \"missing_values\" and make the column "
+                          "nullable")
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
@@ -330,8 +331,9 @@ def _spellings(values: list) -> str:
         if isinstance(v, str):
             groups.setdefault(" ".join(v.split()).casefold(), []).append(v)
     twins = [g for g in groups.values() if len(g) > 1]
-    if set(groups) <= set(_YES) | set(_NO) and len(groups) > 2:  # yes/Y/TRUE/1 and no/...
-        ways = len({_YES.get(k, _NO.get(k)) for k in groups})
+    answers = [k for k in groups if k in _YES or k in _NO]  # yes/Y/TRUE/1, no/..., others
+    if len(answers) > 2:
+        ways = len({_YES.get(k, _NO.get(k)) for k in answers})
         if ways > 1:
             return (f"; yes/no answers written {ways} ways ({', '.join(map(repr, values[:6]))})"
                     ": one answer written several ways is several values in the schema; "

@@ -181,16 +181,22 @@ def decimal_comma(vals: pd.Series) -> bool:
     return bool(shape.all()) and comma_decimals(pd.Series(pd.unique(vals)))
 
 
+SURVEY_CODES = (-7, -8, -9, -97, -98, -99, -997, -998, -999)  # refused, don't know, not
+# asked: the codes surveys give, negative beside answers of 0 or more
+
+
 def near_codes(numbers: np.ndarray) -> list:
-    """Negative codes for missing (-9, -99, ...; not -1) beside values >= 0 that do not
-    reach ten times their size (sentinels leaves these as data): -9 on a 0-10 scale, rare
-    (SENTINEL_SHARE).  Hinted, not drafted: a scale may run below 0."""
+    """Negative codes for missing (SURVEY_CODES; not -1) beside values >= 0 that do not
+    reach ten times their size (sentinels leaves these as data): -9 on a 0-10 scale,
+    -7/-8/-9 beside 1-5, together rare (SENTINEL_SHARE).  Hinted, not drafted: a scale
+    may run below 0."""
     x = np.asarray(numbers, dtype=np.float64)
-    present = [c for c in SENTINELS if c < -1 and (x == c).any()]
+    present = [c for c in SURVEY_CODES if (x == c).any()]
     rest = x[~np.isin(x, present)]
-    if not present or not len(rest) or rest.min() < 0:
+    if not present or not len(rest) or rest.min() < 0 or \
+            np.isin(x, present).mean() > SENTINEL_SHARE:
         return []
-    return [c for c in present if (x == c).mean() <= SENTINEL_SHARE]
+    return sorted(present)
 
 
 def as_datetime(s: pd.Series, vals: pd.Series, text: bool):
