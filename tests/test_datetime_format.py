@@ -278,3 +278,17 @@ def test_date_parts_of_a_column_with_a_format_are_derived(fmt):
     read = pd.to_datetime(out["ts"], format=fmt, utc=fmt == "ISO8601")
     hours = (read.dt.tz_convert("Europe/Berlin") if fmt == "ISO8601" else read).dt.hour
     assert out["h"].notna().all() and (out["h"] == hours).all()
+
+
+def test_utc_text_with_a_z_keeps_it_and_the_format_name_takes_any_case():
+    """2024-03-05T10:00:00Z came back as 2024-03-05T10:00:00+00:00; "iso8601" in lower
+    case was refused as a layout that does not read back."""
+    t = _events(400, seed=6).dt.tz_convert("UTC")
+    s, lines = _draft(t.dt.strftime("%Y-%m-%dT%H:%M:%SZ").tolist())
+    assert s["d"].time.format == "%Y-%m-%dT%H:%M:%SZ" and s["d"].time.timezone == "UTC"
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(
+        pd.DataFrame({"d": t.dt.strftime("%Y-%m-%dT%H:%M:%SZ"), "n": np.arange(400) % 4}),
+        s).sample()
+    assert out["d"].str.fullmatch(r"2024-0[34]-\d\dT\d\d:00:00Z").all()
+    lower = load_schema({"columns": {"d": {**SPEC, "format": "iso8601"}}})
+    assert lower["d"].time.format == "ISO8601"

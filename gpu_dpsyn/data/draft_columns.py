@@ -80,7 +80,8 @@ class Guesser:
         stamps, offsets = as_datetime(s, vals, text)
         if stamps is not None and text and all_text(vals) and \
                 each_distinct(vals, lambda u: u.str.contains(r"\dT\d", regex=True)).all():
-            self.layouts[name] = (ISO, ())  # written back with its T
+            zulu = each_distinct(vals, lambda u: u.str.fullmatch(_ZULU)).all()
+            self.layouts[name] = (ZULU if zulu else ISO, ())  # written back with its T
         if is_id:
             if stamps is not None:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
@@ -306,6 +307,10 @@ class Guesser:
             note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
                      "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+ZULU = "%Y-%m-%dT%H:%M:%SZ"  # UTC text with its Z (ISO would write +00:00)
+_ZULU = r"\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*"  # to the second, no fraction
 
 
 _COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "

@@ -152,8 +152,8 @@ def _layout(name, fmt, unit, lo: pd.Timestamp):
     its unit (bins: to the day), four-digit years, 12-hour clocks with AM/PM, and `min`
     as it is (a coarser layout would read it back before itself); no zone (a column's
     zone is its "timezone")."""
-    if fmt is None or fmt == ISO:  # ISO: read as without a format, written isoformat()
-        return fmt
+    if fmt is None or (isinstance(fmt, str) and fmt.upper() == ISO):  # ISO: read as
+        return fmt and ISO  # without a format, written isoformat()
     where = f"column {shown(name)}: 'format' {fmt!r}"
     if not isinstance(fmt, str):
         raise SchemaError(f"column {shown(name)}: 'format' must be a layout such as "
