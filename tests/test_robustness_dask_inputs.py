@@ -171,3 +171,15 @@ def test_files_with_trailing_delimiters_in_two_column_orders_are_refused(tmp_pat
                          "shade": {"type": "categorical", "values": ["dark", "light"]}}}
     with pytest.raises(DataError, match="order"):
         read_partitioned(str(tmp_path), load_schema(texts))
+
+
+def test_blank_lines_before_a_header_with_trailing_delimiters_read_as_in_memory(tmp_path):
+    """A blank first line made Dask read the header as a record (skipping one line where
+    pandas skips blank ones)."""
+    from gpu_dpsyn.data.ingest import read_table
+    p = tmp_path / "t.csv"
+    p.write_text("\n\ncolor,size\n" + "".join(f"red,{i % 9},\n" for i in range(300)))
+    want = read_table(p, schema=SCHEMA)
+    got = read_partitioned(str(p), load_schema(SCHEMA)).compute()
+    assert len(got) == len(want) == 300
+    assert got["color"].tolist() == want["color"].tolist()
