@@ -218,8 +218,8 @@ def test_values_holding_phone_numbers_or_e_mails_are_left_out_however_few():
                        "emergency_contact": rng.choice(contact60, n),
                        "k": rng.choice(["a", "b"], n),
                        "when": rng.choice(["2024-03-01", "2024-03-02"], n),
-                       "code": rng.choice([f"A{i:02d}.{j}" for i in range(30) for j in range(5)],
-                                          n)})
+                       "code": rng.choice([f"A{i:02d}.{j}" for i in range(30)
+                                           for j in range(5)], n)})
     s, lines = _draft(df)
     assert {"details", "contact", "emergency_contact"} <= set(s.ignored), s.ignored
     assert "k" in s.names and "code" in s.names and "when" in s.names

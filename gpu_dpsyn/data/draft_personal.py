@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data import draft_text
-from gpu_dpsyn.data.values import ID_SHARE, all_text  # ID_SHARE: of the individuals, one
-# value each
+# ID_SHARE: of the individuals, one value each
+from gpu_dpsyn.data.values import ID_SHARE, all_text
 
 _PERSONAL = {  # a word that says personal data, in the languages spreadsheets come in
     "name", "surname", "email", "mail", "phone", "telephone", "mobile", "address", "street",
