@@ -177,9 +177,11 @@ def test_blank_lines_before_a_header_with_trailing_delimiters_read_as_in_memory(
     """A blank first line made Dask read the header as a record (skipping one line where
     pandas skips blank ones)."""
     from gpu_dpsyn.data.ingest import read_table
-    p = tmp_path / "t.csv"
-    p.write_text("\n\ncolor,size\n" + "".join(f"red,{i % 9},\n" for i in range(300)))
-    want = read_table(p, schema=SCHEMA)
-    got = read_partitioned(str(p), load_schema(SCHEMA)).compute()
-    assert len(got) == len(want) == 300
-    assert got["color"].tolist() == want["color"].tolist()
+    for start, end in (("\n\n", "\n"), (" \t\n", "\n"), ("\r\r", "\r")):
+        p = tmp_path / "t.csv"
+        p.write_bytes((start + f"color,size{end}" + "".join(
+            f"red,{i % 9},{end}" for i in range(300))).encode())
+        want = read_table(p, schema=SCHEMA)
+        got = read_partitioned(str(p), load_schema(SCHEMA)).compute()
+        assert len(got) == len(want) == 300, repr(start)
+        assert got["color"].tolist() == want["color"].tolist()

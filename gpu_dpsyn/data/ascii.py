@@ -22,6 +22,8 @@ def ascii_text(values: pd.Series):
         arr = pa.array(np.asarray(values, dtype=object), type=pa.string(), from_pandas=True)
     except (pa.ArrowException, UnicodeEncodeError):  # a lone surrogate, say
         return None
+    if isinstance(arr, pa.ChunkedArray):  # past 2 GiB of text: the checks value by value
+        return None
     return arr if pc.all(pc.string_is_ascii(arr)).as_py() is not False else None
 
 

@@ -84,13 +84,19 @@ def read_partitioned(path, schema, row_local: bool = False):
         # was dropped, with a warning only that record drew.  The names are given, so
         # every file must hold the columns in one order
         order = [list(h.columns) for h, _ in heads]
-        blank = {_blank_lines(f) for f in files}  # before the header: pandas skips them
-        if any(o != order[0] for o in order[1:]) or len(blank) > 1:
+        names = [str(c) for c in heads[0][0].columns] + [TRAILING]
+        if all(t for _, t in heads):  # pandas finds each header (past blank lines)
+            opts.update(index_col=False, header=0, names=names)
+        else:  # some files without: their rows are a field short of the names, which
+            # header=0 refuses, so the header is a line skipped (after the blank ones)
+            blank = {_blank_lines(f) for f in files}
+            if len(blank) > 1:
+                order.append(None)  # refused below with the other differences
+            opts.update(index_col=False, header=None, skiprows=min(blank) + 1, names=names)
+        if any(o != order[0] for o in order[1:]):
             raise DataError(f"cannot read {shown(path)}: its files end rows with a delimiter "
                             "and order their columns, or start, differently; give every "
                             "file one order and no blank lines before the header")
-        opts.update(index_col=False, header=None, skiprows=blank.pop() + 1,
-                    names=[str(c) for c in heads[0][0].columns] + [TRAILING])
     read_csv = make_reader(line_ends.read_csv, "read_csv", "CSV")  # Dask's, our parser
     df = read_csv(_literal(files), blocksize=None, **opts)
     if trailing:
@@ -104,12 +110,13 @@ TRAILING = "\x00trailing field"  # a name no header gives
 
 
 def _blank_lines(path) -> int:
-    """The empty lines before a file's header (pandas' reader skips them)."""
+    """The blank lines (empty, or spaces alone) before a file's header, which pandas'
+    reader skips; lines end in \\n, \\r\\n or \\r alone (line_ends)."""
     from pandas.io.common import get_handle
     with get_handle(path, "rb", compression="infer", is_text=False) as handles:
         head = handles.handle.read(1 << 16)
-    lines = head.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").split(b"\n")
-    return next((i for i, line in enumerate(lines) if line.strip(b"\r")), 0)
+    head = head.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return next((i for i, line in enumerate(head.split(b"\n")) if line.strip()), 0)
 
 
 def _no_trailing_value(part, where: str):
