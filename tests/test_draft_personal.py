@@ -255,12 +255,22 @@ def test_free_text_in_other_scripts_and_in_categorical_columns_goes():
     assert set(s.ignored) == {"fb", "reply"}
 
 
-@pytest.mark.parametrize("v,contact", [
-    ("call Ahmed 204-1263", True), ("+44 171 555 0190", True), ("(030) 1234567", True),
-    ("ann.lee@example.org", True), ("98115-4820", False), ("2024-03-01", False),
-    ("01.03.2024 10:00", False), ("1 234 567", False), ("28081.04", False),
-    ("1.234.567,89", False), ("ICD A01.2", False),
-    ("Acme Phone Pro 128 GB", False), ("12345", False)])
+_CONTACT = [  # phone numbers and e-mails as people write them
+    "call Ahmed 204-1263", "+44 171 555 0190", "(030) 1234567", "ann.lee@example.org",
+    "+81-3-1234-5678", "0049-30-1234567", "555.123.4567", "+1.555.123.4567",
+    "030/1234567", "+15551234567", "tel: 0612345678", "john at example dot com",
+    "john[at]example.com", "06 12 34 56 78", "(555) 123-4567", "0171 555 0190"]
+_NOT_CONTACT = [  # codes, ranges, dates, amounts, places
+    "98115-4820", "2024-03-01", "01.03.2024 10:00", "1 234 567", "28081.04",
+    "1.234.567,89", "ICD A01.2", "Acme Phone Pro 128 GB", "12345", "10000-19999",
+    "1000 - 2000", "1990-1999", "10 000 - 19 999", "40.7128 -74.0060", "3.14159 2.71828",
+    "ABC-123-4567", "PN 12-345-67", "ORD-2023-00123", "SKU 123-4567-89", "0-306-40615-2",
+    "978-3-16-148410-0", "1.2.3.4.5.6.7", "2020 2021 2022", "192.168.100.200",
+    "meet at home", "v1.2.3", "2024-03-01T10:00:00+01:00"]
+
+
+@pytest.mark.parametrize("v,contact", [(v, True) for v in _CONTACT] +
+                         [(v, False) for v in _NOT_CONTACT])
 def test_what_reads_as_contact_data(v, contact):
     from gpu_dpsyn.data.draft_text import has_contact
     assert has_contact(v) == contact

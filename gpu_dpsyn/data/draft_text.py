@@ -11,13 +11,22 @@ SAMPLE = 2000  # distinct values read
 CONTACT_SHARE = 0.05  # of them holding an e-mail or a phone number: contact data...
 CONTACT_LEAST = 3  # ...and at least this many
 
-_EMAIL = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
-# digits in groups split by spaces, dots, dashes or brackets, 7 digits at least, and
-# none of a date's shapes (2024-03-01, 01.03.2024)
-_PHONE = re.compile(r"(?<![\w.,])[+(]?\d[\d ().-]{5,}\d(?![\w.,]*\d)")
-_DATE = re.compile(r"\d{4}[-./]\d\d?[-./]\d\d?|\d\d?[-./]\d\d?[-./]\d{2,4}")
-_ZIP4 = re.compile(r"\d{5}-\d{4}")  # a US ZIP+4 code, no phone
-_NUMBER = re.compile(r"[+-]?(?:\d+|\d{1,3}(?:[., ]\d{3})+)(?:[.,]\d+)?")  # an amount
+_EMAIL = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}|"  # and written out
+                    r"\b[\w.+-]+\s*(?:\[at\]|\(at\)|\sat\s)\s*[\w-]+\s*"
+                    r"(?:\.|\[dot\]|\(dot\)|\sdot\s)\s*[A-Za-z]{2,}\b", re.I)
+_SEP = r"[ ./-]"
+_PHONES = [re.compile(p) for p in (
+    r"\+\s?\d(?:[ ./-]?\(?\d+\)?){2,}",  # international: +44 171 555 0190, +15551234567
+    rf"(?<![\d.,])00\d{{1,3}}{_SEP}\d+(?:{_SEP}\d+)+",  # 0049-30-1234567
+    # national, a leading 0: (030) 1234567, 030/1234567, 0171 555 0190, 06 12 34 56 78
+    rf"(?<![\d.,])\(?0\d{{1,4}}\)?(?:{_SEP}|/|\s?\)\s?)\d{{2,}}(?:{_SEP}\d{{2,}})*"
+    r"(?![\d.,]*\d)",
+    r"(?<![\d.,])0\d{9,10}(?!\d)",  # 0612345678
+    rf"(?<![\w.,-])\(?[2-9]\d\d\)?[ .-]\d{{3}}[ .-]\d{{4}}(?![\w.-]*\d)",  # 555.123.4567
+    r"(?i)\b(?:call|tel|phone|ph|mobile|cell|fax|whatsapp|ring)\b\W{0,3}"
+    r"\w*\s*\+?\d[\d ./-]{5,}\d")]  # a number said to be one: call Ahmed 204-1263
+_DATE = re.compile(r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d?|"
+                   r"\d\d?[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
@@ -27,16 +36,16 @@ def sample(uniq: pd.Series) -> list:
 
 
 def has_contact(v: str) -> bool:
-    """An e-mail address, or a phone number (7 digits or more in groups)."""
-    if "@" in v and _EMAIL.search(v):
+    """An e-mail address, or a phone number in one of the shapes people write them
+    (international, national with a leading 0, North American, or after 'call', 'tel',
+    ...); not codes, ranges, dates or amounts."""
+    if _EMAIL.search(v):
         return True
-    for m in _PHONE.finditer(v):
-        text = m.group(0)
-        digits = sum(c.isdigit() for c in text)
-        if digits >= 7 and re.search(r"[ ().-]", text.strip()) and \
-                not _DATE.search(text) and not _ZIP4.fullmatch(text.strip()) and \
-                not _NUMBER.fullmatch(text.strip()):
-            return True
+    for shape in _PHONES:
+        for m in shape.finditer(v):
+            digits = sum(c.isdigit() for c in m.group(0))
+            if 7 <= digits <= 15 and not _DATE.search(m.group(0)):
+                return True
     return False
 
 
