@@ -56,9 +56,17 @@ class Dialect:
     def pattern(self) -> str:
         """A number written in this dialect: sign, whole part (grouped by `thousands`, or
         not), the decimal mark and fraction, an exponent."""
+        return self.number_pattern()
+
+    def number_pattern(self, space: str = r"\s", digit: str = r"\d",
+                       named: bool = False) -> str:
+        """pattern with its spaces and digits spelled `space` and `digit`, its groups
+        named sign, whole, frac and exp if `named` (Arrow's kernels take named ones)."""
         g, d = re.escape(self.thousands or ""), re.escape(self.decimal)
-        whole = rf"\d{{1,3}}(?:{g}\d{{3}})+|\d+" if g else r"\d+"
-        return rf"^\s*([+-]?)({whole})(?:{d}(\d+))?([eE][+-]?\d+)?\s*$"
+        n = {k: f"?P<{k}>" if named else "" for k in ("sign", "whole", "frac", "exp")}
+        whole = rf"{digit}{{1,3}}(?:{g}{digit}{{3}})+|{digit}+" if g else rf"{digit}+"
+        return (rf"^{space}*({n['sign']}[+-]?)({n['whole']}{whole})(?:{d}({n['frac']}"
+                rf"{digit}+))?({n['exp']}[eE][+-]?{digit}+)?{space}*$")
 
     def number(self, text: pd.Series) -> pd.Series:
         """Each value written as a number of this dialect as plain text (-2399.80 for
@@ -93,11 +101,7 @@ def _ascii_numbers(d: Dialect, s: pd.Series, arr) -> pd.Series:
     spelled out (data/ascii.py), matched and rewritten by Arrow's kernels."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    g, dec = re.escape(d.thousands or ""), re.escape(d.decimal)
-    whole = rf"[0-9]{{1,3}}(?:{g}[0-9]{{3}})+|[0-9]+" if g else r"[0-9]+"
-    pat = (rf"^{SPACE}*(?P<sign>[+-]?)(?P<whole>{whole})(?:{dec}(?P<frac>[0-9]+))?"
-           rf"(?P<exp>[eE][+-]?[0-9]+)?{SPACE}*$")
-    found = pc.extract_regex(arr, pat)
+    found = pc.extract_regex(arr, d.number_pattern(SPACE, "[0-9]", named=True))
     hit = mask(found.is_valid())
     if not hit.any():
         return s

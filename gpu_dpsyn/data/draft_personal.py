@@ -91,7 +91,8 @@ def free_text_name(name: str) -> bool:
 def left_out(name: str, vals: pd.Series, max_categories: int,
              named: bool = True) -> str | None:
     """Why a text column of the values `vals` is left out of the draft, or None: values
-    holding e-mail addresses or phone numbers (however few); with more distinct values
+    holding e-mail addresses or phone numbers (5% of the distinct values read, 3 at
+    least: whatever their number); with more distinct values
     than max_categories, free text (most values of several words, seldom repeated), or
     (`named`) named as personal data, or as free text and seldom repeated.  (A category
     list leaves the names to per_individual, whose reason, one value for each
