@@ -25,6 +25,14 @@ _PHONES = [re.compile(p) for p in (
     rf"(?<![\w.,-])\(?[2-9]\d\d\)?[ .-]\d{{3}}[ .-]\d{{4}}(?![\w.-]*\d)",  # 555.123.4567
     r"(?i)\b(?:call|tel|phone|ph|mobile|cell|fax|whatsapp|ring)\b\W{0,3}"
     r"\w*\s*\+?\d[\d ./-]{5,}\d")]  # a number said to be one: call Ahmed 204-1263
+_STREET = (r"street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|way|court|ct|"
+           r"place|pl|terrace|close|crescent|highway|hwy")
+_ADDRESS = re.compile(  # a house number, then a street; or a street, then its number
+    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Za-z][\w'.-]*\s+){{1,4}}(?:{_STREET})\b\.?|"
+    r"\b\d{1,5}[A-Za-z]?,?\s+(?:rue|boulevard|chemin|allée|impasse)\b|"
+    r"\b(?:via|viale|calle|avenida|rua|plaza|piazza|corso)\s+[\w' .-]{2,40}?,?\s+\d{1,5}\b|"
+    r"\w*(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|straat|laan|gade|vej|"
+    r"gatan|vägen)\s+\d{1,5}[a-z]?\b", re.I)
 _DATE = re.compile(r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d?|"
                    r"\d\d?[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -36,10 +44,11 @@ def sample(uniq: pd.Series) -> list:
 
 
 def has_contact(v: str) -> bool:
-    """An e-mail address, or a phone number in one of the shapes people write them
-    (international, national with a leading 0, North American, or after 'call', 'tel',
-    ...); not codes, ranges, dates or amounts."""
-    if _EMAIL.search(v):
+    """An e-mail address, a street address (a house number beside a street), or a phone
+    number in one of the shapes people write them (international, national with a
+    leading 0, North American, or after 'call', 'tel', ...); not codes, ranges, dates or
+    amounts."""
+    if _EMAIL.search(v) or _ADDRESS.search(v):
         return True
     for shape in _PHONES:
         for m in shape.finditer(v):
