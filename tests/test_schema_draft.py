@@ -4,6 +4,7 @@ marks values reviewed without editing JSON by hand."""
 import json
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -235,3 +236,24 @@ def test_an_edit_names_what_is_left_to_review_in_a_few_words(tmp_path, capsys):
     err = capsys.readouterr().err
     line = next(x for x in err.splitlines() if x.startswith("wrote"))
     assert "39 columns" in line and "q39" not in line and len(line) < 400, line
+
+
+def test_a_public_range_keeps_the_drafted_step_of_amounts(tmp_path):
+    """Salaries in steps of 100 were drafted with "support": {"step": 100}; setting their
+    public range dropped it unsaid, and 1.1% of the release's salaries were whole
+    hundreds, against all of the real ones."""
+    data, out = tmp_path / "t.csv", tmp_path / "s.json"
+    r = np.random.default_rng(0)
+    pd.DataFrame({"salary": (r.integers(300, 2500, 2000) * 100),
+                  "k": r.choice(["a", "b"], 2000)}).to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["columns"]["salary"]["support"]["step"] == 100
+    assert main(["schema", str(out), "--set", "salary.min=10000", "--set", "salary.max=250000",
+                 "--set", "salary.bins=24"]) == 0
+    doc = json.loads(out.read_text())
+    col = doc["columns"]["salary"]
+    assert col["support"]["step"] == 100 and "salary.support" in doc["_drafted_from_data"]
+    s = load_schema(doc)
+    assert s["salary"].support is not None

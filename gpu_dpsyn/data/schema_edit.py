@@ -128,8 +128,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                                   "edges")
             edges = spec.pop("edges")
             spec.setdefault("bins", len(edges) - 1)
-            spec.pop("support", None)
-            drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
+            if isinstance(spec.get("support"), dict):  # a step (amounts in hundreds): kept,
+                spec["support"].pop("start", None)    # on the new range's grid
+                drafted = [d for d in drafted if d != f"{name}.edges"]
+            else:  # the values seen: of the drafted range
+                spec.pop("support", None)
+                drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
         if value is None:
             spec.pop(key, None)
         else:
