@@ -137,8 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "real table: not for publication)")
     e.add_argument("--report", help="write an HTML report here (needs matplotlib); it shows "
                                     "real statistics: not for publication")
-    e.add_argument("--ledger", help="the --ledger JSON of the run, for the report's privacy "
-                                    "section and GUM curve")
+    e.add_argument("--ledger", help="the --ledger JSON of the run: its private bins for the "
+                                    "scores; the report's privacy section and GUM curve")
     e.add_argument("--target", help="a column to predict: train on synthetic vs train on "
                                     "real, both tested on held-out real rows (needs "
                                     "scikit-learn, the 'ml' extra)")
