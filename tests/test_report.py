@@ -320,3 +320,24 @@ def test_a_ledger_the_report_cannot_read_is_refused_in_one_line(change):
     with pytest.raises(DPSynError) as e:
         check_ledger(_ledger(**change), "ledger 'l.json'")
     assert "\n" not in str(e.value) and "ledger 'l.json'" in str(e.value)
+
+
+def test_the_verdict_names_the_pair_worst_beyond_chance():
+    """The verdict named device_id x ts (TVD 0.83), most of it the sampling level of a
+    144,000-cell pair (0.53), over a pair whose dependence was lost (battery x status)."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    a = rng.integers(0, 400, n)
+    b = rng.integers(0, 400, n)  # a x b: 160,000 cells, all chance
+    c = rng.integers(0, 3, n)
+    d = np.where(rng.random(n) < 0.9, c, rng.integers(0, 3, n))  # c x d: strongly linked
+    real = pd.DataFrame({"a": a, "b": b, "c": c, "d": d})
+    syn = real.assign(a=rng.integers(0, 400, n), b=rng.integers(0, 400, n),
+                      d=rng.integers(0, 3, n))  # the link lost
+    spec = {"columns": {"a": {"type": "categorical", "values": list(range(400))},
+                        "b": {"type": "categorical", "values": list(range(400))},
+                        "c": {"type": "categorical", "values": [0, 1, 2]},
+                        "d": {"type": "categorical", "values": [0, 1, 2]}}}
+    ev = _ev(real, syn, spec)
+    assert ev.ways[2].worst(1)[0][0] != (2, 3)  # the largest TVD is chance's
+    assert "The worst pair is c × d" in verdict.verdict(ev, ev.names)

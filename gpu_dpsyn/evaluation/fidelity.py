@@ -55,9 +55,12 @@ class KWay:
             return f"{len(self.sets):,} random of {self.total:,} {what}"
         return f"all {self.total:,} {what}" if self.total > 1 else f"the only one of the {what}"
 
-    def worst(self, n: int) -> list:
-        """[(set, tvd)] of the n largest TVDs, worst first."""
-        order = np.argsort(-self.tvd, kind="stable")[:n]
+    def worst(self, n: int, beyond_chance: bool = False) -> list:
+        """[(set, tvd)] of the n largest TVDs, worst first; beyond_chance: of the largest
+        TVDs above the sampling level (a pair of 144,000 cells differs by half its TVD
+        between two samples of one population, a pair of 9 hardly at all)."""
+        score = self.tvd - self.sampling if beyond_chance else self.tvd
+        order = np.argsort(-score, kind="stable")[:n]
         return [(self.sets[i], float(self.tvd[i])) for i in order]
 
 

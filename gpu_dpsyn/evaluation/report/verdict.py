@@ -86,9 +86,10 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
                    f"from one population would already differ by about {sampling:.3f}, so "
                    "distances of that order say little.")
     if 2 in ways:
-        (a, b), v = ways[2].worst(1)[0]
+        (a, b), v = ways[2].worst(1, beyond_chance=True)[0]
         out.append(f"The worst pair is {html.escape(names[a])} × {html.escape(names[b])} "
-                   f"(TVD {v:.3f}); check the worst marginals below before relying on it.")
+                   f"(TVD {v:.3f}, the most above what chance alone gives); check the worst "
+                   "marginals below before relying on it.")
     if ml is not None:
         out.append(ml_sentence(ml))
     if seeded:
