@@ -113,8 +113,8 @@ def test_time_zone_in_the_data_but_not_in_the_schema():
 
 @pytest.mark.parametrize("spec,match", [
     ({"unit": "fortnight"}, "unit"),
-    ({}, r"'unit'.*or.*'bins'"),
-    ({"unit": "day", "bins": 4}, r"'unit'.*or.*'bins'"),
+    ({}, r"'unit'.*'bins'.*or both"),
+    ({"unit": "month", "bins": 4}, r"second, minute, hour or day"),
     ({"bins": 0}, "bins"),
     ({"unit": "day", "timezone": "Mars/Olympus"}, "time zone"),
     ({"unit": "day", "min": "soon"}, r"'min'"),
@@ -192,3 +192,34 @@ def test_an_arrow_timestamp_column_clamps_to_the_nearer_bound():
             t = t.dt.tz_localize("UTC")
         out = encode(repair(pd.DataFrame({"t": t.astype(dtype)}), schema), schema)[0]
         assert out.tolist() == [60, 365, 0]
+
+
+def test_bins_of_whole_days_decode_to_days_spread_inside_each_bin():
+    """Hire dates over five years were drafted by month (days would pass 1,000 bins), and
+    99% of the release fell on the 1st of a month.  "unit" with "bins": equal bins of
+    whole days, each decoded to a day inside it, evenly."""
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.schema import load_schema
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2019-01-01") + pd.to_timedelta(rng.integers(0, 1826, 3000), unit="D")
+    df = pd.DataFrame({"hired": days, "k": rng.choice(["a", "b"], 3000)})
+    s = load_schema({"columns": {
+        "hired": {"type": "datetime", "min": "2019-01-01", "max": "2023-12-31T23:59:59",
+                  "unit": "day", "bins": 60},
+        "k": {"type": "categorical", "values": ["a", "b"]}}})
+    assert s["hired"].size == 60 and s.to_dict()["columns"]["hired"]["unit"] == "day"
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()["hired"]
+    assert (out == out.dt.normalize()).all()  # whole days
+    assert (out.dt.day == 1).mean() < 0.1 and out.dt.day.nunique() > 25
+
+
+@pytest.mark.parametrize("extra,match", [
+    ({"unit": "month", "bins": 12}, "second, minute, hour or day"),
+    ({"unit": "day", "bins": 12, "timezone": "Europe/Berlin"}, "UTC"),
+    ({"unit": "day", "bins": 12, "min": "2019-01-01T06:00"}, "start")])
+def test_bins_of_whole_units_are_refused_where_units_vary(extra, match):
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.errors import SchemaError
+    spec = {"type": "datetime", "min": "2019-01-01", "max": "2023-12-31T23:59:59", **extra}
+    with pytest.raises(SchemaError, match=match):
+        load_schema({"columns": {"t": spec}})

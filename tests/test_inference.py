@@ -151,9 +151,10 @@ def _infer_with_summary(df, **kw):
         return infer_schema_with_summary(df, **kw)
 
 
-@pytest.mark.parametrize("fmt,unit", [("%Y-%m-%d", "day"), ("%Y-%m-%d %H:00:00", "day"),
-                                      ("%Y-%m-%dT%H:%M", "day")])
+@pytest.mark.parametrize("fmt,unit", [("%Y-%m-%d", "day"), ("%Y-%m-%d %H:00:00", "hour"),
+                                      ("%Y-%m-%dT%H:%M", "minute")])
 def test_date_text_becomes_datetime(fmt, unit):
+    # a year of hours or minutes: the values' own unit, in at most 1,000 bins of it
     r = np.random.default_rng(0)
     t = pd.Timestamp("2013-01-01") + pd.to_timedelta(r.integers(0, 365 * 24 * 60, 4000),
                                                      unit="min")
@@ -161,6 +162,7 @@ def test_date_text_becomes_datetime(fmt, unit):
     s = _infer(df)
     col = s["when"]
     assert col.kind == "datetime" and col.time.unit == unit and col.time.timezone is None
+    assert col.size <= 1000
     assert col.time.min == pd.Timestamp("2013-01-01")
     assert col.time.max == pd.Timestamp("2013-12-31 23:59:59")
     encode(df, s)  # the guess covers the data
@@ -477,10 +479,11 @@ def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
     assert s["time_hour"].kind == "datetime"
     assert s["tail"].size * s["time_hour"].size <= 1_000_000
     line = next(x for x in lines if x.split()[0] == "time_hour")
-    assert "unit month" in line and "'tail'" in line
+    assert "bins of whole hours" in line and "'tail'" in line
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
     # written as it was read: ISO 8601 text with its T and Z (the zone UTC)
-    assert out["time_hour"].str.fullmatch(r"2013-\d\d-01T00:00:00Z").all()
+    assert out["time_hour"].str.fullmatch(r"2013-\d\d-\d\dT\d\d:00:00Z").all()  # whole hours
+    assert out["time_hour"].str[8:10].nunique() > 20  # spread over each month's days
 
 
 def test_integers_beyond_2_to_53_stay_ids_or_text_codes():
@@ -637,16 +640,18 @@ def test_distinct_ids_given_on_a_small_table_are_not_warned_of():
 
 
 def test_a_datetime_drafted_coarser_than_its_values_says_so():
-    # minutes over 600 days pass 1,000 bins: drafted by day, and the output has whole
-    # days; the line said "unit day" alone, and times of day vanished without a word
+    # minutes over 600 days pass 1,000 bins: drafted in bins of whole minutes, as many as
+    # the days (by day, the output had whole days, and times of day vanished without a
+    # word); the line says so
     t = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(2000) * 431, unit="min")
     df = pd.DataFrame({"t": t.strftime("%Y-%m-%d %H:%M"), "k": np.arange(2000) % 3})
     s, lines = infer_schema_with_summary(df)
     line = next(x for x in lines if x.strip().startswith("t "))
-    assert s["t"].time.unit == "day" and "minute" in line and "coarsened" in line
+    assert s["t"].time.unit == "minute" and 500 < s["t"].size <= 1000
+    assert "bins of whole minutes" in line and "decoded to a minute inside it" in line
     days = pd.DataFrame({"t": t.strftime("%Y-%m-%d"), "k": np.arange(2000) % 3})
     line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))
-    assert "coarsened" not in line
+    assert "whole" not in line and "coarsened" not in line
 
 
 def test_text_with_both_empty_and_missing_values_drafts_the_empty_text_as_missing():

@@ -284,28 +284,35 @@ class Guesser:
                 break
         else:
             unit = None
-        if unit is None:
+        whole = unit != finest and finest in _WHOLE and tz in (None, "UTC")
+        if whole:  # coarser bins of whole units of the values' own: decoded to such units
+            # spread inside each bin (by month, 99% of hire dates fell on the 1st)
+            spec = {**_unit_range(lo, hi, unit or finest), "unit": finest,
+                    "bins": int(span_in(unit, lo, hi)) if unit else min(self.bins, limit)}
+        elif unit is None:
             spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
                     "bins": min(self.bins, limit)}
         else:
-            start = unit_start(lo, unit)
-            end = unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
-                - pd.Timedelta(seconds=1)
-            spec = {"min": start.isoformat(), "max": end.isoformat(), "unit": unit}
+            spec = {**_unit_range(lo, hi, unit), "unit": unit}
         if tz:
             spec["timezone"] = tz
         fmt, also = self.layouts.get(name, (None, ()))
         if fmt:
             spec["format"] = fmt
         col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
-        how = f"unit {unit}" if unit else f"{spec['bins']} equal bins"
+        how = f"{spec['bins']} bins of whole {finest}s" if whole else \
+            f"unit {unit}" if unit else f"{spec['bins']} equal bins"
         zone = f", time zone {tz}" if tz else ""
         note = "; the text had UTC offsets: name the real zone" if offsets else ""
         if fmt:  # read and written in it
             note += f"; written {fmt!r}" + (
                 f" (day and month ambiguous: every value reads as {', '.join(map(repr, also))}"
                 " too; set \"format\" if it is that)" if also else "")
-        if unit != finest:  # the output loses what is finer: say so
+        if whole:  # the output keeps the values' unit, not where they fall in a bin
+            one = f"{'an' if finest == 'hour' else 'a'} {finest}"
+            note += (f"; the values are to the {finest}, in bins of whole {finest}s to keep "
+                     f"to {limit:,} (each decoded to {one} inside it, evenly)")
+        elif unit != finest:  # the output loses what is finer: say so
             note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
                      "bins (set \"unit\" finer for more cells)")
         return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
@@ -317,6 +324,16 @@ _ZULU = r"\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*"  # to the second, no fraction
 
 _COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "
           "or write them with a dot (a comma-separated file), to synthesize them as numbers")
+
+
+_WHOLE = ("second", "minute", "hour", "day")  # units of one length: bins of them
+
+
+def _unit_range(lo, hi, unit: str) -> dict:
+    """min and max spanning the units lo and hi fall in."""
+    end = unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
+        - pd.Timedelta(seconds=1)
+    return {"min": unit_start(lo, unit).isoformat(), "max": end.isoformat()}
 
 
 def _such(vals: pd.Series) -> str:

@@ -22,6 +22,7 @@ UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", 
 _SHORTEST = {"year": 365 * 86400, "month": 28 * 86400, "day": 82800, "hour": 3600,
              "minute": 60, "second": 1}  # seconds; a day can be 23 hours
 _NS = 10 ** 9
+_FIXED = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}  # seconds, in UTC
 # a time of day followed by a UTC offset: "... 10:00:00+02:00", "...T10:00Z", an hour
 # alone ("T10+05", " 05Z"), the basic format ("T1000Z"), spaces after
 _OFFSET = (r"(?:\d\d:\d\d(?::\d\d(?:\.\d+)?)?|[Tt ]\d\d(?:\d\d){0,2}(?:\.\d+)?)\s*"
@@ -49,9 +50,10 @@ class DatetimeSpec:
             raise SchemaError(f"column {shown(name)}: 'max' ({self.max}) must come after 'min' "
                               f"({self.min})")
         unit, bins = spec.get("unit"), spec.get("bins")
-        if (unit is None) == (bins is None):
-            raise SchemaError(f"column {shown(name)}: a datetime column needs either 'unit' "
-                              f"({', '.join(UNITS)}) or 'bins' (a number of equal spans)")
+        if unit is None and bins is None:
+            raise SchemaError(f"column {shown(name)}: a datetime column needs 'unit' "
+                              f"({', '.join(UNITS)}), 'bins' (a number of equal spans), or "
+                              "both (bins of whole units)")
         if unit is not None and unit not in UNITS:
             raise SchemaError(f"column {shown(name)}: unknown unit {unit!r}; use one of "
                               f"{', '.join(UNITS)} (or 'bins')")
@@ -60,11 +62,13 @@ class DatetimeSpec:
             raise SchemaError(f"column {shown(name)}: 'bins' must be a positive integer, got "
                               f"{bins!r}")
         bins = None if bins is None else int(bins)
-        self.unit, self.calendar = unit, unit is not None
+        self.unit, self.calendar = unit, unit is not None and bins is None
         self.format = _layout(name, spec.get("format"), unit, self.min)
         lo, hi = _epoch(self.min), _epoch(self.max)
         # whole seconds in, whole seconds out: no nanosecond noise in decoded values
         self.tick = _NS if lo % _NS == 0 and hi % _NS == 0 else 1
+        if unit is not None and bins is not None:  # bins of whole units: decoded to units
+            self.tick = self._unit_tick(name, unit, lo)
         if self.calendar:
             if (hi - lo) / _NS / _SHORTEST[unit] > max_bins:
                 raise SchemaError(f"column {shown(name)}: {unit}s from {self.min} to {self.max} "
@@ -79,9 +83,27 @@ class DatetimeSpec:
             raise SchemaError(f"column {shown(name)}: {len(self.edges) - 1} bins is too large a "
                               f"domain (max {max_bins}); use a coarser unit or fewer bins")
         self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
-                     **({"unit": unit} if self.calendar else {"bins": bins}),
+                     **({"unit": unit} if unit is not None else {}),
+                     **({"bins": bins} if bins is not None else {}),
                      **({"timezone": self.timezone} if self.timezone else {}),
                      **({"format": self.format} if self.format else {})}
+
+    def _unit_tick(self, name, unit: str, lo: int) -> int:
+        """A unit's nanoseconds, for bins of whole units: units of one length (not month
+        or year), counted in UTC (a zone's days are 23 or 25 hours across its changes),
+        from a 'min' that starts one."""
+        if unit not in _FIXED:
+            raise SchemaError(f"column {shown(name)}: 'bins' of whole {unit}s: the unit must "
+                              "be second, minute, hour or day (months and years vary in "
+                              "length)")
+        if self.timezone not in (None, "UTC"):
+            raise SchemaError(f"column {shown(name)}: 'bins' of whole {unit}s are counted in "
+                              f"UTC: give the column no timezone or \"UTC\", or 'unit' alone")
+        tick = _FIXED[unit] * _NS
+        if lo % tick:
+            raise SchemaError(f"column {shown(name)}: 'min' ({self.min}) must start a {unit} "
+                              f"for 'bins' of whole {unit}s")
+        return tick
 
     def _stamp(self, name, spec, key) -> pd.Timestamp:
         v = spec.get(key)
