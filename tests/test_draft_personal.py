@@ -288,7 +288,9 @@ def test_street_addresses_read_as_contact_data(v):
 
 @pytest.mark.parametrize("v", ["Main Street Bakery", "Oak Ave", "Street food", "12 Monkeys",
                                "Route 66", "Platform 9", "Level 3", "2 Way Radio",
-                               "1.5 Ct Diamond Ring", "3 Place Settings", "Highway 1"])
+                               "1.5 Ct Diamond Ring", "3 Place Settings", "Highway 1",
+                               "Spring 2024", "Brigade 2", "Instr. 5", "sent via UPS 3",
+                               "Top 10 Hits on the Way", "Offering 3", "Diamond ring 2"])
 def test_places_without_a_house_number_are_no_address(v):
     from gpu_dpsyn.data.draft_text import has_contact
     assert not has_contact(v)

@@ -25,14 +25,15 @@ _PHONES = [re.compile(p) for p in (
     rf"(?<![\w.,-])\(?[2-9]\d\d\)?[ .-]\d{{3}}[ .-]\d{{4}}(?![\w.-]*\d)",  # 555.123.4567
     r"(?i)\b(?:call|tel|phone|ph|mobile|cell|fax|whatsapp|ring)\b\W{0,3}"
     r"\w*\s*\+?\d[\d ./-]{5,}\d")]  # a number said to be one: call Ahmed 204-1263
-_STREET = (r"street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|way|court|ct|"
-           r"place|pl|terrace|close|crescent|highway|hwy")
-_ADDRESS = re.compile(  # a house number, then a street; or a street, then its number
-    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Za-z][\w'.-]*\s+){{1,4}}(?:{_STREET})\b\.?|"
-    r"\b\d{1,5}[A-Za-z]?,?\s+(?:rue|boulevard|chemin|allée|impasse)\b|"
-    r"\b(?:via|viale|calle|avenida|rua|plaza|piazza|corso)\s+[\w' .-]{2,40}?,?\s+\d{1,5}\b|"
-    r"\w*(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|straat|laan|gade|vej|"
-    r"gatan|vägen)\s+\d{1,5}[a-z]?\b", re.I)
+_STREET = ("Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|"
+           "Place|Pl|Terrace|Close|Crescent|Highway|Hwy")
+_ADDRESSES = [  # a house number beside a street, as each language writes them
+    re.compile(rf"\b\d{{1,5}}[A-Z]?,?\s+(?:[A-Z][\w'.-]*\s+){{1,3}}(?:{_STREET})\b"),
+    re.compile(r"\b\d{1,5},?\s+(?:rue|boulevard|chemin|allée|impasse)\s", re.I),
+    re.compile(r"\b(?:Via|Viale|Calle|Avenida|Rua|Plaza|Piazza|Corso)\s+[A-Z][\w' .-]{1,40}?"
+               r",?\s+\d{1,5}\b"),
+    re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]{3,}(?:straße|strasse|str\.|weg|gasse|platz|allee|"
+               r"straat|gatan|vägen)\s+\d{1,5}[a-z]?\b")]
 _DATE = re.compile(r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d?|"
                    r"\d\d?[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -48,7 +49,7 @@ def has_contact(v: str) -> bool:
     number in one of the shapes people write them (international, national with a
     leading 0, North American, or after 'call', 'tel', ...); not codes, ranges, dates or
     amounts."""
-    if _EMAIL.search(v) or _ADDRESS.search(v):
+    if _EMAIL.search(v) or any(a.search(v) for a in _ADDRESSES):
         return True
     for shape in _PHONES:
         for m in shape.finditer(v):
