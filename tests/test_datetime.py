@@ -223,3 +223,27 @@ def test_bins_of_whole_units_are_refused_where_units_vary(extra, match):
     spec = {"type": "datetime", "min": "2019-01-01", "max": "2023-12-31T23:59:59", **extra}
     with pytest.raises(SchemaError, match=match):
         load_schema({"columns": {"t": spec}})
+
+
+def test_zoned_times_to_the_second_come_out_spread_not_at_midnight():
+    """Orders over a year in Europe/Berlin were drafted by day (seconds pass 1,000 bins)
+    and every synthetic order came out at 00:00.  Bins of whole seconds or minutes are
+    the same in any zone (offsets are whole minutes)."""
+    import warnings
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.inference import infer_schema
+    rng = np.random.default_rng(2)
+    t = pd.Series(pd.Timestamp("2024-01-01", tz="Europe/Berlin")
+                  + pd.to_timedelta(rng.integers(0, 365 * 86400, 3000), unit="s"))
+    df = pd.DataFrame({"ts": t, "k": rng.choice(["a", "b"], 3000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = infer_schema(df)
+        assert s["ts"].time.unit == "second" and s["ts"].size <= 1000
+        out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()["ts"]
+    assert out.dt.hour.nunique() > 12
+    for unit in ("hour", "day"):  # a zone's hours and days need not start with UTC's
+        with pytest.raises(SchemaError, match="UTC"):
+            load_schema({"columns": {"t": {"type": "datetime", "min": "2024-01-01",
+                                           "max": "2024-12-31T23:59:59", "unit": unit,
+                                           "bins": 12, "timezone": "Asia/Kolkata"}}})

@@ -284,7 +284,8 @@ class Guesser:
                 break
         else:
             unit = None
-        whole = unit != finest and finest in _WHOLE and tz in (None, "UTC")
+        whole = unit != finest and finest in _WHOLE and (
+            tz in (None, "UTC") or finest in ("second", "minute"))  # (datetime._unit_tick)
         if whole:  # coarser bins of whole units of the values' own: decoded to such units
             # spread inside each bin (by month, 99% of hire dates fell on the 1st)
             spec = {**_unit_range(lo, hi, unit or finest), "unit": finest,

@@ -90,15 +90,18 @@ class DatetimeSpec:
 
     def _unit_tick(self, name, unit: str, lo: int) -> int:
         """A unit's nanoseconds, for bins of whole units: units of one length (not month
-        or year), counted in UTC (a zone's days are 23 or 25 hours across its changes),
-        from a 'min' that starts one."""
+        or year), counted in UTC (a zone's days are 23 or 25 hours across its changes, and
+        its hours start off UTC's where its offset has minutes; seconds and minutes start
+        alike everywhere), from a 'min' that starts one."""
         if unit not in _FIXED:
             raise SchemaError(f"column {shown(name)}: 'bins' of whole {unit}s: the unit must "
                               "be second, minute, hour or day (months and years vary in "
                               "length)")
-        if self.timezone not in (None, "UTC"):
+        if self.timezone not in (None, "UTC") and unit in ("hour", "day"):
             raise SchemaError(f"column {shown(name)}: 'bins' of whole {unit}s are counted in "
-                              f"UTC: give the column no timezone or \"UTC\", or 'unit' alone")
+                              f"UTC, where a zone's {unit}s need not start: give the column "
+                              "no timezone or \"UTC\", a unit of seconds or minutes, or "
+                              "'unit' alone")
         tick = _FIXED[unit] * _NS
         if lo % tick:
             raise SchemaError(f"column {shown(name)}: 'min' ({self.min}) must start a {unit} "
