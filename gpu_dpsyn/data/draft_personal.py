@@ -104,8 +104,8 @@ def left_out(name: str, vals: pd.Series, max_categories: int,
     k, contact = len(counts), draft_text.contact_data(seen)
     if contact:
         return (f"{k:,} distinct text values, {contact:,} of the {len(seen):,} read holding "
-                "e-mail addresses or phone numbers: contact data, which a category list "
-                "would copy into the output")
+                "e-mail addresses, street addresses or phone numbers: contact data, which a "
+                "category list would copy into the output")
     if k <= max_categories:
         return None
     once = bool((counts.to_numpy() == 1).mean() >= ONCE)

@@ -27,13 +27,15 @@ _PHONES = [re.compile(p) for p in (
     r"\w*\s*\+?\d[\d ./-]{5,}\d")]  # a number said to be one: call Ahmed 204-1263
 _STREET = ("Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|"
            "Place|Pl|Terrace|Close|Crescent|Highway|Hwy")
+_NOT_NAME = ("Bed|Beds|Bedroom|Bedrooms|Wheel|Hour|Hours|Star|Hard|Flash|Disk|Speed|Door|"
+             "Seater|Piece|Level|Tower")  # words of products and rooms, not of street names
 _ADDRESSES = [  # a house number beside a street, as each language writes them
-    re.compile(rf"\b\d{{1,5}}[A-Z]?,?\s+(?:[A-Z][\w'.-]*\s+){{1,3}}(?:{_STREET})\b"),
-    re.compile(r"\b\d{1,5},?\s+(?:rue|boulevard|chemin|allée|impasse)\s", re.I),
-    re.compile(r"\b(?:Via|Viale|Calle|Avenida|Rua|Plaza|Piazza|Corso)\s+[A-Z][\w' .-]{1,40}?"
-               r",?\s+\d{1,5}\b"),
-    re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]{3,}(?:straße|strasse|str\.|weg|gasse|platz|allee|"
-               r"straat|gatan|vägen)\s+\d{1,5}[a-z]?\b")]
+    re.compile(rf"(?<![\d.,])\b\d{{1,5}}[A-Z]?,?\s+(?:(?!(?:{_NOT_NAME})\b)[A-Z][a-z]"
+               rf"[\w'.-]*\s+){{1,3}}(?:{_STREET})\b"),  # 12 Main Street (not 500 GB Drive)
+    re.compile(r"(?<![\d.,])\b\d{1,5},?\s+(?:rue|boulevard|chemin|allée|impasse)\s", re.I),
+    re.compile(r"\b(?:Via|Viale|Calle|Avenida|Rua)\s+[A-Z][\w' .-]{1,40}?,?\s+\d{1,5}\b"),
+    re.compile(r"\b[A-ZÄÖÜ][a-zäöüß]{3,}(?:straße|strasse|str\.|gasse|allee|straat|gatan|"
+               r"vägen)\s*\d{1,5}[a-z]?\b")]
 _DATE = re.compile(r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d?|"
                    r"\d\d?[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
