@@ -840,3 +840,14 @@ def test_the_repeated_id_hint_names_the_person_a_row_is_about_and_skips_few_code
     manager = next(x for x in lines if x.strip().startswith("manager_id"))
     country = next(x for x in lines if x.strip().startswith("country_code"))
     assert "each row is about" in manager and "--id" not in country
+
+
+@pytest.mark.parametrize("zone,year", [("Europe/Amsterdam", 1935), ("Africa/Monrovia", 1965)])
+def test_a_zone_whose_offset_had_seconds_drafts_a_coarser_unit(zone, year):
+    """Minute bins need minutes that start alike in UTC: Amsterdam in 1935 was 19 min 32 s
+    ahead, and infer-schema failed on the whole table."""
+    r = np.random.default_rng(15)
+    t = pd.Series(pd.Timestamp(f"{year}-01-01", tz=zone)
+                  + pd.to_timedelta(r.integers(0, 360 * 1440, 2000) * 60, unit="s"))
+    s = _infer(pd.DataFrame({"t": t, "k": np.arange(2000) % 3}))
+    assert s["t"].kind == "datetime" and s["t"].time.timezone == zone

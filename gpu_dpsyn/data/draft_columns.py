@@ -286,21 +286,25 @@ class Guesser:
             unit = None
         whole = unit != finest and finest in _WHOLE and (
             tz in (None, "UTC") or finest in ("second", "minute"))  # (datetime._unit_tick)
+        fmt, also = self.layouts.get(name, (None, ()))
+        extra = {"type": "datetime", "nullable": nullable, **({"timezone": tz} if tz else {}),
+                 **({"format": fmt} if fmt else {})}
         if whole:  # coarser bins of whole units of the values' own: decoded to such units
             # spread inside each bin (by month, 99% of hire dates fell on the 1st)
             spec = {**_unit_range(lo, hi, unit or finest), "unit": finest,
                     "bins": int(span_in(unit, lo, hi)) if unit else min(self.bins, limit)}
-        elif unit is None:
+            try:
+                col = column_from_spec(name, {**extra, **spec})
+            except SchemaError:  # a zone whose offset then had seconds (Amsterdam, 1935):
+                whole = False    # its minutes start off UTC's; the coarser unit
+        if not whole and unit is None:
             spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
                     "bins": min(self.bins, limit)}
-        else:
+        elif not whole:
             spec = {**_unit_range(lo, hi, unit), "unit": unit}
-        if tz:
-            spec["timezone"] = tz
-        fmt, also = self.layouts.get(name, (None, ()))
-        if fmt:
-            spec["format"] = fmt
-        col = column_from_spec(name, {"type": "datetime", "nullable": nullable, **spec})
+        if not whole:
+            col = column_from_spec(name, {**extra, **spec})
+        spec.update(extra)
         how = f"{spec['bins']} bins of whole {finest}s" if whole else \
             f"unit {unit}" if unit else f"{spec['bins']} equal bins"
         zone = f", time zone {tz}" if tz else ""
