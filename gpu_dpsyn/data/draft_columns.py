@@ -13,22 +13,22 @@ import pandas as pd
 from gpu_dpsyn.data.schema import Column, _numeric_edges, column_from_spec
 from gpu_dpsyn.data.draft_bins import log_edges, own_bins
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.types.datetime import ISO, UNITS
+from gpu_dpsyn.data.types.datetime import ISO
 from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_personal import left_out
+from gpu_dpsyn.data.draft_stamps import ZULU, ZULU_TEXT, datetime_column
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, mostly_numbers, near_codes, numbering, places,
-                                    sentinels, span_in, unit_start, written_numbers_hint)
+                                    sentinels, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
 _BOOL_TEXT = {"True": True, "true": True, "TRUE": True,
               "False": False, "false": False, "FALSE": False}
-_FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
 
 
 class IdColumnWarning(UserWarning):
@@ -82,7 +82,7 @@ class Guesser:
         stamps, offsets = as_datetime(s, vals, text)
         if stamps is not None and text and all_text(vals) and \
                 each_distinct(vals, lambda u: u.str.contains(r"\dT\d", regex=True)).all():
-            zulu = each_distinct(vals, lambda u: u.str.fullmatch(_ZULU)).all()
+            zulu = each_distinct(vals, lambda u: u.str.fullmatch(ZULU_TEXT)).all()
             self.layouts[name] = (ZULU if zulu else ISO, ())  # written back with its T
         if is_id:
             if stamps is not None:
@@ -276,69 +276,13 @@ class Guesser:
         return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
 
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
-        """A datetime column from lo to hi (wall times) in the finest unit, from `unit` up,
-        whose span has at most `limit` bins, else in at most `bins` equal bins."""
-        finest = unit
-        for unit in _FINEST_FIRST[_FINEST_FIRST.index(unit):]:
-            if span_in(unit, lo, hi) <= limit:
-                break
-        else:
-            unit = None
-        whole = unit != finest and finest in _WHOLE and (
-            tz in (None, "UTC") or finest in ("second", "minute"))  # (datetime._unit_tick)
-        fmt, also = self.layouts.get(name, (None, ()))
-        extra = {"type": "datetime", "nullable": nullable, **({"timezone": tz} if tz else {}),
-                 **({"format": fmt} if fmt else {})}
-        if whole:  # coarser bins of whole units of the values' own: decoded to such units
-            # spread inside each bin (by month, 99% of hire dates fell on the 1st)
-            spec = {**_unit_range(lo, hi, unit or finest), "unit": finest,
-                    "bins": int(span_in(unit, lo, hi)) if unit else min(self.bins, limit)}
-            try:
-                col = column_from_spec(name, {**extra, **spec})
-            except SchemaError:  # a zone whose offset then had seconds (Amsterdam, 1935):
-                whole = False    # its minutes start off UTC's; the coarser unit
-        if not whole and unit is None:
-            spec = {"min": lo.floor("s").isoformat(), "max": hi.ceil("s").isoformat(),
-                    "bins": min(self.bins, limit)}
-        elif not whole:
-            spec = {**_unit_range(lo, hi, unit), "unit": unit}
-        if not whole:
-            col = column_from_spec(name, {**extra, **spec})
-        spec.update(extra)
-        how = f"{spec['bins']} bins of whole {finest}s" if whole else \
-            f"unit {unit}" if unit else f"{spec['bins']} equal bins"
-        zone = f", time zone {tz}" if tz else ""
-        note = "; the text had UTC offsets: name the real zone" if offsets else ""
-        if fmt:  # read and written in it
-            note += f"; written {fmt!r}" + (
-                f" (day and month ambiguous: every value reads as {', '.join(map(repr, also))}"
-                " too; set \"format\" if it is that)" if also else "")
-        if whole:  # the output keeps the values' unit, not where they fall in a bin
-            one = f"{'an' if finest == 'hour' else 'a'} {finest}"
-            note += (f"; the values are to the {finest}, in bins of whole {finest}s to keep "
-                     f"to {limit:,} (each decoded to {one} inside it, evenly)")
-        elif unit != finest:  # the output loses what is finer: say so
-            note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
-                     "bins (set \"unit\" finer for more cells)")
-        return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
-
-
-ZULU = "%Y-%m-%dT%H:%M:%SZ"  # UTC text with its Z (ISO would write +00:00)
-_ZULU = r"\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*"  # to the second, no fraction
+        """draft_stamps.datetime_column with this draft's bins and the column's layout."""
+        return datetime_column(name, lo, hi, unit, tz, nullable, offsets, limit, self.bins,
+                               self.layouts.get(name, (None, ())))
 
 
 _COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "
           "or write them with a dot (a comma-separated file), to synthesize them as numbers")
-
-
-_WHOLE = ("second", "minute", "hour", "day")  # units of one length: bins of them
-
-
-def _unit_range(lo, hi, unit: str) -> dict:
-    """min and max spanning the units lo and hi fall in."""
-    end = unit_start(hi, unit) + pd.tseries.frequencies.to_offset(UNITS[unit]) \
-        - pd.Timedelta(seconds=1)
-    return {"min": unit_start(lo, unit).isoformat(), "max": end.isoformat()}
 
 
 def _such(vals: pd.Series) -> str:

@@ -22,7 +22,7 @@ _PHONES = [re.compile(p) for p in (
     rf"(?<![\d.,])\(?0\d{{1,4}}\)?(?:{_SEP}|/|\s?\)\s?)\d{{2,}}(?:{_SEP}\d{{2,}})*"
     r"(?![\d.,]*\d)",
     r"(?<![\d.,])0\d{9,10}(?!\d)",  # 0612345678
-    rf"(?<![\w.,-])\(?[2-9]\d\d\)?[ .-]\d{{3}}[ .-]\d{{4}}(?![\w.-]*\d)",  # 555.123.4567
+    r"(?<![\w.,-])\(?[2-9]\d\d\)?[ .-]\d{3}[ .-]\d{4}(?![\w.-]*\d)",  # 555.123.4567
     r"(?i)\b(?:call|tel|phone|ph|mobile|cell|fax|whatsapp|ring)\b\W{0,3}"
     r"\w*\s*\+?\d[\d ./-]{5,}\d")]  # a number said to be one: call Ahmed 204-1263
 _STREET = ("Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|"
