@@ -68,7 +68,8 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
         for part, utc in ((is_text & aware, True), (is_text & ~aware, False)):
             if part.any():
                 kinds.add(utc)
-                put_parts(_dates(text[part], utc, kinds, format=spec.layout or "ISO8601"))
+                put_parts(_dates(text[part], utc, kinds, None if arr is None else
+                                 arr.filter(part), format=spec.layout or "ISO8601"))
         other = ~na & ~is_text  # datetime objects (or numbers, which are no dates)
         if other.any():
             objs = obj[other]
@@ -118,7 +119,7 @@ def _zoned(objs: pd.Series) -> np.ndarray:
     return objs.map(lambda v: getattr(v, "tzinfo", None) is not None).to_numpy(dtype=bool)
 
 
-def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
+def _dates(values: pd.Series, utc: bool, kinds: set, arr=None, **kw) -> list:
     """pd.to_datetime(values, errors="coerce") as parts (each a Series on values' index,
     at the resolution pandas chose for it): where pandas refuses the lot (zones mixed
     inside one kind, say; then `kinds` gets None: to_epoch would refuse it too), block by
@@ -126,8 +127,8 @@ def _dates(values: pd.Series, utc: bool, kinds: set, **kw) -> list:
     again, apart from the others, since pandas picks one resolution for the values it
     parses together (9999-12-31 beside a nanosecond is past it; apart, at a coarser one,
     it is not).  So a value that is no date is NaT, never an error, and no record decides
-    how another is read."""
-    values = values.where(~no_date_text(values), None)  # "now", "today", a NUL
+    how another is read.  arr: the values as date_text.ascii_text gives them, if known."""
+    values = values.where(~no_date_text(values, arr), None)  # "now", "today", a NUL
     whole = _parsed(values, utc, kw, kinds)
     if whole is not None:
         return _retried(values, whole, utc, kw, kinds)

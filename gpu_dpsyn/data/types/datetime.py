@@ -287,11 +287,11 @@ def _parse(s: pd.Series, col, na: np.ndarray) -> pd.Series:
         return s.reset_index(drop=True)
     s = s.reset_index(drop=True)
     text = s.astype(object).where(~na, None)
-    clock = no_date_text(text)
+    arr = date_text.ascii_text(text)  # ASCII text alone: checked at C speed
+    clock = no_date_text(text, arr)
     if clock.any():
         raise DataError(f"column {shown(col.name)} has values that are not dates: "
                         f"{_few(text[clock].unique())}")
-    arr = date_text.ascii_text(text)  # ASCII text alone: checked at C speed
     if arr is None and not text.map(lambda v: isinstance(v, str) or v is None).all():
         # datetime objects in an object column
         try:
@@ -350,11 +350,12 @@ def _few(vals, limit=5) -> str:
     return ", ".join(repr(v) for v in vals[:limit]) + more
 
 
-def no_date_text(values: pd.Series) -> np.ndarray:
+def no_date_text(values: pd.Series, arr=None) -> np.ndarray:
     """Text no reading takes for a date: "now" and "today", which pandas reads off the
     clock (one seed would give other bytes each day), and text holding a NUL, which
-    pandas reads as a date alone and as none beside others."""
-    arr = date_text.ascii_text(values)
+    pandas reads as a date alone and as none beside others.  arr: values as
+    date_text.ascii_text gives them, where the caller has it (not made twice)."""
+    arr = date_text.ascii_text(values) if arr is None else arr
     if arr is not None:  # the usual column, at C speed (the same answers)
         return date_text.odd(arr)
 
