@@ -108,12 +108,17 @@ def left_out(name: str, vals: pd.Series, max_categories: int,
                 "category list would copy into the output")
     if k <= max_categories:
         return None
-    once = bool((counts.to_numpy() == 1).mean() >= ONCE)
+    once = _seldom_repeated(counts)
     if once and float(np.median([draft_text.words(v) for v in seen])) >= FREE_TEXT_WORDS:
         return (f"{k:,} distinct texts of several words each, seldom repeated: free text "
                 "(comments, notes), whose names and numbers a category list would copy "
                 "into the output")
     return _named(name, k, once) if named else None
+
+
+def _seldom_repeated(counts: pd.Series) -> bool:
+    """Whether ONCE of the distinct values (their counts) are written once."""
+    return bool((counts.to_numpy() == 1).mean() >= ONCE)
 
 
 def _naming(name: str, once: bool = True) -> str | None:
@@ -146,8 +151,7 @@ def per_individual(df: pd.DataFrame, col, unit: str | None,
             return (f"{k:,} distinct text values, one for each individual ({unit!r} has "
                     f"{people:,}): personal data (a name, an e-mail), not a category (if it is "
                     "one, list its public values)")
-    once = bool((df[col.name].value_counts(sort=False).to_numpy() == 1).mean() >= ONCE)
-    return _named(col.name, k, once)
+    return _named(col.name, k, _seldom_repeated(df[col.name].value_counts(sort=False)))
 
 
 def hint(col) -> str:
