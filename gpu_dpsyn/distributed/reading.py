@@ -85,15 +85,14 @@ def read_partitioned(path, schema, row_local: bool = False):
         # every file must hold the columns in one order
         order = [list(h.columns) for h, _ in heads]
         names = [str(c) for c in heads[0][0].columns] + [TRAILING]
+        blank = {0}  # the blank lines before each file's header, where they are counted
         if all(t for _, t in heads):  # pandas finds each header (past blank lines)
             opts.update(index_col=False, header=0, names=names)
         else:  # some files without: their rows are a field short of the names, which
             # header=0 refuses, so the header is a line skipped (after the blank ones)
             blank = {_blank_lines(f) for f in files}
-            if len(blank) > 1:
-                order.append(None)  # refused below with the other differences
             opts.update(index_col=False, header=None, skiprows=min(blank) + 1, names=names)
-        if any(o != order[0] for o in order[1:]):
+        if any(o != order[0] for o in order[1:]) or len(blank) > 1:
             raise DataError(f"cannot read {shown(path)}: its files end rows with a delimiter "
                             "and order their columns, or start, differently; give every "
                             "file one order and no blank lines before the header")
