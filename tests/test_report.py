@@ -33,6 +33,26 @@ def test_bin_labels_say_what_each_bin_holds():
     assert labels.code_texts(wide) == ["[0, 1,000,000)", "[1,000,000, 2,000,000)"]
 
 
+def test_bins_of_whole_units_are_labelled_by_their_first_and_last_unit():
+    # [Jan 1, Jan 8) holds Jan 1 to Jan 7: "2013-01-01 – 2013-01-08" read as through the 8th
+    week = _col({"type": "datetime", "min": "2013-01-01", "max": "2013-01-21T23:59:59",
+                 "unit": "day", "bins": 3})
+    assert labels.code_texts(week) == ["2013-01-01 – 2013-01-07", "2013-01-08 – 2013-01-14",
+                                       "2013-01-15 – 2013-01-21"]
+    day = _col({"type": "datetime", "min": "2013-01-01", "max": "2013-01-02T23:59:59",
+                "unit": "day", "bins": 2})
+    assert labels.code_texts(day) == ["2013-01-01", "2013-01-02"]  # a bin of one day
+    # whole seconds: a bin ends at its last second, in the starts' format when that says it
+    sec = _col({"type": "datetime", "min": "2013-01-01T10:00:00",
+                "max": "2013-01-01T10:09:59", "unit": "second", "bins": 2})
+    assert labels.code_texts(sec) == ["2013-01-01 10:00 – 2013-01-01 10:04",
+                                      "2013-01-01 10:05 – 2013-01-01 10:09"]
+    days = _col({"type": "datetime", "min": "2013-01-01", "max": "2013-04-10T23:59:59",
+                 "unit": "day", "bins": 100})  # merged 3 to a bar on the plots
+    assert labels.axis(days, np.ones(100)).labels[:2] == ["2013-01-01 – 2013-01-03",
+                                                          "2013-01-04 – 2013-01-06"]
+
+
 def test_a_wide_categorical_shows_its_commonest_values_and_other():
     col = _col({"type": "categorical", "values": [f"v{i}" for i in range(105)]})
     counts = np.zeros(105)

@@ -73,6 +73,21 @@ def edge_texts(col) -> list:
     return out
 
 
+def last_texts(col) -> list | None:
+    """Each bin's last whole unit (or second), as text in the starts' format, for a datetime
+    column decoded to whole units: [Jan 1, Jan 8) holds Jan 1 to Jan 7, and "Jan 1 – Jan 8"
+    reads as through the 8th.  None for calendar units and nanosecond bins."""
+    if col.kind != "datetime" or col.time.calendar or col.time.tick <= 1:
+        return None
+    edges, tick = np.asarray(col.edges, dtype=np.int64), int(col.time.tick)
+    starts = from_epoch(edges[:-1], np.zeros(len(edges) - 1, bool), col)
+    return datetime_texts(col, (edges[1:] - 1) // tick * tick, _datetime_format(starts))
+
+
+def _through(a: str, b: str) -> str:
+    return a if a == b else f"{a} – {b}"
+
+
 def unit_bins(col) -> bool:
     """Integer bins that hold one value each (month 1..12): label the value, not edges."""
     if col.kind != "numeric" or not col.integer:
@@ -102,9 +117,10 @@ def code_texts(col) -> list:
     if col.kind == "categorical":
         out = [str(v) for v in col.values]
     elif col.kind == "datetime":
-        edges = edge_texts(col)
+        edges, last = edge_texts(col), last_texts(col)
         out = (edges[:-1] if col.time.calendar else
-               [f"{a} – {b}" for a, b in zip(edges[:-1], edges[1:])])
+               [f"{a} – {b}" for a, b in zip(edges[:-1], edges[1:])] if last is None else
+               [_through(a, b) for a, b in zip(edges[:-1], last)])
     elif col.integer:
         lo, top = _integer_bins(col)
         out = [number(a, col) if b - a <= 1 else _span(number(a, col), number(b - 1, col))
@@ -161,8 +177,10 @@ def axis(col, real_counts: np.ndarray, top: int = TOP_CATEGORIES,
     if step == 1:
         labels = texts[:col.bins]
     else:
-        edges = edge_texts(col)
+        edges, last = edge_texts(col), last_texts(col)
         labels = [f"{edges[g * step]} – {edges[min((g + 1) * step, col.bins)]}"
+                  if last is None else
+                  _through(edges[g * step], last[min((g + 1) * step, col.bins) - 1])
                   for g in range(n)]
     calendar = col.kind == "datetime" and col.time.calendar
     if step == 1 and (unit_bins(col) or calendar):  # a value per bar: label the bars
