@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	mkdir -p out
 	$(VENV)/bin/gpu-dpsyn synthesize data/flights.csv.xz --schema data/flights_schema.json \
-	  --epsilon 1 --delta 1e-9 --seed 0 --out out/flights_synthetic.csv --ledger out/ledger.json
+	  --epsilon 1 --delta 1e-9 --seed 0 --out out/flights_synthetic.csv --overwrite \
+	  --ledger out/ledger.json
 	$(VENV)/bin/gpu-dpsyn evaluate data/flights.csv.xz out/flights_synthetic.csv \
 	  --schema data/flights_schema.json --max-sets 300 \
 	  --report out/report.html --ledger out/ledger.json

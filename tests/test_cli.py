@@ -148,6 +148,27 @@ def test_outputs_may_not_overwrite_each_other_or_the_input(files, capsys, monkey
     assert match in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["other.csv", "other.parquet"])
+def test_out_replaces_an_existing_table_only_when_asked(files, capsys, monkeypatch, name):
+    # another table named by mistake (a copy of the private data, say) was replaced
+    tmp, real, schema = files
+    other = tmp / name
+    other.write_bytes(b"id,diagnosis\n1,secret\n")
+    base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(other), "--rows", "50", "--iterations", "2", "--quiet"]
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        assert main(base) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "--overwrite" in err
+    assert other.read_bytes() == b"id,diagnosis\n1,secret\n"
+    assert main(base + ["--overwrite"]) == 0  # asked for: replaced
+    assert other.read_bytes() != b"id,diagnosis\n1,secret\n"
+    empty = tmp / ("empty" + other.suffix)
+    empty.write_bytes(b"")  # an empty file holds nothing to lose (mktemp's, say)
+    assert main([*base[:-6], str(empty), *base[-5:]]) == 0
+
+
 def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
     tmp, real, schema = files
     base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",

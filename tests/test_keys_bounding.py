@@ -62,7 +62,7 @@ def test_the_cli_prints_the_seeded_warning(tmp_path, capsys):
     (tmp_path / "s.json").write_text(json.dumps(schema))
     args = ["synthesize", str(tmp_path / "in.csv"), "--schema", str(tmp_path / "s.json"),
             "--epsilon", "1", "--delta", "1e-6", "--out", str(tmp_path / "o.csv"),
-            "--iterations", "2", "--quiet"]
+            "--iterations", "2", "--quiet", "--overwrite"]
     assert main(args + ["--seed", "5"]) == 0
     assert "warning: a seed was given" in capsys.readouterr().err
     assert main(args) == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
-from gpu_dpsyn.cli.paths import (check_inputs, check_outputs, check_public,
+from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_schema_out, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
@@ -51,6 +51,7 @@ def synthesize(a) -> int:
     check_public(a.public, [a.input])
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
+    check_new_table(a.out, "--out", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
     syn = _synthesizer(a)

@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "individuals, typically 1e-9 to 1e-6")
     s.add_argument("--out", required=True,
                    help="the synthetic table to write; its suffix picks the format")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace a file already at --out (without it, one is refused: it may "
+                        "be another table); --workers runs need a new or empty directory")
     s.add_argument("--rows", type=int, default=None,
                    help="rows to write (default: the differentially private estimate of the "
                         "real row count)")

@@ -73,6 +73,19 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
         seen[where] = flag
 
 
+def check_new_table(path, flag: str, overwrite: bool) -> None:
+    """A table output replaces an existing file only when asked (--overwrite): nothing
+    marks a CSV as an earlier release, and a table named by mistake (a copy of the private
+    data, another release) would be lost.  An empty file holds nothing to lose."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:  # nothing there yet, or check_output said what is wrong
+        return
+    if size and not overwrite:
+        raise DPSynError(f"{flag} {str(path)!r} already holds a file ({size:,} bytes); give "
+                         "another name, or --overwrite to replace it")
+
+
 @contextmanager
 def spent(a, syn):
     """The fit and what follows it: once a charge is made, should anything fail (the
