@@ -262,6 +262,19 @@ def test_a_draft_keeps_the_t_of_iso_text(sep, drafted):
     assert s["d"].kind == "datetime" and s["d"].time.format == drafted
 
 
+@pytest.mark.parametrize("sep", ["T", " "])
+def test_iso_text_to_the_minute_comes_back_to_the_minute(sep):
+    """2023-01-26 09:17 came back as 2023-12-26 18:59:00 (and 2023-01-26T09:17 with its
+    seconds): the draft named no layout for ISO text without seconds."""
+    t = _events(500, seed=4).dt.tz_convert("UTC").dt.tz_localize(None).dt.floor("min")
+    layout = f"%Y-%m-%d{sep}%H:%M"
+    s, lines = _draft(t.dt.strftime(layout).tolist())
+    assert s["d"].time.format == layout
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(
+        pd.DataFrame({"d": t.dt.strftime(layout), "n": np.arange(500) % 4}), s).sample()
+    assert out["d"].str.fullmatch(rf"20\d\d-\d\d-\d\d{sep}\d\d:\d\d").all()
+
+
 @pytest.mark.parametrize("fmt", ["%d.%m.%Y %H:%M", "ISO8601"])
 def test_date_parts_of_a_column_with_a_format_are_derived(fmt):
     """A derived date part of a column with a "format" failed in sample(), after the

@@ -19,7 +19,7 @@ from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_personal import left_out
-from gpu_dpsyn.data.draft_stamps import ZULU, ZULU_TEXT, datetime_column
+from gpu_dpsyn.data.draft_stamps import MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, mostly_numbers, near_codes, numbering, places,
@@ -80,10 +80,8 @@ class Guesser:
                               "first")
         text = is_text(s)
         stamps, offsets = as_datetime(s, vals, text)
-        if stamps is not None and text and all_text(vals) and \
-                each_distinct(vals, lambda u: u.str.contains(r"\dT\d", regex=True)).all():
-            zulu = each_distinct(vals, lambda u: u.str.fullmatch(ZULU_TEXT)).all()
-            self.layouts[name] = (ZULU if zulu else ISO, ())  # written back with its T
+        if stamps is not None and text and all_text(vals):
+            self._iso_layout(name, vals)
         if is_id:
             if stamps is not None:
                 raise SchemaError(f"--id {name}: column {shown(name)} holds dates; an id column "
@@ -226,6 +224,17 @@ class Guesser:
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else "")
                 + ("; \"\" read as missing (a CSV writes both as an empty cell)"
                    if empty else "") + _spellings(values))
+
+    def _iso_layout(self, name, vals) -> None:
+        """The "format" that writes ISO text back as it was: to the minute as it was (with
+        its T or space; else seconds were added), with a T (else a space), UTC's Z."""
+        for sep, shape in MINUTE_TEXT.items():
+            if each_distinct(vals, lambda u: u.str.fullmatch(shape)).all():
+                self.layouts[name] = (f"%Y-%m-%d{sep}%H:%M", ())
+                return
+        if each_distinct(vals, lambda u: u.str.contains(r"\dT\d", regex=True)).all():
+            zulu = each_distinct(vals, lambda u: u.str.fullmatch(ZULU_TEXT)).all()
+            self.layouts[name] = (ZULU if zulu else ISO, ())  # written back with its T
 
     def _integers(self, name, numbers, n_distinct, nullable, distinct=False, exact=None):
         """exact: the values of an integer dtype (as floats, uint64's largest round)."""

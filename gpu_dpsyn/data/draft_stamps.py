@@ -15,6 +15,7 @@ FINEST_FIRST = ["second", "minute", "hour", "day", "month", "year"]
 WHOLE = ("second", "minute", "hour", "day")  # units of one length: bins of them
 ZULU = "%Y-%m-%dT%H:%M:%SZ"  # UTC text with its Z (ISO would write +00:00)
 ZULU_TEXT = r"\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*"  # to the second, no fraction
+MINUTE_TEXT = {sep: rf"\s*\d{{4}}-\d\d-\d\d{sep}\d\d:\d\d\s*" for sep in "T "}  # no seconds
 
 
 def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
