@@ -49,6 +49,23 @@ def test_a_draft_of_a_parquet_table_keeps_its_types_through_a_release(tmp_path):
         assert b.field(name).type == a.field(name).type, name
 
 
+@pytest.mark.parametrize("ids,drafted", [("int32", "int32"), ("uint64", "uint64"),
+                                         ("int16", None)])  # int16 cannot number 1..n
+def test_an_id_column_keeps_its_integer_type(tmp_path, ids, drafted):
+    data, schema, out = tmp_path / "c.parquet", tmp_path / "s.json", tmp_path / "o.parquet"
+    df = _customers(300)[["plan", "active"]]
+    df.insert(0, "reading_no", np.arange(1, 301).astype(ids))
+    df.to_parquet(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema), "--id",
+                     "reading_no"]) == 0
+    assert json.loads(schema.read_text())["columns"]["reading_no"].get("dtype") == drafted
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    assert str(pq.read_schema(out).field("reading_no").type) == (drafted or "int64")
+
+
 def test_dates_are_written_as_dates():
     s = load_schema({"columns": {
         "d": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "day",

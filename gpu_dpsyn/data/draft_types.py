@@ -16,6 +16,8 @@ def _dtype_of(t, col) -> str | None:
     if T.is_dictionary(t):
         return "category" if col.kind == "categorical" and (
             T.is_string(t.value_type) or T.is_large_string(t.value_type)) else None
+    if T.is_integer(t) and col.kind == "id":  # numbered 1..n: check_column refuses the
+        return str(t)  # types too narrow for MAX_ROWS
     if T.is_integer(t) and col.kind in ("categorical", "numeric"):
         name = str(t)  # int8, uint16, ...
         return name.replace("uint", "UInt").replace("int", "Int") if col.nullable else name
