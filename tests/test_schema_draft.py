@@ -69,6 +69,27 @@ def test_the_schema_command_refuses_bad_edits_and_writes_nothing(draft):
         schema_from_dict(edit(json.loads(before), [("colour", "valus", ["a"])]))
 
 
+def test_a_long_value_is_set_from_a_file(draft, tmp_path, capsys):
+    """A list of 74,000 codes passes what one argument may hold (bash: "Argument list too
+    long"): --set-file reads the value from a JSON file, beside the --set edits."""
+    codes = tmp_path / "colours.json"
+    codes.write_text(json.dumps(["red", "blue", "green", "teal"]))
+    assert main(["schema", str(draft), "--set", "colour.nullable=true",
+                 "--set-file", f"colour.values={codes}", "--reviewed", "colour"]) == 0
+    doc = json.loads(draft.read_text())["columns"]
+    assert doc["colour"]["values"] == ["red", "blue", "green", "teal"]
+    assert doc["colour"]["nullable"] is True
+    before = draft.read_text()
+    (tmp_path / "bad.json").write_text("red, blue")
+    for arg, says in [(f"colour.values={tmp_path / 'none.json'}", "cannot read"),
+                      (f"colour.values={tmp_path / 'bad.json'}", "no JSON")]:
+        capsys.readouterr()
+        assert main(["schema", str(draft), "--set-file", arg]) == 2
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1
+    assert draft.read_text() == before
+
+
 def test_the_schema_command_sets_the_top_level_bounds(draft, capsys):
     # README step 2 asks for max_records_per_individual; --set could only reach columns
     assert main(["schema", str(draft), "--set", "max_records_per_individual=5",

@@ -308,7 +308,9 @@ def edit_schema(a) -> int:
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
         check_schema_out(a.out)
-    before, sets = read_document(a.file), [parse_setting(s) for s in a.set]
+    before = read_document(a.file)
+    sets = [parse_setting(*s[1:], from_file=True) if isinstance(s, tuple) else
+            parse_setting(s) for s in a.set]
     doc = edit(before, sets, a.drop, a.reviewed, a.ignore)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")

@@ -182,6 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "max_records_per_individual=5 (also max_rows, individual_id) sets the "
                         "schema's own; csv.separator=';' (also decimal, thousands, encoding) "
                         "the CSV file's dialect")
+    k.add_argument("--set-file", action="append", dest="set", type=lambda t: ("file", t),
+                   metavar="[COLUMN.]KEY=FILE",
+                   help="as --set, the value read from a JSON file: a list too long for the "
+                        "command line (icd.values=codes.json)")
     k.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help="remove a column from the schema (repeatable)")
     k.add_argument("--ignore", action="append", default=[], metavar="COLUMN",

@@ -21,23 +21,41 @@ KEPT_ON_RETYPE = ("name", "nullable", "dtype")
 TOP_KEYS = ("max_records_per_individual", "max_rows", "individual_id")
 
 
-def parse_setting(text: str) -> tuple:
+def parse_setting(text: str, from_file: bool = False) -> tuple:
     """'COLUMN.KEY=VALUE' -> (column, key, value) ("csv.KEY=VALUE": the schema's "csv"
     unless a column is named so), 'KEY=VALUE' for one of TOP_KEYS ->
     (None, key, value); VALUE as JSON when it parses (numbers, true/false, lists), else
-    as text."""
+    as text.  from_file (--set-file): VALUE names a JSON file holding the value."""
+    flag = "--set-file" if from_file else "--set"
     where, eq, value = text.partition("=")
     column, dot, key = where.rpartition(".")
     if eq and not dot and key in TOP_KEYS:
         column = None
     elif not eq or not dot or not column or not key:
-        raise SchemaError(f"--set takes COLUMN.KEY=VALUE (e.g. age.max=120) or KEY=VALUE "
-                          f"for {', '.join(TOP_KEYS)}, got {text!r}")
+        raise SchemaError(f"{flag} takes COLUMN.KEY={'FILE' if from_file else 'VALUE'} (e.g. "
+                          f"age.max=120) or KEY=VALUE for {', '.join(TOP_KEYS)}, got "
+                          f"{shown(text)}")
+    if from_file:
+        return column, key, _from_file(value)
     try:
         value = json.loads(value)
     except json.JSONDecodeError:
         pass  # text: a type name, a value
     return column, key, value
+
+
+def _from_file(path: str):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, ValueError) as e:  # missing, a directory, no UTF-8
+        raise SchemaError(f"--set-file: cannot read {shown(path)}: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise SchemaError(f"--set-file: {shown(path)} holds no JSON (a list of values: "
+                          "[\"A00\", \"A01\"])") from None
 
 
 def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
