@@ -18,7 +18,7 @@ from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.matching import factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.types import datetime, derived, missing, support
+from gpu_dpsyn.data.types import datetime, derived, gap, missing, support
 from gpu_dpsyn.core.batching import kind_mapped
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
@@ -221,9 +221,10 @@ def bin_codes(xp, edges: np.ndarray, x):
     return codes
 
 
-def _encode_column(s, col: Column, xp=np):
+def _encode_column(s, col: Column, xp=np, start=None):
     """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
-    a cuDF column stays on the device, a pandas one is copied there once."""
+    a cuDF column stays on the device, a pandas one is copied there once.  start: for a
+    column after another (types/gap.py), that column's (epochs, missing)."""
     gpu_frame = is_cudf(s)
     na = _on(xp, s.isna().to_cupy() if gpu_frame else s.isna().to_numpy())
     n_na = int(na.sum())
@@ -241,8 +242,10 @@ def _encode_column(s, col: Column, xp=np):
         codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
     elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
-        x = xp.asarray(datetime.to_epoch(s, col)[0])
-        codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), x)
+        x, na_h = datetime.to_epoch(s, col)
+        if col.time.after is not None:  # binned by its gap after its start
+            x = gap.encode(x, na_h, *start, col)
+        codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), xp.asarray(x))
     else:
         check_number_kind(s, col.name)
         try:
@@ -303,7 +306,7 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
     for c in schema.columns:  # an id column other than the individual's is never read
         if c.kind != "id" or c.name == schema.unit_id:
             check_cells(df[c.name], c.name)
-    codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp)
+    codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp, _start(df, schema, c))
              for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
@@ -313,6 +316,14 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
                 sources[src] = _source_values(df, schema[src])
             derived.check_data(df[col.name], col, sources[src])
     return codes
+
+
+def _start(df, schema: Schema, col: Column):
+    """For a column after another: the other's (epochs, missing), else None."""
+    if col.kind != "datetime" or col.time.after is None:
+        return None
+    src = schema[col.time.after.column]
+    return datetime.to_epoch(missing.blank(df[src.name], src)[0], src)
 
 
 def _source_values(df, src: Column) -> pd.Series:

@@ -8,16 +8,17 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.encoding import _one, _source_values
-from gpu_dpsyn.data.repair import _columns, _host, _no_id
+from gpu_dpsyn.data.repair import _columns, _host, _no_id, gap_rule
 from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.errors import DataError
-from gpu_dpsyn.data.types import date_repair
+from gpu_dpsyn.data.types import date_repair, gap
 
 EXAMPLES = 3  # distinct values shown a finding
 
 # the findings --on-invalid error refuses (bounding drops records whatever it says)
 REFUSED = ("not allowed", "missing but", "outside the range", "true/false",
-           "with a UTC offset", "individual id missing", "not derived")
+           "with a UTC offset", "individual id missing", "not derived", "before ",
+           "more than ")
 
 
 def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
@@ -45,6 +46,7 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             if mask is not None and mask.any():  # (missing values need no example)
                 seen = examples(raw[mask]) if mask is not r.missing else []
                 out.append((col.name, what, int(mask.sum()), seen))
+    out += _gaps(df, schema, read)
     out += _derived(df, schema, read)
     unit = schema.unit_id
     if unit is not None:
@@ -60,6 +62,32 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             out.append((unit, f"past max_records_per_individual ({bound}"
                         f"{'' if schema.max_records_per_individual else ', the default'}) "
                         "for their individual: dropped at random", past, []))
+    return out
+
+
+def _gaps(df, schema: Schema, read: dict) -> list:
+    """The records whose column 'after' another comes before it, or too long after, among
+    the rows whose two values the rule leaves as they are."""
+    out = []
+    for col in schema.synth_columns:
+        if col.kind != "datetime" or col.time.after is None:
+            continue
+        src = schema[col.time.after.column]
+        keep = np.ones(len(df), dtype=bool)
+        for r in (read[col.name], read[src.name]):
+            keep &= ~(r.invalid | r.missing | r.clamped)
+        rows = df.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        try:
+            _, _, past, bad = gap_rule(rows, schema, col)
+        except DataError:  # a value only the rule reads (offsets in a naive column)
+            continue
+        to = "made missing" if col.nullable else "their rows dropped"
+        for mask, what in ((bad, f"before {src.name} (or without it): {to}"),
+                           (past, f"more than {gap.iso(col.time.after.max)} after "
+                                  f"{src.name}: clamped to it")):
+            if mask.any():
+                out.append((col.name, what, int(mask.sum()),
+                            examples(_host(rows[col.name]).reset_index(drop=True)[mask])))
     return out
 
 

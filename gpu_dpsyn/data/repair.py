@@ -40,7 +40,8 @@ from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, odd_cells
 from gpu_dpsyn.data.matching import boolean_of, factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
-from gpu_dpsyn.data.types import missing, support
+from gpu_dpsyn.data.types import gap, missing, support
+from gpu_dpsyn.data.types.datetime import from_epoch, to_epoch
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
 
 @dataclass
@@ -85,6 +86,7 @@ def repair(df, schema: Schema):
             out[name] = values.array
         if drop.any():
             out = out.loc[~drop].reset_index(drop=True)
+    out = _gaps_repaired(out, schema)
     rules = [col for col in schema.columns if col.kind == "derived"]
     if rules:  # the data's copy is never read: follow the rule
         base = out.to_pandas() if is_cudf(out) else out  # (a source is never derived)
@@ -97,6 +99,42 @@ def repair(df, schema: Schema):
         for name, values in made.items():
             out[name] = values
     return out
+
+
+def gap_rule(df, schema, col) -> tuple:
+    """A column after another (types/gap.py) under the rule, its record's two values
+    (each repaired already): (its epochs, missing, the gaps past its max (clamped in the
+    epochs), the invalid ones (before the start, or a value without one))."""
+    src = schema[col.time.after.column]
+    x, na = to_epoch(missing.blank(_host(df[col.name]), col)[0], col)
+    start, start_na = to_epoch(missing.blank(_host(df[src.name]), src)[0], src)
+    g, bad = gap.gaps(x, na, start, start_na, col)
+    past = g > col.time.after.max.value
+    return np.where(past, start + col.time.after.max.value, x), na | bad, past, bad
+
+
+def _gaps_repaired(out, schema):
+    """out with each column after another under the rule: a gap past its max clamped to
+    it; an invalid one missing in a nullable column, else its row dropped."""
+    cols = [c for c in schema.synth_columns if c.kind == "datetime" and
+            c.time.after is not None]
+    if not cols:
+        return out
+    out = out.to_pandas() if is_cudf(out) else out
+    drop = np.zeros(len(out), dtype=bool)
+    fixed = {}
+    for col in cols:
+        x, na, past, bad = gap_rule(out, schema, col)
+        if past.any() or (bad.any() and col.nullable):
+            fixed[col.name] = from_epoch(x, na, col)
+        if not col.nullable:
+            drop |= bad
+    if not fixed and not drop.any():
+        return out
+    out = out.reset_index(drop=True).copy()
+    for name, values in fixed.items():
+        out[name] = values.array
+    return out.loc[~drop].reset_index(drop=True) if drop.any() else out
 
 
 def _columns(df, schema):

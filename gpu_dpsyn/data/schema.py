@@ -25,7 +25,7 @@ from gpu_dpsyn.data.matching import plain, value_key
 from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
-from gpu_dpsyn.data.types import categorical, missing, quantile_bins
+from gpu_dpsyn.data.types import categorical, gap, missing, quantile_bins
 from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
 from gpu_dpsyn.data.types.support import check_bins, parse_support
 from gpu_dpsyn.data.types.support import describe as support_describe
@@ -153,6 +153,9 @@ class Schema:
                 c.derive.resolve(c, next((s for s in self.columns
                                           if s.name == c.derive.source), None))
                 check_column(c)
+            if c.kind == "datetime" and c.time.after is not None:
+                gap.resolve(c, next((s for s in self.columns
+                                     if s.name == c.time.after.column), None))
             if c.nullable:
                 rules.check_nullable(c)
         if not self.synth_columns:

@@ -6,9 +6,8 @@ a misspelt key ("bin", "max_record_per_individual") or a boolean written as text
 
 What needs the column's other values (increasing edges, a range holding its support, a
 parseable time zone) is checked where the column is built (schema.py, types/).  Messages
-name the column and the key, and offer the closest known key for an unknown one.  Also
-here: reading a schema file (a key given twice refused) and a NIST file's bounds, given
-once however many places name them.
+name the column and the key, and offer the closest known key for an unknown one.  Also:
+reading a schema file (a key given twice refused), a NIST file's bounds (given once).
 """
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.data.types import gap
 from gpu_dpsyn.errors import SchemaError
 
 MAX_BINS = 1 << 16  # codes per column (schema.MAX_COLUMN_DOMAIN is this)
@@ -93,7 +93,8 @@ COLUMN_RULES = {
                  "timezone": {**_TEXT, "x-message": "'timezone' must be a name such as "
                                                     "\"UTC\" or \"America/New_York\""},
                  "format": {**_TEXT, "x-message": "'format' must be a layout such as "
-                                                  "\"%d.%m.%Y\" (strftime's codes)"}},
+                                                  "\"%d.%m.%Y\" (strftime's codes)"},
+                 "after": {"type": "object", "x-message": gap.SHAPE}},  # types/gap.py
     "derived": {"from": {**_TEXT, "x-message": "'from' must name a column"},
                 "op": _TEXT,
                 "by": {"type": "integer", "minimum": 1,
@@ -311,8 +312,7 @@ def integer_flag(name: str, spec: dict, dtype) -> bool:
 
 
 def _integer_dtype(dtype) -> bool:
-    """An integer dtype by any of its names ("int16", "i2", "<i2", "Int16"); a name that
-    is no dtype is refused by the dtype's own check."""
+    """An integer dtype by any name ("int16", "i2", "<i2", "Int16"); no dtype: False."""
     try:
         return isinstance(dtype, str) and pd.api.types.is_integer_dtype(
             pd.api.types.pandas_dtype(dtype))

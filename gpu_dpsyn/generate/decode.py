@@ -10,7 +10,7 @@ from gpu_dpsyn.core.philox import philox4x32, uniform
 from gpu_dpsyn.data.dtypes import output_dtype
 from gpu_dpsyn.data.encoding import categorical_lut
 from gpu_dpsyn.data.schema import Column, Schema
-from gpu_dpsyn.data.types import datetime, support
+from gpu_dpsyn.data.types import datetime, gap, support
 
 
 def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
@@ -109,6 +109,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     n = len(next(iter(decoded.values()))) if decoded else len(codes[0]) if codes else 0
     out, times = {}, {}  # times: datetime columns as datetimes (derived date parts read
     # them; a column with a "format" is output as text)
+    epochs, after = {}, []  # datetime columns' (epochs, missing); columns after another
     it = iter(codes)
     for j, col in enumerate(schema.columns):
         want = output_dtype(col)
@@ -129,6 +130,10 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
             x = datetime.draw(col, c, u, numeric_decode == "midpoint")
             null = c == col.null_code if col.nullable else np.zeros(n, bool)
+            if col.time.after is not None:  # a gap: added to its start, below
+                after.append((col, x, null, want))
+                continue
+            epochs[col.name] = (x, null)
             times[col.name] = datetime.from_epoch(x, null, col)
             x = datetime.as_output(times[col.name], col, want).array
         else:
@@ -138,6 +143,11 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
                 x[c == col.null_code] = np.nan
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
         out[col.name] = pd.Series(x, name=col.name, dtype=want)
+    for col, g, null, want in after:  # (a start is never after another: gap.resolve)
+        x, null = gap.decode(*epochs[col.time.after.column], g, null, col, *col.time.bounds)
+        times[col.name] = datetime.from_epoch(x, null, col)
+        out[col.name] = pd.Series(datetime.as_output(times[col.name], col, want).array,
+                                  name=col.name, dtype=want)
     for col in schema.columns:
         if col.kind == "derived":
             x = col.derive.apply(times.get(col.derive.source, out[col.derive.source]))

@@ -15,7 +15,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.types import date_text
+from gpu_dpsyn.data.types import date_text, gap
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -35,6 +35,7 @@ ISO = "ISO8601"  # a "format": ISO 8601 text with a T, and the zone's offset whe
 class DatetimeSpec:
     """What the schema says about one datetime column."""
     format = None  # a model saved before "format" has none (its pickle lacks the key)
+    after = None  # a gap after another column (types/gap.py); a model saved before too
 
     @property
     def layout(self) -> str | None:
@@ -50,6 +51,9 @@ class DatetimeSpec:
             raise SchemaError(f"column {shown(name)}: 'max' ({self.max}) must come after 'min' "
                               f"({self.min})")
         unit, bins = spec.get("unit"), spec.get("bins")
+        if spec.get("after") is not None:
+            self._after(name, spec, unit, bins, max_bins)
+            return
         if unit is None and bins is None:
             raise SchemaError(f"column {shown(name)}: a datetime column needs 'unit' "
                               f"({', '.join(UNITS)}), 'bins' (a number of equal spans), or "
@@ -87,6 +91,27 @@ class DatetimeSpec:
                      **({"bins": bins} if bins is not None else {}),
                      **({"timezone": self.timezone} if self.timezone else {}),
                      **({"format": self.format} if self.format else {})}
+
+    def _after(self, name, spec, unit, bins, max_bins) -> None:
+        """A column after another: its codes are the gap's bins (types/gap.py)."""
+        if unit is not None or bins is not None:
+            raise SchemaError(f"column {shown(name)}: a column 'after' another is binned by "
+                              "the gap between them: give 'unit' and 'bins' inside 'after'")
+        self.after = gap.Gap(name, spec["after"], max_bins)
+        self.unit, self.calendar = None, False
+        given = spec["after"].get("unit")
+        self.format = _layout(name, spec.get("format"), given if given in UNITS else None,
+                              self.min)
+        self.tick, self.edges = self.after.tick, self.after.edges
+        self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
+                     "after": self.after.to_dict(),
+                     **({"timezone": self.timezone} if self.timezone else {}),
+                     **({"format": self.format} if self.format else {})}
+
+    @property
+    def bounds(self) -> tuple:
+        """(min, max) as epoch nanoseconds, as to_epoch gives values."""
+        return _epoch(self.min), _epoch(self.max)
 
     def _unit_tick(self, name, unit: str, lo: int) -> int:
         """A unit's nanoseconds, for bins of whole units: units of one length (not month

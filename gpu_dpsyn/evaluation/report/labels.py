@@ -60,9 +60,22 @@ def datetime_texts(col, ns: np.ndarray, fmt: str | None = None) -> list:
     return list(stamps.dt.strftime(fmt or _datetime_format(stamps)))
 
 
+def _durations(ns: np.ndarray) -> list:
+    """Gaps as "+36 h", "+2.5 d": in the largest of days, hours, minutes, seconds that
+    the largest gap has two of."""
+    top = float(np.max(ns)) / 1e9 if len(ns) else 0.0
+    unit, size = next(((u, z) for u, z in (("d", 86400), ("h", 3600), ("min", 60))
+                       if top >= 2 * z), ("s", 1))
+    return [f"+{x / 1e9 / size:.3g} {unit}" for x in ns]
+
+
 def edge_texts(col) -> list:
     """One label per bin edge of a numeric or datetime column (bins + 1 of them); a
-    datetime column's last edge (max + 1 ns) is labelled by the format of the others."""
+    datetime column's last edge (max + 1 ns) is labelled by the format of the others; a
+    column after another (types/gap.py) by its gap after it."""
+    if col.kind == "datetime" and col.time.after is not None:
+        edges = np.asarray(col.edges, dtype=np.int64)
+        return _durations(np.append(edges[:-1], edges[-1] - 1))
     if col.kind == "datetime":
         edges = np.asarray(col.edges, dtype=np.int64)
         starts = from_epoch(edges[:-1], np.zeros(len(edges) - 1, bool), col)
@@ -77,7 +90,8 @@ def last_texts(col) -> list | None:
     """Each bin's last whole unit (or second), as text in the starts' format, for a datetime
     column decoded to whole units: [Jan 1, Jan 8) holds Jan 1 to Jan 7, and "Jan 1 – Jan 8"
     reads as through the 8th.  None for calendar units and nanosecond bins."""
-    if col.kind != "datetime" or col.time.calendar or col.time.tick <= 1:
+    if col.kind != "datetime" or col.time.calendar or col.time.tick <= 1 or \
+            col.time.after is not None:  # gaps: half-open spans of a duration
         return None
     edges, tick = np.asarray(col.edges, dtype=np.int64), int(col.time.tick)
     starts = from_epoch(edges[:-1], np.zeros(len(edges) - 1, bool), col)

@@ -1,0 +1,146 @@
+"""A datetime column that comes after another in every record (discharge after admission,
+end after start): {"after": {"column": "admit_dt", "max": "P90D", "bins": 90}}.
+
+Its codes are bins of the gap, this column's value less the other's, over [0, max]; it is
+decoded as the other column's decoded value plus a gap drawn inside its bin, so no
+synthetic record ends before it starts, and the gap's distribution (a length of stay) is
+measured as a marginal of its own, jointly with the other columns.  Binned alone, the two
+columns were two unrelated dates: a third of synthetic stays ended before they began.
+
+The gap's bins: "bins" equal spans of [0, max], in whole "unit"s (second, minute, hour or
+day) where one is given, else in whole seconds when max is; "unit" alone: a bin a unit.
+The row-local rule (data/repair.py) reads a record's two values: a gap past "max" clamps
+to it, a negative gap (or a value whose other column is missing) is invalid.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.errors import DataError, SchemaError
+
+KEYS = ("column", "max", "bins", "unit")
+SHAPE = ("'after' must be an object naming the column this one comes after: {\"column\": "
+         "\"start\", \"max\": \"P30D\", \"bins\": 30}")
+_NS = 10 ** 9
+_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}  # fixed lengths
+
+
+class Gap:
+    """What the schema says of a column's gap after another column."""
+
+    def __init__(self, name: str, spec, max_bins: int):
+        where = f"column {shown(name)}: 'after'"
+        if not isinstance(spec, dict) or not isinstance(spec.get("column"), str):
+            raise SchemaError(f"column {shown(name)}: {SHAPE}")
+        extra = sorted(set(spec) - set(KEYS))
+        if extra:
+            raise SchemaError(f"{where} takes {', '.join(KEYS)}; unexpected {extra}")
+        self.column = spec["column"]
+        self.max = _duration(where, spec.get("max"))
+        unit, bins = spec.get("unit"), spec.get("bins")
+        if unit is not None and unit not in _UNITS:
+            raise SchemaError(f"{where}: 'unit' must be one of {', '.join(_UNITS)} (units of "
+                              f"one length), got {shown(unit)}")
+        if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or
+                                 not 1 <= bins <= max_bins):
+            raise SchemaError(f"{where}: 'bins' must be an integer in [1, {max_bins}], got "
+                              f"{shown(bins)}")
+        if unit is None and bins is None:
+            raise SchemaError(f"{where} needs 'bins' (equal spans of the gap), 'unit' (a bin "
+                              "a unit) or both (bins of whole units)")
+        hi = self.max.value
+        self.tick = _UNITS[unit] * _NS if unit else _NS if hi % _NS == 0 else 1
+        if hi % self.tick:
+            raise SchemaError(f"{where}: 'max' ({self.max}) must be a whole number of {unit}s")
+        span = max(hi // self.tick, 1)  # ticks in [0, max): the last bin holds max too
+        if bins is None and span > max_bins:
+            raise SchemaError(f"{where}: {span:,} {unit}s up to 'max' are too large a domain "
+                              f"(max {max_bins}); give 'bins' (bins of whole {unit}s)")
+        k = min(bins or span, span)
+        self.edges = [-((-j * span) // k) * self.tick for j in range(k)] + [hi + 1]
+        self.spec = {"column": self.column, "max": iso(self.max),
+                     **({"bins": bins} if bins is not None else {}),
+                     **({"unit": unit} if unit is not None else {})}
+
+    def to_dict(self) -> dict:
+        return dict(self.spec)
+
+
+def _duration(where: str, v) -> pd.Timedelta:
+    """An ISO 8601 duration (P90D, PT12H, P1DT6H) or pandas' text for one (90 days)."""
+    try:
+        t = pd.Timedelta(v) if isinstance(v, str) else None
+    except (ValueError, TypeError, OverflowError):
+        t = None
+    if t is None or t is pd.NaT or t <= pd.Timedelta(0):
+        raise SchemaError(f"{where}: 'max' must be a positive duration such as \"P90D\" or "
+                          f"\"PT12H\" (ISO 8601), got {shown(v)}")
+    return t
+
+
+def iso(t: pd.Timedelta) -> str:
+    """A duration as ISO 8601 text that reads back to itself (P90D, PT36H, PT0.5S)."""
+    days, rest = divmod(t.value, 86400 * _NS)
+    if not rest:
+        return f"P{days}D"
+    secs = pd.Timedelta(t.value, unit="ns").total_seconds()
+    return f"PT{int(secs)}S" if t.value % _NS == 0 else t.isoformat()
+
+
+def resolve(col, source) -> None:
+    """SchemaError unless the column named by col's 'after' can be the gap's start: a
+    datetime column of the same time zone that is not itself after another."""
+    gap, where = col.time.after, f"column {shown(col.name)}: 'after'"
+    if source is None:
+        raise SchemaError(f"{where} names {shown(gap.column)}, which the schema does not have")
+    if source.name == col.name or source.kind != "datetime":
+        raise SchemaError(f"{where} must name another datetime column, got "
+                          f"{shown(gap.column)} ({source.kind})")
+    if source.time.after is not None:
+        raise SchemaError(f"{where}: {shown(source.name)} comes after a column itself; a "
+                          "column may come after one that does not")
+    if source.nullable and not col.nullable:
+        raise SchemaError(f"{where}: {shown(source.name)} may be missing, and then so is "
+                          "this column: make it \"nullable\" too")
+    if source.time.timezone != col.time.timezone:
+        raise SchemaError(f"{where}: {shown(source.name)} has time zone "
+                          f"{source.time.timezone} and this column {col.time.timezone}: give "
+                          "both the same \"timezone\"")
+
+
+def gaps(x, na, start, start_na, col) -> tuple:
+    """(gap in ns, invalid mask) of a record's value x after its start, both epochs as
+    datetime.to_epoch gives them: invalid where the gap is negative or the start is
+    missing beside a value; a missing value has gap 0."""
+    present = ~na
+    g = np.where(present & ~start_na, x - start, 0)
+    bad = present & (start_na | (g < 0))
+    return g, bad
+
+
+def encode(x, na, start, start_na, col) -> np.ndarray:
+    """The gap of each record (DataError where it is invalid or past 'max'), for binning."""
+    g, bad = gaps(x, na, start, start_na, col)
+    gap = col.time.after
+    if bad.any():
+        raise DataError(f"column {shown(col.name)} comes before {shown(gap.column)} (or has a "
+                        f"value where it is missing) in {int(bad.sum()):,} rows, but the "
+                        "schema says it comes after")
+    past = g > gap.max.value
+    if past.any():
+        raise DataError(f"column {shown(col.name)} comes more than {iso(gap.max)} after "
+                        f"{shown(gap.column)} in {int(past.sum()):,} rows, past its 'after' "
+                        "max")
+    return g
+
+
+def decode(start, start_na, gap_ns, na, col, lo: int, hi: int) -> tuple:
+    """(epochs, missing) of the column: its start plus the drawn gap, kept in [lo, hi] (the
+    column's own range); missing where either is."""
+    na = na | start_na
+    x = np.clip(np.where(na, 0, start) + gap_ns, lo, hi)
+    return np.where(na, 0, x), na
+
+

@@ -1,0 +1,143 @@
+"""A datetime column "after" another (data/types/gap.py): binned by the gap, decoded as
+the start plus the gap, so that no synthetic record ends before it starts.  Binned alone,
+a claims table's discharge came before its admission in a third of the synthetic rows."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.encoding import encode
+from gpu_dpsyn.data.preflight import findings
+from gpu_dpsyn.data.repair import repair
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.errors import DataError, SchemaError
+from gpu_dpsyn.evaluation.report import labels
+
+DAY = 86400 * 10 ** 9
+ADMIT = {"type": "datetime", "min": "2023-01-01", "max": "2023-12-31T23:59:00",
+         "unit": "minute", "bins": 365, "format": "%Y-%m-%d %H:%M"}
+AFTER = {"column": "admit", "max": "P60D", "bins": 60, "unit": "minute"}
+
+
+def _schema(after=AFTER, **disch):
+    return load_schema({"columns": {
+        "admit": ADMIT,
+        "disch": {"type": "datetime", "min": "2023-01-01", "max": "2024-03-31T23:59:00",
+                  "format": "%Y-%m-%d %H:%M", "after": after, **disch},
+        "charge": {"type": "numeric", "min": 0, "max": 60000, "bins": 40}}})
+
+
+def _claims(n=6000, seed=0):
+    rng = np.random.default_rng(seed)
+    admit = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 364 * 1440, n),
+                                                         unit="min")
+    stay = np.minimum(rng.gamma(1.5, 3.0, n), 59.0)  # days
+    disch = admit + pd.to_timedelta(np.round(stay * 1440), unit="min")
+    return pd.DataFrame({"admit": admit.strftime("%Y-%m-%d %H:%M"),
+                         "disch": disch.strftime("%Y-%m-%d %H:%M"),
+                         "charge": np.round(800 + 700 * stay, 2)}), stay
+
+
+def test_the_gap_bins_are_whole_units_of_the_gap():
+    col = _schema()["disch"]
+    assert col.size == 60 and col.edges[:3] == [0, DAY, 2 * DAY]
+    assert col.edges[-1] == 60 * DAY + 1  # the last bin holds the max itself
+    hourly = _schema({"column": "admit", "max": "PT36H", "unit": "hour"})["disch"]
+    assert hourly.size == 36 and hourly.edges[1] == 3600 * 10 ** 9
+    assert _schema({"column": "admit", "max": "90 minutes", "bins": 3})["disch"].edges[:2] == \
+        [0, 1800 * 10 ** 9]  # pandas' text for a duration, in whole seconds
+    doc = _schema().to_dict()["columns"]["disch"]
+    assert doc["after"] == AFTER and "unit" not in doc and "bins" not in doc
+    assert load_schema(_schema().to_dict())["disch"].edges == col.edges  # reads back
+
+
+@pytest.mark.parametrize("after,extra,says", [
+    ({**AFTER, "column": "nope"}, {}, "does not have"),
+    ({**AFTER, "column": "charge"}, {}, "another datetime column"),
+    ({**AFTER, "column": "disch"}, {}, "another datetime column"),
+    ({**AFTER, "max": "-P1D"}, {}, "positive duration"),
+    ({**AFTER, "max": "soon"}, {}, "positive duration"),
+    ({**AFTER, "max": "PT90S"}, {}, "whole number of minutes"),
+    ({"column": "admit", "max": "P60D", "unit": "second"}, {}, "too large a domain"),
+    ({"column": "admit", "max": "P60D"}, {}, "needs 'bins'"),
+    ({**AFTER, "months": 2}, {}, "unexpected"),
+    (AFTER, {"unit": "day"}, "inside 'after'"),
+    (AFTER, {"timezone": "UTC"}, "same \"timezone\""),
+    ("admit", {}, "must be an object"),
+])
+def test_a_bad_after_is_refused_in_one_line(after, extra, says):
+    with pytest.raises(SchemaError, match=says) as e:
+        _schema(after, **extra)
+    assert "\n" not in str(e.value)
+
+
+def test_a_missing_start_needs_a_nullable_column_after_it():
+    with pytest.raises(SchemaError, match="nullable"):
+        load_schema({"columns": {"admit": {**ADMIT, "nullable": True}, "disch": {
+            "type": "datetime", "min": "2023-01-01", "max": "2024-03-31", "after": AFTER}}})
+
+
+def test_no_synthetic_record_ends_before_it_starts():
+    df, stay = _claims()
+    s = _schema()
+    out = Synthesizer(4.0, 1e-9, seed=1, progress=False).fit(df, s).sample()
+    a, d = (pd.to_datetime(out[c], format="%Y-%m-%d %H:%M") for c in ("admit", "disch"))
+    gap = (d - a).dt.total_seconds().to_numpy() / 86400
+    assert (gap >= 0).all() and (gap <= 60).all()
+    assert (d <= pd.Timestamp("2024-03-31T23:59:00")).all()
+    assert abs(gap.mean() - stay.mean()) < 0.15 * stay.mean()  # the stays' own marginal
+    # the stay's link to the charge, which two unrelated dates lost
+    assert np.corrcoef(gap, out["charge"])[0, 1] > 0.5
+    again = Synthesizer(4.0, 1e-9, seed=1, progress=False).fit(df, s).sample()
+    assert again.equals(out)
+
+
+def test_a_record_ending_before_it_starts_is_repaired_row_locally():
+    df, _ = _claims(200)
+    df.loc[3, ["admit", "disch"]] = ["2023-06-01 12:00", "2023-06-01 08:00"]  # ends first
+    df.loc[5, "disch"] = (pd.Timestamp(df.loc[5, "admit"]) + pd.Timedelta("P70D")
+                          ).strftime("%Y-%m-%d %H:%M")  # past the gap's max
+    s = _schema()
+    with pytest.raises(DataError, match="comes before 'admit'"):
+        encode(df, s)
+    fixed = repair(df, s)
+    assert len(fixed) == 199  # row 3 dropped: the column is not nullable
+    gap = pd.to_datetime(fixed["disch"]) - pd.to_datetime(fixed["admit"])
+    assert gap.max() == pd.Timedelta("P60D")  # row 5 clamped to the max
+    encode(fixed, s)
+    said = {what: k for _, what, k, _ in findings(df, s)}
+    assert said["before admit (or without it): their rows dropped"] == 1
+    assert said["more than P60D after admit: clamped to it"] == 1
+    nullable = _schema(nullable=True)
+    assert repair(df, nullable)["disch"].isna().sum() == 1  # made missing, row kept
+
+
+def test_a_derived_part_of_a_column_after_another_is_its_decoded_value():
+    df, _ = _claims(3000)
+    df["disch_hour"] = pd.to_datetime(df["disch"]).dt.hour
+    doc = _schema().to_dict()
+    doc["columns"]["disch_hour"] = {"type": "derived", "from": "disch", "op": "hour"}
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, load_schema(doc)).sample()
+    assert (out["disch_hour"] == pd.to_datetime(out["disch"]).dt.hour).all()
+
+
+def test_the_report_labels_the_gap_bins_as_durations():
+    col = _schema({"column": "admit", "max": "P60D", "bins": 20})["disch"]
+    assert labels.code_texts(col)[:2] == ["+0 d – +3 d", "+3 d – +6 d"]
+
+
+def test_the_cli_releases_and_checks_a_table_with_a_column_after_another(tmp_path, capsys):
+    df, _ = _claims(2000)
+    df.loc[0, ["admit", "disch"]] = ["2023-06-01 12:00", "2023-06-01 08:00"]
+    data, schema, out = tmp_path / "c.csv", tmp_path / "s.json", tmp_path / "o.csv"
+    df.to_csv(data, index=False)
+    schema.write_text(json.dumps(_schema().to_dict()))
+    assert main(["check", str(data), "--schema", str(schema)]) == 1
+    assert "before admit" in capsys.readouterr().out
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    syn = pd.read_csv(out)
+    assert (pd.to_datetime(syn["disch"]) >= pd.to_datetime(syn["admit"])).all()
