@@ -119,6 +119,13 @@ def test_sample_to_writes_exactly_n_rows_numbered_across_parts(client, table, tm
     # the types sample() writes to Parquet
     write_table(syn.sample(10), tmp_path / "one.parquet")
     pd.testing.assert_series_equal(out.dtypes, pd.read_parquet(tmp_path / "one.parquet").dtypes)
+    # and the Arrow types both writers store: text as `string`, not pandas 3's large_string
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    types = [[f.type for f in pq.read_schema(p)] for p in (tmp_path / "a" / files[0],
+                                                           tmp_path / "one.parquet")]
+    assert types[0] == types[1] and pa.string() in types[0]
+    assert pa.large_string() not in types[0]
 
 
 def _target_tvd(syn, out: pd.DataFrame, n: int) -> float:

@@ -88,6 +88,10 @@ def floats_as_text(s: pd.Series, decimal: str) -> pd.Series:
         codes = s.cat.codes.to_numpy()
         return pd.Series(np.where(codes < 0, None, cats.to_numpy()[np.maximum(codes, 0)]),
                          index=s.index, dtype=object)
+    if isinstance(s.dtype, pd.ArrowDtype) and str(s.dtype).startswith("decimal"):
+        # pandas writes a decimal as its str ("12.30"), the mark the dialect's
+        return s.astype(object).map(lambda x: str(x).replace(".", decimal),
+                                    na_action="ignore")
     if s.dtype != object:
         return s
     v = s.to_numpy()

@@ -1,7 +1,8 @@
 """A Parquet table's declared types as a draft's dtypes (infer-schema): the file's Arrow
 type of each column (its metadata, the same for every table its writer stores), where
 the drafted column can be written so: dictionary text as "category", nullable integers as
-"Int8", dates as "date32[pyarrow]", timestamps in their unit.  Without them the release
+"Int8", decimals as "decimal128(10, 2)", large_string text as "large_string[pyarrow]",
+dates as "date32[pyarrow]", timestamps in their unit.  Without them the release
 came back as text, Int64 and nanosecond timestamps."""
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def _dtype_of(t, col) -> str | None:
             T.is_string(t.value_type) or T.is_large_string(t.value_type)) else None
     if T.is_integer(t) and col.kind == "id":  # numbered 1..n: check_column refuses the
         return str(t)  # types too narrow for MAX_ROWS
+    if T.is_decimal128(t) or T.is_decimal256(t):  # by its Arrow name, which dtypes parses
+        return str(t) if col.kind == "numeric" else None
+    if T.is_large_string(t) and col.kind == "categorical":  # (pandas' own text is string)
+        return "large_string[pyarrow]"
     if T.is_integer(t) and col.kind in ("categorical", "numeric"):
         name = str(t)  # int8, uint16, ...
         return name.replace("uint", "UInt").replace("int", "Int") if col.nullable else name

@@ -10,6 +10,8 @@ from __future__ import annotations
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import math
+import re
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -23,6 +25,42 @@ _MASKED = (pd.Int8Dtype, pd.Int16Dtype, pd.Int32Dtype, pd.Int64Dtype, pd.UInt8Dt
            pd.UInt16Dtype, pd.UInt32Dtype, pd.UInt64Dtype, pd.Float32Dtype, pd.Float64Dtype,
            pd.BooleanDtype)
 _TEXTUAL = ("object", "string", "category")  # hold any categorical value
+# Arrow's decimals by Arrow's own name of them (pandas parses no parameters in a name):
+# "decimal128(10, 2)", also as pandas writes it, "decimal128(10, 2)[pyarrow]"
+_DECIMAL = re.compile(r"\s*(decimal128|decimal256)\(\s*(-?\d{1,6})\s*,\s*(-?\d{1,6})\s*\)"
+                      r"(\[pyarrow\])?\s*")
+_MOST_DIGITS = {"decimal128": 38, "decimal256": 76}
+
+
+def _decimal_name(text) -> tuple | None:
+    """(width, precision, scale) of a decimal's name, else None."""
+    m = _DECIMAL.fullmatch(text) if isinstance(text, str) else None
+    return None if m is None else (m.group(1), int(m.group(2)), int(m.group(3)))
+
+
+def parse_dtype(text):
+    """The dtype a schema's "dtype" names: pandas' names, and Arrow's decimals as
+    pd.ArrowDtype (their parameters checked by check_column)."""
+    dec = _decimal_name(text)
+    if dec is None:
+        return pd.api.types.pandas_dtype(text)
+    import pyarrow as pa
+    width, precision, scale = dec
+    return pd.ArrowDtype(getattr(pa, width)(precision, scale))
+
+
+def _arrow_text(d) -> bool:
+    """d is Arrow's text by name ("large_string[pyarrow]"): strings only, no numbers."""
+    import pyarrow as pa
+    return isinstance(d, pd.ArrowDtype) and (pa.types.is_string(d.pyarrow_dtype) or
+                                             pa.types.is_large_string(d.pyarrow_dtype))
+
+
+def _decimal(d):
+    """d's Arrow decimal type, else None."""
+    t = getattr(d, "pyarrow_dtype", None) if isinstance(d, pd.ArrowDtype) else None
+    import pyarrow as pa
+    return t if t is not None and pa.types.is_decimal(t) else None
 
 
 def value_kind(values) -> str:
@@ -38,6 +76,10 @@ def value_kind(values) -> str:
 
 def _family(d) -> str | None:
     """Which of the supported kinds of dtype d is (None: unsupported)."""
+    if _decimal(d) is not None:
+        return "decimal"
+    if _arrow_text(d):
+        return "string"
     if isinstance(d, pd.CategoricalDtype):
         return "category"
     if isinstance(d, pd.DatetimeTZDtype) or (isinstance(d, np.dtype) and d.kind == "M"):
@@ -64,7 +106,7 @@ def _allowed(col) -> tuple:
     if col.kind == "derived":  # integers by construction
         return ("int", "float")
     if col.kind == "numeric":
-        return ("int", "float") if col.integer else ("float",)
+        return ("int", "float", "decimal") if col.integer else ("float", "decimal")
     kind = value_kind(col.values)
     return {"bool": ("bool",), "int": ("int", "float"), "float": ("float",)}.get(kind, ()) \
         + _TEXTUAL
@@ -126,13 +168,15 @@ def check_column(col) -> None:
             raise SchemaError(f"column {shown(name)}: range too wide for float64 bins")
     if col.dtype is None:
         return
+    _check_decimal_name(name, col.dtype)
     try:
-        d = pd.api.types.pandas_dtype(col.dtype) if isinstance(col.dtype, str) else None
+        d = parse_dtype(col.dtype) if isinstance(col.dtype, str) else None
     except (TypeError, ValueError, ImportError, NotImplementedError):
         d = None
     if d is None:
         raise SchemaError(f"column {shown(name)}: 'dtype' {shown(col.dtype)} is not a pandas dtype "
-                          "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category')")
+                          "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category', "
+                          "'decimal128(10, 2)')")
     _check_storable(name, col.dtype, d)
     allowed = _allowed(col)
     if _family(d) not in allowed:
@@ -149,12 +193,65 @@ def check_column(col) -> None:
         lo, hi, _ = _range(col)
         raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} cannot hold the schema's "
                           f"range [{lo}, {hi}] exactly; use a wider dtype")
+    if _arrow_text(d) and not all(isinstance(v, str) for v in col.values):
+        raise SchemaError(f"column {shown(name)}: dtype {shown(col.dtype)} holds text only and "
+                          "the column lists numbers; use 'string'")
+    if _decimal(d) is not None:
+        _check_decimal_range(col, _decimal(d))
+
+
+def _check_decimal_name(name: str, text) -> None:
+    """SchemaError for a decimal's precision or scale that Arrow refuses, or a scale below
+    0 (the values would be rounded to tens) or above the precision."""
+    dec = _decimal_name(text)
+    if dec is None:
+        return
+    width, precision, scale = dec
+    if not 1 <= precision <= _MOST_DIGITS[width]:
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} has precision "
+                          f"{precision}; {width} holds 1 to {_MOST_DIGITS[width]} digits"
+                          + (" (decimal256 up to 76)" if width == "decimal128" else ""))
+    if not 0 <= scale <= precision:
+        raise SchemaError(f"column {shown(name)}: dtype {shown(text)} has scale {scale}; use a "
+                          f"scale from 0 to its precision, {precision}")
+
+
+def _decimal_digits(big: Fraction, scale: int) -> int:
+    """The digits a decimal of this scale needs to hold +-big rounded to the scale (half
+    even, as Arrow casts: 999.5 at scale 0 is 1000)."""
+    n = big * 10 ** scale
+    return max(1, len(str(math.floor(n + Fraction(1, 2)))))
+
+
+def _check_decimal_range(col, t) -> None:
+    """SchemaError unless every value of the schema's range, rounded to t's scale, fits
+    t's precision: decode casts its floats so after the budget is spent, where Arrow
+    would refuse one that does not fit."""
+    lo, hi, _ = _range(col)
+    big = max(abs(Fraction(lo)), abs(Fraction(hi)))
+    need = _decimal_digits(big, t.scale)
+    if need > t.precision:
+        hint = f"decimal128({need}, {t.scale})" if need <= 38 else \
+            f"decimal256({need}, {t.scale})" if need <= 76 else "float64"
+        raise SchemaError(f"column {shown(col.name)}: dtype {shown(col.dtype)} cannot hold the "
+                          f"schema's range [{lo}, {hi}] at scale {t.scale}, which needs "
+                          f"{need} digits; use e.g. {hint!r}")
+
+
+def as_numbers(x, col, want):
+    """Decoded numbers (float64, NaN for nulls) for pd.Series(x, dtype=want): for a decimal
+    dtype, kept within the schema's range, which check_column found it holds, so Arrow's
+    cast rounds them half-even at the scale and never refuses one (after the spend)."""
+    if _decimal(want) is None:
+        return x
+    lo, hi, _ = _range(col)
+    return np.clip(x, float(lo), float(hi))
 
 
 def output_dtype(col):
     """The dtype a decoded column gets: the schema's `dtype`, else one per column type."""
     if col.dtype is not None:
-        d = pd.api.types.pandas_dtype(col.dtype)
+        d = parse_dtype(col.dtype)
         # categories from the schema, so they do not depend on which values were drawn
         return pd.CategoricalDtype(col.values) if isinstance(d, pd.CategoricalDtype) else d
     if col.kind == "id":

@@ -115,8 +115,9 @@ def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DI
     suffix = Path(name).suffix.lower()  # the real name's (the temporary one ends in .tmp)
     with replacing(path, flag) as tmp:
         if fmt == "parquet":
-            try:
-                df.to_parquet(tmp, index=False)
+            import pyarrow.parquet as pq
+            try:  # (as df.to_parquet writes it, in the types of written_table)
+                pq.write_table(parquet_types.written_table(df), tmp)
             except _ARROW_ERRORS as e:
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None

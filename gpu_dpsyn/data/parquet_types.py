@@ -3,8 +3,11 @@ table its writer stores (a file of no rows has it too), so deciding by it tells 
 any record.  A type that a schema column can never read is refused before anything is
 spent; without this, every value of such a column was invalid under the row-local rule,
 every row was dropped and a 1-row table released.  Binary columns are text: each value is
-read as UTF-8 (bytes that are no UTF-8 as U+FFFD), as a CSV's bytes are."""
+read as UTF-8 (bytes that are no UTF-8 as U+FFFD), as a CSV's bytes are.  A release writes
+pandas' text as Arrow's `string` (written_schema)."""
 from __future__ import annotations
+
+import pandas as pd
 
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DataError
@@ -79,3 +82,45 @@ def as_text(df, names: list):
                                 if isinstance(v, (bytes, bytearray)) else v,
                                 na_action="ignore").astype(object)
     return df
+
+
+# rows an Arrow `string` chunk is cast in: its offsets are 32-bit (2 GiB of text a chunk)
+_TEXT_CHUNK_ROWS = 1 << 16
+
+
+def written_schema(arrow, df):
+    """The Arrow schema a Parquet release is written in: `arrow` (pa.Schema.from_pandas of
+    df) with pandas' own text (`str`, `string`, categories of them) as Arrow's `string`,
+    not the `large_string` pandas 3 makes of it.  From the dtypes alone, which follow the
+    schema; a column named as Arrow's ("large_string[pyarrow]") stays as named.
+    Categories' indices stay pandas' (int8 up to 127 categories): Arrow's own writers use
+    int32, and a schema's "category" names neither."""
+    import pyarrow as pa
+    fields = []
+    for field in arrow:
+        d = df[field.name].dtype if field.name in df.columns else None
+        t = field.type
+        if isinstance(d, pd.StringDtype) and pa.types.is_large_string(t):
+            t = pa.string()
+        elif isinstance(d, pd.CategoricalDtype) and pa.types.is_dictionary(t):
+            value = t.value_type
+            if isinstance(d.categories.dtype, pd.StringDtype) and \
+                    pa.types.is_large_string(value):
+                value = pa.string()
+            t = pa.dictionary(t.index_type, value, t.ordered)
+        fields.append(field.with_type(t))
+    return pa.schema(fields, metadata=arrow.metadata)
+
+
+def written_table(df):
+    """df as the Arrow table a Parquet release writes (written_schema)."""
+    import pyarrow as pa
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    schema = written_schema(table.schema, df)
+    if schema.equals(table.schema):
+        return table
+    if any(a.type != b.type and pa.types.is_string(b.type)
+           for a, b in zip(table.schema, schema)):  # chunks whose text fits 32-bit offsets
+        table = pa.Table.from_batches(table.to_batches(max_chunksize=_TEXT_CHUNK_ROWS),
+                                      table.schema)
+    return table.cast(schema)

@@ -24,6 +24,7 @@ from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.data.files import probe_directory
 from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
+from gpu_dpsyn.data.parquet_types import written_schema
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import DPSynError
@@ -144,7 +145,8 @@ def arrow_schema(model):
     types follow the schema (dtypes.output_dtype), whatever values a batch holds."""
     import pyarrow as pa
     codes = [np.zeros(1, code_dtype(c.size)) for c in model.schema.synth_columns]
-    return pa.Schema.from_pandas(decode(codes, model.schema), preserve_index=False)
+    row = decode(codes, model.schema)
+    return written_schema(pa.Schema.from_pandas(row, preserve_index=False), row)
 
 
 def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets, call: int,

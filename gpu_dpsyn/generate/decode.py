@@ -7,7 +7,7 @@ import pandas as pd
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.philox import philox4x32, uniform
-from gpu_dpsyn.data.dtypes import output_dtype
+from gpu_dpsyn.data.dtypes import as_numbers, output_dtype
 from gpu_dpsyn.data.encoding import categorical_lut
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, gap, support
@@ -121,7 +121,8 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             continue
         c = next(it)
         if j in decoded:
-            out[col.name] = pd.Series(decoded[j], name=col.name, dtype=want)
+            out[col.name] = pd.Series(as_numbers(decoded[j], col, want), name=col.name,
+                                      dtype=want)
             continue
         c = np.asarray(c)
         if col.kind == "categorical":
@@ -141,6 +142,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             x = _decode_numeric(c, col, u, numeric_decode == "midpoint")
             if col.nullable:
                 x[c == col.null_code] = np.nan
+            x = as_numbers(x, col, want)
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
         out[col.name] = pd.Series(x, name=col.name, dtype=want)
     for col, g, null, want in after:  # (a start is never after another: gap.resolve)
