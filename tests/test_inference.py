@@ -648,7 +648,8 @@ def test_a_datetime_drafted_coarser_than_its_values_says_so():
     s, lines = infer_schema_with_summary(df)
     line = next(x for x in lines if x.strip().startswith("t "))
     assert s["t"].time.unit == "minute" and 500 < s["t"].size <= 1000
-    assert "bins of whole minutes" in line and "decoded to a minute inside it" in line
+    assert "bins of a day each, in whole minutes" in line  # (it read "bins of whole
+    assert "decoded to a minute inside it" in line  # minutes", as if a minute wide)
     days = pd.DataFrame({"t": t.strftime("%Y-%m-%d"), "k": np.arange(2000) % 3})
     line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))
     assert "whole" not in line and "coarsened" not in line

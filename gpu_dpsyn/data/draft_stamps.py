@@ -52,7 +52,8 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
     if not whole:
         col = column_from_spec(name, {**extra, **spec})
     spec.update(extra)
-    how = f"{spec['bins']} bins of whole {finest}s" if whole else \
+    how = (f"{spec['bins']} bins of a{'n' if unit == 'hour' else ''} {unit} each, in whole "
+           f"{finest}s" if unit else f"{spec['bins']} bins of whole {finest}s") if whole else \
         f"unit {unit}" if unit else f"{spec['bins']} equal bins"
     zone = f", time zone {tz}" if tz else ""
     note = "; the text had UTC offsets: name the real zone" if offsets else ""
