@@ -141,3 +141,36 @@ def test_the_cli_releases_and_checks_a_table_with_a_column_after_another(tmp_pat
                  "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
     syn = pd.read_csv(out)
     assert (pd.to_datetime(syn["disch"]) >= pd.to_datetime(syn["admit"])).all()
+
+
+def _drafted(df):
+    from gpu_dpsyn.data.inference import infer_schema_with_summary
+    with pytest.warns(UserWarning):
+        s, lines = infer_schema_with_summary(df)
+    return s, {x.split()[0]: x for x in lines}
+
+
+def test_a_draft_codes_a_column_after_another_by_the_gap():
+    df, stay = _claims(4000)
+    s, lines = _drafted(df)
+    gap = s["disch"].time.after
+    assert gap is not None and gap.column == "admit" and s["admit"].time.after is None
+    days = int(np.ceil(stay.max() * 1440) // 1440 + 1)  # the largest gap, up to a day
+    # a bin a day: about the 32 bins a numeric column gets (at eps 1, 672 bins of an
+    # hour spread the stays' noisy counts thin and lost their link to the charge)
+    assert gap.max == pd.Timedelta(days=days) and s["disch"].size == days
+    assert gap.tick == 60 * 10 ** 9  # in whole minutes, as the data
+    assert "disch.after" in s.drafted  # read off the data: for the review
+    assert "after 'admit' in every record" in lines["disch"]
+    assert f"{days} bins of a day each, in whole minutes" in lines["disch"]
+
+
+@pytest.mark.parametrize("change", ["one_before", "end_without_start"])
+def test_a_draft_leaves_a_pair_alone_unless_every_record_keeps_the_order(change):
+    df, _ = _claims(2000)
+    if change == "one_before":
+        df.loc[7, ["admit", "disch"]] = ["2023-06-01 12:00", "2023-06-01 08:00"]
+    else:
+        df.loc[7, "admit"] = None
+    s, _ = _drafted(df)
+    assert s["disch"].time.after is None and s["admit"].time.after is None

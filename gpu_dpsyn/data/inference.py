@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data import draft_personal
+from gpu_dpsyn.data import draft_after, draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
@@ -92,6 +92,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     cols = [c for c in cols if c.name not in personal]
     left.update((c, (why, "values counted")) for c, why in personal.items())
     _bin_listed_codes(cols, whys, guess)
+    draft_after.ordered_pairs({str(n): df[n] for n in df.columns}, cols, whys,
+                              {n: s[2] for n, s in guess.stamps.items()}, guess.bins)
     read = {c.name: drafted_keys(c) for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")
@@ -130,7 +132,7 @@ def _read_keys(col: Column) -> list:
         return (["min", "max"] if col.draft_range is not None else ["edges"]) + \
             (["support"] if col.support is not None else [])
     if col.kind == "datetime":
-        return ["min", "max"]
+        return ["min", "max"] + (["after"] if col.time.after is not None else [])
     return []
 
 

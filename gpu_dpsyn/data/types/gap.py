@@ -81,12 +81,15 @@ def _duration(where: str, v) -> pd.Timedelta:
 
 
 def iso(t: pd.Timedelta) -> str:
-    """A duration as ISO 8601 text that reads back to itself (P90D, PT36H, PT0.5S)."""
+    """A duration as ISO 8601 text that reads back to itself (P90D, PT36H, PT1H30M)."""
     days, rest = divmod(t.value, 86400 * _NS)
     if not rest:
         return f"P{days}D"
-    secs = pd.Timedelta(t.value, unit="ns").total_seconds()
-    return f"PT{int(secs)}S" if t.value % _NS == 0 else t.isoformat()
+    if t.value % _NS:
+        return t.isoformat()
+    h, rest = divmod(t.value // _NS, 3600)
+    m, sec = divmod(rest, 60)
+    return "PT" + "".join(f"{v}{u}" for v, u in ((h, "H"), (m, "M"), (sec, "S")) if v)
 
 
 def resolve(col, source) -> None:
