@@ -100,7 +100,8 @@ def test_ledger_releases_only_the_privacy_report_and_gum_history(files):
     assert set(rep) == {"epsilon", "delta", "rho", "conversion", "sensitivity", "mechanism",
                         "spent_fraction", "guarantee", "measurements", "method",
                         "selected_marginals", "gum_history", "neighbouring", "unit_of_privacy",
-                        "seeded", "selection"}
+                        "seeded", "selection", "table"}
+    assert rep["table"] == {"file": "o.csv", "rows": len(pd.read_csv(tmp / "o.csv"))}
 
 
 @pytest.mark.parametrize("value", ["0", "-2"])

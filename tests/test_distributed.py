@@ -262,6 +262,7 @@ def test_cli_on_a_local_cluster(table, parts, tmp_path, capsys):
     assert len(pd.read_parquet(tmp_path / "out")) == 5000
     led = json.loads((tmp_path / "l.json").read_text())
     ref = Synthesizer(1.0, 1e-9, seed=3, progress=False).fit(df, schema).privacy_report()
+    assert led.pop("table") == {"file": "out", "rows": 5000}  # the release it goes with
     assert {k: v for k, v in led.items() if k != "gum_history"} == json.loads(json.dumps(ref))
     for extra, msg in [(["--workers", "0"], "--workers must be an integer >= 1"),
                        (["--workers", "2", "--scheduler", "tcp://x:1"], "not both"),

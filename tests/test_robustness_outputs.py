@@ -260,7 +260,7 @@ def test_a_failed_table_write_after_the_fit_is_one_line_and_keeps_the_old_output
     out.write_text("earlier output\n")
     ledger.write_text('{"guarantee": "an earlier ledger"}\n')
     _failing_to_csv(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
-    assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1",
+    assert main(_synth(real, schema, out, "--rows", "100", "--iterations", "1", "--overwrite",
                        "--adaptive-rounds", "0", "--ledger", str(ledger))) == 2
     one_line_error(capsys, "--out", "No space left on device")
     assert out.read_text() == "earlier output\n"  # and its ledger, kept beside it:
@@ -355,7 +355,7 @@ def test_outputs_replace_earlier_outputs_of_their_kind(files, tmp_path):
     tmp, real, schema = files
     ledger, out = tmp / "l.json", tmp / "o.csv"
     ledger.write_text('{"guarantee": "earlier"}\n')
-    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
                        "--ledger", str(ledger))) == 0
     assert "earlier" not in ledger.read_text()
     edited = tmp / "edited.json"  # an earlier edit of the schema
@@ -432,13 +432,69 @@ def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypat
     assert "measurements" in json.loads(ledger.read_text())
 
 
+def test_a_ledger_that_cannot_be_written_leaves_the_earlier_table_and_says_so(
+        files, capsys, monkeypatch):
+    """The ledger was written after the table: with its disk full, the new table stood
+    beside the earlier run's ledger (a pair that does not match), and the error did not
+    say the budget was spent.  Now the ledger is written first, the table takes its name
+    only after it, and the one line says the budget went."""
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
+                  "--ledger", str(ledger))
+    assert main(args) == 0
+    capsys.readouterr()
+    table, first = out.read_bytes(), ledger.read_bytes()
+    import gpu_dpsyn.cli.paths as paths
+    real_write = paths.write_text
+
+    def full(path, text, flag=None):
+        if str(path) == str(ledger):
+            raise DPSynError(f"cannot write --ledger {str(path)!r}: No space left on device")
+        return real_write(path, text, flag)
+    monkeypatch.setattr(paths, "write_text", full)
+    assert main(args[:5] + ["10"] + args[6:]) == 2  # epsilon 10 this time
+    err = "".join(x for x in capsys.readouterr().err.splitlines(keepends=True)
+                  if not x.startswith("gpu-dpsyn: warning: "))
+    assert out.read_bytes() == table and ledger.read_bytes() == first  # the pair as it was
+    assert "No space left" in err and "l.failed.json" in err and err.count("\n") == 1
+    assert json.loads((tmp / "l.failed.json").read_text())["epsilon"] == 10
+
+
+def test_a_ledger_records_the_table_it_goes_with(files):
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
+                       "--ledger", str(ledger))) == 0
+    assert json.loads(ledger.read_text())["table"] == {"file": "o.csv", "rows": 50}
+
+
+def test_a_second_run_replaces_an_earlier_ledger_only_when_asked(files, capsys, monkeypatch):
+    # its table (a.csv) stayed on disk with no ledger, and nothing said so
+    tmp, real, schema = files
+    ledger = tmp / "l.json"
+    assert main(_synth(real, schema, tmp / "a.csv", "--rows", "50", "--iterations", "1",
+                       "--ledger", str(ledger))) == 0
+    first = ledger.read_bytes()
+    capsys.readouterr()
+    second = _synth(real, schema, tmp / "b.csv", "--rows", "50", "--iterations", "1",
+                    "--ledger", str(ledger))
+    assert main(second) == 2
+    err = capsys.readouterr().err
+    assert "--ledger" in err and "--overwrite" in err and err.count("\n") == 1
+    assert ledger.read_bytes() == first and not (tmp / "b.csv").exists()
+    assert main(second + ["--overwrite"]) == 0
+    assert json.loads(ledger.read_text())["table"]["file"] == "b.csv"
+
+
 def test_when_the_table_and_the_ledger_both_fail_both_are_named(files, capsys, monkeypatch):
     tmp, real, schema = files
     out, ledger = tmp / "o.csv", tmp / "l.json"
 
     def full(path):
         raise DPSynError(f"cannot write {path}: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", lambda df, path, *a: full(path))
+    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table",
+                        lambda df, path, *a, **k: full(path))
     monkeypatch.setattr("gpu_dpsyn.cli.paths.write_text", lambda path, *a: full(path))
     assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
                        "--ledger", str(ledger))) == 2
@@ -621,7 +677,7 @@ def test_a_failed_run_records_its_spend_beside_an_earlier_ledger(files, capsys, 
     gave a traceback and left ledger and table of two runs)."""
     tmp, real, schema = files
     out, ledger = tmp / "o.csv", tmp / "l.json"
-    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1",
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
                   "--ledger", str(ledger))
     assert main(args) == 0
     capsys.readouterr()

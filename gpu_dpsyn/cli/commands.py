@@ -52,6 +52,7 @@ def synthesize(a) -> int:
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
     check_new_table(a.out, "--out", a.overwrite)
+    check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
     syn = _synthesizer(a)
@@ -73,9 +74,12 @@ def synthesize(a) -> int:
         syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
         del df, public  # the release gets the memory checked before the table was read
         out = syn.sample(a.rows)
+        said = {}  # the ledger, written before the table takes its name: a ledger that
+        # cannot be written leaves the earlier table (and its ledger) as they were
         with step(not a.quiet, f"write {a.out}"):
-            write_table(out, a.out, "--out", schema.csv)
-    rep = write_ledger(a, syn, syn.last_run.history)
+            write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
+                write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))))
+    rep = said
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
@@ -148,6 +152,7 @@ def _synthesize_on_dask(a) -> int:
         raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
                          "only parts")
     check_outputs({"--ledger": a.ledger}, [*inputs, a.schema, a.public])
+    check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
     syn = _synthesizer(a)  # parameters checked before a cluster starts
@@ -158,10 +163,11 @@ def _synthesize_on_dask(a) -> int:
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
     with dask_client(a.workers, a.scheduler, gpu) as client:
         syn.client = client
-        with spent(a, syn):
+        with spent(a, syn):  # (a ledger that cannot be written: the spend is said)
             syn.fit(a.input, schema, public=public)
             res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
-    rep = write_ledger(a, syn, res["gum_history"])  # the first batch's
+            rep = write_ledger(a, syn, res["gum_history"],  # the first batch's
+                               table=(a.out, res["rows"]))
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
     print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)

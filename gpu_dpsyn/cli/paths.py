@@ -77,6 +77,8 @@ def check_new_table(path, flag: str, overwrite: bool) -> None:
     """A table output replaces an existing file only when asked (--overwrite): nothing
     marks a CSV as an earlier release, and a table named by mistake (a copy of the private
     data, another release) would be lost.  An empty file holds nothing to lose."""
+    if not path:
+        return
     try:
         size = os.stat(path).st_size
     except OSError:  # nothing there yet, or check_output said what is wrong
@@ -102,8 +104,9 @@ def spent(a, syn):
             write_ledger(a, syn, [], where, failed=True)
         except DPSynError as lost:
             if isinstance(e, DPSynError):
-                raise type(e)(f"{e}; and {lost}") from None
-            _note(e, str(lost))
+                raise type(e)(f"{e}; the run spent budget, and no ledger records it: "
+                              f"{lost}") from None
+            _note(e, f"the run spent budget, and no ledger records it: {lost}")
             raise e from None
         said = f"the budget it spent is recorded in {where}" if where is not None else \
             "it spent budget, which no --ledger records"
@@ -144,12 +147,16 @@ def failed_ledger(path):
     raise DPSynError(f"no free name beside {path} for the failed run's ledger")
 
 
-def write_ledger(a, syn, history, path=None, failed: bool = False) -> dict:
+def write_ledger(a, syn, history, path=None, failed: bool = False, table=None) -> dict:
     """The privacy report, written to --ledger (or path) with the GUM curve for the
     report (noisy data only: no timings, they grow with the true row count); failed: a
-    run's that failed after its charges, which says so first (never replaced)."""
+    run's that failed after its charges, which says so first (never replaced).  table:
+    (path, rows) of the release it goes with, named in it (a pair that no longer
+    matches can be told)."""
     rep = {"failed_run": FAILED, **syn.privacy_report()} if failed else \
         syn.privacy_report()
+    if table is not None:
+        rep["table"] = {"file": Path(table[0]).name, "rows": int(table[1])}
     path = a.ledger if path is None else path
     if path:
         rep["gum_history"] = history

@@ -102,11 +102,13 @@ def _family_name(d) -> str:
     return "category" if isinstance(d, pd.CategoricalDtype) else str(d)
 
 
-def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DIALECT) -> None:
+def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DIALECT,
+                then=None) -> None:
     """Write df in the format its name asks for (checked by table_format first), whole or
     not at all: to a temporary file beside it, which then replaces it (files.replacing);
     a failure is a DPSynError naming the path and leaves an earlier file as it was.  A
-    CSV is written in `dialect` (the schema's "csv")."""
+    CSV is written in `dialect` (the schema's "csv").  then(): run once the table is
+    written, before it takes its name (its ledger); if it fails, the table is not."""
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"write_table needs a pandas DataFrame, got {type(df).__name__}")
     fmt = table_format(path, flag)
@@ -121,9 +123,11 @@ def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DI
             except _ARROW_ERRORS as e:
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None
-            return
-        with _compressing(tmp, suffix, name) as stream:
-            _csv_into(df, stream, dialect)
+        else:
+            with _compressing(tmp, suffix, name) as stream:
+                _csv_into(df, stream, dialect)
+        if then is not None:
+            then()
 
 
 def _csv_into(df, stream, dialect: Dialect = DEFAULT_DIALECT) -> None:
