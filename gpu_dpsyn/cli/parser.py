@@ -50,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True,
                    help="the synthetic table to write; its suffix picks the format")
     s.add_argument("--overwrite", action="store_true",
-                   help="replace a file already at --out (without it, one is refused: it may "
-                        "be another table); --workers runs need a new or empty directory")
+                   help="replace files already at --out and --ledger (without it, they are "
+                        "refused: another table, another run's ledger); --workers runs need "
+                        "a new or empty directory")
     s.add_argument("--rows", type=int, default=None,
                    help="rows to write (default: the differentially private estimate of the "
                         "real row count)")
@@ -134,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("synthetic", help="the synthetic table")
     e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
     e.add_argument("--max-sets", type=int, default=None,
-                   help="evaluate at most this many random column sets per k (default: all); "
+                   help="evaluate at most this many random column sets per k (default: all "
+                        "pairs, at most 2,000 triples); "
                         "the terminal and the report use the same ones")
     e.add_argument("--json", help="also write the numbers as JSON here (statistics of the "
                                   "real table: not for publication)")
