@@ -155,7 +155,7 @@ def test_a_draft_codes_a_column_after_another_by_the_gap():
     s, lines = _drafted(df)
     gap = s["disch"].time.after
     assert gap is not None and gap.column == "admit" and s["admit"].time.after is None
-    days = int(np.ceil(stay.max() * 1440) // 1440 + 1)  # the largest gap, up to a day
+    days = int(-(-np.round(stay.max() * 1440) // 1440))  # the largest gap, up to a day
     # a bin a day: about the 32 bins a numeric column gets (at eps 1, 672 bins of an
     # hour spread the stays' noisy counts thin and lost their link to the charge)
     assert gap.max == pd.Timedelta(days=days) and s["disch"].size == days
@@ -174,3 +174,87 @@ def test_a_draft_leaves_a_pair_alone_unless_every_record_keeps_the_order(change)
         df.loc[7, "admit"] = None
     s, _ = _drafted(df)
     assert s["disch"].time.after is None and s["admit"].time.after is None
+
+
+def test_a_start_long_before_the_ends_own_min_makes_its_record_invalid_not_a_refusal():
+    """The clamp (start + max) fell below the end's own min: encode refused the repaired
+    table over one record."""
+    s = load_schema({"columns": {
+        "admit": {"type": "datetime", "min": "2020-01-01", "max": "2023-12-31", "unit": "day"},
+        "disch": {"type": "datetime", "min": "2023-01-01", "max": "2024-03-31",
+                  "after": {"column": "admit", "max": "P10D", "unit": "day"}}}})
+    df = pd.DataFrame({"admit": ["2023-05-01", "2020-01-05", "2023-06-01"],
+                       "disch": ["2023-05-03", "2023-06-01", "2023-06-04"]})
+    fixed = repair(df, s)
+    assert list(fixed["admit"].astype(str).str[:10]) == ["2023-05-01", "2023-06-01"]
+    encode(fixed, s)
+
+
+def test_a_start_that_runs_past_the_ends_max_is_refused():
+    with pytest.raises(SchemaError, match="past this column's 'max'"):
+        load_schema({"columns": {
+            "admit": {**ADMIT, "max": "2024-01-31T23:59:00"},
+            "disch": {"type": "datetime", "min": "2023-01-01", "max": "2023-12-31T23:59:00",
+                      "after": AFTER}}})
+
+
+def test_a_sum_near_the_last_date_does_not_wrap_around():
+    s = load_schema({"columns": {
+        "a": {"type": "datetime", "min": "2261-01-01", "max": "2261-12-31", "unit": "day"},
+        "b": {"type": "datetime", "min": "2261-01-01", "max": "2261-12-31T23:59:59",
+              "after": {"column": "a", "max": "P20000D", "bins": 20}}}})
+    rng = np.random.default_rng(0)
+    a = pd.Timestamp("2261-01-01") + pd.to_timedelta(rng.integers(0, 300, 3000), unit="D")
+    df = pd.DataFrame({"a": a, "b": a + pd.to_timedelta(rng.integers(0, 60, 3000), unit="D")})
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    assert (out["b"] >= out["a"]).all()
+
+
+@pytest.mark.parametrize("zone", [None, "America/New_York"])
+def test_an_end_written_to_the_day_comes_out_on_or_after_its_start(zone):
+    """The decoded end carried the start's time of day: written to the day, 550 of 3,000
+    ends read back before their start (and evaluate refused the release); across a
+    daylight-saving change, a day's gap landed at 23:00 the evening before."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    admit = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 360 * 86400, n),
+                                                         unit="s")
+    disch = (admit + pd.to_timedelta(rng.integers(0, 10, n), unit="D")).normalize() + \
+        pd.Timedelta("1D")
+    tz = {"timezone": zone} if zone else {}
+    s = load_schema({"columns": {
+        "admit": {"type": "datetime", "min": "2023-01-01", "max": "2023-12-31", "bins": 365,
+                  "format": "%Y-%m-%d %H:%M:%S", **tz},
+        "disch": {"type": "datetime", "min": "2023-01-01", "max": "2024-01-31",
+                  "format": "%Y-%m-%d", "after": {"column": "admit", "max": "P15D",
+                                                  "bins": 15}, **tz}}})
+    df = pd.DataFrame({"admit": admit.strftime("%Y-%m-%d %H:%M:%S"),
+                       "disch": disch.strftime("%Y-%m-%d")})
+    out = Synthesizer(4.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    a = pd.to_datetime(out["admit"], format="%Y-%m-%d %H:%M:%S")
+    d = pd.to_datetime(out["disch"], format="%Y-%m-%d")
+    assert (d >= a).all()
+    encode(out, s)  # read back, as evaluate reads the release
+
+
+def test_a_draft_pairs_no_dates_whose_gaps_span_the_ends_own_range():
+    rng = np.random.default_rng(1)
+    n = 3000  # a visit "after" a birth: coded by a gap of up to 90 years, visits fell
+    birth = pd.Timestamp("1930-01-01") + pd.to_timedelta(rng.integers(0, 30000, n), "D")
+    visit = pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, 900, n), "D")
+    df = pd.DataFrame({"birth": birth.strftime("%Y-%m-%d"), "visit": visit.strftime("%Y-%m-%d")})
+    s, _ = _drafted(df)
+    assert s["visit"].time.after is None
+
+
+def test_evaluate_without_a_schema_compares_dates_as_dates():
+    from gpu_dpsyn.data.inference import comparison_schema
+    df, _ = _claims(500)
+    assert comparison_schema(df, df)["disch"].time.after is None
+
+
+def test_long_gaps_have_labels_of_their_own():
+    col = _schema({"column": "admit", "max": "P1500D", "unit": "day"},
+                  max="2028-01-01")["disch"]
+    texts = labels.code_texts(col)
+    assert len(set(texts)) == len(texts) == 1500 and texts[-1] == "+1,499 d – +1,500 d"

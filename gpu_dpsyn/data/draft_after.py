@@ -43,7 +43,7 @@ def ordered_pairs(data: dict, cols: list, whys: list, finest: dict, bins: int) -
     for top, a, b in pairs:
         if b in ends | starts or a in ends:
             continue
-        col = _after(cols[at[b]], a, top, finest[b], bins)
+        col = _after(cols[at[b]], cols[at[a]], top, finest[b], bins)
         if col is None:
             continue
         starts.add(a)
@@ -73,10 +73,13 @@ def _largest_gap(start, end, a, b) -> int | None:
     g = xb[both] - xa[both]
     if not g.size or (g < 0).any() or not (g > 0).any():
         return None
+    lo, hi = end.time.bounds
+    if 2 * int(g.max()) > hi - lo:  # gaps as long as the column's own span: a visit after
+        return None  # a birth date, no stay; coded by the gap, visits fell on min and max
     return int(g.max())
 
 
-def _after(col, start: str, top: int, unit: str, bins: int):
+def _after(col, start, top: int, unit: str, bins: int):
     """col drafted after `start` with gaps up to `top` ns in whole `unit`s, or None: the
     max rounded up to whole days (hours, minutes) where the gaps reach one; a bin a unit
     of the finest unit that keeps to `bins` of them, and to a quarter of that at least
@@ -85,11 +88,13 @@ def _after(col, start: str, top: int, unit: str, bins: int):
     equal bins in whole `unit`s."""
     step = max([s for s in _SECONDS.values() if s * _NS <= top] + [_SECONDS[unit]]) * _NS
     top = math.ceil(top / step) * step
-    spec = {"column": start, "max": iso(pd.Timedelta(top, unit="ns")), "unit": unit}
+    spec = {"column": start.name, "max": iso(pd.Timedelta(top, unit="ns")), "unit": unit}
     fit = next((top // (s * _NS) for s in _SECONDS.values() if s >= _SECONDS[unit] and
                 top // (s * _NS) <= bins), 0)
     spec["bins"] = fit if fit >= max(1, bins // 4) else bins
     doc = {k: v for k, v in col.to_dict().items() if k not in ("unit", "bins", "name")}
+    if start.time.max > col.time.max:  # the ranges are rounded out apart: the end's must
+        doc["max"] = start.to_dict()["max"]  # hold the start's (gap.resolve)
     try:
         return column_from_spec(col.name, {**doc, "after": spec})
     except SchemaError:

@@ -23,23 +23,28 @@ from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-e
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                 id_columns=()) -> Schema:
-    """Read a schema off the data.  NOT differentially private: warns loudly."""
-    return infer_schema_with_summary(df, max_categories, bins, id_columns)[0]
+                 id_columns=(), pairs: bool = True) -> Schema:
+    """Read a schema off the data.  NOT differentially private: warns loudly.  pairs:
+    draft a datetime column "after" another (data/draft_after.py)."""
+    return infer_schema_with_summary(df, max_categories, bins, id_columns, pairs=pairs)[0]
 
 
 def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
     """A schema to compare two tables by (evaluate without one; not a release): both
     tables' domains (synthetic values the real one lacks), the real table's ids kept ids
-    (beside the synthetic 1..n they repeat, and were scored as data)."""
+    (beside the synthetic 1..n they repeat, and were scored as data).  No column "after"
+    another: one synthetic record out of order would switch a column from its dates to
+    its gaps."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ids = [c.name for c in infer_schema(real).columns if c.kind == "id"]
-        return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids)
+        ids = [c.name for c in infer_schema(real, pairs=False).columns if c.kind == "id"]
+        return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
+                            pairs=False)
 
 
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                              id_columns=(), ignored_columns=()) -> tuple[Schema, list[str]]:
+                              id_columns=(), ignored_columns=(),
+                              pairs: bool = True) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review.
     ignored_columns: left out unread, in "ignored_columns" (the user's choice: not a
     drafted value)."""
@@ -92,8 +97,9 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     cols = [c for c in cols if c.name not in personal]
     left.update((c, (why, "values counted")) for c, why in personal.items())
     _bin_listed_codes(cols, whys, guess)
-    draft_after.ordered_pairs({str(n): df[n] for n in df.columns}, cols, whys,
-                              {n: s[2] for n, s in guess.stamps.items()}, guess.bins)
+    if pairs:
+        draft_after.ordered_pairs({str(n): df[n] for n in df.columns}, cols, whys,
+                                  {n: s[2] for n, s in guess.stamps.items()}, guess.bins)
     read = {c.name: drafted_keys(c) for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
              + (f" [read off the data: {', '.join(read[c.name])}]" if read[c.name] else "")

@@ -110,7 +110,11 @@ def gap_rule(df, schema, col) -> tuple:
     start, start_na = to_epoch(missing.blank(_host(df[src.name]), src)[0], src)
     g, bad = gap.gaps(x, na, start, start_na, col)
     past = g > col.time.after.max.value
-    return np.where(past, start + col.time.after.max.value, x), na | bad, past, bad
+    x = np.where(past, start + col.time.after.max.value, x)
+    lo, hi = col.time.bounds  # clamped before its own min (a start long before it): the
+    bad |= past & ((x < lo) | (x > hi))  # record is invalid, as one out of order is
+    past &= ~bad
+    return x, na | bad, past, bad
 
 
 def _gaps_repaired(out, schema):
@@ -120,10 +124,9 @@ def _gaps_repaired(out, schema):
             c.time.after is not None]
     if not cols:
         return out
-    out = out.to_pandas() if is_cudf(out) else out
     drop = np.zeros(len(out), dtype=bool)
     fixed = {}
-    for col in cols:
+    for col in cols:  # (read column by column: a clean cuDF table is returned as it is)
         x, na, past, bad = gap_rule(out, schema, col)
         if past.any() or (bad.any() and col.nullable):
             fixed[col.name] = from_epoch(x, na, col)
@@ -131,7 +134,7 @@ def _gaps_repaired(out, schema):
             drop |= bad
     if not fixed and not drop.any():
         return out
-    out = out.reset_index(drop=True).copy()
+    out = (out.to_pandas() if is_cudf(out) else out).reset_index(drop=True).copy()
     for name, values in fixed.items():
         out[name] = values.array
     return out.loc[~drop].reset_index(drop=True) if drop.any() else out

@@ -103,6 +103,7 @@ class DatetimeSpec:
         self.format = _layout(name, spec.get("format"), given if given in UNITS else None,
                               self.min)
         self.tick, self.edges = self.after.tick, self.after.edges
+        self.after.step = gap.written_step(self.format, self.after.step)
         self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
                      "after": self.after.to_dict(),
                      **({"timezone": self.timezone} if self.timezone else {}),

@@ -25,6 +25,21 @@ SHAPE = ("'after' must be an object naming the column this one comes after: {\"c
          "\"start\", \"max\": \"P30D\", \"bins\": 30}")
 _NS = 10 ** 9
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}  # fixed lengths
+_FREQ = {"second": "s", "minute": "min", "hour": "h", "day": "D"}
+# the finest field a strftime layout writes, coarse to fine ("%T" is "%H:%M:%S")
+_FIELDS = (("day", ()), ("hour", ("%H", "%I")), ("minute", ("%M", "%R")),
+           ("second", ("%S", "%T", "%X", "%c", "%r", "%s")))
+
+
+def written_step(fmt: str | None, step: str | None) -> str | None:
+    """The coarser of `step` and the finest field the layout `fmt` writes (None: ISO text,
+    written as it is)."""
+    if not fmt or fmt == "ISO8601":
+        return step
+    unit = [u for u, codes in _FIELDS if not codes or any(c in fmt for c in codes)][-1]
+    if step is None:
+        return _FREQ[unit]
+    return max(step, _FREQ[unit], key=lambda f: _UNITS[{v: k for k, v in _FREQ.items()}[f]])
 
 
 class Gap:
@@ -60,6 +75,8 @@ class Gap:
                               f"(max {max_bins}); give 'bins' (bins of whole {unit}s)")
         k = min(bins or span, span)
         self.edges = [-((-j * span) // k) * self.tick for j in range(k)] + [hi + 1]
+        self.step = _FREQ[unit] if unit else None  # what decode rounds up to (DatetimeSpec
+        # makes it coarser where the column's format writes less)
         self.spec = {"column": self.column, "max": iso(self.max),
                      **({"bins": bins} if bins is not None else {}),
                      **({"unit": unit} if unit is not None else {})}
@@ -111,6 +128,10 @@ def resolve(col, source) -> None:
         raise SchemaError(f"{where}: {shown(source.name)} has time zone "
                           f"{source.time.timezone} and this column {col.time.timezone}: give "
                           "both the same \"timezone\"")
+    if source.time.max > col.time.max:
+        raise SchemaError(f"{where}: {shown(source.name)} runs to {source.time.max}, past this "
+                          f"column's 'max' ({col.time.max}): a record that starts then could "
+                          "not end after it; give this column a 'max' at or after it")
 
 
 def gaps(x, na, start, start_na, col) -> tuple:
@@ -140,10 +161,30 @@ def encode(x, na, start, start_na, col) -> np.ndarray:
 
 
 def decode(start, start_na, gap_ns, na, col, lo: int, hi: int) -> tuple:
-    """(epochs, missing) of the column: its start plus the drawn gap, kept in [lo, hi] (the
-    column's own range); missing where either is."""
+    """(epochs, missing) of the column: its start plus the drawn gap, rounded up to the
+    column's step (its unit, or its format's finest field: a date written to the day
+    after a start at 19:07 would read back before it), in local time, kept in [lo, hi]
+    (the column's own range, which holds the start's: resolve); missing where either
+    is.  No sum passes hi, so none wraps around int64."""
     na = na | start_na
-    x = np.clip(np.where(na, 0, start) + gap_ns, lo, hi)
+    s = np.where(na, lo, start)
+    x = np.maximum(s + np.minimum(gap_ns, np.maximum(hi - s, 0)), lo)
+    step = col.time.after.step
+    if step is not None:  # up, else down where up passes max or the gap's max (and
+        up, down = _rounded(x, step, col.time.timezone)  # down stays after the start)
+        top = np.minimum(hi, s + col.time.after.max.value)
+        x = np.where(up <= top, up, np.where(down >= s, down, x))
     return np.where(na, 0, x), na
 
 
+def _rounded(x, step: str, zone) -> tuple:
+    """Epochs x rounded up and down to `step` in the zone's local time (its days start at
+    its midnight; a skipped hour shifts forward, a doubled one takes its first)."""
+    t = pd.DatetimeIndex(x.astype("datetime64[ns]"))
+    if zone is None:
+        return t.ceil(step).asi8, t.floor(step).asi8
+    wall = t.tz_localize("UTC").tz_convert(zone).tz_localize(None)
+    first = np.ones(len(t), bool)
+    return tuple(r.tz_localize(zone, ambiguous=first, nonexistent="shift_forward")
+                 .tz_convert("UTC").tz_localize(None).asi8
+                 for r in (wall.ceil(step), wall.floor(step)))

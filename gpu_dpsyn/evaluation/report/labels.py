@@ -66,7 +66,8 @@ def _durations(ns: np.ndarray) -> list:
     top = float(np.max(ns)) / 1e9 if len(ns) else 0.0
     unit, size = next(((u, z) for u, z in (("d", 86400), ("h", 3600), ("min", 60))
                        if top >= 2 * z), ("s", 1))
-    return [f"+{x / 1e9 / size:.3g} {unit}" for x in ns]
+    return [f"+{v:,.0f} {unit}" if v == round(v) else f"+{v:.3g} {unit}"
+            for v in (x / 1e9 / size for x in ns)]  # (.3g wrote 1500 as 1e+03)
 
 
 def edge_texts(col) -> list:
