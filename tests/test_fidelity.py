@@ -64,6 +64,19 @@ def test_an_empty_table_is_a_clear_error():
         evaluate_tables(df, df.iloc[:0], schema)
 
 
+def test_a_wide_table_scores_at_most_2000_random_triples_unless_asked(monkeypatch):
+    """64 columns: all 39,711 triples made evaluate take longer than synthesize; a random
+    2,000 tell the mean to about a thousandth and a half.  Pairs are all scored."""
+    import gpu_dpsyn.evaluation.fidelity as fidelity
+    monkeypatch.setattr(fidelity, "DEFAULT_TRIPLES", 30)  # the rule, on a small table
+    df, schema = _uniform(300, 7, cols=8)  # 56 triples
+    ev = evaluate_tables(df, df, schema)
+    assert len(ev.ways[3].sets) == 30 and ev.ways[3].total == 56
+    assert ev.ways[3].describe() == "30 random of 56 column triples"
+    assert len(ev.ways[2].sets) == ev.ways[2].total == 28
+    assert len(evaluate_tables(df, df, schema, max_sets=100).ways[3].sets) == 56
+
+
 def test_max_sets_labels_and_reuses_the_draw_for_the_density_score():
     df, schema = _uniform(400, 5, cols=6)
     syn, _ = _uniform(400, 6, cols=6)

@@ -101,10 +101,15 @@ def _encoded(df, schema, name: str) -> list:
         raise type(e)(f"the {name} table: {e}") from None
 
 
+DEFAULT_TRIPLES = 2000  # triples scored without max_sets: on a 64-column table, all 39,711
+# made evaluate take 34 s, a random 2,000 6.2 s, their mean TVD 0.0378 against 0.0393
+
+
 def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = None,
                     seed: int = 0, progress: bool = False) -> Evaluation:
-    """TVD of every (or max_sets random, per k > 1) k-way marginal, with its yardsticks.
-    Every single column is evaluated: they are cheap, and the report draws them all."""
+    """TVD of every (or max_sets random, per k > 1) k-way marginal, with its yardsticks;
+    without max_sets, every pair and at most DEFAULT_TRIPLES random triples.  Every single
+    column is evaluated: they are cheap, and the report draws them all."""
     for name, df in (("real", real), ("synthetic", syn)):
         if len(df) == 0:  # every share would be 0/0
             raise DPSynError(f"the {name} table has no rows: nothing to compare")
@@ -114,7 +119,9 @@ def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = No
     for k in ways:
         if k > len(ev.domain):
             continue
-        sets = pick_sets(len(ev.domain), k, max_sets if k > 1 else None, seed)
+        cap = max_sets if k > 1 and max_sets is not None else DEFAULT_TRIPLES if k == 3 \
+            else None
+        sets = pick_sets(len(ev.domain), k, cap, seed)
         stats = []
         with bar(progress, len(sets), f"{k}-way marginals") as b:
             for attrs in sets:
