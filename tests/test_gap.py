@@ -258,3 +258,16 @@ def test_long_gaps_have_labels_of_their_own():
                   max="2028-01-01")["disch"]
     texts = labels.code_texts(col)
     assert len(set(texts)) == len(texts) == 1500 and texts[-1] == "+1,499 d – +1,500 d"
+
+
+def test_the_schema_command_edits_a_key_of_after(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_schema().to_dict()))
+    assert main(["schema", str(path), "--set", "disch.after.max=P30D",
+                 "--set", "disch.after.bins=30"]) == 0
+    assert json.loads(path.read_text())["columns"]["disch"]["after"] == \
+        {**AFTER, "max": "P30D", "bins": 30}
+    assert main(["schema", str(path), "--drop", "admit"]) == 2  # what to do instead
+    assert "--set disch.after=null --set disch.unit=day" in capsys.readouterr().err
+    assert main(["schema", str(path), "--set", "disch.after=null",
+                 "--set", "disch.unit=day", "--drop", "admit"]) == 0

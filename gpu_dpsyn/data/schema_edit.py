@@ -110,6 +110,19 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         ignored += [] if name in ignored else [name]
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
+        owner, dot, sub = (name or "").rpartition(".")
+        if dot and sub == "after" and name not in cols and owner in cols:  # a key of the
+            after = cols[owner].get("after")  # gap (disch.after.max=P30D): in its object
+            if not isinstance(after, dict):
+                raise SchemaError(f"column {shown(owner)} comes after no column: set its "
+                                  f"whole 'after' ({owner}.after='{{\"column\": ..., "
+                                  "\"max\": \"P30D\", \"bins\": 30}')")
+            if value is None:
+                after.pop(key, None)
+            else:
+                after[key] = value
+            drafted = [d for d in drafted if d != f"{owner}.after"]
+            continue
         if name is not None and key in ("type", "kind") and name in ignored:  # back
             ignored = [c for c in ignored if c != name]
             cols[name] = {}

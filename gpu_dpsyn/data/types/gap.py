@@ -114,7 +114,9 @@ def resolve(col, source) -> None:
     datetime column of the same time zone that is not itself after another."""
     gap, where = col.time.after, f"column {shown(col.name)}: 'after'"
     if source is None:
-        raise SchemaError(f"{where} names {shown(gap.column)}, which the schema does not have")
+        raise SchemaError(f"{where} names {shown(gap.column)}, which the schema does not have "
+                          f"(to drop it, give this column a 'unit' or 'bins' of its own "
+                          f"instead: --set {col.name}.after=null --set {col.name}.unit=day)")
     if source.name == col.name or source.kind != "datetime":
         raise SchemaError(f"{where} must name another datetime column, got "
                           f"{shown(gap.column)} ({source.kind})")
