@@ -15,7 +15,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.types import date_text, gap
+from gpu_dpsyn.data.types import date_output, date_text, gap
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -242,14 +242,10 @@ def _layout(name, fmt, unit, lo: pd.Timestamp):
 def as_output(t: pd.Series, col, want) -> pd.Series:
     """Datetimes t as the column's output of dtype `want`: text in its "format" where it
     has one (and `want` is no datetime dtype), missing staying missing; each distinct
-    value written once (decoded values are bins' starts, few of them)."""
+    value written once, at C speed where the layout allows (date_output.py)."""
     if not col.time.format or pd.api.types.is_datetime64_any_dtype(want):
         return t.astype(want)
-    codes, uniq = pd.factorize(t)
-    text = np.asarray([x.isoformat() for x in uniq] if col.time.format == ISO else
-                      pd.Index(uniq).strftime(col.time.format), dtype=object)
-    return pd.Series(np.where(codes < 0, None, text[np.maximum(codes, 0)]), index=t.index,
-                     dtype=object).astype(want)
+    return date_output.as_text(t, col.time.layout, want)
 
 
 def _epoch(t: pd.Timestamp) -> int:
