@@ -170,6 +170,27 @@ def test_out_replaces_an_existing_table_only_when_asked(files, capsys, monkeypat
     assert main([*base[:-6], str(empty), *base[-5:]]) == 0
 
 
+@pytest.mark.parametrize("flag,value", [("--epsilon", "0_5"), ("--delta", "1e-9_0"),
+                                        ("--epsilon", "abc"), ("--epsilon", "0x1p-1"),
+                                        ("--sensitivity", "1_0"), ("--rows", "1_000")])
+def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monkeypatch, flag,
+                                                            value):
+    """Python's float() reads "0_5" as 5: ten times the epsilon meant.  And argparse put
+    its usage block before the line saying what was wrong."""
+    tmp, real, schema = files
+    args = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]
+    if flag in args:
+        args[args.index(flag) + 1] = value
+    else:
+        args += [flag, value]
+    _no_reading(monkeypatch)
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and flag in err and value in err
+
+
 def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
     tmp, real, schema = files
     base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",

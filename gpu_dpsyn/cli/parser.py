@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from gpu_dpsyn.selection.triples import ROUNDS
 
@@ -18,20 +19,49 @@ BUDGET_HELP = """choosing epsilon and delta:
   individuals, typically 1e-9 to 1e-6 (1e-9 costs little accuracy)."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line, as every other refusal: its usage block
+    came before the line that said what was wrong."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "
+                     "options)\n")
+
+
+# a number as people write one: Python's float() also reads "0_5" (as 5) and "1_000"
+_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*|\s*[+-]?(?:inf|nan)\s*",
+                     re.IGNORECASE)
+
+
+def _number(text: str) -> float:
+    """argparse type for --epsilon and the like: decimal or scientific notation (infinity
+    and NaN reach the parameters' own checks, which say what is wrong with them)."""
+    if not _NUMBER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"must be a number such as 0.5 or 1e-9, got {text!r}")
+    return float(text)
+
+
+def _integer(text: str) -> int:
+    """argparse type for a count: digits alone (int() reads "1_0" as 10, too)."""
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        raise argparse.ArgumentTypeError(f"must be a whole number such as 10, got {text!r}")
+    return int(text)
+
+
 def _iterations(text: str):
     """argparse type for --iterations: 'auto' or an integer (validated by GUMConfig)."""
     if text == "auto":
         return text
     try:
-        return int(text)
-    except ValueError:
+        return _integer(text)
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be 'auto' or an integer, got {text!r}") \
             from None
 
 
 def build_parser() -> argparse.ArgumentParser:
     from gpu_dpsyn.version import __version__
-    p = argparse.ArgumentParser(prog="gpu-dpsyn", description=DESCRIPTION)
+    p = _Parser(prog="gpu-dpsyn", description=DESCRIPTION)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
                    help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -41,10 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--schema", required=True,
                    help="public schema JSON (ours or NIST); draft one with infer-schema, then "
                         "review it")
-    s.add_argument("--epsilon", type=float, required=True,
+    s.add_argument("--epsilon", type=_number, required=True,
                    help="privacy budget epsilon > 0: smaller is more private and noisier "
                         "(0.3-1 strong, 1-3 moderate, up to 10 weak; see below)")
-    s.add_argument("--delta", type=float, required=True,
+    s.add_argument("--delta", type=_number, required=True,
                    help="privacy parameter delta in (0, 1): well below 1/n for n "
                         "individuals, typically 1e-9 to 1e-6")
     s.add_argument("--out", required=True,
@@ -53,10 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace files already at --out and --ledger (without it, they are "
                         "refused: another table, another run's ledger); --workers runs need "
                         "a new or empty directory")
-    s.add_argument("--rows", type=int, default=None,
+    s.add_argument("--rows", type=_integer, default=None,
                    help="rows to write (default: the differentially private estimate of the "
                         "real row count)")
-    s.add_argument("--seed", type=int, default=None,
+    s.add_argument("--seed", type=_integer, default=None,
                    help="make the run reproducible, for tests only: a seeded release must "
                         "not be published")
     s.add_argument("--iterations", type=_iterations, default="auto",
@@ -74,11 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the marginals are chosen: from the --public table (free), from "
                         "noisy private scores (10%% of the budget; better when the public "
                         "table differs much), or auto: public when --public is given")
-    s.add_argument("--prior-tolerance", type=float, default=0.0, metavar="K",
+    s.add_argument("--prior-tolerance", type=_number, default=0.0, metavar="K",
                    help="GUM leaves a cell within K noise standard deviations of its target "
                         "as the prior has it (default 0: K = 1 helped a close --public table "
                         "a little and hurt a distant one much)")
-    s.add_argument("--adaptive-rounds", type=int, default=ROUNDS, metavar="N",
+    s.add_argument("--adaptive-rounds", type=_integer, default=ROUNDS, metavar="N",
                    help="privsyn: rounds that add the 3-way marginals a first fit misses "
                         "most (35%% of the marginals' budget; what they do not use measures "
                         "the chosen marginals again); 0: pairs and their triangles only")
@@ -110,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reader", default="auto", choices=["auto", "pandas", "cudf"],
                    help="table reader: cudf parses .csv/.parquet on the GPU (auto: a "
                         ".parquet file when cuDF is installed and the run is on the GPU)")
-    s.add_argument("--sensitivity", type=int, default=None,
+    s.add_argument("--sensitivity", type=_integer, default=None,
                    help="max records per individual (default: schema's, else 1)")
     s.add_argument("--ledger",
                    help="write the privacy ledger as JSON here (released with the table; "
@@ -122,19 +152,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "drop the row), or refuse the table (error: NOT private, since the "
                         "refusal depends on single records; see 'gpu-dpsyn check')")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
-    s.add_argument("--workers", type=int, default=None, metavar="N",
+    s.add_argument("--workers", type=_integer, default=None, metavar="N",
                    help="run on a local Dask cluster of N workers: INPUT may be a directory "
                         "or a glob ('in/*.parquet'), --out is a directory of Parquet parts")
     s.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
-    s.add_argument("--batch-rows", type=int, default=None, metavar="N",
+    s.add_argument("--batch-rows", type=_integer, default=None, metavar="N",
                    help="rows per sampling batch on Dask (default: from worker memory)")
     e = sub.add_parser("evaluate", help="compare a synthetic table with the real one: TVD of "
                                         "1/2/3-way marginals, optional HTML report")
     e.add_argument("real", help="the real (private) table")
     e.add_argument("synthetic", help="the synthetic table")
     e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
-    e.add_argument("--max-sets", type=int, default=None,
+    e.add_argument("--max-sets", type=_integer, default=None,
                    help="evaluate at most this many random column sets per k (default: all "
                         "pairs, at most 2,000 triples); "
                         "the terminal and the report use the same ones")
@@ -151,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
     i.add_argument("input", help="the table to read the draft from")
     i.add_argument("--out", required=True, help="the schema JSON to write")
-    i.add_argument("--bins", type=int, default=32,
+    i.add_argument("--bins", type=_integer, default=32,
                    help="bins for numeric columns that are not read as categories (default "
                         "32)")
     i.add_argument("--id", action="append",
