@@ -874,3 +874,22 @@ def test_a_name_just_within_the_limit_is_written(files):
     out = tmp / ("b" * 251 + ".csv")  # 255 bytes: the temporary name beside it is longer
     assert main(_synth(real, schema, out)) == 0
     assert out.is_file() and _leftovers(tmp) == []
+
+
+@pytest.mark.parametrize("what", ["schema", "ledger", "set-file"])
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory"])
+def test_a_document_given_by_name_must_be_a_regular_file(files, capsys, tmp_path, what,
+                                                         kind):
+    """/dev/zero as a schema, a ledger or a --set-file was read until memory ran out (24
+    GB, then killed); a FIFO hung.  Now each is one line, before anything is read."""
+    tmp, real, schema = files
+    path = {"device": "/dev/zero", "directory": str(tmp_path)}.get(kind)
+    if kind == "fifo":
+        path = str(tmp_path / "pipe")
+        os.mkfifo(path)
+    args = {"schema": ["check", str(real), "--schema", path],
+            "ledger": ["evaluate", str(real), str(real), "--schema", str(schema),
+                       "--ledger", path],
+            "set-file": ["schema", str(schema), "--set-file", f"month.values={path}"]}[what]
+    assert main(args) == 2
+    one_line_error(capsys, "not a regular file")

@@ -14,7 +14,7 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_schema_out, spent, write_ledger)
-from gpu_dpsyn.data.files import JSON, file_id, write_text
+from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
 
@@ -205,9 +205,9 @@ def evaluate(a) -> int:
         plt()  # without matplotlib, say so before the tables are read
     if a.ledger:  # its private bins are what the scores count on; the report reads more
         from gpu_dpsyn.evaluation.report import check_ledger
-        try:
-            run = json.loads(Path(a.ledger).read_text())
-        except (OSError, ValueError) as e:
+        try:  # (read_small: a regular file, not too large)
+            run = json.loads(read_small(a.ledger, "ledger"))
+        except ValueError as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
         except RecursionError:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: it is nested deeper than "

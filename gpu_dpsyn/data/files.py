@@ -126,6 +126,30 @@ def check_kind(path, kind: tuple, flag: str | None = None) -> None:
                          f"replaces only an earlier {name}: give another name")
 
 
+MAX_DOCUMENT = 1 << 28  # bytes of a schema, a ledger or a value list: a schema listing
+# 65,536 values on many columns is tens of MiB
+
+
+def read_small(path, what: str, error=DPSynError) -> str:
+    """The UTF-8 text of a document given by name (a schema, a ledger, a list of values),
+    or a one-line `error`: it must be a regular file of at most MAX_DOCUMENT bytes
+    (/dev/zero was read until memory ran out; a FIFO hung)."""
+    where = f"{what} {shown(str(path))}"
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"cannot read {where}: it is not a regular file")
+        if st.st_size > MAX_DOCUMENT:
+            raise error(f"cannot read {where}: it holds {st.st_size:,} bytes, more than a "
+                        f"{what} has ({MAX_DOCUMENT:,} at most)")
+        with open(path, encoding="utf-8") as f:
+            return f.read(MAX_DOCUMENT + 1)
+    except OSError as e:
+        raise error(f"cannot read {where}: {e.strerror or e}") from None
+    except (UnicodeDecodeError, ValueError) as e:  # (ValueError: a NUL in the name)
+        raise error(f"{where} is not UTF-8 text: {e}") from None
+
+
 def probe_directory(directory, where: str, name: str = "probe") -> None:
     """DPSynError unless a new file can be created in `directory` (one is, then removed)."""
     probe = _temporary(Path(directory) / name)

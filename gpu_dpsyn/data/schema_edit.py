@@ -8,6 +8,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import json
 
 from gpu_dpsyn.data.dialect import TAB_NAMES
+from gpu_dpsyn.data.files import read_small
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
 from gpu_dpsyn.errors import SchemaError
 
@@ -45,12 +46,7 @@ def parse_setting(text: str, from_file: bool = False) -> tuple:
 
 
 def _from_file(path: str):
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, ValueError) as e:  # missing, a directory, no UTF-8
-        raise SchemaError(f"--set-file: cannot read {shown(path)}: "
-                          f"{getattr(e, 'strerror', None) or e}") from None
+    text = read_small(path, "--set-file", SchemaError)
     try:
         return json.loads(text)
     except (ValueError, RecursionError):

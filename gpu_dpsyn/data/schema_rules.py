@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.data.files import read_small
 from gpu_dpsyn.data.types import gap
 from gpu_dpsyn.errors import SchemaError
 
@@ -381,12 +382,7 @@ def one_bound(key: str, top, runs: list):
 def read_document(source) -> dict:
     """A schema file's JSON, a key given twice refused (json.loads keeps the last)."""
     path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SchemaError(f"cannot read schema file {str(path)!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise SchemaError(f"schema file {str(path)!r} is not UTF-8 text: {e}") from None
+    text = read_small(path, "schema file", SchemaError)  # a regular file, not too large
     try:
         d = json.loads(text, object_pairs_hook=object_pairs)
     except ValueError as e:  # JSONDecodeError, or a number of more digits than int() takes
