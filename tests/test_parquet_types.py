@@ -18,6 +18,8 @@ from gpu_dpsyn.errors import DataError  # noqa: E402
 N = 200
 KEEP = pa.array([i % 10 for i in range(N)], pa.int64())
 SPECS = {"cat": {"type": "categorical", "values": ["a", "b"]},
+         "codes": {"type": "categorical", "values": ["1", "2"]},
+         "flags": {"type": "categorical", "values": [False, True]},
          "num": {"type": "numeric", "integer": True, "min": 0, "max": 1},
          "date": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31",
                   "unit": "month"}}
@@ -51,7 +53,10 @@ def test_a_binary_column_reads_as_text(tmp_path):
     ("num", pa.array([1000] * N, pa.time64("us")), "time64"),
     ("num", pa.array([5] * N, pa.duration("s")), "duration"),
     ("date", pa.array([3] * N, pa.int64()), "int64"),
-    ("date", pa.array([5] * N, pa.duration("s")), "duration")])
+    ("date", pa.array([5] * N, pa.duration("s")), "duration"),
+    # numbers or booleans where the column lists only words: every row was dropped
+    ("cat", pa.array([1, 2] * (N // 2), pa.int64()), "int64"),
+    ("cat", pa.array([True, False] * (N // 2), pa.bool_()), "bool")])
 def test_a_type_the_column_cannot_read_is_refused_before_anything_is_spent(
         tmp_path, capsys, kind, array, named):
     p, s = _files(tmp_path, kind, array)
@@ -68,6 +73,10 @@ def test_a_type_the_column_cannot_read_is_refused_before_anything_is_spent(
 def test_types_each_kind_reads_are_accepted(tmp_path):
     for kind, array in (("cat", pa.array(["a", "b"] * (N // 2)).dictionary_encode()),
                         ("cat", pa.array([None] * N, pa.null())),
+                        ("codes", pa.array([1, 2] * (N // 2), pa.int8())),  # listed "1"
+                        ("flags", pa.array([True, False] * (N // 2), pa.bool_())),
+                        # floats: how pandas stores a column all of whose values are missing
+                        ("cat", pa.array([float("nan")] * N, pa.float64())),
                         ("num", pa.array(["0", "1"] * (N // 2), pa.large_string())),
                         ("num", pa.array([0.0, 1.0] * (N // 2), pa.float32())),
                         ("date", pa.array([pd.Timestamp("2020-03-01")] * N,
