@@ -330,7 +330,10 @@ def _ledger(**change):
     {"private_bins": [0, 1]}, {"spent_fraction": [1]}, {"spent_fraction": "all"},
     {"measurements": [{"label": "marginal", "cells": "many"}]},
     {"measurements": [{"label": "marginal", "fraction": None, "columns": "ab"}]},
-    {"gum_history": [{"a": 1}]}, {"gum_history": ["0.1"]}])
+    {"gum_history": [{"a": 1}]}, {"gum_history": ["0.1"]},
+    # values no run writes: the report printed "ε, δ -5, 2" and "nan"
+    {"epsilon": -5}, {"epsilon": float("nan")}, {"epsilon": float("inf")}, {"delta": 2},
+    {"delta": -1e-9}, {"gum_history": [0.1, float("nan")]}])
 def test_a_ledger_the_report_cannot_read_is_refused_in_one_line(change):
     """A ledger edited by hand failed with TypeErrors deep in the report, or (edges out
     of order) changed the printed scores silently."""

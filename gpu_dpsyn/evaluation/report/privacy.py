@@ -39,6 +39,14 @@ def check_ledger(run, source: str = "ledger") -> dict:
         where = "".join(f"[{p!r}]" for p in err.path)
         raise DPSynError(f"{source}: {where or 'the ledger'} {err.message}: give the file "
                          "that synthesize --ledger wrote")
+    eps, delta = run["epsilon"], run["delta"]
+    if not (math.isfinite(eps) and eps > 0 and math.isfinite(delta) and 0 <= delta < 1):
+        raise DPSynError(f"{source}: epsilon {eps} and delta {delta} are no privacy "
+                         "parameters (epsilon > 0, 0 <= delta < 1): give the file that "
+                         "synthesize --ledger wrote")
+    if not all(math.isfinite(x) for x in run.get("gum_history", [])):
+        raise DPSynError(f"{source}: its gum_history holds numbers that are not finite: give "
+                         "the file that synthesize --ledger wrote")
     for col, edges in run.get("private_bins", {}).items():  # evaluate bins by them
         if not all(math.isfinite(e) for e in edges) or \
                 any(b <= a for a, b in zip(edges, edges[1:])):
