@@ -191,6 +191,22 @@ def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monke
     assert e.value.code == 2 and err.count("\n") == 1 and flag in err and value in err
 
 
+def test_the_suggested_check_command_can_be_pasted(files, capsys, tmp_path):
+    """"gpu-dpsyn check sp ace/in put.csv --schema s.json" split the names at the spaces."""
+    import shlex
+    tmp, real, schema = files
+    spaced = tmp_path / "sp ace"
+    spaced.mkdir()
+    (spaced / "in put.csv").write_bytes(real.read_bytes())
+    assert main(["synthesize", str(spaced / "in put.csv"), "--schema", str(schema),
+                 "--epsilon", "1", "--delta", "1e-9", "--out", str(tmp / "o.csv"),
+                 "--rows", "50", "--iterations", "1", "--quiet"]) == 0
+    line = next(x for x in capsys.readouterr().err.splitlines() if "gpu-dpsyn check" in x)
+    said = line[line.index("gpu-dpsyn check"):line.index(" lists them")]
+    assert shlex.split(said) == ["gpu-dpsyn", "check", str(spaced / "in put.csv"),
+                                 "--schema", str(schema)]
+
+
 def test_bad_rows_fail_before_reading_the_input(files, capsys, monkeypatch):
     tmp, real, schema = files
     base = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",

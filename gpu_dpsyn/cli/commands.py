@@ -12,8 +12,9 @@ from pathlib import Path
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
+from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
-                                 check_schema_out, spent, write_ledger)
+                                 check_schema_out, command, spent, write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
@@ -85,8 +86,9 @@ def synthesize(a) -> int:
           f"privacy: {rep['guarantee']}", file=sys.stderr)
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
-              f"dropped (said on every run, whether or not there were any: gpu-dpsyn check "
-              f"{a.input} --schema {a.schema} lists them)", file=sys.stderr)
+              f"dropped (said on every run, whether or not there were any: "
+              f"{command('gpu-dpsyn', 'check', a.input, '--schema', a.schema)} lists them)",
+              file=sys.stderr)
     return 0
 
 
@@ -105,23 +107,12 @@ def _synthesizer(a, client=None):
     from gpu_dpsyn.synthesizer import Synthesizer
     return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                        backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
-                       workload=_parse_workload(a.workload), conversion=a.conversion,
-                       selection=a.selection, group_by=_parse_group_by(a.group_by),
+                       workload=parse_workload(a.workload), conversion=a.conversion,
+                       selection=a.selection, group_by=parse_group_by(a.group_by),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
                        neighbour_shuffle=not a.no_neighbour_shuffle,
                        gibbs_sweep=not a.no_gibbs_sweep, polish=not a.no_polish,
                        denoise=not a.no_denoise, on_invalid=a.on_invalid, client=client)
-
-
-def _parse_group_by(items):
-    """["state", "puma,year"] -> [["state"], ["puma", "year"]]: a level per flag."""
-    levels = []
-    for item in items or []:
-        cols = [c.strip() for c in item.split(",") if c.strip()]
-        if not cols:
-            raise DPSynError(f"--group-by {item!r} names no column")
-        levels.append(cols)
-    return levels or None
 
 
 def _synthesize_on_dask(a) -> int:
@@ -174,19 +165,6 @@ def _synthesize_on_dask(a) -> int:
     return 0
 
 
-def _parse_workload(items):
-    """["a,b:3", "c"] -> [(("a", "b"), 3.0), (("c",), 1.0)]"""
-    out = []
-    for item in items or []:
-        cols, _, w = item.partition(":")
-        try:
-            weight = float(w) if w else 1.0
-        except ValueError:
-            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
-        out.append((tuple(c.strip() for c in cols.split(",") if c.strip()), weight))
-    return out
-
-
 def evaluate(a) -> int:
     from gpu_dpsyn.evaluation.evaluate import (check_ml_tables, check_sklearn, check_target,
                                                ml_rows, ml_utility)
@@ -233,7 +211,8 @@ def evaluate(a) -> int:
         if read and not len(real):  # (evaluation is for the curator: not private)
             raise DPSynError(f"no row of the real table is left once the schema's rule "
                              f"repairs it ({read:,} rows read, every one dropped): see what "
-                             f"it drops with gpu-dpsyn check {a.real} --schema {a.schema}")
+                             f"it drops with "
+                             f"{command('gpu-dpsyn', 'check', a.real, '--schema', a.schema)}")
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here
         schema = comparison_schema(real, syn)

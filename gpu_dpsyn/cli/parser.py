@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.selection.triples import ROUNDS
 
 DESCRIPTION = ("Differentially private synthetic tables. Draft a schema from a table "
@@ -228,3 +229,26 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--out", help="write here instead of in place")
     return p
 
+
+def parse_group_by(items):
+    """["state", "puma,year"] -> [["state"], ["puma", "year"]]: a level per flag."""
+    levels = []
+    for item in items or []:
+        cols = [c.strip() for c in item.split(",") if c.strip()]
+        if not cols:
+            raise DPSynError(f"--group-by {item!r} names no column")
+        levels.append(cols)
+    return levels or None
+
+
+def parse_workload(items):
+    """["a,b:3", "c"] -> [(("a", "b"), 3.0), (("c",), 1.0)]"""
+    out = []
+    for item in items or []:
+        cols, _, w = item.partition(":")
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
+        out.append((tuple(c.strip() for c in cols.split(",") if c.strip()), weight))
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +13,12 @@ from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.files import check_kind, check_name, check_output, file_id, write_text
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.evaluation import REPORT_TITLE
+
+
+def command(*words) -> str:
+    """A command line to paste into a shell: each word quoted where it must be (a name
+    with a space split in two)."""
+    return " ".join(shlex.quote(str(w)) for w in words)
 
 
 def check_inputs(*paths) -> None:
