@@ -141,6 +141,18 @@ def test_missing_and_extra_columns(flights, flights_schema):
         encode(flights.assign(bogus=1), flights_schema)
 
 
+def test_names_that_differ_only_in_unicode_composition_are_told_apart():
+    """'missing from the data: ['café']; not in the schema: ['café']': two names that look
+    alike, one with é as one code point, one as e and an accent."""
+    from gpu_dpsyn.data.schema import load_schema
+    s = load_schema({"columns": {"caf\u00e9": {"type": "categorical", "values": ["a"]},
+                                 "n": {"type": "categorical", "values": ["x"]}}})
+    df = pd.DataFrame({"cafe\u0301": ["a"], "n": ["x"]})
+    with pytest.raises(DataError, match=r"differ only in how their letters are composed "
+                                        r".*'caf\\xe9' in the schema, 'cafe\\u0301' in"):
+        encode(df, s)
+
+
 def test_a_header_that_names_no_schema_column_is_not_repeated(tmp_path):
     # no header row (or a blank first line): pandas reads the first record as the
     # header, and the message showed its values

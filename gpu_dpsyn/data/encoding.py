@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import os
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -137,6 +138,13 @@ def check_columns(df, schema: Schema, allow_empty: bool = False) -> None:
             parts.append(f"not in the schema: [{_describe(extra, 20)}] (add them to the "
                          "schema, list them in its \"ignored_columns\" (gpu-dpsyn schema "
                          "FILE --ignore NAME), or drop them from the table)")
+        look_alike = [(a, b) for a in missing for b in extra
+                      if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)]
+        if look_alike:  # the same letters, composed another way: shown as code points
+            a, b = look_alike[0]
+            parts.append(f"{a!r} and {b!r} differ only in how their letters are composed "
+                         f"(Unicode normalization: {ascii(a)} in the schema, {ascii(b)} in "
+                         "the data); write both one way")
         raise DataError("data columns do not match the schema; " + "; ".join(parts))
     if len(df) == 0 and not allow_empty:
         raise DataError("the table is empty: nothing to synthesize")
