@@ -50,6 +50,20 @@ def test_a_huge_estimate_is_clamped_to_the_schemas_max_rows(monkeypatch):
         "max_rows" in str(warned[0].message)
 
 
+def test_a_clamped_estimate_is_not_said_to_be_unreliable_after(monkeypatch):
+    """Clamped to max_rows 50, sample() then said "the row count is estimated at 50 with a
+    standard error of about 21 ... the schema's rule may have dropped them": the count
+    was clamped, and nothing was dropped."""
+    _, schema = small_table()
+    schema["max_rows"] = 50
+    syn, warned = _fit_with_total(monkeypatch, 1988.0, schema)
+    monkeypatch.setattr(syn.model, "n_standard_error", 21.0)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        assert len(syn.sample()) == 50
+    assert len(warned) == 1 and not [w for w in got if "estimated at" in str(w.message)]
+
+
 def test_without_max_rows_the_default_cap_applies(monkeypatch):
     _, schema = small_table()
     syn, warned = _fit_with_total(monkeypatch, 2.75e12, schema)

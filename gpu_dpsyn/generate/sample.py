@@ -97,7 +97,8 @@ def estimated_rows(model, check) -> int:
     """The DP estimate of the row count, with a warning when the noise makes it
     unreliable and an error naming it when check(n) refuses it."""
     n, se = model.n_estimate, model.n_standard_error
-    if se > COUNT_RELATIVE_SE * n:
+    # at the public maximum the count was clamped to it, as the fit said: not estimated
+    if se > COUNT_RELATIVE_SE * n and n < model.schema.row_cap:
         warnings.warn(f"the row count is estimated at {n:,} with a standard error of "
                       f"about {se:,.0f} from the privacy noise; choose the size with "
                       "sample(n) (--rows N). If the table has many more rows, the schema's "
