@@ -278,3 +278,17 @@ def test_a_public_range_keeps_the_drafted_step_of_amounts(tmp_path):
     assert col["support"]["step"] == 100 and "salary.support" in doc["_drafted_from_data"]
     s = load_schema(doc)
     assert s["salary"].support is not None
+
+
+def test_a_new_range_keeps_the_width_of_bins_of_whole_units(tmp_path, capsys):
+    """--set when.max=... kept 365 bins of whole minutes over the longer range: each bin
+    silently became 1.25 days wide."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"columns": {"when": {
+        "type": "datetime", "min": "2023-01-01T00:00:00", "max": "2023-12-31T23:59:59",
+        "unit": "minute", "bins": 365}}}))
+    assert main(["schema", str(path), "--set", "when.max=2024-03-31T23:59:59"]) == 0
+    assert json.loads(path.read_text())["columns"]["when"]["bins"] == 456  # still a day
+    assert main(["schema", str(path), "--set", "when.min=2023-07-01T00:00:00",
+                 "--set", "when.bins=10"]) == 0  # a count given: as given
+    assert json.loads(path.read_text())["columns"]["when"]["bins"] == 10

@@ -161,6 +161,10 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             else:  # the values seen: of the drafted range
                 spec.pop("support", None)
                 drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
+        if key in ("min", "max") and _kind(spec) == "datetime" and "unit" in spec and \
+                isinstance(spec.get("bins"), int) and (name, "bins") not in \
+                {(n, k) for n, k, _ in sets}:  # bins of whole units keep their width
+            spec["bins"] = _same_width(spec, key, value)
         if value is None:
             spec.pop(key, None)
         else:
@@ -179,6 +183,20 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     else:
         doc.pop("_drafted_from_data", None)
     return doc
+
+
+def _same_width(spec: dict, key: str, value) -> int:
+    """A datetime column's bin count after its `key` (min or max) becomes `value`, so its
+    bins keep their width (365 bins of a day over a year: 456 over 15 months, not 365 of
+    1.25 days each); as it was where a date does not read."""
+    import pandas as pd
+    try:
+        old = pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])
+        new = {**spec, key: value}
+        span = pd.Timestamp(new["max"]) - pd.Timestamp(new["min"])
+        return max(1, round(spec["bins"] * span / old))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return spec["bins"]
 
 
 def _whole_values(spec: dict) -> bool:
