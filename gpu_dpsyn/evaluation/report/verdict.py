@@ -104,10 +104,12 @@ WORSE_SHARE = 0.1  # of the column sets that clearly depend: worse than independ
 
 def _worse_than_independent(kw):
     """(rating, reason) when column sets whose real columns clearly depend on each other
-    score worse than independent columns would there (None otherwise): the synthetic table
-    then misleads about them more than one that knew nothing of their relationship."""
+    score worse than independent columns would there, beyond the sampling level (None
+    otherwise): the synthetic table then misleads about them more than one that knew
+    nothing of their relationship."""
     linked = kw.independent > np.maximum(2 * kw.sampling, 0.01)
-    worse = linked & (kw.tvd > kw.independent)
+    # beyond the sampling level: a smaller gap is what two samples of one table show
+    worse = linked & (kw.tvd > kw.independent + kw.sampling)
     if not worse.any():
         return None
     i = int(np.argmax(np.where(worse, kw.tvd - kw.independent, -np.inf)))
