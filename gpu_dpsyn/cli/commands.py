@@ -84,6 +84,9 @@ def synthesize(a) -> int:
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
+    if schema.unit_id is not None:  # from the schema alone
+        print(f"{schema.unit_id!r} is numbered 1..n: each synthetic row is an individual of "
+              "its own (records are not linked by it)", file=sys.stderr)
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
               f"dropped (said on every run, whether or not there were any: "
