@@ -26,7 +26,8 @@ def load(table: str):
 
 
 def paired_fits(table: str, epss, seeds, out: str, variants, rows: bool = False) -> None:
-    """A row per fit to the JSON lines file `out`: fit and sample seconds, 2-/3-way TVD
+    """A row per fit to the JSON lines file `out`: fit and sample seconds (wall, and the
+    process's CPU seconds: steadier on a shared machine), 2-/3-way TVD
     (300 triples), the level's marginals (rows: the released row count and the table's
     too)."""
     from gpu_dpsyn import Synthesizer
@@ -40,16 +41,17 @@ def paired_fits(table: str, epss, seeds, out: str, variants, rows: bool = False)
             for variant, set_up in variants:
                 set_up()
                 empirical_bayes._memo.clear()  # each fit estimates its own marginals
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 syn = Synthesizer(eps, 1e-9, seed=seed, progress=False).fit(df, schema)
-                t1 = time.perf_counter()
+                t1, c1 = time.perf_counter(), time.process_time()
                 sample = syn.sample()
-                t2 = time.perf_counter()
+                t2, c2 = time.perf_counter(), time.process_time()
                 sch = syn.model.schema
                 real, codes, dom = encode(df, sch), encode(sample, sch), sch.domain
                 append_row(out, dict(
                     table=table, eps=eps, seed=seed, variant=variant,
                     fit=round(t1 - t0, 2), sample=round(t2 - t1, 2),
+                    fit_cpu=round(c1 - c0, 2), sample_cpu=round(c2 - c1, 2),
                     tvd2=round(float(tvd_codes(real, codes, dom, 2).mean()), 5),
                     tvd3=round(float(tvd_codes(real, codes, dom, 3, 300).mean()), 5),
                     marginals=[len(lv.marginals) for lv in syn.model.levels],
