@@ -52,12 +52,20 @@ def ordered_pairs(data: dict, cols: list, whys: list, finest: dict, bins: int) -
         gap = col.time.after
         k = col.size - col.nullable
         width = next((f"a{'n' if u == 'hour' else ''} {u}" for u, z in _SECONDS.items()
-                      if z * _NS * k == gap.max.value), f"{iso(gap.max / k)}")
+                      if z * _NS * k == gap.max.value), None) or _about(gap.max / k)
         whys[at[b]] = (f"{col.time.min.isoformat()} .. {col.time.max.isoformat()}, after "
                        f"{a!r} in every record: coded by the gap after it, up to "
                        f"{iso(gap.max)}, in {k} bins of {width} each, in whole "
                        f"{finest[b]}s" + (f"; written {col.time.format!r}"
                                           if col.time.format else ""))
+
+
+def _about(t: pd.Timedelta) -> str:
+    """A bin's width in words: "102.7 days", "2.5 hours" (not PT2463H45M)."""
+    secs = t.total_seconds()
+    unit, size = next(((u, z) for u, z in (("day", 86400), ("hour", 3600), ("minute", 60))
+                       if secs >= z), ("second", 1))
+    return f"{secs / size:.4g} {unit}s"
 
 
 def _largest_gap(start, end, a, b) -> int | None:
@@ -74,8 +82,8 @@ def _largest_gap(start, end, a, b) -> int | None:
     if not g.size or (g < 0).any() or not (g > 0).any():
         return None
     lo, hi = end.time.bounds
-    if 2 * int(g.max()) > hi - lo:  # gaps as long as the column's own span: a visit after
-        return None  # a birth date, no stay; coded by the gap, visits fell on min and max
+    if int(g.max()) > hi - lo:  # gaps longer than the column's own range: a visit after a
+        return None  # birth date, no stay; coded by the gap, visits fell on min and max
     return int(g.max())
 
 

@@ -161,6 +161,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             else:  # the values seen: of the drafted range
                 spec.pop("support", None)
                 drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
+        if key == "after" and isinstance(value, dict):  # the gap has the unit and bins
+            spec.pop("unit", None)
+            spec.pop("bins", None)
         if key in ("min", "max") and _kind(spec) == "datetime" and "unit" in spec and \
                 isinstance(spec.get("bins"), int) and (name, "bins") not in \
                 {(n, k) for n, k, _ in sets}:  # bins of whole units keep their width

@@ -6,6 +6,7 @@ noisy, post-processed values; the noise key never leaves this module's call."""
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import time
 import warnings
@@ -87,6 +88,12 @@ def check_plan(settings, schema) -> tuple:
     workload = _resolve_workload(settings.workload, names)
     groups = resolve_levels(settings.group_by, schema, workload, settings.max_cells) \
         if settings.group_by else [()]
+    if groups == [()]:  # a column after another is its gap: measured with its start
+        for c in schema.synth_columns:  # (within max_cells), whatever the scores
+            if c.kind == "datetime" and c.time.after is not None:
+                pair = tuple(sorted((names.index(c.time.after.column), names.index(c.name))))
+                if math.prod(schema.domain[a] for a in pair) <= settings.max_cells:
+                    workload.setdefault(pair, 1.0)
     if groups == [()]:  # the 1-ways, the sets named, DPSyn's pairs: each measured
         d = len(names)    # (grouped: resolve_levels checked its sets)
         sets = dpsyn_plan(d) if settings.method == "dpsyn" else [(a,) for a in range(d)]

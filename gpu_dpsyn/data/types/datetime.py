@@ -96,7 +96,9 @@ class DatetimeSpec:
         """A column after another: its codes are the gap's bins (types/gap.py)."""
         if unit is not None or bins is not None:
             raise SchemaError(f"column {shown(name)}: a column 'after' another is binned by "
-                              "the gap between them: give 'unit' and 'bins' inside 'after'")
+                              "the gap between them, whose 'unit' and 'bins' are inside "
+                              "'after': remove its own (--set "
+                              f"{name}.unit=null --set {name}.bins=null)")
         self.after = gap.Gap(name, spec["after"], max_bins)
         self.unit, self.calendar = None, False
         given = spec["after"].get("unit")
