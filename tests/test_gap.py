@@ -61,6 +61,9 @@ def test_the_gap_bins_are_whole_units_of_the_gap():
     ({**AFTER, "column": "disch"}, {}, "another datetime column"),
     ({**AFTER, "max": "-P1D"}, {}, "positive duration"),
     ({**AFTER, "max": "soon"}, {}, "positive duration"),
+    # pandas read P1M (a month) as a minute, P0.5D as 5 days
+    ({**AFTER, "max": "P1M"}, {}, "fixed length"), ({**AFTER, "max": "P0.5D"}, {}, "fixed"),
+    ({**AFTER, "max": "P1.5DT0H"}, {}, "fixed length"),
     ({**AFTER, "max": "PT90S"}, {}, "whole number of minutes"),
     ({"column": "admit", "max": "P60D", "unit": "second"}, {}, "too large a domain"),
     ({"column": "admit", "max": "P60D"}, {}, "needs 'bins'"),
@@ -310,3 +313,21 @@ def test_setting_after_by_hand_takes_the_columns_own_unit_and_bins_out(tmp_path)
     assert main(["schema", str(path), "--set", "disch.after=" + json.dumps(AFTER)]) == 0
     col = json.loads(path.read_text())["columns"]["disch"]
     assert col["after"] == AFTER and "unit" not in col and "bins" not in col
+
+
+def test_an_end_in_a_doubled_hour_is_not_written_before_its_start():
+    """At a fall-back, a start at 02:10 +01:00 plus 10 minutes rounded up to the minute
+    read back as 02:21 +02:00: an hour before its start."""
+    from gpu_dpsyn.data.types import gap
+    s = load_schema({"columns": {
+        "a": {"type": "datetime", "min": "2020-10-01", "max": "2020-11-30", "unit": "hour",
+              "timezone": "Europe/Berlin"},
+        "b": {"type": "datetime", "min": "2020-10-01", "max": "2020-11-30",
+              "timezone": "Europe/Berlin",
+              "after": {"column": "a", "max": "PT2H", "bins": 4, "unit": "second"}}}})
+    col = s["b"]
+    col.time.after.step = "min"  # as a format written to the minute makes it
+    start = pd.Timestamp("2020-10-25 01:10", tz="UTC").value  # 02:10 +01:00, the second
+    x, na = gap.decode(np.array([start]), np.array([False]), np.array([630 * 10 ** 9]),
+                       np.array([False]), col, *col.time.bounds)
+    assert x[0] >= start and not na[0]

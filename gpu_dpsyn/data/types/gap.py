@@ -14,6 +14,8 @@ to it, a negative gap (or a value whose other column is missing) is invalid.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -85,16 +87,29 @@ class Gap:
         return dict(self.spec)
 
 
+# ISO 8601 durations of fixed lengths (weeks, days, hours, minutes, seconds; whole but the
+# seconds), or "90 days": pandas read P1M (a month) as a minute and P0.5D as 5 days
+_ISO = re.compile(r"P(?:(?P<W>\d+)W|(?:(?P<D>\d+)D)?(?:T(?=\d)(?:(?P<H>\d+)H)?(?:(?P<M>\d+)M)?"
+                  r"(?:(?P<S>\d+(?:\.\d{1,9})?)S)?)?)", re.IGNORECASE)
+_WORDS = re.compile(r"(\d+)\s*(week|day|hour|minute|second)s?", re.IGNORECASE)
+_SIZE = {"W": 604800, "D": 86400, "H": 3600, "M": 60, "S": 1}
+
+
 def _duration(where: str, v) -> pd.Timedelta:
-    """An ISO 8601 duration (P90D, PT12H, P1DT6H) or pandas' text for one (90 days)."""
-    try:
-        t = pd.Timedelta(v) if isinstance(v, str) else None
-    except (ValueError, TypeError, OverflowError):
-        t = None
-    if t is None or t is pd.NaT or t <= pd.Timedelta(0):
-        raise SchemaError(f"{where}: 'max' must be a positive duration such as \"P90D\" or "
-                          f"\"PT12H\" (ISO 8601), got {shown(v)}")
-    return t
+    """An ISO 8601 duration of fixed length (P90D, PT12H, P1DT6H, P2W) or "90 days"."""
+    text = v.strip() if isinstance(v, str) else ""
+    m, w = _ISO.fullmatch(text), _WORDS.fullmatch(text)
+    ns = None
+    if m and text.upper() not in ("P", "PT"):
+        ns = sum(int(round(float(x) * _SIZE[k] * _NS)) for k, x in m.groupdict().items()
+                 if x is not None)
+    elif w:
+        ns = int(w.group(1)) * _SIZE[w.group(2)[0].upper()] * _NS
+    if not ns or ns <= 0:
+        raise SchemaError(f"{where}: 'max' must be a positive duration of fixed length, "
+                          f"such as \"P90D\", \"PT12H\" (ISO 8601) or \"90 days\" (months "
+                          f"and years vary: give days), got {shown(v)}")
+    return pd.Timedelta(ns, unit="ns")
 
 
 def iso(t: pd.Timedelta) -> str:
@@ -181,7 +196,8 @@ def decode(start, start_na, gap_ns, na, col, lo: int, hi: int) -> tuple:
     if step is not None:  # up, else down where up passes max or the gap's max (and
         up, down = _rounded(x, step, col.time.timezone)  # down stays after the start)
         top = np.minimum(hi, s + col.time.after.max.value)
-        x = np.where(up <= top, up, np.where(down >= s, down, x))
+        # (in a doubled hour, a local time read back may be the other one: never past x)
+        x = np.where((up <= top) & (up >= x), up, np.where((down >= s) & (down <= x), down, x))
     return np.where(na, 0, x), na
 
 
