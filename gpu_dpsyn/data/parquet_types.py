@@ -69,40 +69,22 @@ def check(path, schema=None, fields=None) -> list[str]:
             raise DataError(f"cannot read {shown(str(path))}: column {shown(field.name)} is "
                             f"stored as {field.type} in Parquet, which a {kind} column cannot "
                             f"read{_HINTS.get((kind, family), '')}")
-        # integers and booleans only: a column whose values are all missing is stored as
-        # floats (pandas' NaN), and one record would turn the refusal on or off
-        whole = family == "bool" or family == "number" and _integers(field.type)
-        if whole and field.name in listed and not _could_read(listed[field.name], family):
+        # booleans only: pandas stores integers with one value missing as floats, and all
+        # missing as floats or nulls, so one record would turn a refusal of numbers on or off
+        if family == "bool" and field.name in listed and \
+                not _could_read(listed[field.name], family):
             raise DataError(f"cannot read {shown(str(path))}: column {shown(field.name)} is "
                             f"stored as {field.type} in Parquet, and none of the values its "
                             f"schema lists ({shown(str(listed[field.name][:3]))}...) is "
-                            f"{'a number' if family == 'number' else 'true or false'}: "
-                            "every row would be dropped")
+                            "true or false: every row would be dropped")
         if family == "binary":
             binary.append(field.name)
     return binary
 
 
-def _integers(t) -> bool:
-    import pyarrow as pa
-    return pa.types.is_integer(t.value_type if pa.types.is_dictionary(t) else t)
-
-
 def _could_read(values, family: str) -> bool:
-    """Whether a categorical column listing `values` could hold a value of this family:
-    a number (or its text), or a boolean (or true/false, 0/1)."""
-    def number(v) -> bool:
-        if isinstance(v, bool):
-            return False
-        if isinstance(v, (int, float)):
-            return True
-        try:
-            float(str(v))
-            return True
-        except ValueError:
-            return False
-    if family == "number":
-        return any(number(v) for v in values)
+    """Whether a categorical column listing `values` could hold a boolean (or true/false,
+    0/1)."""
     return any(isinstance(v, bool) or str(v).strip().lower() in ("true", "false", "0", "1")
                for v in values)
 
