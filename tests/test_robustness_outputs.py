@@ -893,3 +893,34 @@ def test_a_document_given_by_name_must_be_a_regular_file(files, capsys, tmp_path
             "set-file": ["schema", str(schema), "--set-file", f"month.values={path}"]}[what]
     assert main(args) == 2
     one_line_error(capsys, "not a regular file")
+
+
+@pytest.mark.parametrize("earlier", [True, False])
+def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, capsys,
+                                                                      monkeypatch, earlier):
+    """The ledger took its name first; when the table's own rename then failed, the
+    --ledger path described a release that never happened (and the earlier one was
+    gone)."""
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
+                  "--ledger", str(ledger))
+    if earlier:
+        assert main(args) == 0
+    capsys.readouterr()
+    before = ledger.read_bytes() if earlier else None
+    real_replace = os.replace
+
+    def refused(src, dst):
+        if str(dst).endswith("o.csv"):
+            raise OSError(errno.EPERM, "Operation not permitted")
+        return real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", refused)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    if earlier:
+        assert ledger.read_bytes() == before and "l.failed.json" in err
+        assert "failed_run" in json.loads((tmp / "l.failed.json").read_text())
+    else:  # the only ledger is the failed run's
+        assert "failed_run" in json.loads(ledger.read_text())
+    assert not [p for p in tmp.iterdir() if ".kept-" in p.name]

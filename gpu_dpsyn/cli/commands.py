@@ -14,7 +14,8 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
-                                 check_schema_out, command, spent, write_ledger)
+                                 check_schema_out, command, kept_aside, spent,
+                                 write_ledger)
 from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
@@ -77,7 +78,7 @@ def synthesize(a) -> int:
         out = syn.sample(a.rows)
         said = {}  # the ledger, written before the table takes its name: a ledger that
         # cannot be written leaves the earlier table (and its ledger) as they were
-        with step(not a.quiet, f"write {a.out}"):
+        with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
             write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
                 write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))))
     rep = said

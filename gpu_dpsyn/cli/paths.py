@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -93,6 +94,36 @@ def check_new_table(path, flag: str, overwrite: bool) -> None:
     if size and not overwrite:
         raise DPSynError(f"{flag} {str(path)!r} already holds a file ({size:,} bytes); give "
                          "another name, or --overwrite to replace it")
+
+
+@contextmanager
+def kept_aside(path):
+    """An earlier file at `path` (the ledger) kept aside while the body runs, put back if
+    it fails (a file the body made there removed): the table it goes with takes its name
+    after the new ledger does, and a failure in between (a rename refused, Ctrl-C) left a
+    ledger of a release that never happened beside the earlier table."""
+    if not path:
+        yield
+        return
+    p = Path(path)
+    aside = p.with_name(f".{p.name}.kept-{os.getpid()}")
+    existed = p.is_file()
+    if existed:
+        try:
+            os.link(p, aside)
+        except OSError:
+            shutil.copy2(p, aside)
+    try:
+        yield
+    except BaseException:
+        if existed:
+            os.replace(aside, p)
+        elif p.exists():
+            os.remove(p)
+        raise
+    finally:
+        if aside.exists():
+            os.remove(aside)
 
 
 @contextmanager
