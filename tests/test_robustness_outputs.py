@@ -924,3 +924,25 @@ def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, caps
     else:  # the only ledger is the failed run's
         assert "failed_run" in json.loads(ledger.read_text())
     assert not [p for p in tmp.iterdir() if ".kept-" in p.name]
+
+
+def test_on_dask_a_ledger_that_cannot_be_written_takes_the_parts_with_it(files, capsys,
+                                                                         monkeypatch):
+    """The parts stayed on disk while the failed run's ledger said "nothing was
+    released" (and evaluate refused that ledger)."""
+    pytest.importorskip("dask.distributed")
+    tmp, real, schema = files
+    out, ledger = tmp / "parts", tmp / "l.json"
+    import gpu_dpsyn.cli.paths as paths
+    real_write, calls = paths.write_text, []
+
+    def full(path, text, flag=None):
+        calls.append(path)
+        if len(calls) == 1:
+            raise DPSynError(f"cannot write --ledger {str(path)!r}: No space left on device")
+        return real_write(path, text, flag)
+    monkeypatch.setattr(paths, "write_text", full)
+    assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1", "--workers",
+                       "1", "--ledger", str(ledger))) == 2
+    assert not list(out.glob("*.parquet"))
+    assert "nothing was released" in json.loads(ledger.read_text())["failed_run"]

@@ -161,8 +161,13 @@ def _synthesize_on_dask(a) -> int:
         with spent(a, syn):  # (a ledger that cannot be written: the spend is said)
             syn.fit(a.input, schema, public=public)
             res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
-            rep = write_ledger(a, syn, res["gum_history"],  # the first batch's
-                               table=(a.out, res["rows"]))
+            try:  # no release without its ledger: the parts (in a directory that held
+                rep = write_ledger(a, syn, res["gum_history"],  # nothing) go
+                                   table=(a.out, res["rows"]))  # (the first batch's)
+            except BaseException:
+                for part in Path(a.out).glob("part-*.parquet"):
+                    part.unlink()
+                raise
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
     print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
