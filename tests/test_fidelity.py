@@ -65,7 +65,7 @@ def test_an_empty_table_is_a_clear_error():
 
 
 def test_a_wide_table_scores_at_most_2000_random_triples_unless_asked(monkeypatch):
-    """64 columns: all 39,711 triples made evaluate take longer than synthesize; a random
+    """63 columns: all 39,711 triples made evaluate take longer than synthesize; a random
     2,000 tell the mean to about a thousandth and a half.  Pairs are all scored."""
     import gpu_dpsyn.evaluation.fidelity as fidelity
     monkeypatch.setattr(fidelity, "DEFAULT_TRIPLES", 30)  # the rule, on a small table

@@ -331,3 +331,15 @@ def test_an_end_in_a_doubled_hour_is_not_written_before_its_start():
     x, na = gap.decode(np.array([start]), np.array([False]), np.array([630 * 10 ** 9]),
                        np.array([False]), col, *col.time.bounds)
     assert x[0] >= start and not na[0]
+
+
+def test_editing_one_key_of_a_drafted_after_keeps_it_for_review(tmp_path):
+    """--set disch.after.bins=10 took "disch.after" off the drafted list: its max (the
+    largest stay) and its pairing, read off the data, then drew no warning."""
+    df, _ = _claims(2000)
+    s, _ = _drafted(df)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(s.to_dict()))
+    assert "disch.after" in json.loads(path.read_text())["_drafted_from_data"]
+    assert main(["schema", str(path), "--set", "disch.after.bins=10"]) == 0
+    assert "disch.after" in json.loads(path.read_text())["_drafted_from_data"]

@@ -892,7 +892,8 @@ def test_a_document_given_by_name_must_be_a_regular_file(files, capsys, tmp_path
                        "--ledger", path],
             "set-file": ["schema", str(schema), "--set-file", f"month.values={path}"]}[what]
     assert main(args) == 2
-    one_line_error(capsys, "not a regular file")
+    err = capsys.readouterr().err  # (it read "... is not UTF-8 text: cannot read ...")
+    assert err.count("\n") == 1 and "not a regular file" in err and "UTF-8" not in err, err
 
 
 @pytest.mark.parametrize("earlier", [True, False])

@@ -292,3 +292,13 @@ def test_a_new_range_keeps_the_width_of_bins_of_whole_units(tmp_path, capsys):
     assert main(["schema", str(path), "--set", "when.min=2023-07-01T00:00:00",
                  "--set", "when.bins=10"]) == 0  # a count given: as given
     assert json.loads(path.read_text())["columns"]["when"]["bins"] == 10
+
+
+def test_bins_kept_as_wide_past_the_limit_say_so(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"columns": {"when": {
+        "type": "datetime", "min": "2023-01-01T00:00:00", "max": "2023-12-31T23:59:59",
+        "unit": "minute", "bins": 365}}}))
+    assert main(["schema", str(path), "--set", "when.min=1700-01-01T00:00:00"]) == 2
+    err = capsys.readouterr().err
+    assert "kept as wide" in err and "--set when.bins=N" in err and err.count("\n") == 1

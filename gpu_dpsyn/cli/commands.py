@@ -192,8 +192,9 @@ def evaluate(a) -> int:
         plt()  # without matplotlib, say so before the tables are read
     if a.ledger:  # its private bins are what the scores count on; the report reads more
         from gpu_dpsyn.evaluation.report import check_ledger
-        try:  # (read_small: a regular file, not too large)
-            run = json.loads(read_small(a.ledger, "ledger"))
+        text = read_small(a.ledger, "ledger")  # a regular file, not too large
+        try:
+            run = json.loads(text)
         except ValueError as e:
             raise DPSynError(f"cannot read ledger {a.ledger!r}: {e}") from None
         except RecursionError:

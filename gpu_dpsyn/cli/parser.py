@@ -25,7 +25,8 @@ class _Parser(argparse.ArgumentParser):
     came before the line that said what was wrong."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "
+        message = message.replace("\n", "\\n").replace("\r", "\\r")  # one line, whatever
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "  # given
                      "options)\n")
 
 
@@ -246,9 +247,9 @@ def parse_workload(items):
     out = []
     for item in items or []:
         cols, _, w = item.partition(":")
-        try:
-            weight = float(w) if w else 1.0
-        except ValueError:
+        try:  # (as a number is written: float() reads "1_0" as 10)
+            weight = _number(w) if w else 1.0
+        except argparse.ArgumentTypeError:
             raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
         out.append((tuple(c.strip() for c in cols.split(",") if c.strip()), weight))
     return out

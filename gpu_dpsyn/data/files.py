@@ -137,16 +137,19 @@ def read_small(path, what: str, error=DPSynError) -> str:
     where = f"{what} {shown(str(path))}"
     try:
         st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"cannot read {where}: it is not a regular file")
-        if st.st_size > MAX_DOCUMENT:
-            raise error(f"cannot read {where}: it holds {st.st_size:,} bytes, more than a "
-                        f"{what} has ({MAX_DOCUMENT:,} at most)")
+    except (OSError, ValueError) as e:  # (ValueError: a NUL in the name)
+        raise error(f"cannot read {where}: {getattr(e, 'strerror', None) or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"cannot read {where}: it is not a regular file")
+    if st.st_size > MAX_DOCUMENT:
+        raise error(f"cannot read {where}: it holds {st.st_size:,} bytes, more than a {what} "
+                    f"has ({MAX_DOCUMENT:,} at most)")
+    try:
         with open(path, encoding="utf-8") as f:
             return f.read(MAX_DOCUMENT + 1)
     except OSError as e:
         raise error(f"cannot read {where}: {e.strerror or e}") from None
-    except (UnicodeDecodeError, ValueError) as e:  # (ValueError: a NUL in the name)
+    except UnicodeDecodeError as e:
         raise error(f"{where} is not UTF-8 text: {e}") from None
 
 

@@ -10,6 +10,7 @@ import json
 from gpu_dpsyn.data.dialect import TAB_NAMES
 from gpu_dpsyn.data.files import read_small
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
+from gpu_dpsyn.data.schema_rules import MAX_BINS
 from gpu_dpsyn.errors import SchemaError
 
 # setting a numeric column's range replaces drafted edges: its bins keep their count
@@ -117,8 +118,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                 after.pop(key, None)
             else:
                 after[key] = value
-            drafted = [d for d in drafted if d != f"{owner}.after"]
-            continue
+            continue  # (drafted: its pairing and other keys too, until --reviewed)
         if name is not None and key in ("type", "kind") and name in ignored:  # back
             ignored = [c for c in ignored if c != name]
             cols[name] = {}
@@ -167,7 +167,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         if key in ("min", "max") and _kind(spec) == "datetime" and "unit" in spec and \
                 isinstance(spec.get("bins"), int) and (name, "bins") not in \
                 {(n, k) for n, k, _ in sets}:  # bins of whole units keep their width
-            spec["bins"] = _same_width(spec, key, value)
+            spec["bins"] = _same_width(spec, key, value, name)
         if value is None:
             spec.pop(key, None)
         else:
@@ -188,7 +188,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     return doc
 
 
-def _same_width(spec: dict, key: str, value) -> int:
+def _same_width(spec: dict, key: str, value, name: str = "") -> int:
     """A datetime column's bin count after its `key` (min or max) becomes `value`, so its
     bins keep their width (365 bins of a day over a year: 456 over 15 months, not 365 of
     1.25 days each); as it was where a date does not read."""
@@ -197,9 +197,14 @@ def _same_width(spec: dict, key: str, value) -> int:
         old = pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])
         new = {**spec, key: value}
         span = pd.Timestamp(new["max"]) - pd.Timestamp(new["min"])
-        return max(1, round(spec["bins"] * span / old))
+        bins = max(1, round(spec["bins"] * span / old))
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return spec["bins"]
+    if bins > MAX_BINS:
+        raise SchemaError(f"column {shown(name)}: its {spec['bins']} bins kept as wide over the "
+                          f"new range would be {bins:,}, past {MAX_BINS:,}: give fewer in the "
+                          f"same command (--set {name}.bins=N)")
+    return bins
 
 
 def _whole_values(spec: dict) -> bool:
