@@ -66,6 +66,22 @@ def test_an_id_column_keeps_its_integer_type(tmp_path, ids, drafted):
     assert str(pq.read_schema(out).field("reading_no").type) == (drafted or "int64")
 
 
+def test_codes_stored_as_text_stay_text(tmp_path):
+    """Merchant codes stored as Parquet strings ("5411") were drafted as integers and came
+    back as int64."""
+    data, schema, out = tmp_path / "c.parquet", tmp_path / "s.json", tmp_path / "o.parquet"
+    r = np.random.default_rng(0)
+    pd.DataFrame({"mcc": r.choice(["4111", "5411", "5812", "5999"], 400),
+                  "k": r.choice(["a", "b"], 400)}).to_parquet(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema)]) == 0
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "2",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    assert pq.read_schema(out).field("mcc").type == pq.read_schema(data).field("mcc").type
+    assert set(pd.read_parquet(out)["mcc"]) <= {"4111", "5411", "5812", "5999"}
+
+
 def test_dates_are_written_as_dates():
     s = load_schema({"columns": {
         "d": {"type": "datetime", "min": "2020-01-01", "max": "2020-12-31", "unit": "day",

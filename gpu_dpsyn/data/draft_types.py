@@ -7,6 +7,7 @@ came back as text, Int64 and nanosecond timestamps."""
 from __future__ import annotations
 
 from gpu_dpsyn.data.dtypes import check_column
+from gpu_dpsyn.data.schema import column_from_spec
 from gpu_dpsyn.errors import SchemaError
 
 
@@ -39,13 +40,26 @@ def _dtype_of(t, col) -> str | None:
     return None
 
 
+def _text_codes(t, col) -> bool:
+    """A categorical column drafted as whole numbers from values the file stores as text
+    (merchant codes "5411"): their text is the number's own (leading zeros stay text)."""
+    import pyarrow as pa
+    T = pa.types
+    t = t.value_type if T.is_dictionary(t) else t
+    return col.kind == "categorical" and (T.is_string(t) or T.is_large_string(t)) and \
+        all(isinstance(v, int) and not isinstance(v, bool) for v in col.values)
+
+
 def file_dtypes(path, schema) -> list[str]:
     """Give the drafted schema's columns the dtypes of the Parquet file at path, where
     they fit (check_column: range, missing values, zone); the names of those given."""
     import pyarrow.parquet as pq
     fields = {f.name: f.type for f in pq.read_schema(path)}
     given = []
-    for col in schema.columns:
+    for i, col in enumerate(schema.columns):
+        if col.name in fields and _text_codes(fields[col.name], col):  # "5411" stored as
+            col = schema.columns[i] = column_from_spec(col.name, {  # text: listed as such
+                **col.to_dict(), "values": [str(v) for v in col.values]})
         name = _dtype_of(fields[col.name], col) if col.name in fields else None
         if name is None:
             continue
