@@ -21,6 +21,13 @@ def band(k: int, value: float) -> str:
     return "good" if value <= good else "fair" if value <= fair else "poor"
 
 
+def excess(kw) -> float:
+    """How far a k-way mean TVD is above what chance alone gives (the mean sampling level,
+    two samples of one table): what the bands rate.  A fresh sample of the real table
+    was rated poor where the sampling level itself passed the bands."""
+    return max(0.0, kw.mean - float(kw.sampling.mean()))
+
+
 def _rated(k: int, value: float) -> Markup:
     b = band(k, value)
     return Markup(f"<span class='{b}'>{b}</span>")
@@ -51,7 +58,7 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     structure kept, column sets scoring worse than independent columns would, ML utility),
     and a headline below good names the signals that hold it down."""
     ways = ev.ways
-    signals = [(band(k, ways[k].mean), f"mean {k}-way TVD {ways[k].mean:.3f}")
+    signals = [(band(k, excess(ways[k])), f"mean {k}-way TVD {ways[k].mean:.3f}")
                for k in (1, 2, 3) if k in ways]
     structure = {k: _structure(ways[k]) for k in ways if k > 1}
     kept = structure.get(2, ("", None))[1]
@@ -70,15 +77,17 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
         held = [why for r, why in signals if r == head]
         out.append("What holds it down: " + "; ".join(held) + ".")
     if lost:  # "though" only where the distances themselves are good
-        small = all(band(k, ways[k].mean) == "good" for k in ways)
+        small = all(band(k, excess(ways[k])) == "good" for k in ways)
         out.append(f"Most of the relationships between columns are lost (under {MIN_KEPT:.0%} "
                    "kept, below)" + (", though the mean distances look small." if small
                                      else "."))
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
-        s = (f"{_WHAT[k].capitalize()}: {band(k, kw.mean)}, mean {k}-way TVD "
-             f"{kw.mean:.3f} over {kw.describe()} (good ≤ {good}, fair ≤ {fair})")
+        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw))}, mean {k}-way TVD "
+             f"{kw.mean:.3f} over {kw.describe()}, {excess(kw):.3f} above the "
+             f"{kw.sampling.mean():.3f} two samples of one table differ by (good ≤ {good}, "
+             f"fair ≤ {fair})")
         out.append(s + (structure[k][0] if k > 1 else "") + ".")
     sampling = ways[2].sampling.mean() if 2 in ways else ways[1].sampling.mean()
     if sampling > 0.5 * BANDS[2 if 2 in ways else 1][0]:
@@ -167,7 +176,7 @@ def scores(ev) -> str:
     for k, kw in sorted(ev.ways.items()):
         rows.append((f"mean {k}-way TVD", f"{kw.mean:.4f}", kw.describe(),
                      "" if kw.independent is None else f"{kw.independent.mean():.4f}",
-                     f"{kw.sampling.mean():.4f}", _rated(k, kw.mean)))
+                     f"{kw.sampling.mean():.4f}", _rated(k, excess(kw))))
     if len(ev.domain) >= 3:
         n3 = math.comb(len(ev.domain), 3)
         sets = f"all {n3:,}" if n3 <= DENSITY_SETS else f"{DENSITY_SETS} random of {n3:,}"
@@ -187,8 +196,9 @@ rows in every cell of a marginal, the table of counts of one set of columns: hal
 event those columns can describe ("carrier is UA and origin is JFK or LGA"), between the share
 of real and of synthetic rows in that event: 0 means identical, 1 means nothing in common.
 Numeric and datetime columns are compared by the schema's bins.</p>
-<p><strong>Thresholds.</strong> A mean TVD is called good up to 0.02 for single columns, 0.05
-for pairs and 0.10 for triples, and fair up to twice that. At 0.05, no event on a pair of
+<p><strong>Thresholds.</strong> A mean TVD, less the sampling level below (what chance alone
+gives), is called good up to 0.02 for single columns, 0.05 for pairs and 0.10 for triples,
+and fair up to twice that. At 0.05, no event on a pair of
 columns is off by more than 5 percentage points on average over pairs, small next to most
 analyses' other errors; the bar rises with the number of columns because a bigger marginal
 spreads the same rows and noise over more cells. For scale, this package's benchmarks at
