@@ -21,11 +21,20 @@ def band(k: int, value: float) -> str:
     return "good" if value <= good else "fair" if value <= fair else "poor"
 
 
-def excess(kw) -> float:
+def excess(kw, scale: float = 1.0) -> float:
     """How far a k-way mean TVD is above what chance alone gives (the mean sampling level,
     two samples of one table): what the bands rate.  A fresh sample of the real table
-    was rated poor where the sampling level itself passed the bands."""
-    return max(0.0, kw.mean - float(kw.sampling.mean()))
+    was rated poor where the sampling level itself passed the bands.  scale: chance_scale's
+    (a small synthetic table is not excused by its own size)."""
+    return max(0.0, kw.mean - scale * float(kw.sampling.mean()))
+
+
+def chance_scale(ev) -> float:
+    """The sampling level of two tables the real one's size over the level of these two
+    (sqrt(2 / n_r) over sqrt(1 / n_r + 1 / n_s)), at most 1: releasing 100 rows would
+    otherwise raise the level the bands forgive."""
+    nr, ns = len(ev.real[0]), len(ev.syn[0])
+    return min(1.0, math.sqrt(2 * ns / (nr + ns))) if nr and ns else 1.0
 
 
 def _rated(k: int, value: float) -> Markup:
@@ -57,8 +66,8 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     The headline is the worst of every signal the report shows (the k-way TVDs, the real
     structure kept, column sets scoring worse than independent columns would, ML utility),
     and a headline below good names the signals that hold it down."""
-    ways = ev.ways
-    signals = [(band(k, excess(ways[k])), f"mean {k}-way TVD {ways[k].mean:.3f}")
+    ways, scale = ev.ways, chance_scale(ev)
+    signals = [(band(k, excess(ways[k], scale)), f"mean {k}-way TVD {ways[k].mean:.3f}")
                for k in (1, 2, 3) if k in ways]
     structure = {k: _structure(ways[k]) for k in ways if k > 1}
     kept = structure.get(2, ("", None))[1]
@@ -77,17 +86,17 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
         held = [why for r, why in signals if r == head]
         out.append("What holds it down: " + "; ".join(held) + ".")
     if lost:  # "though" only where the distances themselves are good
-        small = all(band(k, excess(ways[k])) == "good" for k in ways)
+        small = all(band(k, excess(ways[k], scale)) == "good" for k in ways)
         out.append(f"Most of the relationships between columns are lost (under {MIN_KEPT:.0%} "
                    "kept, below)" + (", though the mean distances look small." if small
                                      else "."))
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
-        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw))}, mean {k}-way TVD "
-             f"{kw.mean:.3f} over {kw.describe()}, {excess(kw):.3f} above the "
-             f"{kw.sampling.mean():.3f} two samples of one table differ by (good ≤ {good}, "
-             f"fair ≤ {fair})")
+        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw, scale))}, mean {k}-way TVD "
+             f"{kw.mean:.3f} over {kw.describe()}, {excess(kw, scale):.3f} above the "
+             f"{scale * kw.sampling.mean():.3f} two samples of the real table's size differ "
+             f"by (good ≤ {good}, fair ≤ {fair})")
         out.append(s + (structure[k][0] if k > 1 else "") + ".")
     sampling = ways[2].sampling.mean() if 2 in ways else ways[1].sampling.mean()
     if sampling > 0.5 * BANDS[2 if 2 in ways else 1][0]:
@@ -176,7 +185,7 @@ def scores(ev) -> str:
     for k, kw in sorted(ev.ways.items()):
         rows.append((f"mean {k}-way TVD", f"{kw.mean:.4f}", kw.describe(),
                      "" if kw.independent is None else f"{kw.independent.mean():.4f}",
-                     f"{kw.sampling.mean():.4f}", _rated(k, excess(kw))))
+                     f"{kw.sampling.mean():.4f}", _rated(k, excess(kw, chance_scale(ev)))))
     if len(ev.domain) >= 3:
         n3 = math.comb(len(ev.domain), 3)
         sets = f"all {n3:,}" if n3 <= DENSITY_SETS else f"{DENSITY_SETS} random of {n3:,}"
