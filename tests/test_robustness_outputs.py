@@ -28,6 +28,29 @@ def _synth(real, schema, out, *extra):
             "1e-9", "--out", str(out), "--quiet", *extra]
 
 
+def _earlier_release(files, capsys):
+    """An earlier run's table and ledger on disk, and the arguments that wrote them (with
+    --overwrite): (tmp, out, ledger, args, table bytes, ledger bytes)."""
+    tmp, real, schema = files
+    out, ledger = tmp / "o.csv", tmp / "l.json"
+    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
+                  "--ledger", str(ledger))
+    assert main(args) == 0
+    capsys.readouterr()
+    return tmp, out, ledger, args, out.read_bytes(), ledger.read_bytes()
+
+
+def _replace_fails(monkeypatch, name: str, code: int, text: str) -> None:
+    """os.replace fails with OSError(code, text) for a destination ending in `name`."""
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if str(dst).endswith(name):
+            raise OSError(code, text)
+        return real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", replace)
+
+
 def _leftovers(d):
     return sorted(p.name for p in d.iterdir() if p.name.startswith("."))
 
@@ -273,13 +296,7 @@ def test_evaluate_json_failure_keeps_the_earlier_file(files, capsys, monkeypatch
     tmp, real, schema = files
     res = tmp / "res.json"
     res.write_text('{"not_for_publication": true, "earlier": 1}\n')
-    real_replace = os.replace
-
-    def full(src, dst):
-        if str(dst).endswith("res.json"):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real_replace(src, dst)
-    monkeypatch.setattr(os, "replace", full)
+    _replace_fails(monkeypatch, "res.json", errno.ENOSPC, "No space left on device")
     assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--json",
                  str(res), "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -438,13 +455,7 @@ def test_a_ledger_that_cannot_be_written_leaves_the_earlier_table_and_says_so(
     beside the earlier run's ledger (a pair that does not match), and the error did not
     say the budget was spent.  Now the ledger is written first, the table takes its name
     only after it, and the one line says the budget went."""
-    tmp, real, schema = files
-    out, ledger = tmp / "o.csv", tmp / "l.json"
-    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
-                  "--ledger", str(ledger))
-    assert main(args) == 0
-    capsys.readouterr()
-    table, first = out.read_bytes(), ledger.read_bytes()
+    tmp, out, ledger, args, table, first = _earlier_release(files, capsys)
     import gpu_dpsyn.cli.paths as paths
     real_write = paths.write_text
 
@@ -675,13 +686,7 @@ def test_a_failed_run_records_its_spend_beside_an_earlier_ledger(files, capsys, 
     run whose table is on disk, records its spend in a file of its own beside it: the
     earlier ledger was replaced, and no longer matched the table (Ctrl-C after the fit
     gave a traceback and left ledger and table of two runs)."""
-    tmp, real, schema = files
-    out, ledger = tmp / "o.csv", tmp / "l.json"
-    args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
-                  "--ledger", str(ledger))
-    assert main(args) == 0
-    capsys.readouterr()
-    table, first = out.read_bytes(), ledger.read_bytes()
+    tmp, out, ledger, args, table, first = _earlier_release(files, capsys)
 
     def fail(*a, **k):
         if failure == "interrupt":
@@ -910,13 +915,7 @@ def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, caps
         assert main(args) == 0
     capsys.readouterr()
     before = ledger.read_bytes() if earlier else None
-    real_replace = os.replace
-
-    def refused(src, dst):
-        if str(dst).endswith("o.csv"):
-            raise OSError(errno.EPERM, "Operation not permitted")
-        return real_replace(src, dst)
-    monkeypatch.setattr(os, "replace", refused)
+    _replace_fails(monkeypatch, "o.csv", errno.EPERM, "Operation not permitted")
     assert main(args) == 2
     err = capsys.readouterr().err
     if earlier:
