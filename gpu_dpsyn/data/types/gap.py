@@ -105,6 +105,9 @@ def _duration(where: str, v) -> pd.Timedelta:
                  if x is not None)
     elif w:
         ns = int(w.group(1)) * _SIZE[w.group(2)[0].upper()] * _NS
+    if ns and ns >= 1 << 62:  # (a timestamp holds +-292 years)
+        raise SchemaError(f"{where}: 'max' {shown(v)} is longer than the dates a column "
+                          "holds span")
     if not ns or ns <= 0:
         raise SchemaError(f"{where}: 'max' must be a positive duration of fixed length, "
                           f"such as \"P90D\", \"PT12H\" (ISO 8601) or \"90 days\" (months "
@@ -182,16 +185,13 @@ def decode(start, start_na, gap_ns, na, col, lo: int, hi: int) -> tuple:
     column's step (its unit, or its format's finest field: a date written to the day
     after a start at 19:07 would read back before it), in local time, kept in [lo, hi]
     (the column's own range, which holds the start's: resolve); missing where either
-    is.  A gap that would pass hi is scaled by the room left over the gap's max, so such
-    ends spread over what is left rather than pile on hi; no sum passes hi, so none
+    is.  A gap that would pass hi is drawn again within the room left (_within_room), so
+    such ends spread over what is left rather than pile on hi; no sum passes hi, so none
     wraps around int64."""
     na = na | start_na
     s = np.where(na, lo, start)
-    room = np.maximum(hi - s, 0)  # a gap past it is scaled into it, not clipped: clipped,
-    top = col.time.after.max.value  # 7% of the terminations fell on the column's max
-    g = np.where(gap_ns > room, (gap_ns.astype(np.float64) * (room / top)).astype(np.int64),
-                 gap_ns)
-    x = np.maximum(s + np.minimum(g, room), lo)
+    room = np.maximum(hi - s, 0)
+    x = np.maximum(s + _within_room(gap_ns, room, col.time.after.edges), lo)
     step = col.time.after.step
     if step is not None:  # up, else down where up passes max or the gap's max (and
         up, down = _rounded(x, step, col.time.timezone)  # down stays after the start)
@@ -199,6 +199,19 @@ def decode(start, start_na, gap_ns, na, col, lo: int, hi: int) -> tuple:
         # (in a doubled hour, a local time read back may be the other one: never past x)
         x = np.where((up <= top) & (up >= x), up, np.where((down >= s) & (down <= x), down, x))
     return np.where(na, 0, x), na
+
+
+def _within_room(g, room, edges) -> np.ndarray:
+    """Gaps g kept within `room`: one past it keeps its place in its own bin, the bin cut
+    at the room ([lo, hi) to [lo, room)), or where the whole bin is past it, over [0,
+    room).  Clipped, 7% of an employee table's terminations fell on the last day; scaled
+    by room over the gap's max, they piled up just after the start."""
+    e = np.asarray(edges, dtype=np.int64)
+    b = np.clip(np.searchsorted(e, g, side="right") - 1, 0, len(e) - 2)
+    b_lo, b_hi = e[b], e[b + 1]
+    frac = (g - b_lo) / np.maximum(b_hi - b_lo, 1).astype(np.float64)
+    cut = np.where(room > b_lo, b_lo + frac * (room - b_lo), frac * room)
+    return np.where(g > room, cut.astype(np.int64), g)
 
 
 def _rounded(x, step: str, zone) -> tuple:
