@@ -901,7 +901,7 @@ def test_a_document_given_by_name_must_be_a_regular_file(files, capsys, tmp_path
     assert err.count("\n") == 1 and "not a regular file" in err and "UTF-8" not in err, err
 
 
-@pytest.mark.parametrize("earlier", [True, False])
+@pytest.mark.parametrize("earlier", [True, False, "symlink"])
 def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, capsys,
                                                                       monkeypatch, earlier):
     """The ledger took its name first; when the table's own rename then failed, the
@@ -911,6 +911,9 @@ def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, caps
     out, ledger = tmp / "o.csv", tmp / "l.json"
     args = _synth(real, schema, out, "--rows", "50", "--iterations", "1", "--overwrite",
                   "--ledger", str(ledger))
+    if earlier == "symlink":  # (the link was kept aside, not the ledger it names)
+        (tmp / "real.json").write_text("")
+        ledger.symlink_to(tmp / "real.json")
     if earlier:
         assert main(args) == 0
     capsys.readouterr()

@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.data.files import check_kind, check_name, check_output, file_id, write_text
+from gpu_dpsyn.data.files import (check_kind, check_name, check_output, file_id, target_of,
+                                  write_text)
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.evaluation import REPORT_TITLE
 
@@ -105,7 +106,7 @@ def kept_aside(path):
     if not path:
         yield
         return
-    p = Path(path)
+    p = target_of(path)  # a symlink's target: what the new ledger is written into
     aside = p.with_name(f".{p.name}.kept-{os.getpid()}")
     existed = p.is_file()
     if existed:
