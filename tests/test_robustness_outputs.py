@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import pytest
 
-from conftest import cli_files, no_reading, one_line_error
+from conftest import cli_files, no_reading, one_line_error, small_table
 from gpu_dpsyn.cli import main
 from gpu_dpsyn.data import csv_text
 from gpu_dpsyn.data.ingest import write_table
@@ -927,6 +927,41 @@ def test_a_table_that_cannot_take_its_name_leaves_the_earlier_ledger(files, caps
     else:  # the only ledger is the failed run's
         assert "failed_run" in json.loads(ledger.read_text())
     assert not [p for p in tmp.iterdir() if ".kept-" in p.name]
+
+
+def test_on_dask_a_sample_that_fails_takes_its_first_parts_with_it(files, capsys,
+                                                                   monkeypatch):
+    """Batch 2 failing left batch 1's part beside a ledger saying nothing was released."""
+    pytest.importorskip("dask.distributed")
+    import gpu_dpsyn.distributed.sampling as sampling
+    tmp, real, schema = files
+    out, ledger = tmp / "parts", tmp / "l.json"
+    real_batch = sampling.write_batch
+
+    def second_fails(*a, **k):  # (defined here: the worker processes run it as it is)
+        if k["part"].endswith("1.parquet"):
+            raise DPSynError(f"cannot write {k['part']}: No space left on device")
+        return real_batch(*a, **k)
+    monkeypatch.setattr(sampling, "write_batch", second_fails)
+    assert main(_synth(real, schema, out, "--rows", "60", "--batch-rows", "30",
+                       "--iterations", "1", "--workers", "1", "--ledger", str(ledger))) == 2
+    assert not list(out.glob("*.parquet"))
+    assert "nothing was released" in json.loads(ledger.read_text())["failed_run"]
+    one_line_error(capsys, "No space left on device")
+
+
+def test_a_part_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
+    """A worker's full disk came back as a raw OSError, a traceback after the spend."""
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.distributed import sampling
+    df, schema = small_table(300)
+    syn = Synthesizer(1.0, 1e-9, seed=0, progress=False, iterations=1).fit(df, schema)
+    arrow = sampling.arrow_schema(syn.model)
+    _replace_fails(monkeypatch, "part-0.parquet", errno.ENOSPC, "No space left on device")
+    with pytest.raises(DPSynError, match=r"cannot write .*part-0\.parquet: No space left"):
+        sampling.write_batch(syn.model, "cpu", str(tmp_path), arrow, "part-0.parquet", 10,
+                             syn.model.targets(10), 1, 1)
+    assert not list(tmp_path.iterdir())
 
 
 def test_on_dask_a_ledger_that_cannot_be_written_takes_the_parts_with_it(files, capsys,

@@ -160,9 +160,9 @@ def _synthesize_on_dask(a) -> int:
         syn.client = client
         with spent(a, syn):  # (a ledger that cannot be written: the spend is said)
             syn.fit(a.input, schema, public=public)
-            res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
-            try:  # no release without its ledger: the parts (in a directory that held
-                rep = write_ledger(a, syn, res["gum_history"],  # nothing) go
+            try:  # no release without its ledger, nor a part of one: the parts go (the
+                res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)  # directory
+                rep = write_ledger(a, syn, res["gum_history"],  # held none before)
                                    table=(a.out, res["rows"]))  # (the first batch's)
             except BaseException:
                 for part in Path(a.out).glob("part-*.parquet"):

@@ -163,6 +163,8 @@ def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets
     try:
         pq.write_table(pa.Table.from_pandas(df, schema=arrow, preserve_index=False), tmp)
         os.replace(tmp, final)  # atomic: a rerun replaces the part, never adds one
+    except OSError as e:  # (a full disk: one line, not a worker's traceback)
+        raise DPSynError(f"cannot write {final}: {e.strerror or e}") from None
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
