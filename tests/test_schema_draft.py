@@ -292,6 +292,15 @@ def test_a_new_range_keeps_the_width_of_bins_of_whole_units(tmp_path, capsys):
     assert main(["schema", str(path), "--set", "when.min=2023-07-01T00:00:00",
                  "--set", "when.bins=10"]) == 0  # a count given: as given
     assert json.loads(path.read_text())["columns"]["when"]["bins"] == 10
+    # both ends moved in one command, in either order: from the range before and after
+    for order in (["min", "max"], ["max", "min"]):
+        path.write_text(json.dumps({"columns": {"when": {
+            "type": "datetime", "min": "2023-01-01T00:00:00", "max": "2023-12-31T23:59:59",
+            "unit": "minute", "bins": 365}}}))
+        new = {"min": "2200-01-01T00:00:00", "max": "2200-12-31T23:59:59"}
+        assert main(["schema", str(path)] + [x for k in order
+                                             for x in ("--set", f"when.{k}={new[k]}")]) == 0
+        assert json.loads(path.read_text())["columns"]["when"]["bins"] == 365, order
 
 
 def test_bins_kept_as_wide_past_the_limit_say_so(tmp_path, capsys):

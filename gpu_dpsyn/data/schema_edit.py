@@ -105,6 +105,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         cols.pop(name, None)
         drafted = [d for d in drafted if of(d) != name]
         ignored += [] if name in ignored else [name]
+    ranges = {n: dict(c) for n, c in cols.items() if _kind(c) == "datetime"}  # as they were
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         owner, dot, sub = (name or "").rpartition(".")
@@ -164,15 +165,18 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         if key == "after" and isinstance(value, dict):  # the gap has the unit and bins
             spec.pop("unit", None)
             spec.pop("bins", None)
-        if key in ("min", "max") and _kind(spec) == "datetime" and "unit" in spec and \
-                isinstance(spec.get("bins"), int) and (name, "bins") not in \
-                {(n, k) for n, k, _ in sets}:  # bins of whole units keep their width
-            spec["bins"] = _same_width(spec, key, value, name)
         if value is None:
             spec.pop(key, None)
         else:
             spec[key] = value
         drafted = [d for d in drafted if d != f"{name}.{key}"]
+    given = {(n, k) for n, k, _ in sets}
+    for name, was in ranges.items():  # bins of whole units keep their width over a new
+        spec = cols.get(name)  # range (from the range before and after every edit)
+        if isinstance(spec, dict) and "unit" in spec and isinstance(spec.get("bins"), int) \
+                and (name, "bins") not in given and \
+                (spec.get("min"), spec.get("max")) != (was.get("min"), was.get("max")):
+            spec["bins"] = _same_width(was, spec, name)
     if ignored:
         doc["ignored_columns"] = ignored
     else:
@@ -188,20 +192,19 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     return doc
 
 
-def _same_width(spec: dict, key: str, value, name: str = "") -> int:
-    """A datetime column's bin count after its `key` (min or max) becomes `value`, so its
-    bins keep their width (365 bins of a day over a year: 456 over 15 months, not 365 of
-    1.25 days each); as it was where a date does not read."""
+def _same_width(was: dict, spec: dict, name: str) -> int:
+    """A datetime column's bin count over its new range (spec) that keeps the width its
+    bins had over the old one (was): 365 bins of a day over a year, 456 over 15 months,
+    not 365 of 1.25 days each; as it was where a date does not read."""
     import pandas as pd
     try:
-        old = pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])
-        new = {**spec, key: value}
-        span = pd.Timestamp(new["max"]) - pd.Timestamp(new["min"])
-        bins = max(1, round(spec["bins"] * span / old))
+        old = pd.Timestamp(was["max"]) - pd.Timestamp(was["min"])
+        span = pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])
+        bins = max(1, round(was["bins"] * span / old))
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return spec["bins"]
     if bins > MAX_BINS:
-        raise SchemaError(f"column {shown(name)}: its {spec['bins']} bins kept as wide over the "
+        raise SchemaError(f"column {shown(name)}: its {was['bins']} bins kept as wide over the "
                           f"new range would be {bins:,}, past {MAX_BINS:,}: give fewer in the "
                           f"same command (--set {name}.bins=N)")
     return bins
