@@ -300,7 +300,9 @@ def test_a_fresh_sample_of_the_real_table_is_rated_good():
     assert "Overall fidelity: <span class='good'>good</span>" in text
     assert "above the" in text and "two samples of the real table's size differ by" in text
     few = _ev(sample(3000), sample(60), {"columns": {c: spec for c in "abc"}})
-    assert "Overall fidelity: <span class='good'>" not in verdict.verdict(few, few.names)
+    text = verdict.verdict(few, few.names)
+    assert "Overall fidelity: <span class='good'>" not in text
+    assert "keeps" in text  # the structure check, on the real table's size: a and b depend
 
 
 def _figures(monkeypatch, draw):

@@ -42,13 +42,13 @@ def _rated(k: int, value: float) -> Markup:
     return Markup(f"<span class='{b}'>{b}</span>")
 
 
-def _structure(kw) -> tuple:
+def _structure(kw, scale: float = 1.0) -> tuple:
     """(text, share kept or None): how much of the real table's departure from independent
     columns the synthetic table keeps, over the sets where the real columns clearly depend
     on each other (an average over all sets would drown a few strong links among many
     independent columns)."""
     what = "pairwise" if kw.k == 2 else "three-way"
-    linked = kw.independent > np.maximum(2 * kw.sampling, 0.01)
+    linked = kw.independent > np.maximum(2 * scale * kw.sampling, 0.01)
     if not linked.any():
         return "; the real columns are nearly independent here, so there is little to keep", \
             None
@@ -69,13 +69,13 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     ways, scale = ev.ways, chance_scale(ev)
     signals = [(band(k, excess(ways[k], scale)), f"mean {k}-way TVD {ways[k].mean:.3f}")
                for k in (1, 2, 3) if k in ways]
-    structure = {k: _structure(ways[k]) for k in ways if k > 1}
+    structure = {k: _structure(ways[k], scale) for k in ways if k > 1}
     kept = structure.get(2, ("", None))[1]
     lost = kept is not None and kept < MIN_KEPT
     if lost:  # close on average, yet most real relationships gone: not good for analysis
         signals.append(("fair", f"{kept:.0%} of the real pairwise structure kept"))
     for k in sorted(structure):
-        worse = _worse_than_independent(ways[k])
+        worse = _worse_than_independent(ways[k], scale)
         if worse:
             signals.append(worse)
     if ml is not None:
@@ -120,14 +120,14 @@ WORSE_SHARE = 0.1  # of the column sets that clearly depend: worse than independ
 # on this many is poor, on fewer fair
 
 
-def _worse_than_independent(kw):
+def _worse_than_independent(kw, scale: float = 1.0):
     """(rating, reason) when column sets whose real columns clearly depend on each other
     score worse than independent columns would there, beyond the sampling level (None
     otherwise): the synthetic table then misleads about them more than one that knew
     nothing of their relationship."""
-    linked = kw.independent > np.maximum(2 * kw.sampling, 0.01)
+    linked = kw.independent > np.maximum(2 * scale * kw.sampling, 0.01)
     # beyond the sampling level: a smaller gap is what two samples of one table show
-    worse = linked & (kw.tvd > kw.independent + kw.sampling)
+    worse = linked & (kw.tvd > kw.independent + scale * kw.sampling)
     if not worse.any():
         return None
     i = int(np.argmax(np.where(worse, kw.tvd - kw.independent, -np.inf)))
