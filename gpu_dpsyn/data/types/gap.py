@@ -41,7 +41,8 @@ def written_step(fmt: str | None, step: str | None) -> str | None:
     unit = [u for u, codes in _FIELDS if not codes or any(c in fmt for c in codes)][-1]
     if step is None:
         return _FREQ[unit]
-    return max(step, _FREQ[unit], key=lambda f: _UNITS[{v: k for k, v in _FREQ.items()}[f]])
+    seconds = {f: _UNITS[u] for u, f in _FREQ.items()}
+    return max(step, _FREQ[unit], key=seconds.get)
 
 
 class Gap:
