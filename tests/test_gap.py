@@ -363,3 +363,36 @@ def test_editing_one_key_of_a_drafted_after_keeps_it_for_review(tmp_path):
     assert "disch.after" in json.loads(path.read_text())["_drafted_from_data"]
     assert main(["schema", str(path), "--set", "disch.after.bins=10"]) == 0
     assert "disch.after" in json.loads(path.read_text())["_drafted_from_data"]
+
+
+def _bookings(n=5000, seed=4):
+    rng = np.random.default_rng(seed)
+    booked = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 360, n), unit="D")
+    check_in = booked + pd.to_timedelta(rng.integers(0, 200, n), unit="D")
+    check_out = check_in + pd.to_timedelta(rng.integers(1, 15, n), unit="D")
+    return pd.DataFrame({c: v.strftime("%Y-%m-%d") for c, v in
+                         (("booked", booked), ("check_in", check_in),
+                          ("check_out", check_out))})
+
+
+def test_a_chain_of_dates_keeps_each_after_the_one_before():
+    """check_out after check_in after booked: a start could not itself come after another,
+    so the draft took check_out after check_in and left check_in free of booked: stays
+    began before they were booked."""
+    df = _bookings()
+    s, lines = _drafted(df)
+    assert s["check_out"].time.after.column == "check_in"
+    assert s["check_in"].time.after.column == "booked"
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    b, i, o = (pd.to_datetime(out[c]) for c in ("booked", "check_in", "check_out"))
+    assert (i >= b).all() and (o >= i).all()
+    fixed = repair(df.assign(check_in=df["booked"]), s)  # (a chain repairs in its order)
+    encode(fixed, s)
+    doc = s.to_dict()  # a cycle: booked after check_out (every range ending alike)
+    for c in ("booked", "check_in"):
+        doc["columns"][c]["max"] = doc["columns"]["check_out"]["max"]
+    doc["columns"]["booked"] = {k: v for k, v in doc["columns"]["booked"].items()
+                                if k not in ("unit", "bins")}
+    doc["columns"]["booked"]["after"] = {"column": "check_out", "max": "P30D", "unit": "day"}
+    with pytest.raises(SchemaError, match="comes after itself"):
+        load_schema(doc)

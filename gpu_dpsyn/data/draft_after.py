@@ -3,9 +3,9 @@ value is at or after another datetime column's (discharge after admission), the 
 codes it by the gap, so no synthetic record ends before it starts.  NOT private, as every
 draft: that the order holds in every record, and the largest gap, are read off the data.
 
-Each column comes after at most one other, a start is after none: the pairs with the
-shortest largest gap are taken first (admission to discharge before booking to
-discharge).  The gap is binned as a numeric column is drafted, in about `bins` bins: a
+Each column comes after at most one other, and a start may come after another itself (a
+chain: booked, check-in, check-out): the pairs with the shortest largest gap are taken
+first (check-in to check-out before booking to check-out).  The gap is binned as a numeric column is drafted, in about `bins` bins: a
 bin a day (an hour, ...) where that gives `bins` or a quarter of them, else `bins` equal
 bins, in whole units of the column's own (second to day)."""
 from __future__ import annotations
@@ -39,14 +39,13 @@ def ordered_pairs(data: dict, cols: list, whys: list, finest: dict, bins: int) -
     pairs = sorted((top, a, b) for a in times for b in times
                    if (top := _largest_gap(cols[at[a]], cols[at[b]], times[a], times[b]))
                    is not None)
-    starts, ends = set(), set()
-    for top, a, b in pairs:
-        if b in ends | starts or a in ends:
+    ends = set()  # each column after one other at most; a start may come after another
+    for top, a, b in pairs:  # (a chain; no cycle: the order holds in every record)
+        if b in ends:
             continue
         col = _after(cols[at[b]], cols[at[a]], top, finest[b], bins)
         if col is None:
             continue
-        starts.add(a)
         ends.add(b)
         cols[at[b]] = col
         gap = col.time.after

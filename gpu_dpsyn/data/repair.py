@@ -120,24 +120,21 @@ def gap_rule(df, schema, col) -> tuple:
 def _gaps_repaired(out, schema):
     """out with each column after another under the rule: a gap past its max clamped to
     it; an invalid one missing in a nullable column, else its row dropped."""
-    cols = [c for c in schema.synth_columns if c.kind == "datetime" and
-            c.time.after is not None]
-    if not cols:
-        return out
     drop = np.zeros(len(out), dtype=bool)
-    fixed = {}
-    for col in cols:  # (read column by column: a clean cuDF table is returned as it is)
-        x, na, past, bad = gap_rule(out, schema, col)
-        if past.any() or (bad.any() and col.nullable):
-            fixed[col.name] = from_epoch(x, na, col)
+    copied = False
+    for col in gap.order(schema.columns):  # a chain's start first: its end reads it
+        x, na, past, bad = gap_rule(out, schema, col)  # (column by column: a clean cuDF
+        if past.any() or (bad.any() and col.nullable):  # table is returned as it is)
+            if not copied:
+                out = (out.to_pandas() if is_cudf(out) else out).reset_index(drop=True).copy()
+                copied = True
+            out[col.name] = from_epoch(x, na, col).array
         if not col.nullable:
             drop |= bad
-    if not fixed and not drop.any():
-        return out
-    out = (out.to_pandas() if is_cudf(out) else out).reset_index(drop=True).copy()
-    for name, values in fixed.items():
-        out[name] = values.array
-    return out.loc[~drop].reset_index(drop=True) if drop.any() else out
+    if drop.any():
+        out = (out.to_pandas() if is_cudf(out) else out).reset_index(drop=True)
+        return out.loc[~drop].reset_index(drop=True)
+    return out
 
 
 def _columns(df, schema):

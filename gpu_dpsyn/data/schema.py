@@ -158,6 +158,7 @@ class Schema:
                                      if s.name == c.time.after.column), None))
             if c.nullable:
                 rules.check_nullable(c)
+        gap.order(self.columns)  # no column after itself
         if not self.synth_columns:
             raise SchemaError("schema has no column to synthesize (only id or derived columns)")
         rules.check_individual([c.name for c in self.columns if c.kind == "id"],

@@ -145,8 +145,11 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
             x = as_numbers(x, col, want)
         # the dtype given up front: inferring one from 10^7 objects first costs seconds
         out[col.name] = pd.Series(x, name=col.name, dtype=want)
-    for col, g, null, want in after:  # (a start is never after another: gap.resolve)
+    drawn = {col.name: rest for col, *rest in after}
+    for col in gap.order(schema.columns):  # a chain's start before its end
+        g, null, want = drawn[col.name]
         x, null = gap.decode(*epochs[col.time.after.column], g, null, col, *col.time.bounds)
+        epochs[col.name] = (x, null)
         times[col.name] = datetime.from_epoch(x, null, col)
         out[col.name] = pd.Series(datetime.as_output(times[col.name], col, want).array,
                                   name=col.name, dtype=want)

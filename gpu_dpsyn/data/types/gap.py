@@ -130,7 +130,8 @@ def iso(t: pd.Timedelta) -> str:
 
 def resolve(col, source) -> None:
     """SchemaError unless the column named by col's 'after' can be the gap's start: a
-    datetime column of the same time zone that is not itself after another."""
+    datetime column of the same time zone (it may come after another itself: a chain,
+    order() decodes it first)."""
     gap, where = col.time.after, f"column {shown(col.name)}: 'after'"
     if source is None:
         raise SchemaError(f"{where} names {shown(gap.column)}, which the schema does not have "
@@ -139,9 +140,6 @@ def resolve(col, source) -> None:
     if source.name == col.name or source.kind != "datetime":
         raise SchemaError(f"{where} must name another datetime column, got "
                           f"{shown(gap.column)} ({source.kind})")
-    if source.time.after is not None:
-        raise SchemaError(f"{where}: {shown(source.name)} comes after a column itself; a "
-                          "column may come after one that does not")
     if source.nullable and not col.nullable:
         raise SchemaError(f"{where}: {shown(source.name)} may be missing, and then so is "
                           "this column: make it \"nullable\" too")
@@ -153,6 +151,30 @@ def resolve(col, source) -> None:
         raise SchemaError(f"{where}: {shown(source.name)} runs to {source.time.max}, past this "
                           f"column's 'max' ({col.time.max}): a record that starts then could "
                           "not end after it; give this column a 'max' at or after it")
+
+
+def order(columns) -> list:
+    """The columns that come after another, each after the column it comes after where
+    that one comes after another too (a chain: booked, check_in, check_out); SchemaError
+    for a column that would come after itself."""
+    after = {c.name: c for c in columns if c.kind == "datetime" and c.time.after is not None}
+    out, placed = [], set()
+
+    def place(c, seen=()):
+        if c.name in placed:
+            return
+        if c.name in seen:
+            raise SchemaError(f"column {shown(c.name)} comes after itself (through "
+                              f"{' -> '.join(map(repr, seen))}): a chain of 'after' must end "
+                              "at a column that comes after none")
+        start = after.get(c.time.after.column)
+        if start is not None:
+            place(start, (*seen, c.name))
+        placed.add(c.name)
+        out.append(c)
+    for c in after.values():
+        place(c)
+    return out
 
 
 def gaps(x, na, start, start_na, col) -> tuple:
