@@ -67,7 +67,7 @@ def at_precision(x, codes, edges: np.ndarray, xp=np, decimals: int | None = None
     digits of a float64 draw, and kept inside the bin [lo, hi): at least 999 values a
     bin, each the nearest float64 to a short decimal.  With the column's "decimals", to
     that many places in every bin that holds a value of them (the data's own precision).
-    A bin holding one value (a repeated edge) keeps it."""
+    A bin holding one value (a repeated edge) keeps it; the top bin reaches its max."""
     lo, hi = edges[:-1], edges[1:]
     width = hi - lo
     digits = np.where(width > 0, SIGNIFICANT - np.floor(np.log10(np.where(width > 0, width,
@@ -77,11 +77,13 @@ def at_precision(x, codes, edges: np.ndarray, xp=np, decimals: int | None = None
         digits = np.where(room, decimals, digits)
     scale = _table(10.0 ** np.clip(digits, -300, 300), xp)[codes]  # 10^d: exact, d <= 22
     lo_c, hi_c = _table(lo, xp)[codes], _table(hi, xp)[codes]
-    r = xp.rint(x * scale) / scale
+    top = codes == len(edges) - 2  # the top bin is closed: the column's max is one of its
+    r = xp.rint(x * scale) / scale  # values (a GPA of 4.00 never came out, 3.99 twice)
     r = xp.where(r < lo_c, xp.ceil(lo_c * scale) / scale, r)
-    r = xp.where(r >= hi_c, (xp.ceil(hi_c * scale) - 1) / scale, r)
-    inside = (r >= lo_c) & (r < hi_c)  # (a product rounded past an edge: the draw itself)
-    return xp.where((_table(width, xp)[codes] > 0) & inside, r, x)
+    r = xp.where(top & (r > hi_c), xp.floor(hi_c * scale) / scale, r)
+    r = xp.where(~top & (r >= hi_c), (xp.ceil(hi_c * scale) - 1) / scale, r)
+    inside = (r >= lo_c) & ((r < hi_c) | (top & (r <= hi_c)))  # (a product rounded past
+    return xp.where((_table(width, xp)[codes] > 0) & inside, r, x)  # an edge: the draw)
 
 
 def _table(per_bin: np.ndarray, xp=np):
