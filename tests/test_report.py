@@ -298,7 +298,8 @@ def test_a_fresh_sample_of_the_real_table_is_rated_good():
     assert ev.ways[2].sampling.mean() > 0.05  # chance alone is past the good band
     text = verdict.verdict(ev, ev.names)
     assert "Overall fidelity: <span class='good'>good</span>" in text
-    assert "above the" in text and "two samples of the real table's size differ by" in text
+    assert "above chance (good ≤ 0.05" in text  # the rated number first, then the TVD
+    assert "is what two samples of the real table's size differ by" in text
     few = _ev(sample(3000), sample(60), {"columns": {c: spec for c in "abc"}})
     assert "Overall fidelity: <span class='good'>" not in verdict.verdict(few, few.names)
 

@@ -93,10 +93,11 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
-        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw, scale))}, mean {k}-way TVD "
-             f"{kw.mean:.3f} over {kw.describe()}, {excess(kw, scale):.3f} above the "
-             f"{scale * kw.sampling.mean():.3f} two samples of the real table's size differ "
-             f"by (good ≤ {good}, fair ≤ {fair})")
+        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw, scale))}, "
+             f"{excess(kw, scale):.3f} above chance (good ≤ {good}, fair ≤ {fair}): mean "
+             f"{k}-way TVD {kw.mean:.3f} over {kw.describe()}, of which "
+             f"{scale * kw.sampling.mean():.3f} is what two samples of the real table's size "
+             "differ by")
         out.append(s + (structure[k][0] if k > 1 else "") + ".")
     sampling = ways[2].sampling.mean() if 2 in ways else ways[1].sampling.mean()
     if sampling > 0.5 * BANDS[2 if 2 in ways else 1][0]:
