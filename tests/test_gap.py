@@ -47,7 +47,7 @@ def test_the_gap_bins_are_whole_units_of_the_gap():
     assert col.size == 60 and col.edges[:3] == [0, DAY, 2 * DAY]
     assert col.edges[-1] == 60 * DAY + 1  # the last bin holds the max itself
     hourly = _schema({"column": "admit", "max": "PT36H", "unit": "hour"})["disch"]
-    assert hourly.size == 36 and hourly.edges[1] == 3600 * 10 ** 9
+    assert hourly.size == 37 and hourly.edges[1] == 3600 * 10 ** 9  # 0 .. 36 hours
     assert _schema({"column": "admit", "max": "90 minutes", "bins": 3})["disch"].edges[:2] == \
         [0, 1800 * 10 ** 9]  # pandas' text for a duration, in whole seconds
     doc = _schema().to_dict()["columns"]["disch"]
@@ -262,7 +262,7 @@ def test_long_gaps_have_labels_of_their_own():
     col = _schema({"column": "admit", "max": "P1500D", "unit": "day"},
                   max="2028-01-01")["disch"]
     texts = labels.code_texts(col)
-    assert len(set(texts)) == len(texts) == 1500 and texts[-1] == "+1,499 d – +1,500 d"
+    assert len(set(texts)) == len(texts) == 1501 and texts[-2] == "+1,499 d – +1,500 d"
 
 
 def test_the_schema_command_edits_a_key_of_after(tmp_path, capsys):
@@ -396,3 +396,32 @@ def test_a_chain_of_dates_keeps_each_after_the_one_before():
     doc["columns"]["booked"]["after"] = {"column": "check_out", "max": "P30D", "unit": "day"}
     with pytest.raises(SchemaError, match="comes after itself"):
         load_schema(doc)
+
+
+def test_a_gap_of_one_unit_tells_same_day_from_next_day():
+    """A gap drafted up to P1D was one bin: 89% same-day stays came out half and half."""
+    rng = np.random.default_rng(0)
+    a = pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, 300, 3000), unit="D")
+    b = a + pd.to_timedelta((rng.random(3000) < 0.1).astype(int), unit="D")
+    df = pd.DataFrame({"a": a.strftime("%Y-%m-%d"), "b": b.strftime("%Y-%m-%d")})
+    s, _ = _drafted(df)
+    assert s["b"].time.after is not None and s["b"].size == 2
+    out = Synthesizer(4.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    same = (pd.to_datetime(out["b"]) == pd.to_datetime(out["a"])).mean()
+    assert 0.8 < same < 0.98
+
+
+def test_an_end_written_more_coarsely_than_its_start_must_have_room():
+    """A start to the hour on the last day, an end written to the day with the same max:
+    rounded up it passed max, and written as it was it read back before its start (58 of
+    2,007 rows); a gap max shorter than a day: 1,748 of 2,008."""
+    a = {"type": "datetime", "min": "2021-01-01T00:00:00", "max": "2021-01-30T23:59:59",
+         "unit": "hour", "format": "%Y-%m-%d %H:%M"}
+    b = {"type": "datetime", "min": "2021-01-01T00:00:00", "max": "2021-01-30T23:59:59",
+         "format": "%Y-%m-%d", "after": {"column": "a", "max": "P2D", "unit": "day"}}
+    with pytest.raises(SchemaError, match="at the earliest, past this column's 'max'"):
+        load_schema({"columns": {"a": a, "b": b}})
+    short = {**b, "max": "2021-01-31", "after": {"column": "a", "max": "PT2H", "bins": 4}}
+    with pytest.raises(SchemaError, match="shorter than the step the column is written in"):
+        load_schema({"columns": {"a": a, "b": short}})
+    load_schema({"columns": {"a": a, "b": {**b, "max": "2021-01-31"}}})  # room: accepted

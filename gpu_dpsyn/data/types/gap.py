@@ -71,11 +71,14 @@ class Gap:
         hi = self.max.value
         self.tick = _UNITS[unit] * _NS if unit else _NS if hi % _NS == 0 else 1
         if hi % self.tick:
-            raise SchemaError(f"{where}: 'max' ({self.max}) must be a whole number of {unit}s")
-        span = max(hi // self.tick, 1)  # ticks in [0, max): the last bin holds max too
-        if bins is None and span > max_bins:
-            raise SchemaError(f"{where}: {span:,} {unit}s up to 'max' are too large a domain "
-                              f"(max {max_bins}); give 'bins' (bins of whole {unit}s)")
+            raise SchemaError(f"{where}: 'max' ({iso(self.max)}) must be a whole number of "
+                              f"{unit}s")
+        span = max(hi // self.tick, 1)  # ticks in [0, max)
+        if bins is None and span + 1 > max_bins:
+            raise SchemaError(f"{where}: {span + 1:,} {unit}s up to 'max' are too large a "
+                              f"domain (max {max_bins}); give 'bins' (bins of whole {unit}s)")
+        if bins is None or bins > span:  # a bin a unit: max its own too (a gap of 0 or 1
+            span += 1  # day in one bin came out half and half)
         k = min(bins or span, span)
         self.edges = [-((-j * span) // k) * self.tick for j in range(k)] + [hi + 1]
         self.step = _FREQ[unit] if unit else None  # what decode rounds up to (DatetimeSpec
@@ -147,10 +150,37 @@ def resolve(col, source) -> None:
         raise SchemaError(f"{where}: {shown(source.name)} has time zone "
                           f"{source.time.timezone} and this column {col.time.timezone}: give "
                           "both the same \"timezone\"")
+    step = pd.Timedelta(1, unit=gap.step) if gap.step else None
+    if step is not None and gap.max < step:
+        raise SchemaError(f"{where}: 'max' {iso(gap.max)} is shorter than the step the column "
+                          f"is written in ({iso(step)}): a value written so could read back "
+                          "before its start; give a longer max or a finer format")
+    wall, col_wall = _latest(source), _wall(col.time.max)
+    if step is not None and wall.ceil(step) > col_wall:
+        raise SchemaError(f"{where}: this column is written to the {iso(step)}, so a record "
+                          f"that starts at {shown(source.name)}'s last value ({wall}) ends "
+                          f"at {wall.ceil(step)} at the earliest, past this column's 'max' "
+                          f"({col_wall}): give it a 'max' at or after that")
     if source.time.max > col.time.max:
         raise SchemaError(f"{where}: {shown(source.name)} runs to {source.time.max}, past this "
                           f"column's 'max' ({col.time.max}): a record that starts then could "
                           "not end after it; give this column a 'max' at or after it")
+
+
+def _wall(t: pd.Timestamp) -> pd.Timestamp:
+    return t.tz_localize(None) if t.tz is not None else t
+
+
+def _latest(c) -> pd.Timestamp:
+    """The latest value a datetime column decodes to, in local wall time: its last
+    calendar bin's start, its max to its tick, or (a gap's end) to its step."""
+    t = c.time
+    hi = t.bounds[1]
+    x = t.edges[-2] if t.calendar else hi if t.after is not None else hi // t.tick * t.tick
+    ts = pd.Timestamp(int(x), unit="ns")
+    if t.timezone is not None:
+        ts = ts.tz_localize("UTC").tz_convert(t.timezone).tz_localize(None)
+    return ts.floor(t.after.step) if t.after is not None and t.after.step else ts
 
 
 def order(columns) -> list:
