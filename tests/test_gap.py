@@ -425,3 +425,13 @@ def test_an_end_written_more_coarsely_than_its_start_must_have_room():
     with pytest.raises(SchemaError, match="shorter than the step the column is written in"):
         load_schema({"columns": {"a": a, "b": short}})
     load_schema({"columns": {"a": a, "b": {**b, "max": "2021-01-31"}}})  # room: accepted
+
+
+def test_a_derived_part_finer_than_a_gaps_step_is_refused():
+    """The hour of an end rounded to the day was 0 on every row (accepted; the same rule
+    on a column with unit day was refused)."""
+    doc = _schema({"column": "admit", "max": "P60D", "unit": "day"}).to_dict()
+    doc["columns"]["disch"]["format"] = "%Y-%m-%d"
+    doc["columns"]["h"] = {"type": "derived", "from": "disch", "op": "hour"}
+    with pytest.raises(SchemaError, match="same on every row"):
+        load_schema(doc)

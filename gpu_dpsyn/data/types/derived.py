@@ -19,6 +19,7 @@ DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
 KEYS = {"type", "kind", "name", "from", "op", "by", "nullable", "dtype"}
 _FINENESS = {u: i for i, u in enumerate(UNITS)}  # year, month, ... second: coarse to fine
+_STEP_UNIT = {"s": "second", "min": "minute", "h": "hour", "D": "day"}  # types/gap.py
 _PART_UNIT = {"year": "year", "month": "month", "day": "day", "weekday": "day", "hour": "hour",
               "minute": "minute"}  # the coarsest unit whose values the part varies over
 
@@ -63,7 +64,8 @@ class Derivation:
         if self.op in DATE_PARTS and source.kind != "datetime":
             raise SchemaError(f"column {shown(name)}: op {self.op!r} needs a datetime column, and "
                               f"{self.source!r} is not one")
-        unit = source.time.unit if self.op in DATE_PARTS else None
+        unit = (source.time.unit or _STEP_UNIT.get(getattr(source.time.after, "step", None))) \
+            if self.op in DATE_PARTS else None  # (a gap's end: rounded to its step)
         if unit is not None and _FINENESS[_PART_UNIT[self.op]] > _FINENESS[unit]:
             # a calendar unit decodes to its bin's start: the part would be one value
             raise SchemaError(f"column {shown(name)}: the {self.op} of {self.source!r}, whose "
