@@ -435,3 +435,15 @@ def test_a_derived_part_finer_than_a_gaps_step_is_refused():
     doc["columns"]["h"] = {"type": "derived", "from": "disch", "op": "hour"}
     with pytest.raises(SchemaError, match="same on every row"):
         load_schema(doc)
+
+
+def test_check_says_what_the_rule_does_to_an_end_clamped_before_its_start():
+    """An end before its own min, clamped to it, then comes before its start and its row is
+    dropped; check said only 'clamped'."""
+    s = _schema()
+    df = pd.DataFrame({"admit": ["2023-06-01 10:00", "2023-06-02 10:00"],
+                       "disch": ["2022-01-01 10:00", "2023-06-03 10:00"],
+                       "charge": [10.0, 20.0]})
+    said = {what: k for _, what, k, _ in findings(df, s)}
+    assert said.get("before admit (or without it): their rows dropped") == 1
+    assert len(repair(df, s)) == 1

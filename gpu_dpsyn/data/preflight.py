@@ -66,17 +66,22 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
 
 
 def _gaps(df, schema: Schema, read: dict) -> list:
-    """The records whose column 'after' another comes before it, or too long after, among
-    the rows whose two values the rule leaves as they are."""
+    """The records whose column 'after' another comes before it, or too long after, as
+    the rule reads their two values once each is repaired (clamped to its range: a value
+    clamped there may then come before its start), among the rows it keeps."""
     out = []
     for col in schema.synth_columns:
         if col.kind != "datetime" or col.time.after is None:
             continue
         src = schema[col.time.after.column]
         keep = np.ones(len(df), dtype=bool)
-        for r in (read[col.name], read[src.name]):
-            keep &= ~(r.invalid | r.missing | r.clamped)
-        rows = df.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        both = {}
+        for c in (col, src):
+            r = read[c.name]
+            keep &= ~(r.invalid | r.missing)
+            both[c.name] = (r.values if r.values is not None else
+                            _host(df[c.name])).reset_index(drop=True)
+        rows = pd.DataFrame(both).iloc[np.flatnonzero(keep)].reset_index(drop=True)
         try:
             _, _, past, bad = gap_rule(rows, schema, col)
         except DataError:  # a value only the rule reads (offsets in a naive column)
