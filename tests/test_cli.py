@@ -174,6 +174,9 @@ def test_out_replaces_an_existing_table_only_when_asked(files, capsys, monkeypat
                                         ("--epsilon", "abc"), ("--epsilon", "0x1p-1"),
                                         ("--sensitivity", "1_0"), ("--rows", "1_000"),
                                         ("--workload", "month,carrier:1_0"),
+                                        ("--epsilon", "\u0661"), ("--rows", "\u0663"),
+                                        ("--workload", "month,carrier:"),  # (Arabic digits,
+                                        # which float() reads; an empty weight, read as 1)
                                         ("--seed", "1\n2")])  # one line, whatever is given
 def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monkeypatch, flag,
                                                             value):

@@ -80,6 +80,10 @@ def test_a_long_value_is_set_from_a_file(draft, tmp_path, capsys):
     assert doc["colour"]["values"] == ["red", "blue", "green", "teal"]
     assert doc["colour"]["nullable"] is True
     before = draft.read_text()
+    bom = tmp_path / "bom.json"  # saved by Notepad: read as JSON all the same
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(["red", "blue"]).encode())
+    assert main(["schema", str(draft), "--set-file", f"colour.values={bom}"]) == 0
+    assert main(["schema", str(draft), "--set-file", f"colour.values={codes}"]) == 0
     (tmp_path / "bad.json").write_text("red, blue")
     for arg, says in [(f"colour.values={tmp_path / 'none.json'}", "cannot read"),
                       (f"colour.values={tmp_path / 'bad.json'}", "no JSON")]:

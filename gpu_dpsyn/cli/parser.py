@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 # a number as people write one: Python's float() also reads "0_5" (as 5) and "1_000"
 _NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*|\s*[+-]?(?:inf|nan)\s*",
-                     re.IGNORECASE)
+                     re.IGNORECASE | re.ASCII)  # (ASCII: float() reads other scripts' digits)
 
 
 def _number(text: str) -> float:
@@ -45,7 +45,7 @@ def _number(text: str) -> float:
 
 def _integer(text: str) -> int:
     """argparse type for a count: digits alone (int() reads "1_0" as 10, too)."""
-    if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
         raise argparse.ArgumentTypeError(f"must be a whole number such as 10, got {text!r}")
     return int(text)
 
@@ -247,6 +247,9 @@ def parse_workload(items):
     out = []
     for item in items or []:
         cols, _, w = item.partition(":")
+        if _ and not w.strip():
+            raise DPSynError(f"--workload {item!r}: no weight after ':' (leave the ':' out for "
+                             "weight 1)")
         try:  # (as a number is written: float() reads "1_0" as 10)
             weight = _number(w) if w else 1.0
         except argparse.ArgumentTypeError:

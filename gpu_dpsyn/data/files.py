@@ -145,7 +145,7 @@ def read_small(path, what: str, error=DPSynError) -> str:
         raise error(f"cannot read {where}: it holds {st.st_size:,} bytes, more than a {what} "
                     f"has ({MAX_DOCUMENT:,} at most)")
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # (a BOM, as Notepad saves: skipped)
             return f.read(MAX_DOCUMENT + 1)
     except OSError as e:
         raise error(f"cannot read {where}: {e.strerror or e}") from None

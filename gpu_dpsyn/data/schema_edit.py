@@ -35,8 +35,9 @@ def parse_setting(text: str, from_file: bool = False) -> tuple:
         column = None
     elif not eq or not dot or not column or not key:
         raise SchemaError(f"{flag} takes COLUMN.KEY={'FILE' if from_file else 'VALUE'} (e.g. "
-                          f"age.max=120) or KEY=VALUE for {', '.join(TOP_KEYS)}, got "
-                          f"{shown(text)}")
+                          f"{'icd.values=codes.json' if from_file else 'age.max=120'}) or "
+                          f"KEY={'FILE' if from_file else 'VALUE'} for {', '.join(TOP_KEYS)}, "
+                          f"got {shown(text)}")
     if from_file:
         return column, key, _from_file(value)
     try:
