@@ -1,5 +1,6 @@
 """infer_schema / infer-schema guesses (findings 3 and 5): every guess is listed for review."""
 import json
+import re
 import warnings
 
 import numpy as np
@@ -852,3 +853,15 @@ def test_a_zone_whose_offset_had_seconds_drafts_a_coarser_unit(zone, year):
                   + pd.to_timedelta(r.integers(0, 360 * 1440, 2000) * 60, unit="s"))
     s = _infer(pd.DataFrame({"t": t, "k": np.arange(2000) % 3}))
     assert s["t"].kind == "datetime" and s["t"].time.timezone == zone
+
+
+def test_infinite_values_are_said_not_dropped_unseen():
+    """Codes 2, 3 and inf were drafted as "2 integer values (2..3)": a third of the rows
+    were then dropped, and the draft said nothing of them."""
+    r = np.random.default_rng(0)
+    df = pd.DataFrame({"x": r.choice(["inf", "2", "3"], 600), "k": r.choice(["a", "b"], 600)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, lines = infer_schema_with_summary(df)
+    line = next(x for x in lines if x.split()[0] == "x")
+    assert re.search(r"\d+ values are infinite \(inf\)", line)

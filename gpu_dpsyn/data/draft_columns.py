@@ -124,6 +124,11 @@ class Guesser:
         numbers, words = as_numbers(vals, text), []
         if numbers is None and text:
             numbers, words = mostly_numbers(vals)
+        inf = int(np.isinf(pd.to_numeric(vals, errors="coerce")).sum()) \
+            if numbers is not None else 0
+        if inf:  # left out of the numbers (as_numbers): said, not dropped unseen
+            self.note += (f"; {inf:,} values are infinite (inf): a range clamps them to its "
+                          "end, listed values leave their rows out")
         if words:  # a few words among the numbers: no value, made missing by the repair
             placeholder = vals.isin(words)
             self.note = (f"; {int(placeholder.sum()):,} values "
