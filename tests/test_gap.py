@@ -447,3 +447,71 @@ def test_check_says_what_the_rule_does_to_an_end_clamped_before_its_start():
     said = {what: k for _, what, k, _ in findings(df, s)}
     assert said.get("before admit (or without it): their rows dropped") == 1
     assert len(repair(df, s)) == 1
+
+
+def _ordered(df, *cols):
+    """The draft of df (it must load) and a release of it, with no record out of order."""
+    s, _ = _drafted(df)
+    out = Synthesizer(2.0, 1e-9, seed=0, progress=False).fit(df, s).sample()
+    t = [pd.to_datetime(out[c]) for c in cols]
+    for a, b in zip(t, t[1:]):
+        assert (b[b.notna()] >= a[b.notna()]).all()
+    return s
+
+
+@pytest.mark.parametrize("case", ["tickets", "orders", "signups"])
+def test_a_draft_always_loads_and_keeps_its_dates_in_order(case):
+    """infer-schema wrote schemas its own load refused: an end written to the hour after a
+    start to the minute on the last day (tickets), a delivery date after an order to the
+    minute (orders), a chain whose middle's max the draft raised past its end's (signups)."""
+    rng = np.random.default_rng(0)
+    if case == "tickets":
+        o = pd.Timestamp("2023-03-01") + pd.to_timedelta(
+            rng.integers(0, (58 * 24 + 12) * 60, 2000), unit="min")
+        c = o.ceil("h") + pd.to_timedelta(rng.integers(0, 4, 2000), unit="h")
+        _ordered(pd.DataFrame({"opened": o.strftime("%Y-%m-%d %H:%M"),
+                               "closed": c.strftime("%Y-%m-%d %H:00")}), "opened", "closed")
+    elif case == "orders":
+        o = pd.Timestamp("2021-01-01") + pd.to_timedelta(
+            rng.integers(0, (3 * 365 - 25) * 1440, 2000), unit="min")
+        d = o.normalize() + pd.to_timedelta(rng.integers(1, 6, 2000), unit="D")
+        _ordered(pd.DataFrame({"ordered": o.strftime("%Y-%m-%d %H:%M"),
+                               "delivered": d.strftime("%Y-%m-%d")}), "ordered", "delivered")
+    else:
+        a = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1255, 3000), "D")
+        b = a + pd.to_timedelta(rng.integers(0, 5, 3000), unit="D")
+        c = b + pd.to_timedelta(rng.integers(0, 3, 3000), unit="D")
+        late = a >= pd.Timestamp("2021-01-01")
+        s = _ordered(pd.DataFrame({"signup": a.strftime("%Y-%m-%d"),
+                                   "activated": b.strftime("%Y-%m-%d").where(late),
+                                   "first_order": c.strftime("%Y-%m-%d").where(late)}),
+                     "signup", "activated", "first_order")
+        assert s["first_order"].time.after is not None
+
+
+def test_a_drafted_gap_of_a_bin_a_day_gives_its_max_a_bin():
+    """Stays of 14 nights (15% of them) shared the last bin with 13 (0.4%), and came out
+    about as often as each other."""
+    rng = np.random.default_rng(0)
+    a = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 700, 3000), unit="D")
+    nights = np.where(rng.random(3000) < 0.15, 14, rng.integers(1, 13, 3000))
+    b = a + pd.to_timedelta(nights, unit="D")
+    s, lines = _drafted(pd.DataFrame({"a": a.strftime("%Y-%m-%d"),
+                                      "b": b.strftime("%Y-%m-%d")}))
+    assert s["b"].size == 15 and "15 bins of a day each" in lines["b"]
+
+
+def test_a_chain_repairs_each_end_against_its_repaired_start():
+    s = load_schema({"columns": {
+        "a": {"type": "datetime", "min": "2021-01-01", "max": "2021-12-31", "unit": "day"},
+        "b": {"type": "datetime", "min": "2021-01-01", "max": "2021-12-31",
+              "after": {"column": "a", "max": "P10D", "unit": "day"}},
+        "c": {"type": "datetime", "min": "2021-01-01", "max": "2021-12-31",
+              "after": {"column": "b", "max": "P10D", "unit": "day"}}}})
+    df = pd.DataFrame({"a": ["2021-01-01", "2021-03-01"], "b": ["2021-01-20", "2021-03-02"],
+                       "c": ["2021-01-25", "2021-03-03"]})
+    fixed = repair(df, s)  # b clamped to 01-11, then c to 01-21 after it
+    assert str(pd.Timestamp(fixed["c"][0]).date()) == "2021-01-21"
+    encode(fixed, s)
+    said = {(c, what): k for c, what, k, _ in findings(df, s)}
+    assert said[("c", "more than P10D after b: clamped to it")] == 1

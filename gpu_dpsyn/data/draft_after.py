@@ -17,7 +17,7 @@ import pandas as pd
 from gpu_dpsyn.data.schema import column_from_spec
 from gpu_dpsyn.data.types import missing
 from gpu_dpsyn.data.types.datetime import to_epoch
-from gpu_dpsyn.data.types.gap import iso
+from gpu_dpsyn.data.types.gap import local_wall, iso, latest, order
 from gpu_dpsyn.errors import DataError, SchemaError
 
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -49,14 +49,23 @@ def ordered_pairs(data: dict, cols: list, whys: list, finest: dict, bins: int) -
         ends.add(b)
         cols[at[b]] = col
         gap = col.time.after
-        k = col.size - col.nullable
+        k, step = col.size - col.nullable, gap.edges[1] - gap.edges[0]
         width = next((f"a{'n' if u == 'hour' else ''} {u}" for u, z in _SECONDS.items()
-                      if z * _NS * k == gap.max.value), None) or _about(gap.max / k)
-        whys[at[b]] = (f"{col.time.min.isoformat()} .. {col.time.max.isoformat()}, after "
+                      if z * _NS == step), None) or _about(pd.Timedelta(step, unit="ns"))
+        whys[at[b]] = (f"{col.time.min.isoformat()} .. MAX, after "
                        f"{a!r} in every record: coded by the gap after it, up to "
                        f"{iso(gap.max)}, in {k} bins of {width} each, in whole "
                        f"{finest[b]}s" + (f"; written {col.time.format!r}"
                                           if col.time.format else ""))
+    for col in order(cols):  # each end's max holds its start's last value, rounded up as
+        i, start = at[col.name], cols[at[col.time.after.column]]  # the end is written
+        step = col.time.after.step  # (a chain in order: a widened start, then its end)
+        need = max(local_wall(start.time.max), latest(start).ceil(step) if step else
+                   latest(start))
+        if need > local_wall(col.time.max):
+            cols[i] = col = column_from_spec(col.name, {**col.to_dict(),
+                                                        "max": need.isoformat()})
+        whys[i] = whys[i].replace("MAX", col.time.max.isoformat(), 1)
 
 
 def _about(t: pd.Timedelta) -> str:
@@ -96,9 +105,13 @@ def _after(col, start, top: int, unit: str, bins: int):
     step = max([s for s in _SECONDS.values() if s * _NS <= top] + [_SECONDS[unit]]) * _NS
     top = math.ceil(top / step) * step
     spec = {"column": start.name, "max": iso(pd.Timedelta(top, unit="ns")), "unit": unit}
-    fit = next((top // (s * _NS) for s in _SECONDS.values() if s >= _SECONDS[unit] and
-                top // (s * _NS) <= bins), 0)
-    spec["bins"] = fit if fit >= max(1, bins // 4) else bins
+    size, fit = next(((s, top // (s * _NS)) for s in _SECONDS.values()
+                      if s >= _SECONDS[unit] and top // (s * _NS) <= bins), (0, 0))
+    if fit < max(1, bins // 4):
+        spec["bins"] = bins
+    elif size != _SECONDS[unit]:  # bins of a coarser unit, in whole units of its own
+        spec["bins"] = fit
+    # (else a bin a unit: the max one of its own, the stays of 14 nights not pooled with 13)
     doc = {k: v for k, v in col.to_dict().items() if k not in ("unit", "bins", "name")}
     if start.time.max > col.time.max:  # the ranges are rounded out apart: the end's must
         doc["max"] = start.to_dict()["max"]  # hold the start's (gap.resolve)

@@ -12,6 +12,7 @@ from gpu_dpsyn.data.repair import _columns, _host, _no_id, gap_rule
 from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.types import date_repair, gap
+from gpu_dpsyn.data.types.datetime import from_epoch
 
 EXAMPLES = 3  # distinct values shown a finding
 
@@ -67,32 +68,41 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
 
 def _gaps(df, schema: Schema, read: dict) -> list:
     """The records whose column 'after' another comes before it, or too long after, as
-    the rule reads their two values once each is repaired (clamped to its range: a value
-    clamped there may then come before its start), among the rows it keeps."""
-    out = []
-    for col in schema.synth_columns:
-        if col.kind != "datetime" or col.time.after is None:
-            continue
-        src = schema[col.time.after.column]
-        keep = np.ones(len(df), dtype=bool)
-        both = {}
-        for c in (col, src):
+    the rule reads their two values once each is repaired (clamped to its range; in a
+    chain, the start as its own gap left it), among the rows it keeps."""
+    out, keep = [], np.ones(len(df), dtype=bool)
+    now = {}  # each column's values as repaired so far
+
+    def values(c):
+        if c.name not in now:
             r = read[c.name]
-            keep &= ~(r.invalid | r.missing)
-            both[c.name] = (r.values if r.values is not None else
-                            _host(df[c.name])).reset_index(drop=True)
-        rows = pd.DataFrame(both).iloc[np.flatnonzero(keep)].reset_index(drop=True)
+            now[c.name] = (r.values if r.values is not None else
+                           _host(df[c.name])).reset_index(drop=True)
+        return now[c.name]
+    for c in schema.synth_columns:
+        if c.kind == "datetime" and c.name in read:
+            keep &= ~(read[c.name].invalid | read[c.name].missing)
+    for col in gap.order(schema.columns):  # a chain's start first
+        src = schema[col.time.after.column]
+        rows = np.flatnonzero(keep)
+        frame = pd.DataFrame({n: values(c).iloc[rows].reset_index(drop=True)
+                              for n, c in ((col.name, col), (src.name, src))})
         try:
-            _, _, past, bad = gap_rule(rows, schema, col)
+            x, na, past, bad = gap_rule(frame, schema, col)
         except DataError:  # a value only the rule reads (offsets in a naive column)
             continue
+        fixed = from_epoch(x, na, col)
+        now[col.name] = values(col).astype(object)
+        now[col.name].iloc[rows] = fixed.astype(object).to_numpy()
         to = "made missing" if col.nullable else "their rows dropped"
         for mask, what in ((bad, f"before {src.name} (or without it): {to}"),
                            (past, f"more than {gap.iso(col.time.after.max)} after "
                                   f"{src.name}: clamped to it")):
             if mask.any():
                 out.append((col.name, what, int(mask.sum()),
-                            examples(_host(rows[col.name]).reset_index(drop=True)[mask])))
+                            examples(frame[col.name][mask])))
+        if not col.nullable:
+            keep[rows[bad]] = False
     return out
 
 

@@ -155,7 +155,7 @@ def resolve(col, source) -> None:
         raise SchemaError(f"{where}: 'max' {iso(gap.max)} is shorter than the step the column "
                           f"is written in ({iso(step)}): a value written so could read back "
                           "before its start; give a longer max or a finer format")
-    wall, col_wall = _latest(source), _wall(col.time.max)
+    wall, col_wall = latest(source), local_wall(col.time.max)
     if step is not None and wall.ceil(step) > col_wall:
         raise SchemaError(f"{where}: this column is written to the {iso(step)}, so a record "
                           f"that starts at {shown(source.name)}'s last value ({wall}) ends "
@@ -167,11 +167,11 @@ def resolve(col, source) -> None:
                           "not end after it; give this column a 'max' at or after it")
 
 
-def _wall(t: pd.Timestamp) -> pd.Timestamp:
+def local_wall(t: pd.Timestamp) -> pd.Timestamp:
     return t.tz_localize(None) if t.tz is not None else t
 
 
-def _latest(c) -> pd.Timestamp:
+def latest(c) -> pd.Timestamp:
     """The latest value a datetime column decodes to, in local wall time: its last
     calendar bin's start, its max to its tick, or (a gap's end) to its step."""
     t = c.time
