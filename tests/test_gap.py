@@ -65,6 +65,7 @@ def test_the_gap_bins_are_whole_units_of_the_gap():
     ({**AFTER, "max": "P1M"}, {}, "fixed length"), ({**AFTER, "max": "P0.5D"}, {}, "fixed"),
     ({**AFTER, "max": "P1.5DT0H"}, {}, "fixed length"),
     ({**AFTER, "max": "P200000D"}, {}, "longer than"),  # past what a timestamp holds
+    ({**AFTER, "max": "P\u0661\u0660D"}, {}, "fixed length"),  # Arabic-Indic digits
     ({**AFTER, "max": "PT90S"}, {}, "whole number of minutes"),
     ({"column": "admit", "max": "P60D", "unit": "second"}, {}, "too large a domain"),
     ({"column": "admit", "max": "P60D"}, {}, "needs 'bins'"),

@@ -299,7 +299,10 @@ def test_a_fresh_sample_of_the_real_table_is_rated_good():
     text = verdict.verdict(ev, ev.names)
     assert "Overall fidelity: <span class='good'>good</span>" in text
     assert "above chance (good ≤ 0.05" in text  # the rated number first, then the TVD
-    assert "is what two samples of the real table's size differ by" in text
+    assert "where two samples of the real table's size differ by" in text
+    copy = sample(3000)
+    same = _ev(copy, copy, {"columns": {c: spec for c in "abc"}})
+    assert "within chance" in verdict.verdict(same, same.names)  # (not "0.000 above")
     few = _ev(sample(3000), sample(60), {"columns": {c: spec for c in "abc"}})
     assert "Overall fidelity: <span class='good'>" not in verdict.verdict(few, few.names)
 

@@ -166,7 +166,7 @@ FAILED = "this run failed after its charges: nothing was released, the budget wa
 def _failed_run(path) -> bool:
     """Whether path holds the ledger of a run that failed: its own "failed_run" key."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(doc, dict) and "failed_run" in doc
@@ -208,7 +208,7 @@ def check_schema_out(path) -> None:
     other JSON, nor a document that does not parse (a schema being written): that work
     would be lost."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:  # nothing there yet
         return
     except (OSError, ValueError):  # unreadable, or no UTF-8: not a schema we wrote
@@ -229,7 +229,7 @@ def check_not_reviewed(path) -> None:
     """infer-schema replaces an earlier draft, not a schema whose drafted values were all
     reviewed (or one written by hand): that work would be lost."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except OSError:  # nothing there yet
         return
     try:

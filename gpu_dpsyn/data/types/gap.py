@@ -94,8 +94,8 @@ class Gap:
 # ISO 8601 durations of fixed lengths (weeks, days, hours, minutes, seconds; whole but the
 # seconds), or "90 days": pandas read P1M (a month) as a minute and P0.5D as 5 days
 _ISO = re.compile(r"P(?:(?P<W>\d+)W|(?:(?P<D>\d+)D)?(?:T(?=\d)(?:(?P<H>\d+)H)?(?:(?P<M>\d+)M)?"
-                  r"(?:(?P<S>\d+(?:\.\d{1,9})?)S)?)?)", re.IGNORECASE)
-_WORDS = re.compile(r"(\d+)\s*(week|day|hour|minute|second)s?", re.IGNORECASE)
+                  r"(?:(?P<S>\d+(?:\.\d{1,9})?)S)?)?)", re.IGNORECASE | re.ASCII)
+_WORDS = re.compile(r"(\d+)\s*(week|day|hour|minute|second)s?", re.IGNORECASE | re.ASCII)
 _SIZE = {"W": 604800, "D": 86400, "H": 3600, "M": 60, "S": 1}
 
 

@@ -67,8 +67,8 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     structure kept, column sets scoring worse than independent columns would, ML utility),
     and a headline below good names the signals that hold it down."""
     ways, scale = ev.ways, chance_scale(ev)
-    signals = [(band(k, excess(ways[k], scale)), f"mean {k}-way TVD {ways[k].mean:.3f}")
-               for k in (1, 2, 3) if k in ways]
+    signals = [(band(k, excess(ways[k], scale)), f"mean {k}-way TVD {ways[k].mean:.3f}, "
+                f"{excess(ways[k], scale):.3f} above chance") for k in (1, 2, 3) if k in ways]
     structure = {k: _structure(ways[k], scale) for k in ways if k > 1}
     kept = structure.get(2, ("", None))[1]
     lost = kept is not None and kept < MIN_KEPT
@@ -93,11 +93,12 @@ def verdict(ev, names, ml: dict | None = None, seeded=None) -> str:
     for k in sorted(ways):
         kw = ways[k]
         good, fair = BANDS[k]
-        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw, scale))}, "
-             f"{excess(kw, scale):.3f} above chance (good ≤ {good}, fair ≤ {fair}): mean "
-             f"{k}-way TVD {kw.mean:.3f} over {kw.describe()}, of which "
-             f"{scale * kw.sampling.mean():.3f} is what two samples of the real table's size "
-             "differ by")
+        chance = scale * kw.sampling.mean()
+        above = (f"{excess(kw, scale):.3f} above chance" if kw.mean > chance else
+                 "within chance")
+        s = (f"{_WHAT[k].capitalize()}: {band(k, excess(kw, scale))}, {above} (good ≤ "
+             f"{good}, fair ≤ {fair}): mean {k}-way TVD {kw.mean:.3f} over {kw.describe()}, "
+             f"where two samples of the real table's size differ by {chance:.3f}")
         out.append(s + (structure[k][0] if k > 1 else "") + ".")
     sampling = ways[2].sampling.mean() if 2 in ways else ways[1].sampling.mean()
     if sampling > 0.5 * BANDS[2 if 2 in ways else 1][0]:
