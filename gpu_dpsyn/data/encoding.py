@@ -229,10 +229,11 @@ def bin_codes(xp, edges: np.ndarray, x):
     return codes
 
 
-def _encode_column(s, col: Column, xp=np, start=None):
+def _encode_column(s, col: Column, xp=np, epochs=None):
     """Codes of one column as an xp array.  The binning runs on xp (on the GPU for CuPy);
-    a cuDF column stays on the device, a pandas one is copied there once.  start: for a
-    column after another (types/gap.py), that column's (epochs, missing)."""
+    a cuDF column stays on the device, a pandas one is copied there once.  epochs(c):
+    a datetime column's (epochs, missing), each parsed once by the caller (a column, a
+    gap's start, a rule's source); None: parsed here (a column after none)."""
     gpu_frame = is_cudf(s)
     na = _on(xp, s.isna().to_cupy() if gpu_frame else s.isna().to_numpy())
     n_na = int(na.sum())
@@ -250,9 +251,9 @@ def _encode_column(s, col: Column, xp=np, start=None):
         codes = (xp.asarray(lut)[_on(xp, fcodes)] if len(lut) else
                  xp.zeros(len(s), dtype=xp.int64))  # NA (-1) is overwritten below
     elif col.kind == "datetime":  # parsed on the host: text, zones, calendars
-        x, na_h = datetime.to_epoch(s, col)
+        x, na_h = datetime.to_epoch(s, col) if epochs is None else epochs(col)
         if col.time.after is not None:  # binned by its gap after its start
-            x = gap.encode(x, na_h, *start, col)
+            x = gap.encode(x, na_h, *epochs(epochs.schema[col.time.after.column]), col)
         codes = bin_codes(xp, np.asarray(col.edges, dtype=np.int64), xp.asarray(x))
     else:
         check_number_kind(s, col.name)
@@ -314,32 +315,41 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
     for c in schema.columns:  # an id column other than the individual's is never read
         if c.kind != "id" or c.name == schema.unit_id:
             check_cells(df[c.name], c.name)
-    codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp, _start(df, schema, c))
+    epochs = _Epochs(df, schema)
+    codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp, epochs)
              for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
         if col.kind == "derived" and not derived_made:
             src = col.derive.source
             if src not in sources:
-                sources[src] = _source_values(df, schema[src])
+                sources[src] = _source_values(df, schema[src], epochs)
             derived.check_data(df[col.name], col, sources[src])
     return codes
 
 
-def _start(df, schema: Schema, col: Column):
-    """For a column after another: the other's (epochs, missing), else None."""
-    if col.kind != "datetime" or col.time.after is None:
-        return None
-    src = schema[col.time.after.column]
-    return datetime.to_epoch(missing.blank(df[src.name], src)[0], src)
+class _Epochs(dict):
+    """Each datetime column's (epochs, missing), parsed once when first asked for: its own
+    codes, a gap's start (types/gap.py) and a derived rule's source read the same text
+    (a start was parsed two or three times)."""
+
+    def __init__(self, df, schema: Schema):
+        super().__init__()
+        self.df, self.schema = df, schema
+
+    def __call__(self, c: Column):
+        if c.name not in self:
+            self[c.name] = datetime.to_epoch(missing.blank(self.df[c.name], c)[0], c)
+        return self[c.name]
 
 
-def _source_values(df, src: Column) -> pd.Series:
+def _source_values(df, src: Column, epochs=None) -> pd.Series:
     """A derived column's source as the rule reads it: numbers, or datetimes in the
-    source's zone (already validated by its own encoding)."""
+    source's zone (already validated by its own encoding; epochs: encode's, parsed
+    once)."""
     s = missing.blank(df[src.name], src)[0]  # its codes for missing: missing
     if src.kind == "datetime":
-        x, na = datetime.to_epoch(s, src)
+        x, na = datetime.to_epoch(s, src) if epochs is None else epochs(src)
         return datetime.from_epoch(x, na, src)
     s = s.to_pandas() if is_cudf(s) else s
     return pd.Series(pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan))
