@@ -49,7 +49,7 @@ def infer(a) -> int:
     schema.csv = dialect  # every reader of the table takes it, and the output is so written
     if table_format(a.input) == "parquet":  # its declared types, for the release too
         from gpu_dpsyn.data.draft_types import file_dtypes
-        kept = file_dtypes(a.input, schema)
+        kept = file_dtypes(a.input, schema, df)
         notes += [f"dtypes as the file declares them: {', '.join(kept)}"] if kept else []
     schema.save(a.out, "--out")
     print(f"wrote schema for {len(schema.columns)} columns to {a.out}. Guessed from the data "

@@ -50,26 +50,18 @@ def _text_codes(t, col) -> bool:
         all(isinstance(v, int) and not isinstance(v, bool) for v in col.values)
 
 
-def _texts(path, name: str) -> set:
-    """The distinct texts of a column of the Parquet file (its values, as drafting reads
-    them)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-    col = pq.read_table(path, columns=[name]).column(0)
-    return set(pc.unique(pc.cast(col, "string") if str(col.type).startswith("dictionary")
-                         else col).drop_null().to_pylist())
-
-
-def file_dtypes(path, schema) -> list[str]:
+def file_dtypes(path, schema, df) -> list[str]:
     """Give the drafted schema's columns the dtypes of the Parquet file at path, where
-    they fit (check_column: range, missing values, zone); the names of those given."""
+    they fit (check_column: range, missing values, zone); the names of those given.  df:
+    the table the draft read (its texts, not read from the file again)."""
     import pyarrow.parquet as pq
     fields = {f.name: f.type for f in pq.read_schema(path)}
     given = []
     for i, col in enumerate(schema.columns):
         if col.name in fields and _text_codes(fields[col.name], col) and \
-                _texts(path, col.name) == {str(v) for v in col.values}:  # "5411" stored as
-            col = schema.columns[i] = column_from_spec(col.name, {  # text: listed as such
+                set(df[col.name].dropna().astype(str).unique()) == \
+                {str(v) for v in col.values}:  # codes such as "5411" stored as text
+            col = schema.columns[i] = column_from_spec(col.name, {  # listed as such
                 **col.to_dict(), "values": [str(v) for v in col.values]})  # ("1.0" not)
         name = _dtype_of(fields[col.name], col) if col.name in fields else None
         if name is None:
