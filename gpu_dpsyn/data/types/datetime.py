@@ -105,7 +105,7 @@ class DatetimeSpec:
         self.format = _layout(name, spec.get("format"), given if given in UNITS else None,
                               self.min)
         self.tick, self.edges = self.after.tick, self.after.edges
-        self.after.step = gap.written_step(self.format, self.after.step)
+        self.after.step = gap.coarser(self.after.step, written_unit(self.format))
         self.spec = {"min": self.min.isoformat(), "max": self.max.isoformat(),
                      "after": self.after.to_dict(),
                      **({"timezone": self.timezone} if self.timezone else {}),
@@ -200,6 +200,24 @@ _PROBE = pd.Timestamp("2001-02-03 16:05:06")  # no field equal to another; after
 _FIELDS = ("year", "month", "day", "hour", "minute", "second")
 
 
+def _back(fmt: str, t: pd.Timestamp):
+    """t written in the layout and read back (NaT where it does not read)."""
+    try:
+        return pd.to_datetime(t.strftime(fmt), format=fmt)
+    except (TypeError, ValueError):
+        return pd.NaT
+
+
+def written_unit(fmt) -> str | None:
+    """The finest of day ... second that a "format" writes and reads back (None: ISO
+    text, written as it is): what a gap's end is rounded to (types/gap.py)."""
+    if not fmt or fmt == ISO:
+        return None
+    b = _back(fmt, _PROBE)  # the fields kept, coarse to fine: the last of them
+    return ([f for f in _FIELDS[2:] if b is not pd.NaT and all(getattr(b, g) == getattr(
+        _PROBE, g) for g in _FIELDS[:_FIELDS.index(f) + 1])] or ["day"])[-1]
+
+
 def _layout(name, fmt, unit, lo: pd.Timestamp):
     """A "format": strftime codes that write the column's values and read them back: to
     its unit (bins: to the day), four-digit years, 12-hour clocks with AM/PM, and `min`
@@ -222,19 +240,13 @@ def _layout(name, fmt, unit, lo: pd.Timestamp):
         raise SchemaError(f"{where} writes 12-hour times (%I) without AM/PM (%p): 16:05 "
                           "would read back as 04:05")
     need = _FIELDS[:_FIELDS.index(unit or "day") + 1]
-
-    def back(t):
-        try:
-            return pd.to_datetime(t.strftime(fmt), format=fmt)
-        except (TypeError, ValueError):
-            return pd.NaT
-    b = back(_PROBE)
+    b = _back(fmt, _PROBE)
     if b is pd.NaT or any(getattr(b, f) != getattr(_PROBE, f) for f in need):
         raise SchemaError(f"{where} does not write the column's values and read them back "
                           f"to the {unit or 'day'} (it needs {', '.join(need)}: e.g. "
                           "\"%d.%m.%Y\" for days)")
     wall = lo.tz_localize(None) if lo.tz is not None else lo
-    if back(wall) != wall:
+    if _back(fmt, wall) != wall:
         raise SchemaError(f"{where} writes 'min' ({wall}) as {wall.strftime(fmt)!r}, which "
                           "reads back before it: give a layout as fine as 'min', or a 'min' "
                           "it writes as it is")

@@ -28,17 +28,12 @@ SHAPE = ("'after' must be an object naming the column this one comes after: {\"c
 _NS = 10 ** 9
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}  # fixed lengths
 _FREQ = {"second": "s", "minute": "min", "hour": "h", "day": "D"}
-# the finest field a strftime layout writes, coarse to fine ("%T" is "%H:%M:%S")
-_FIELDS = (("day", ()), ("hour", ("%H", "%I")), ("minute", ("%M", "%R")),
-           ("second", ("%S", "%T", "%X", "%c", "%r", "%s")))
 
 
-def written_step(fmt: str | None, step: str | None) -> str | None:
-    """The coarser of `step` and the finest field the layout `fmt` writes (None: ISO text,
-    written as it is)."""
-    if not fmt or fmt == "ISO8601":
+def coarser(step: str | None, unit: str | None) -> str | None:
+    """The coarser of a step (a frequency: "min") and a unit's ("day"); None: no bound."""
+    if unit is None:
         return step
-    unit = [u for u, codes in _FIELDS if not codes or any(c in fmt for c in codes)][-1]
     if step is None:
         return _FREQ[unit]
     seconds = {f: _UNITS[u] for u, f in _FREQ.items()}
@@ -82,7 +77,7 @@ class Gap:
         k = min(bins or span, span)
         self.edges = [-((-j * span) // k) * self.tick for j in range(k)] + [hi + 1]
         self.step = _FREQ[unit] if unit else None  # what decode rounds up to (DatetimeSpec
-        # makes it coarser where the column's format writes less)
+        # makes it coarser where the column's format writes less: datetime.written_unit)
         self.spec = {"column": self.column, "max": iso(self.max),
                      **({"bins": bins} if bins is not None else {}),
                      **({"unit": unit} if unit is not None else {})}
