@@ -9,7 +9,7 @@
 # 56 tests; run 12's 30 took 39 s), demo 60 (the README demo on the GPU, sha256 against
 # the NumPy backend's), scale_1e6 110 and scale_1e7 90 (the full default method, per
 # stage, ms per GUM update), largest 200 (sample_to of 1e7 and 1e8 rows as Parquet from a
-# 1e5-row fit: the largest that fits).
+# 1e5-row fit: the largest that fits; SIZES=3e8 LARGEST_CAP=400 for a larger count).
 # Optional: scale_1e5 (60); scale_1e6_1thread (110: the host's share on one thread,
 # GPU_DPSYN_THREADS=1, against scale_1e6 on the same machine); sanitize (90:
 # compute-sanitizer memcheck on the kernel tests, small sizes); profile_1e6, profile_1e7
@@ -52,7 +52,7 @@ for st in $STAGES; do
     scale_*) capped "$st" "$(case $st in scale_1e5) echo 60;; scale_1e6) echo 110;; *) echo 90;; esac)" \
            $PY bench/suites/device_check.py scale --backend "$BACKEND" \
            --rows "${SCALE_ROWS:-${st#scale_}}" --out "$JSON" ;;
-    largest) capped largest 200 $PY bench/suites/device_check.py largest --backend "$BACKEND" \
+    largest) capped largest "${LARGEST_CAP:-200}" $PY bench/suites/device_check.py largest --backend "$BACKEND" \
            --rows "${LARGEST_FIT_ROWS:-1e5}" --sizes "${SIZES:-1e7,1e8}" \
            --scratch "$SCRATCH" --out "$JSON" ;;
     gum_profile) capped gum_profile 90 bash -c "for r in 1e6 1e7; do $PY bench/suites/gpu_profile.py \
