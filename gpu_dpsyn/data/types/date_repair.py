@@ -31,7 +31,8 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     """(the column as to_epoch accepts it, or None where the column is that already;
     invalid mask; clamped mask) under the row-local
     rule of data/repair.py: a value that is no date, or a local time that does not exist
-    or is ambiguous in the schema's zone, is invalid (missing in the result); a time with a
+    in the schema's zone, is invalid (missing in the result; a doubled one is its first
+    occurrence, as to_epoch reads it); a time with a
     UTC offset in a column without a zone is read as UTC; times outside [min, max] clamp
     to them.  Each value is read on its own, so one record cannot change another's."""
     spec = col.time
@@ -229,7 +230,8 @@ def _put(ns, ok, clamped, spec, mask, t: pd.Series) -> None:
         t = t.clip(lower=lo.tz_localize("UTC"), upper=hi.tz_localize("UTC")) if aware \
             else t.clip(lower=lo, upper=hi)
         t = t.dt.tz_convert(spec.timezone) if aware else \
-            t.dt.tz_localize(spec.timezone, ambiguous="NaT", nonexistent="NaT")
+            t.dt.tz_localize(spec.timezone, ambiguous=np.ones(len(t), bool),
+                             nonexistent="NaT")
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
     elif aware:  # an offset where the schema has no zone: the UTC wall time
         t = t.dt.tz_convert("UTC").dt.tz_localize(None)
