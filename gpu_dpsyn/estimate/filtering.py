@@ -68,7 +68,8 @@ def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray, ordered: int
     see no order.  Other merged values keep their posterior means (as counts: their
     shares of the merged values' clipped noisy total).  Why: a heavy tail's 29 log-spaced
     bins merged into one decoded about evenly, so the last decade, 0.03% of the rows,
-    came out with 4.8% (an event log's durations at epsilon 1)."""
+    came out with 4.8% (an event log's durations at epsilon 1).  A falling fit is capped
+    by the body's last fall continued outward (falling_on)."""
     merged = np.flatnonzero(low)
     est = shares * max(float(y[merged].clip(min=0).sum()), 0.0)
     pos = {int(b): i for i, b in enumerate(merged)}
@@ -76,21 +77,40 @@ def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray, ordered: int
     if inner.all():  # every bin merged: no tail beside kept values
         return shares
     first, last = int(np.argmin(inner)), ordered - 1 - int(np.argmin(inner[::-1]))
-    runs = [r for r in (np.arange(first - 1, -1, -1), np.arange(last + 1, ordered)) if
-            len(r)]  # each read outward from the kept bins
+    # each run read outward from the kept bins, with the body's two bins beside it
+    runs = [(r, y[[first, first + 1]] if first + 1 <= last else None) for r in
+            (np.arange(first - 1, -1, -1),) if len(r)] + \
+        [(r, y[[last, last - 1]] if last - 1 >= first else None) for r in
+         (np.arange(last + 1, ordered),) if len(r)]
     if not runs:
         return shares
-    for run in runs:
+    for run, body in runs:
         out = y[run]
-        fit = _pooled(out[::-1])[::-1]  # not rising outward
-        mode = unimodal(out)
+        # counts are not negative: each fit clipped at 0 (still the nearest under that
+        # bound), so a rise from a run of negative noise is no mode
+        fit = np.maximum(_pooled(out[::-1])[::-1], 0.0)  # not rising outward
+        mode = np.maximum(unimodal(out), 0.0)
         if ((fit - out) ** 2).sum() - ((mode - out) ** 2).sum() > \
                 mode_evidence(len(run)) * sigma ** 2:
             fit = mode
+        elif body is not None:
+            fit = np.minimum(fit, falling_on(body, len(run)))
         for b, f in zip(run, np.maximum(fit, 0.0)):
             est[pos[int(b)]] = f
     total = est.sum()
     return est / total if total > 0 else shares
+
+
+def falling_on(body: np.ndarray, bins: int) -> np.ndarray:
+    """The most each of `bins` merged bins outward may hold: the body's last fall (its
+    edge bin over the one inside it, body = [edge, inner] noisy counts) continued
+    geometrically from the edge.  Where a tail's counts are lost in the noise, the fit
+    that only may not rise outward comes out flat, and a flat tail of log-spaced bins
+    put a tenth of its mass in its last four bins (an order table's prices at eps 1:
+    its mean 9 times the real one, where they held 0.8%)."""
+    edge, inner = float(body[0]), float(body[1])
+    fall = edge / inner if 0 < edge < inner else 1.0
+    return max(edge, 0.0) * fall ** np.arange(1, bins + 1)
 
 
 def mode_evidence(bins: int) -> float:
@@ -194,16 +214,22 @@ def count_prior(y: np.ndarray, sigma: float, theta: float, grid: int = 64,
 
 def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None) -> Marginal:
     """The 1-way marginal on the new domain; a merged total below theta (low_count_recode's)
+    times its own noise's sd in sigmas (the square root of the noisy counts it sums)
     becomes 0, weighed as one count, unless every value merged."""
     vals = np.bincount(r.lut, weights=m.values, minlength=r.size).astype(np.float64)
-    theta = (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma
+    spread = spread_of(m, r)
+    # the merged total of k empty values passes theta alone on its noise in P(Z > 3 /
+    # sqrt(k)) of runs (19% at k = 12), then decoded over its members: an empty price
+    # tail got 3% of the rows and 12 times the real mean
+    theta = (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma * \
+        math.sqrt(spread[-1])
     if vals[-1] < theta and r.size > 1:  # a tail beside kept values: about no rows (all
         vals[-1] = 0.0                   # merged, it is the table's total, no tail)
         return Marginal(m.attrs, (r.size,), vals, m.sigma)
     # summing k noisy cells adds k times the variance: the merged cell is less certain,
     # and consistency weighs it so (a cell of 65,536 noisy counts taken as one pulled
     # a table's total to twice its rows)
-    return Marginal(m.attrs, (r.size,), vals, m.sigma, spread_of(m, r))
+    return Marginal(m.attrs, (r.size,), vals, m.sigma, spread)
 
 
 def spread_of(m: Marginal, r: Recode) -> np.ndarray:
