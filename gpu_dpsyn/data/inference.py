@@ -23,10 +23,12 @@ from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-e
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                 id_columns=(), pairs: bool = True) -> Schema:
+                 id_columns=(), pairs: bool = True, by_rows: bool = True) -> Schema:
     """Read a schema off the data.  NOT differentially private: warns loudly.  pairs:
-    draft a datetime column "after" another (data/draft_after.py)."""
-    return infer_schema_with_summary(df, max_categories, bins, id_columns, pairs=pairs)[0]
+    draft a datetime column "after" another (data/draft_after.py); by_rows: no more bins
+    of a datetime column than its values support (draft_stamps.row_limit)."""
+    return infer_schema_with_summary(df, max_categories, bins, id_columns, pairs=pairs,
+                                     by_rows=by_rows)[0]
 
 
 def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
@@ -34,17 +36,18 @@ def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
     tables' domains (synthetic values the real one lacks), the real table's ids kept ids
     (beside the synthetic 1..n they repeat, and were scored as data).  No column "after"
     another: one synthetic record out of order would switch a column from its dates to
-    its gaps."""
+    its gaps.  Dates in their own unit where it keeps to 1,000 bins, whatever the rows: a
+    comparison adds no noise to coarsen against."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ids = [c.name for c in infer_schema(real, pairs=False).columns if c.kind == "id"]
         return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
-                            pairs=False)
+                            pairs=False, by_rows=False)
 
 
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                              id_columns=(), ignored_columns=(),
-                              pairs: bool = True) -> tuple[Schema, list[str]]:
+                              id_columns=(), ignored_columns=(), pairs: bool = True,
+                              by_rows: bool = True) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review.
     ignored_columns: left out unread, in "ignored_columns" (the user's choice: not a
     drafted value)."""
@@ -66,7 +69,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     unknown = [c for c in id_columns if c not in [str(n) for n in df.columns]]
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
-    guess = Guesser(max_categories, bins)
+    guess = Guesser(max_categories, bins, by_rows)
     cols, whys, gaps = [], [], {}
     left = {}  # columns left out of the draft: name -> (why, what was read)
     given = [str(c) for c in ignored_columns]  # the table may hold them or not

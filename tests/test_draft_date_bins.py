@@ -1,0 +1,110 @@
+"""How finely a draft bins a datetime column: no more bins than the table's size supports
+(data/draft_stamps.py).  A month of 30k trips drafted 744 bins of an hour; at eps 1 the
+noisy counts of ~40 records a bin (~8 a cell beside a 5-value column) swamped the
+hour-of-day pattern."""
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.inference import comparison_schema, infer_schema_with_summary
+from gpu_dpsyn.data.schema import load_schema
+
+
+def _trips(n: int, fmt="%Y-%m-%d %H:%M", seed=0):
+    """n trips over January 2023, to the minute, most of them by day."""
+    rng = np.random.default_rng(seed)
+    p = np.array([3, 2, 1, 1, 1, 2, 4, 7, 8, 6, 5, 5, 5, 5, 5, 6, 7, 8, 8, 7, 6, 5, 4, 4.])
+    hour = rng.choice(24, n, p=p / p.sum())
+    t = pd.Timestamp("2023-01-01") + pd.to_timedelta(
+        rng.integers(0, 31, n) * 1440 + hour * 60 + rng.integers(0, 60, n), unit="min")
+    night = (hour >= 22) | (hour < 5)
+    return pd.DataFrame({"pickup": t.strftime(fmt),
+                         "kind": np.where(night, "bar", rng.choice(["office", "shop"], n))})
+
+
+def _draft(df):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s, lines = infer_schema_with_summary(df)
+    return s, {x.split()[0]: x for x in lines}
+
+
+def test_few_rows_draft_coarser_bins_of_whole_units():
+    """30k rows: a bin per 100 records at most (300), so 3 hours a bin (248), each a
+    whole number of the values' minutes; a bin starts on the hour, as hours of the day
+    do."""
+    s, lines = _draft(_trips(30_000))
+    col = s["pickup"]
+    assert col.time.unit == "minute" and col.size == 248
+    assert s.to_dict()["columns"]["pickup"]["bins"] == 248
+    edges = pd.to_datetime(np.asarray(col.edges[:-1]), unit="ns")
+    assert (edges.hour % 3 == 0).all() and (edges.minute == 0).all()
+    assert "248 bins of 3 hours each, in whole minutes" in lines["pickup"]
+    assert "a bin per 100" in lines["pickup"]
+    small, lines = _draft(_trips(3_000))  # 32 at least, as a numeric column gets
+    assert small["pickup"].size == 31
+    assert "31 bins of a day each, in whole minutes" in lines["pickup"]
+
+
+def test_many_rows_keep_the_values_own_unit():
+    hours = _trips(100_000, fmt="%Y-%m-%d %H:00")
+    s, lines = _draft(hours)
+    assert s["pickup"].time.unit == "hour" and s["pickup"].time.calendar
+    assert s["pickup"].size == 744 and "unit hour" in lines["pickup"]
+    days = pd.DataFrame({"d": (pd.Timestamp("2021-01-01") + pd.to_timedelta(
+        np.arange(80_000) % 730, unit="D")).strftime("%Y-%m-%d"), "k": np.arange(80_000) % 3})
+    assert _draft(days)[0]["d"].time.calendar  # 730 days, 800 allowed
+    s, lines = _draft(days.iloc[:30_000])  # 300 allowed: 3 days a bin
+    assert s["d"].time.unit == "day" and s["d"].size == 244
+    assert "244 bins of about 3 days each, in whole days" in lines["d"]
+
+
+def test_a_table_compared_by_evaluate_keeps_the_values_own_unit():
+    """comparison_schema is no release: no noise, its bins as fine as the values."""
+    df = _trips(3_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = comparison_schema(df, df)
+    assert s["pickup"].size == 744
+
+
+def test_the_output_keeps_the_values_written_resolution(tmp_path):
+    df = _trips(5_000)
+    s, _ = _draft(df)
+    assert s["pickup"].size < 100  # coarser than the hours
+    out = Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(df, s).sample()["pickup"]
+    assert out.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d").all()  # to the minute, as read
+    t = pd.to_datetime(out)
+    assert t.dt.minute.nunique() > 50 and t.dt.hour.nunique() == 24
+
+
+def test_after_pairs_and_chains_are_drafted_and_pass_check(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    n = 20_000
+    booked = pd.Timestamp("2023-01-01") + pd.to_timedelta(
+        rng.integers(0, 60 * 1440, n), unit="min")
+    check_in = booked + pd.to_timedelta(rng.integers(0, 20 * 1440, n), unit="min")
+    check_out = check_in + pd.to_timedelta(rng.integers(60, 5 * 1440, n), unit="min")
+    df = pd.DataFrame({c: t.strftime("%Y-%m-%d %H:%M") for c, t in
+                       (("booked", booked), ("check_in", check_in), ("check_out", check_out))})
+    df["room"] = rng.choice(["a", "b", "c"], n)
+    s, lines = _draft(df)
+    assert s["booked"].size <= n // 100 and s["booked"].time.unit == "minute"
+    assert s["check_in"].time.after.column == "booked"
+    assert s["check_out"].time.after.column == "check_in"
+    data, schema = tmp_path / "b.csv", tmp_path / "s.json"
+    df.to_csv(data, index=False)
+    schema.write_text(json.dumps(s.to_dict()))
+    assert main(["check", str(data), "--schema", str(schema)]) == 0
+    load_schema(json.loads(schema.read_text()))
+
+
+@pytest.mark.parametrize("rows,bins", [(3_000, 32), (30_000, 300), (500_000, 1000)])
+def test_the_limit_is_a_bin_per_100_records_between_bins_and_1000(rows, bins):
+    from gpu_dpsyn.data.draft_stamps import row_limit
+    assert row_limit(rows, 32, 1000) == bins
