@@ -46,6 +46,7 @@ def test_few_rows_draft_coarser_bins_of_whole_units():
     assert (edges.hour % 3 == 0).all() and (edges.minute == 0).all()
     assert "248 bins of 3 hours each, in whole minutes" in lines["pickup"]
     assert "a bin per 100" in lines["pickup"]
+    assert "pickup.bins" in s.drafted  # (from the count of values: for the review)
     small, lines = _draft(_trips(3_000))  # 32 at least, as a numeric column gets
     assert small["pickup"].size == 31
     assert "31 bins of a day each, in whole minutes" in lines["pickup"]
@@ -56,6 +57,7 @@ def test_many_rows_keep_the_values_own_unit():
     s, lines = _draft(hours)
     assert s["pickup"].time.unit == "hour" and s["pickup"].time.calendar
     assert s["pickup"].size == 744 and "unit hour" in lines["pickup"]
+    assert "pickup.bins" not in s.drafted and "pickup.unit" not in s.drafted
     days = pd.DataFrame({"d": (pd.Timestamp("2021-01-01") + pd.to_timedelta(
         np.arange(80_000) % 730, unit="D")).strftime("%Y-%m-%d"), "k": np.arange(80_000) % 3})
     assert _draft(days)[0]["d"].time.calendar  # 730 days, 800 allowed

@@ -125,7 +125,7 @@ def test_marking_values_reviewed_names_each_one_as_now_public(draft, capsys):
     assert main(["schema", str(draft), "--reviewed", "all"]) == 0
     err = capsys.readouterr().err
     assert "now taken as public facts" in err and "colour (values)" in err
-    assert "when (min, max)" in err
+    assert "when (min, max, bins)" in err  # (bins: from its count of values)
 
 
 def test_a_column_of_whole_numbers_retyped_numeric_stays_integer():

@@ -19,11 +19,12 @@ from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_personal import left_out
-from gpu_dpsyn.data.draft_stamps import MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column
+from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
+                                        row_limit)
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, mostly_numbers, near_codes, numbering, places,
-                                    sentinels, written_numbers_hint)
+                                    sentinels, span_in, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -41,6 +42,7 @@ class Guesser:
         not for a schema to compare tables by, which measures nothing noisy)."""
         self.max_categories, self.bins, self.by_rows = max_categories, bins, by_rows
         self.counts: dict = {}  # datetime columns: name -> its number of values
+        self.by_count: set = set()  # datetime columns whose bins their count decided
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
         self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
         # nullable, offsets): to draft them coarser
@@ -295,6 +297,9 @@ class Guesser:
 
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
         """draft_stamps.datetime_column with this draft's bins and the column's layout."""
+        fit = row_limit(self.counts[name], self.bins, limit)
+        if self.by_rows and fit < limit and span_in(unit, lo, hi) > fit:
+            self.by_count.add(name)  # its bins (or unit) read off the data: for review
         return datetime_column(name, lo, hi, unit, tz, nullable, offsets, limit, self.bins,
                                self.layouts.get(name, (None, ())),
                                self.counts[name] if self.by_rows else None)
