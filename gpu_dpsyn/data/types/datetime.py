@@ -295,14 +295,12 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
                         f"{_few(s.reset_index(drop=True)[unread].unique())}")
     if spec.timezone is not None:
         if t.dt.tz is None:
-            try:  # a doubled local time (the autumn fold) is its first occurrence, as a
-                # release written without offsets reads back
+            try:  # a doubled local time (autumn's fold): its first occurrence
                 t = t.dt.tz_localize(spec.timezone, ambiguous=np.ones(len(t), bool),
                                      nonexistent="raise")
             except Exception:  # pytz and zoneinfo raise different errors
                 raise DataError(f"column {shown(col.name)} has local times that do not exist in "
-                                f"{spec.timezone} (skipped by a daylight-saving change); write "
-                                "them with a UTC offset") from None
+                                f"{spec.timezone}; write them with a UTC offset") from None
         else:
             t = t.dt.tz_convert(spec.timezone)
     elif t.dt.tz is not None:
