@@ -96,10 +96,15 @@ def test_reader_choice(tmp_path, monkeypatch):
     # keeps bytes that are no UTF-8, which the row-local rule reads otherwise
     assert ingest.choose_engine("auto", str(csv), gpu=True) == "pandas"
     assert ingest.choose_engine("auto", str(tmp_path / "t.parquet"), gpu=True) == "cudf"
-    assert ingest.choose_engine("cudf", str(csv), gpu=True) == "cudf"
+    # named: refused for a CSV, which would let one record count as two (fail closed)
+    with pytest.raises(DPSynError, match=r"reader 'cudf' reads Parquet.*lone.*two"):
+        ingest.choose_engine("cudf", str(csv), gpu=True)
+    with pytest.raises(DPSynError, match=r"reader 'cudf' reads Parquet.*lone.*two"):
+        ingest.read_table(str(csv), "cudf")
+    assert ingest.choose_engine("cudf", str(tmp_path / "t.parquet"), gpu=True) == "cudf"
     assert ingest.choose_engine("auto", str(csv), gpu=False) == "pandas"
     assert ingest.choose_engine("auto", str(csv) + ".xz", gpu=True) == "pandas"
-    with pytest.raises(DPSynError, match="reads .* files"):
+    with pytest.raises(DPSynError, match="reads Parquet"):
         ingest.choose_engine("cudf", str(csv) + ".xz", gpu=True)
     assert ingest.read_table(str(csv)).equals(pd.DataFrame({"a": [1, 2]}))
     with pytest.raises(DPSynError, match="no such file"):

@@ -140,8 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
                    help="cpu (NumPy), gpu (CuPy) or auto: the GPU when one is usable")
     s.add_argument("--reader", default="auto", choices=["auto", "pandas", "cudf"],
-                   help="table reader: cudf parses .csv/.parquet on the GPU (auto: a "
-                        ".parquet file when cuDF is installed and the run is on the GPU)")
+                   help="table reader: cudf parses .parquet on the GPU (auto: so when cuDF "
+                        "is installed and the run is on the GPU); CSV: pandas")
     s.add_argument("--sensitivity", type=_integer, default=None,
                    help="max records per individual (default: schema's, else 1)")
     s.add_argument("--ledger",

@@ -1,10 +1,10 @@
 """Reading and writing tables: pandas on the host, or cuDF straight into GPU memory.
 
 The format follows the file name: .csv (plain or .gz/.bz2/.xz/.zip, pandas' compression)
-or .parquet (pyarrow, a dependency).  With cuDF (the optional `cudf` extra) a CSV or
-Parquet file is parsed on the GPU and encode() bins its columns there, so the private
-table never round-trips through the host.  cuDF reads plain .csv and .parquet; anything
-else (.csv.xz, say) goes to pandas.
+or .parquet (pyarrow, a dependency).  With cuDF (the optional `cudf` extra) a Parquet
+file is parsed on the GPU and encode() bins its columns there, so the private table
+never round-trips through the host.  CSV goes to pandas: cuDF's CSV reader does not keep
+to the row-local rules (choose_engine).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.errors import DataError, DPSynError
 
 ENGINES = ("auto", "pandas", "cudf")
-CUDF_SUFFIXES = (".csv", ".parquet")
+CUDF_SUFFIXES = (".parquet",)
 CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
 
 
@@ -187,9 +187,15 @@ def choose_engine(engine: str, path: str, gpu: bool) -> str:
         raise DPSynError("reader 'cudf' needs cuDF (pip install 'gpu_dpsyn[cudf]') and a CUDA "
                          "device; use --reader pandas")
     if engine == "cudf" and Path(path).suffix not in CUDF_SUFFIXES:
-        raise DPSynError(f"reader 'cudf' reads {CUDF_SUFFIXES} files, not {shown(str(path))}; "
-                         "use --reader pandas")
+        raise DPSynError(_CUDF_CSV.format(shown(str(path))))
     return engine
+
+
+# cuDF's CSV reader ends a record at a lone "\r": one individual's record read as two
+# would count twice against a bound calibrated to one (fail closed)
+_CUDF_CSV = ("reader 'cudf' reads Parquet files only, not {}: its CSV reader ends a record "
+             "at a lone carriage return, so one record could count as two; use --reader "
+             "pandas")
 
 
 # only an empty cell is missing: "NA", "None", "null" are category values like any other
@@ -261,18 +267,13 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         raise DPSynError(f"unknown reader {engine!r}; use choose_engine() for 'auto'")
     parquet = table_format(path) == "parquet"
     d = schema.csv if schema is not None else dialect or DEFAULT_DIALECT
-    if engine == "cudf" and not parquet and d != DEFAULT_DIALECT:
-        raise DPSynError(f"reader 'cudf' reads UTF-8 CSV separated by commas, not "
-                         f"{shown(str(path))}'s dialect ({d.to_dict()}); use --reader pandas")
+    if engine == "cudf" and not parquet:
+        raise DPSynError(_CUDF_CSV.format(shown(str(path))))
     with reading(path):
         binary = parquet_types.check(p, schema) if parquet else []
-        if engine == "cudf":  # (cuDF reads bytes that are no UTF-8 as it does)
+        if engine == "cudf":
             import cudf
-            if parquet:
-                return without_ignored(cudf.read_parquet(p), schema)
-            df = cudf.read_csv(p, **csv_options(schema, as_text))
-            check_separator(p, df.columns, schema)
-            return without_ignored(df, schema)
+            return without_ignored(cudf.read_parquet(p), schema)
         if parquet:
             return without_ignored(parquet_types.as_text(pd.read_parquet(p), binary), schema)
         opts = dict(csv_options(schema, as_text), **d.read_options(),
