@@ -273,3 +273,26 @@ def test_check_counts_the_records_past_the_bound(tmp_path, capsys, bound, past):
     assert "pid: 1 row individual id missing" in out
     assert (f"pid: {past} rows past max_records_per_individual ({bound or 1}" in out) == \
         bool(past), out
+
+
+def test_one_individual_written_several_ways_is_one_individual():
+    """Ids were matched by exact value and type: ' 1', '1', '1.0', '01', 1 and 1.0 were six
+    individuals, each keeping D records, so one person written six ways kept 6 D (an
+    audit's finding).  Ids are matched as text without surrounding spaces, and text that
+    is a number as that number; merging two ids only drops more records."""
+    from gpu_dpsyn.core.individuals import individual_codes
+    ids = pd.Series([" 1", "1", "1.0", "01", 1, 1.0, "1e0", "2", "x", " x ", "X",
+                     "12345678901234567891",
+                     "12345678901234567890"], dtype=object)
+    codes = individual_codes(ids)
+    assert len(set(codes[:7])) == 1 and len(set(codes)) == 6  # 1; 2; x; X; two long ids
+    df = pd.DataFrame({"pid": ids, "v": range(len(ids))})
+    keep = kept_rows(df, "pid", 2, tuple(range(8)))
+    assert len(keep) == 2 + 6 and sum(k < 7 for k in keep) == 2
+    # check counts them so too
+    from gpu_dpsyn.data.preflight import findings
+    schema = load_schema({"columns": {"pid": {"type": "id"}, "v": {
+        "type": "numeric", "min": 0, "max": 20, "bins": 4}}, "individual_id": "pid",
+        "max_records_per_individual": 2})
+    past = [f for f in findings(df, schema) if "past max_records" in f[1]]
+    assert past and past[0][2] == 5  # 7 records of one individual, 2 kept

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.core.individuals import individual_codes
 from gpu_dpsyn.data.encoding import _one, _source_values
 from gpu_dpsyn.data.repair import _columns, _host, _no_id, gap_rule
 from gpu_dpsyn.data.schema import Schema
@@ -57,7 +58,7 @@ def findings(df, schema: Schema) -> list[tuple[str, str, int, list]]:
             out.append((unit, "individual id missing: their rows dropped",
                         int(no_id.sum()), []))
         bound = schema.max_records_per_individual or 1  # (the fit's default too)
-        per = np.bincount(pd.factorize(ids[~no_id])[0]) if (~no_id).any() else np.zeros(0)
+        per = np.bincount(individual_codes(ids[~no_id])) if (~no_id).any() else np.zeros(0)
         past = int(np.maximum(per - bound, 0).sum())
         if past:
             out.append((unit, f"past max_records_per_individual ({bound}"

@@ -10,10 +10,10 @@ about how many records were dropped is reported: that count is private.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from gpu_dpsyn.core import rng
 from gpu_dpsyn.core.checks import is_cudf
+from gpu_dpsyn.core.individuals import individual_codes
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.privacy.chacha import keystream
 
@@ -34,7 +34,7 @@ def kept_rows(df, id_column: str, max_records: int, key) -> np.ndarray | None:
     if ids.isna().any():
         raise DataError(f"individual id column {id_column!r} has missing values; every "
                         "record must name its individual")
-    codes = pd.factorize(ids)[0]
+    codes = individual_codes(ids)
     n = len(codes)
     order = np.lexsort((row_keys(key, n), codes))  # by individual, then random key
     grouped = codes[order]
