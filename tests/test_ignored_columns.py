@@ -3,6 +3,7 @@ They are never read into the model, not synthesized and not in the output, while
 column the schema neither lists nor ignores is still refused (a misspelt name must not
 vanish unseen)."""
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -188,3 +189,26 @@ def test_a_column_given_by_ignore_is_not_read_at_all(tmp_path, capsys):
     assert doc["ignored_columns"] == ["secret"] and "csv" in doc
     assert doc["csv"].get("decimal", ".") == "."
     assert "decimal ','" not in capsys.readouterr().err
+
+
+def test_a_synthesized_column_named_like_an_id_is_warned_of_when_no_column_names_the_individual():
+    """A draft without --id made a patient id column numbers to synthesize: each record
+    then counted as an individual (17 records of one patient, bound unenforced), and
+    nothing on the terminal said so (a curator probe).  A code (country_code) is no id."""
+    df = _table().assign(patient_id=900001 + np.arange(200) // 4,
+                         country_code=np.where(np.arange(200) % 3, "DE", "FR"))
+    cols = {**SCHEMA["columns"],
+            "patient_id": {"type": "numeric", "integer": True, "min": 900001,
+                           "max": 906000, "bins": 32},
+            "country_code": {"type": "categorical", "values": ["DE", "FR"]}}
+    kw = dict(seed=0, backend="cpu", progress=False, adaptive_rounds=0, iterations=2)
+    s = load_schema({**SCHEMA, "columns": cols, "ignored_columns": ["email", "notes"]})
+    with pytest.warns(UserWarning, match=r"'patient_id' is named like an identifier.*"
+                                         r"synthesized.*no column names the individual"):
+        Synthesizer(1.0, 1e-9, **kw).fit(df, s)
+    del cols["patient_id"]
+    s = load_schema({**SCHEMA, "columns": cols, "ignored_columns": ["email", "notes"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("ignore", message=".*(noise swamps|a seed was given).*")
+        Synthesizer(1.0, 1e-9, **kw).fit(df.drop(columns="patient_id"), s)

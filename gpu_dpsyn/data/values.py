@@ -57,6 +57,14 @@ def id_name(name: str) -> bool:
         bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
 
 
+def person_id_name(name: str) -> bool:
+    """id_name's identifiers but for a code or number (country_code, phone_number): a
+    word of _ID_WORDS, camelCase ...Id, or an entity glued to "id" (CUSTOMERID)."""
+    words = {w for w in re.split(r"[\W_]+", name.lower()) if w}
+    return bool(words & _ID_WORDS) or bool(_CAMEL_ID.search(name)) or \
+        bool(_GLUED_ID.search(name)) and name.lower().endswith("id")
+
+
 def is_text(s: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
 

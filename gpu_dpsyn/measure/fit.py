@@ -22,7 +22,7 @@ from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import Schema, load_schema, warn_drafted
-from gpu_dpsyn.data.values import id_name
+from gpu_dpsyn.data.values import id_name, person_id_name
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
@@ -115,13 +115,24 @@ def _warn_other_budget(settings, schema) -> None:
 
 def _warn_ignored_id(schema) -> None:
     """An ignored column named like an identifier where no column names the individual:
-    each record is then taken for one, and max_records_per_individual is not enforced."""
+    each record is then taken for one, and max_records_per_individual is not enforced;
+    so too a synthesized one named so (a code, country_code, is not), which a draft
+    without --id makes numbers or values."""
+    if schema.unit_id is not None:
+        return
     named = [c for c in schema.ignored if id_name(c)]
-    if named and schema.unit_id is None:
+    if named:
         warnings.warn(f"ignored column {named[0]!r} is named like an identifier, and no "
                       "column names the individual: each record is taken for one (a weaker "
                       "unit where a person has several); keep it as an id column if it "
                       "names them", UserWarning, stacklevel=4)
+    data = [c.name for c in schema.columns if c.kind != "derived" and person_id_name(c.name)]
+    if data:
+        warnings.warn(f"column {data[0]!r} is named like an identifier but is synthesized as "
+                      "data, and no column names the individual: each record is taken for "
+                      "one (a weaker unit where a person has several); if it names them, "
+                      "make it \"type\": \"id\" with \"individual_id\"", UserWarning,
+                      stacklevel=4)
 
 
 def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
