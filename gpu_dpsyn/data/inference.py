@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
@@ -34,15 +35,24 @@ def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
 def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
     """A schema to compare two tables by (evaluate without one; not a release): both
     tables' domains (synthetic values the real one lacks), the real table's ids kept ids
-    (beside the synthetic 1..n they repeat, and were scored as data).  No column "after"
+    (beside the synthetic 1..n they repeat, and were scored as data), and so a synthetic
+    1..n in a column named like an id, whose real values repeat.  No column "after"
     another: one synthetic record out of order would switch a column from its dates to
     its gaps.  Dates in their own unit where it keeps to 1,000 bins, whatever the rows: a
     comparison adds no noise to coarsen against."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ids = [c.name for c in infer_schema(real, pairs=False).columns if c.kind == "id"]
+        ids += [c for c in map(str, syn.columns) if c not in ids and c in real.columns and
+                id_name(c) and _numbered(syn[c])]  # a release's id: 1..n, whatever the real
         return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
                             pairs=False, by_rows=False)
+
+
+def _numbered(s: pd.Series) -> bool:
+    """Whether s is 1..n in order, as a release writes its id column."""
+    v = pd.to_numeric(s, errors="coerce")
+    return len(v) > 0 and bool((v.to_numpy() == np.arange(1, len(v) + 1)).all())
 
 
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
