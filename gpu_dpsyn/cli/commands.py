@@ -86,8 +86,11 @@ def synthesize(a) -> int:
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)
     if schema.unit_id is not None:  # from the schema alone
+        d = a.sensitivity or schema.max_records_per_individual or 1
         print(f"{schema.unit_id!r} is numbered 1..n: each synthetic row is an individual of "
-              "its own (records are not linked by it)", file=sys.stderr)
+              f"its own (records are not linked by it); rows and totals are those of the "
+              f"table with at most {d} record{'s' * (d > 1)} per individual (the rest left "
+              "out before measuring)", file=sys.stderr)
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
               f"dropped (said on every run, whether or not there were any: "
