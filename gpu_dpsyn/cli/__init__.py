@@ -6,10 +6,16 @@ import signal
 import sys
 import threading
 
-from gpu_dpsyn.cli import commands, drafting
-from gpu_dpsyn.cli.parser import build_parser
-from gpu_dpsyn.data.text import short
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.startup import interrupted_on_start
+
+try:  # (Ctrl-C while the command imports: one line, not a traceback)
+    from gpu_dpsyn.cli import commands, drafting
+    from gpu_dpsyn.cli.parser import build_parser
+    from gpu_dpsyn.data.text import short
+    from gpu_dpsyn.errors import DPSynError
+except KeyboardInterrupt:
+    interrupted_on_start()
+    raise
 
 LINE_LIMIT = 2000  # characters of one error line
 
