@@ -18,9 +18,12 @@ from gpu_dpsyn.data import draft_after, draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
-from gpu_dpsyn.data.values import id_name
+from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.data.values import id_name, is_text
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning, SchemaError)
+
+BLANK_HEADER = re.compile(r"Unnamed: \d+")  # how pandas reads a blank header cell
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
@@ -80,7 +83,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
     guess = Guesser(max_categories, bins, by_rows)
-    cols, whys, gaps = [], [], {}
+    cols, whys, gaps, indexes = [], [], {}, set()
     left = {}  # columns left out of the draft: name -> (why, what was read)
     given = [str(c) for c in ignored_columns]  # the table may hold them or not
     left.update((c, ("given by --ignore", None)) for c in given)
@@ -90,7 +93,12 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         if len(df) and str(name) not in id_columns and df[name].isna().all():
             left[str(name)] = ("entirely empty", "empty")  # nothing to draft from
             continue
-        col, why = guess.column(str(name), df[name], str(name) in id_columns)
+        first = row_numbers(str(name), df[name]) if str(name) not in id_columns else None
+        if first is not None:
+            col, why = _row_index(str(name), first, len(df))
+            indexes.add(col.name)
+        else:
+            col, why = guess.column(str(name), df[name], str(name) in id_columns)
         if col is None:
             left[str(name)] = (why, "values seen")
             continue
@@ -98,9 +106,9 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         cols.append(col)
         whys.append(why)
     # several ids: one given by --id names the individual, else the first without gaps
-    # (the fit refuses gaps)
+    # (the fit refuses gaps), a saved row index last (it names records, not people)
     ids = sorted((c.name for c in cols if c.kind == "id"),
-                 key=lambda c: (c not in id_columns, gaps[c]))
+                 key=lambda c: (c not in id_columns, gaps[c], c in indexes))
     # the individual: an id, else a column named like one whose values repeat (its line
     # says to draft again with --id)
     unit = ids[0] if ids else next((c.name for c in cols if id_name(c.name)), None)
@@ -129,12 +137,38 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
               f"index?): name it in the file, or leave it out (gpu-dpsyn schema FILE --drop "
               f"'{c.name}' --ignore '{c.name}')" for c in cols
-              if re.fullmatch(r"Unnamed: \d+", c.name)]
+              if BLANK_HEADER.fullmatch(c.name) and c.name not in indexes]
     too_big = _largest_pair(schema)
     if too_big:  # the fit leaves that pair out: say so now, not after the review
         warnings.warn(too_big, LargeDomainWarning, stacklevel=3)
         lines.append("  note: " + too_big)
     return schema, lines
+
+
+def row_numbers(name: str, s: pd.Series) -> int | None:
+    """The first number where a column under a blank header numbers the rows in their
+    order from 0 or 1, as pandas' to_csv saves its row index; else None."""
+    if not BLANK_HEADER.fullmatch(name) or not len(s) or s.isna().any():
+        return None
+    if is_text(s):  # (the CLI reads text; integers written plainly, as pandas writes them)
+        if not s.astype(str).str.fullmatch(r"[0-9]+").all():
+            return None
+    elif not pd.api.types.is_integer_dtype(s):  # (booleans would read as 0, 1)
+        return None
+    numbers = pd.to_numeric(s).to_numpy()
+    first = int(numbers[0])
+    return first if first in (0, 1) and \
+        np.array_equal(numbers, np.arange(first, first + len(s))) else None
+
+
+def _row_index(name: str, first: int, n: int) -> tuple:
+    """A saved row index drafted as an id (output 1..n): measured, it would spend budget
+    on a uniform column (listed up to 100 rows, else an id \"looking like\" one)."""
+    said = f"rows numbered {first}..{first + n - 1} under a blank header: a saved row index"
+    warnings.warn(f"column {shown(name)}: {said} (pandas' to_csv), drafted as an id column, "
+                  "which is not synthesized (the output numbers it 1..n). Declare it "
+                  "otherwise if it is data", IdColumnWarning, stacklevel=4)
+    return Column(name, "id"), f"{said} (pandas' to_csv), not data; output 1..n"
 
 
 def drafted_keys(col: Column) -> list:
