@@ -16,6 +16,7 @@ from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_schema_out, command, kept_aside, spent,
                                  write_ledger)
+from gpu_dpsyn.data.dtypes import dictionary_types
 from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
@@ -80,7 +81,8 @@ def synthesize(a) -> int:
         # cannot be written leaves the earlier table (and its ledger) as they were
         with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
             write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
-                write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))))
+                write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
+                dictionaries=dictionary_types(schema))
     rep = said
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "

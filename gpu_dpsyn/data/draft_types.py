@@ -1,10 +1,13 @@
 """A Parquet table's declared types as a draft's dtypes (infer-schema): the file's Arrow
 type of each column (its metadata, the same for every table its writer stores), where
-the drafted column can be written so: dictionary text as "category", nullable integers as
+the drafted column can be written so: dictionary text as "category" (or by Arrow's name
+of its type, where its index is not pandas' own), nullable integers as
 "Int8", decimals as "decimal128(10, 2)", large_string text as "large_string[pyarrow]",
 dates as "date32[pyarrow]", timestamps in their unit.  Without them the release
 came back as text, Int64 and nanosecond timestamps."""
 from __future__ import annotations
+
+import pandas as pd
 
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.schema import column_from_spec
@@ -16,8 +19,15 @@ def _dtype_of(t, col) -> str | None:
     import pyarrow as pa
     T = pa.types
     if T.is_dictionary(t):
-        return "category" if col.kind == "categorical" and (
-            T.is_string(t.value_type) or T.is_large_string(t.value_type)) else None
+        if col.kind != "categorical" or not (T.is_string(t.value_type) or
+                                             T.is_large_string(t.value_type)):
+            return None
+        # "category" writes pandas' index (int8 up to 127 values): another (Arrow's
+        # writers' int32) by Arrow's name, which a release keeps.  Unordered: the draft
+        # lists the values sorted, not in the file's order
+        own = pd.Categorical([], categories=col.values).codes.dtype
+        return str(pa.dictionary(t.index_type, t.value_type)) if T.is_string(
+            t.value_type) and t.index_type.to_pandas_dtype() != own else "category"
     if T.is_integer(t) and col.kind == "id":  # numbered 1..n: check_column refuses the
         return str(t)  # types too narrow for MAX_ROWS
     if T.is_decimal128(t) or T.is_decimal256(t):  # by its Arrow name, which dtypes parses

@@ -30,6 +30,11 @@ _TEXTUAL = ("object", "string", "category")  # hold any categorical value
 _DECIMAL = re.compile(r"\s*(decimal128|decimal256)\(\s*(-?\d{1,6})\s*,\s*(-?\d{1,6})\s*\)"
                       r"(\[pyarrow\])?\s*")
 _MOST_DIGITS = {"decimal128": 38, "decimal256": 76}
+# Arrow's dictionary text by Arrow's own name (infer-schema drafts it where the file's
+# index is not pandas' own width): categories in pandas, written with that index.  Not
+# large_string values: Parquet gives them back as string
+_DICTIONARY = re.compile(r"\s*dictionary<values=(string), "
+                         r"indices=(u?int(?:8|16|32|64)), ordered=([01])>\s*")
 
 
 def _decimal_name(text) -> tuple | None:
@@ -38,9 +43,29 @@ def _decimal_name(text) -> tuple | None:
     return None if m is None else (m.group(1), int(m.group(2)), int(m.group(3)))
 
 
+def dictionary_type(text):
+    """The Arrow dictionary type a "dtype" names by Arrow's name, else None."""
+    m = _DICTIONARY.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        return None
+    import pyarrow as pa
+    return pa.dictionary(getattr(pa, m.group(2))(), getattr(pa, m.group(1))(),
+                         m.group(3) == "1")
+
+
+def dictionary_types(schema) -> dict:
+    """{column: Arrow dictionary type} for the columns whose dtype names one: what a
+    Parquet release writes them as (parquet_types.written_schema)."""
+    return {c.name: t for c in schema.columns
+            if (t := dictionary_type(c.dtype)) is not None}
+
+
 def parse_dtype(text):
-    """The dtype a schema's "dtype" names: pandas' names, and Arrow's decimals as
-    pd.ArrowDtype (their parameters checked by check_column)."""
+    """The dtype a schema's "dtype" names: pandas' names, Arrow's decimals as
+    pd.ArrowDtype (their parameters checked by check_column), Arrow's dictionary text as
+    pandas' categories (its index is the writer's, dictionary_types)."""
+    if dictionary_type(text) is not None:
+        return pd.CategoricalDtype(ordered=dictionary_type(text).ordered)
     dec = _decimal_name(text)
     if dec is None:
         return pd.api.types.pandas_dtype(text)
@@ -198,6 +223,8 @@ def check_column(col) -> None:
                           "the column lists numbers; use 'string'")
     if _decimal(d) is not None:
         _check_decimal_range(col, _decimal(d))
+    if dictionary_type(col.dtype) is not None:
+        _check_dictionary(col, dictionary_type(col.dtype))
 
 
 def _check_decimal_name(name: str, text) -> None:
@@ -248,12 +275,28 @@ def as_numbers(x, col, want):
     return np.clip(x, float(lo), float(hi))
 
 
+def _check_dictionary(col, t) -> None:
+    """SchemaError unless Arrow's dictionary type t holds the column's values (text) and
+    their codes (0 to one less than their number) in its index: else its writer would
+    fail after the spend."""
+    if not all(isinstance(v, str) for v in col.values):
+        raise SchemaError(f"column {shown(col.name)}: dtype {shown(col.dtype)} holds text "
+                          "only and the column lists other values; use 'category'")
+    most = np.iinfo(t.index_type.to_pandas_dtype()).max
+    if len(col.values) - 1 > most:
+        raise SchemaError(f"column {shown(col.name)}: dtype {shown(col.dtype)} has "
+                          f"{t.index_type} indices, which cannot number its "
+                          f"{len(col.values):,} values (at most {most + 1:,}); use a wider "
+                          "index or 'category'")
+
+
 def output_dtype(col):
     """The dtype a decoded column gets: the schema's `dtype`, else one per column type."""
     if col.dtype is not None:
         d = parse_dtype(col.dtype)
         # categories from the schema, so they do not depend on which values were drawn
-        return pd.CategoricalDtype(col.values) if isinstance(d, pd.CategoricalDtype) else d
+        return pd.CategoricalDtype(col.values, ordered=bool(d.ordered)) \
+            if isinstance(d, pd.CategoricalDtype) else d
     if col.kind == "id":
         return np.dtype(np.int64)
     if col.kind == "datetime":  # in its layout: text, as it was read

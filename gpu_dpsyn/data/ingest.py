@@ -103,12 +103,14 @@ def _family_name(d) -> str:
 
 
 def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DIALECT,
-                then=None) -> None:
+                then=None, dictionaries=None) -> None:
     """Write df in the format its name asks for (checked by table_format first), whole or
     not at all: to a temporary file beside it, which then replaces it (files.replacing);
     a failure is a DPSynError naming the path and leaves an earlier file as it was.  A
     CSV is written in `dialect` (the schema's "csv").  then(): run once the table is
-    written, before it takes its name (its ledger); if it fails, the table is not."""
+    written, before it takes its name (its ledger); if it fails, the table is not.
+    dictionaries: the Arrow types of a Parquet file's dictionary columns, by name
+    (dtypes.dictionary_types of the schema)."""
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"write_table needs a pandas DataFrame, got {type(df).__name__}")
     fmt = table_format(path, flag)
@@ -119,7 +121,7 @@ def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DI
         if fmt == "parquet":
             import pyarrow.parquet as pq
             try:  # (as df.to_parquet writes it, in the types of written_table)
-                pq.write_table(parquet_types.written_table(df), tmp)
+                pq.write_table(parquet_types.written_table(df, dictionaries), tmp)
             except _ARROW_ERRORS as e:
                 raise DataError(f"cannot write {shown(str(path))} as Parquet: "
                                 f"{parquet_problem(df, e)}") from None

@@ -105,13 +105,14 @@ def as_text(df, names: list):
 _TEXT_CHUNK_ROWS = 1 << 16
 
 
-def written_schema(arrow, df):
+def written_schema(arrow, df, dictionaries=None):
     """The Arrow schema a Parquet release is written in: `arrow` (pa.Schema.from_pandas of
     df) with pandas' own text (`str`, `string`, categories of them) as Arrow's `string`,
     not the `large_string` pandas 3 makes of it.  From the dtypes alone, which follow the
     schema; a column named as Arrow's ("large_string[pyarrow]") stays as named.
-    Categories' indices stay pandas' (int8 up to 127 categories): Arrow's own writers use
-    int32, and a schema's "category" names neither."""
+    Categories' indices stay pandas' (int8 up to 127 categories), "category" naming no
+    other; `dictionaries` ({column: Arrow dictionary type}, dtypes.dictionary_types) gives
+    those whose schema dtype names Arrow's type (an input's int32 indices, say)."""
     import pyarrow as pa
     fields = []
     for field in arrow:
@@ -119,6 +120,8 @@ def written_schema(arrow, df):
         t = field.type
         if isinstance(d, pd.StringDtype) and pa.types.is_large_string(t):
             t = pa.string()
+        elif isinstance(d, pd.CategoricalDtype) and field.name in (dictionaries or {}):
+            t = dictionaries[field.name]
         elif isinstance(d, pd.CategoricalDtype) and pa.types.is_dictionary(t):
             value = t.value_type
             if isinstance(d.categories.dtype, pd.StringDtype) and \
@@ -129,11 +132,11 @@ def written_schema(arrow, df):
     return pa.schema(fields, metadata=arrow.metadata)
 
 
-def written_table(df):
+def written_table(df, dictionaries=None):
     """df as the Arrow table a Parquet release writes (written_schema)."""
     import pyarrow as pa
     table = pa.Table.from_pandas(df, preserve_index=False)
-    schema = written_schema(table.schema, df)
+    schema = written_schema(table.schema, df, dictionaries)
     if schema.equals(table.schema):
         return table
     if any(a.type != b.type and pa.types.is_string(b.type)

@@ -22,6 +22,7 @@ import numpy as np
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.types import code_dtype
+from gpu_dpsyn.data.dtypes import dictionary_types
 from gpu_dpsyn.data.files import probe_directory
 from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
 from gpu_dpsyn.data.parquet_types import written_schema
@@ -146,7 +147,8 @@ def arrow_schema(model):
     import pyarrow as pa
     codes = [np.zeros(1, code_dtype(c.size)) for c in model.schema.synth_columns]
     row = decode(codes, model.schema)
-    return written_schema(pa.Schema.from_pandas(row, preserve_index=False), row)
+    return written_schema(pa.Schema.from_pandas(row, preserve_index=False), row,
+                          dictionary_types(model.schema))
 
 
 def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets, call: int,
