@@ -286,6 +286,17 @@ def test_one_individual_written_several_ways_is_one_individual():
                      "12345678901234567890"], dtype=object)
     codes = individual_codes(ids)
     assert len(set(codes[:7])) == 1 and len(set(codes)) == 6  # 1; 2; x; X; two long ids
+    # trailing zeros, exponents, long digit runs with a leading zero: exactly, no rounding
+    # ("10" and "10.0" stayed two: Decimal.normalize writes 1E+1); an exponent past any
+    # context read one record's id as a decimal.Overflow traceback
+    same = [["10", "10.0", "1e1", " 010 "], ["1000", "1e3", "1000.000"], ["-0", "0", "0.0"],
+            ["0123456789012345678901234567890", "123456789012345678901234567890"],
+            ["1e999999999", "10e999999998"]]
+    for group in same:
+        assert len(set(individual_codes(pd.Series(group, dtype=object)))) == 1, group
+    apart = pd.Series(["01234567890123456789012345678901", "01234567890123456789012345678902",
+                       "1.5", "15", "0.15"], dtype=object)
+    assert len(set(individual_codes(apart))) == 5
     df = pd.DataFrame({"pid": ids, "v": range(len(ids))})
     keep = kept_rows(df, "pid", 2, tuple(range(8)))
     assert len(keep) == 2 + 6 and sum(k < 7 for k in keep) == 2
