@@ -212,3 +212,19 @@ def test_a_synthesized_column_named_like_an_id_is_warned_of_when_no_column_names
         warnings.simplefilter("error", UserWarning)
         warnings.filterwarnings("ignore", message=".*(noise swamps|a seed was given).*")
         Synthesizer(1.0, 1e-9, **kw).fit(df.drop(columns="patient_id"), s)
+
+
+def test_a_saved_row_index_as_the_only_id_does_not_hide_a_person_id():
+    """A CSV saved with pandas' index drafts it an id, hence the individual: the warning
+    about patient_id returned early, and the run said the bound was enforced (a review)."""
+    df = _table().assign(patient_id=900001 + np.arange(200) // 4)
+    df.insert(0, "Unnamed: 0", np.arange(200))
+    cols = {"Unnamed: 0": {"type": "id"}, **SCHEMA["columns"],
+            "patient_id": {"type": "numeric", "integer": True, "min": 900001,
+                           "max": 906000, "bins": 32}}
+    s = load_schema({**SCHEMA, "columns": cols, "ignored_columns": ["email", "notes"]})
+    kw = dict(seed=0, backend="cpu", progress=False, adaptive_rounds=0, iterations=2)
+    with pytest.warns(UserWarning, match=r"'Unnamed: 0' is a saved row index.*records, not "
+                                         r"people"):
+        with pytest.warns(UserWarning, match=r"'patient_id' is named like an identifier"):
+            Synthesizer(1.0, 1e-9, **kw).fit(df, s)

@@ -6,7 +6,6 @@ what was guessed and why, so the user can replace it with public knowledge.
 """
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
@@ -19,11 +18,10 @@ from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.values import id_name, is_text
+from gpu_dpsyn.data.values import BLANK_HEADER, id_name, is_text
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning, SchemaError)
 
-BLANK_HEADER = re.compile(r"Unnamed: \d+")  # how pandas reads a blank header cell
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,

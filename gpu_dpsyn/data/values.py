@@ -57,12 +57,15 @@ def id_name(name: str) -> bool:
         bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
 
 
+BLANK_HEADER = re.compile(r"Unnamed: \d+")  # how pandas reads a blank header cell
+
+
 def person_id_name(name: str) -> bool:
     """id_name's identifiers but for a code or number (country_code, phone_number): a
     word of _ID_WORDS, camelCase ...Id, or an entity glued to "id" (CUSTOMERID)."""
     words = {w for w in re.split(r"[\W_]+", name.lower()) if w}
     return bool(words & _ID_WORDS) or bool(_CAMEL_ID.search(name)) or \
-        bool(_GLUED_ID.search(name)) and name.lower().endswith("id")
+        bool(_GLUED_ID.search(name)) and not name.lower().endswith("code")
 
 
 def is_text(s: pd.Series) -> bool:

@@ -22,7 +22,7 @@ from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import Schema, load_schema, warn_drafted
-from gpu_dpsyn.data.values import id_name, person_id_name
+from gpu_dpsyn.data.values import BLANK_HEADER, id_name, person_id_name
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
@@ -118,15 +118,20 @@ def _warn_ignored_id(schema) -> None:
     each record is then taken for one, and max_records_per_individual is not enforced;
     so too a synthesized one named so (a code, country_code, is not), which a draft
     without --id makes numbers or values."""
-    if schema.unit_id is not None:
+    if schema.unit_id is not None and not BLANK_HEADER.fullmatch(schema.unit_id):
         return
+    if schema.unit_id is not None:  # the only id: drafted from a CSV saved with its index
+        warnings.warn(f"the individual id {schema.unit_id!r} is a saved row index (a blank "
+                      "header over the row numbers): it names records, not people, so each "
+                      "record is taken for one individual", UserWarning, stacklevel=4)
     named = [c for c in schema.ignored if id_name(c)]
     if named:
         warnings.warn(f"ignored column {named[0]!r} is named like an identifier, and no "
                       "column names the individual: each record is taken for one (a weaker "
                       "unit where a person has several); keep it as an id column if it "
                       "names them", UserWarning, stacklevel=4)
-    data = [c.name for c in schema.columns if c.kind != "derived" and person_id_name(c.name)]
+    data = [c.name for c in schema.columns if c.kind not in ("derived", "id") and
+            person_id_name(c.name)]
     if data:
         warnings.warn(f"column {data[0]!r} is named like an identifier but is synthesized as "
                       "data, and no column names the individual: each record is taken for "
