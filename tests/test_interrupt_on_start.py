@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # the import of numpy (the first slow one) announces itself, then waits for the signal:
 # the interrupt lands inside gpu_dpsyn's import at a known point, with no timing guess
 SLOW_IMPORT = """
-import sys, time
+import os, sys, time
 class SlowNumpy:
     def find_spec(self, name, path=None, target=None):
-        if name == "numpy":
+        if name == os.environ.get("SLOW_MODULE", "numpy"):
             sys.meta_path.remove(self)
             print("importing", flush=True)
             time.sleep(60)
@@ -34,11 +34,12 @@ if __name__ == '__main__':
 """
 
 
-def _interrupted(tmp_path, argv):
+def _interrupted(tmp_path, argv, slow="numpy"):
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(SLOW_IMPORT)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), str(ROOT)]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), str(ROOT)]),
+               SLOW_MODULE=slow)
     proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
@@ -56,6 +57,14 @@ def test_ctrl_c_while_the_command_imports_says_one_line(tmp_path, how):
     script.write_text(WRAPPER)
     cmd = [str(script)] if how == "script" else ["-m", "gpu_dpsyn"]
     code, err = _interrupted(tmp_path, cmd + ["synthesize", "x.csv", "--epsilon", "1"])
+    assert code == 130, err
+    assert err == "gpu-dpsyn: interrupted\n"
+
+
+def test_ctrl_c_after_the_package_under_python_m_says_one_line(tmp_path):
+    # once gpu_dpsyn is imported, argv[0] is __main__.py's path, not "-m": an interrupt
+    # while __main__ imports the CLI (cli/paths.py's shlex) printed a traceback (a review)
+    code, err = _interrupted(tmp_path, ["-m", "gpu_dpsyn", "check", "x.csv"], slow="shlex")
     assert code == 130, err
     assert err == "gpu-dpsyn: interrupted\n"
 
