@@ -88,6 +88,9 @@ def test_reader_choice(tmp_path, monkeypatch):
     monkeypatch.setattr(ingest, "cudf_available", lambda: False)
     assert ingest.choose_engine("auto", str(csv), gpu=True) == "pandas"
     with pytest.raises(DPSynError, match="needs cuDF"):
+        ingest.choose_engine("cudf", str(tmp_path / "t.parquet"), gpu=True)
+    # a CSV is refused first: installing cuDF would not help it
+    with pytest.raises(DPSynError, match="reads Parquet files only"):
         ingest.choose_engine("cudf", str(csv), gpu=True)
     with pytest.raises(DPSynError, match="unknown reader"):
         ingest.choose_engine("polars", str(csv), gpu=True)

@@ -90,9 +90,10 @@ def synthesize(a) -> int:
     if schema.unit_id is not None:  # from the schema alone
         d = a.sensitivity or schema.max_records_per_individual or 1
         print(f"{schema.unit_id!r} is numbered 1..n: each synthetic row is an individual of "
-              f"its own (records are not linked by it); rows and totals are those of the "
-              f"table with at most {d} record{'s' * (d > 1)} per individual (the rest left "
-              "out before measuring)", file=sys.stderr)
+              f"its own (records are not linked by it); "
+              f"{'totals' if a.rows else 'rows and totals'} are those of the table with at "
+              f"most {d} record{'s' * (d > 1)} per individual (the rest left out before "
+              "measuring)", file=sys.stderr)
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
               f"dropped (said on every run, whether or not there were any: "

@@ -185,11 +185,11 @@ def choose_engine(engine: str, path: str, gpu: bool) -> str:
     if engine == "auto":
         ok = gpu and Path(path).suffix == ".parquet" and cudf_available()
         return "cudf" if ok else "pandas"
+    if engine == "cudf" and Path(path).suffix not in CUDF_SUFFIXES:
+        raise DPSynError(_CUDF_CSV.format(shown(str(path))))
     if engine == "cudf" and not cudf_available():
         raise DPSynError("reader 'cudf' needs cuDF (pip install 'gpu_dpsyn[cudf]') and a CUDA "
                          "device; use --reader pandas")
-    if engine == "cudf" and Path(path).suffix not in CUDF_SUFFIXES:
-        raise DPSynError(_CUDF_CSV.format(shown(str(path))))
     return engine
 
 
