@@ -18,13 +18,15 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
+from gpu_dpsyn.data.draft_lists import keep_answers
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
-                                    is_text, mostly_numbers, near_codes, numbering, places,
-                                    sentinels, span_in, written_numbers_hint)
+                                    is_text, means_missing, mostly_numbers, near_codes,
+                                    numbering, places, sentinels, span_in,
+                                    written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -52,11 +54,16 @@ class Guesser:
 
     def column(self, name: str, s: pd.Series, is_id: bool):
         self.note = ""  # placeholders read as missing, said after whatever was guessed
+        self.answers, self.gone = {}, False  # words among numbers: answers, missing ones
         col, why = self._column(name, s, is_id)
         if col is None:  # left out, as `why` says
             return None, why
         if name in self.missing and col.kind in ("numeric", "categorical"):
             col.missing_values = self.missing.pop(name)
+        if self.answers:
+            col, said = keep_answers(col, self.answers, bool(
+                s.isna().any()) or self.gone or bool(col.missing_values), self.max_categories)
+            self.note += said
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
@@ -134,11 +141,15 @@ class Guesser:
         if inf:  # left out of the numbers (as_numbers): said, not dropped unseen
             self.note += (f"; {inf:,} values are infinite (inf): a range clamps them to its "
                           "end, listed values leave their rows out")
-        if words:  # a few words among the numbers: no value, made missing by the repair
-            placeholder = vals.isin(words)
-            self.note = (f"; {int(placeholder.sum()):,} values "
-                         f"{', '.join(map(repr, words))} are no number: read as missing")
-            vals, nullable = vals[~placeholder], True
+        if words:  # a few words among the numbers: answers ("refused") listed with them
+            # where they are listed (column()), else made missing by the repair
+            self.answers = {w: int((vals == w).sum()) for w in words if not means_missing(w)}
+            gone = [w for w in words if w not in self.answers]
+            if gone:
+                self.gone = True
+                self.note += (f"; {int(vals.isin(gone).sum()):,} values "
+                              f"{', '.join(map(repr, gone))} are no number: read as missing")
+            vals, nullable = vals[~vals.isin(words)], True
         codes = sentinels(numbers) if numbers is not None else []
         if codes:  # codes for missing (999 among ages): out of the range, read as missing
             coded = np.isin(numbers, codes)

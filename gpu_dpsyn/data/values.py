@@ -142,6 +142,21 @@ def mostly_numbers(vals: pd.Series):
     return (None, []) if numbers is None else (numbers, sorted(words.unique(), key=repr))
 
 
+# words that stand for no value (any letter case): pandas' own missing markers, a
+# spreadsheet's errors and the punctuation people leave in an empty cell.  Not words that
+# can be an answer ("refused", "unknown", "none" children, "not applicable"): among few
+# listed values those stay values, as reading one as missing would lose it unseen
+_MISSING_WORDS = {"", "na", "n/a", "n.a.", "n.a", "#n/a", "#n/a n/a", "#na", "<na>", "nan",
+                  "-nan", "null", "(null)", "nil", "missing", "(blank)", "blank", "-", "--",
+                  "---", ".", "..", "?", "??", "*", "#value!", "#div/0!", "#ref!", "#num!",
+                  "#name?", "#null!", "-1.#ind", "1.#ind", "-1.#qnan", "1.#qnan"}
+
+
+def means_missing(word) -> bool:
+    """Whether a word among numbers stands for no value (_MISSING_WORDS)."""
+    return str(word).strip().lower() in _MISSING_WORDS
+
+
 MAX_PLACES = 6  # decimals written to more places than this: no fixed precision
 
 

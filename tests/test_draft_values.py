@@ -1,0 +1,65 @@
+"""What infer-schema lists for a column of few values: answer words kept beside numbers,
+counts listed over their whole range (a curator probe's findings)."""
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.data.inference import infer_schema_with_summary
+
+
+def _draft(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s, lines = infer_schema_with_summary(df, **kw)
+    return s, {x.split()[0]: x for x in lines}
+
+
+def _survey(n=3000, seed=1, words=("refused",), missing=True):
+    """Answers 1..5 as CSV text, 2% a word per entry of `words`, 4% empty cells."""
+    r = np.random.default_rng(seed)
+    q = r.integers(1, 6, n).astype(str).astype(object)
+    u = r.random(n)
+    for i, w in enumerate(words):
+        q[(u >= 0.02 * i) & (u < 0.02 * (i + 1))] = w
+    if missing:
+        q[(u >= 0.5) & (u < 0.54)] = None
+    return pd.DataFrame({"q": q, "region": r.choice(["N", "S", "E"], n)})
+
+
+def test_an_answer_word_among_few_numbers_stays_a_listed_value():
+    # 'refused' on 3% of a 1..5 question was read as missing: every synthesized survey
+    # lost the answer.  Listed, the word is one value more; "N/A" still reads as missing
+    df = _survey(words=("refused", "N/A"))
+    s, lines = _draft(df)
+    assert s["q"].kind == "categorical"
+    assert s["q"].values == [1, 2, 3, 4, 5, "refused"] and s["q"].nullable
+    assert "'refused'" in lines["q"] and "kept" in lines["q"]
+    assert "'N/A'" in lines["q"] and "read as missing" in lines["q"]
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(3000)
+    assert (out["q"] == "refused").mean() > 0.01
+
+
+def test_an_answer_word_alone_keeps_the_column_not_nullable():
+    s, lines = _draft(_survey(missing=False))
+    assert s["q"].values == [1, 2, 3, 4, 5, "refused"] and not s["q"].nullable
+
+
+def test_words_that_mean_missing_are_still_read_as_missing():
+    s, lines = _draft(_survey(words=("N/A", "-", "?", "NULL"), missing=False))
+    assert s["q"].values == [1, 2, 3, 4, 5] and s["q"].nullable
+    assert "read as missing" in lines["q"]
+
+
+def test_an_answer_word_among_binned_numbers_says_how_to_keep_it():
+    # a binned column holds no word: read as missing as before, the line saying so plainly
+    r = np.random.default_rng(3)
+    v = [f"{x:.2f}" for x in r.lognormal(3, 1, 2000)]
+    for i in range(0, 2000, 40):
+        v[i] = "refused"
+    s, lines = _draft(pd.DataFrame({"inc": v, "c": r.choice(["a", "b"], 2000)}))
+    assert s["inc"].kind == "numeric" and s["inc"].nullable
+    line = lines["inc"]
+    assert "'refused'" in line and "read as missing" in line
+    assert "column of its own" in line
