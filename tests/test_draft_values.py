@@ -63,3 +63,37 @@ def test_an_answer_word_among_binned_numbers_says_how_to_keep_it():
     line = lines["inc"]
     assert "'refused'" in line and "read as missing" in line
     assert "column of its own" in line
+
+
+def _counts(spec: dict, seed=0) -> np.ndarray:
+    """Integers repeated as `spec` says (value -> rows), shuffled."""
+    v = np.repeat(list(spec), list(spec.values()))
+    return np.random.default_rng(seed).permutation(v)
+
+
+def test_a_count_missing_one_value_inside_its_range_is_listed_whole():
+    # quantities 1..17 seen without 15 were listed without it: 15 could never be
+    # synthesized.  Between rare neighbours the gap is chance: the range is listed
+    q = {k: max(1, int(3000 * 0.5 ** k)) for k in range(1, 18) if k != 15}
+    s, lines = _draft(pd.DataFrame({"quantity": _counts(q), "c": "a"}))
+    assert s["quantity"].values == list(range(1, 18))
+    assert "15" in lines["quantity"] and "not seen" in lines["quantity"]
+
+
+def test_ages_with_a_few_unseen_years_are_listed_whole():
+    r = np.random.default_rng(4)
+    age = r.integers(18, 91, 150)
+    s, lines = _draft(pd.DataFrame({"age": age, "c": "a"}))
+    if s["age"].kind == "categorical":  # (binned, no value is left out)
+        assert s["age"].values == list(range(int(age.min()), int(age.max()) + 1))
+
+
+def test_codes_with_gaps_are_not_filled_in():
+    # 8 "not asked" beside 1..3, 7/8/9 beside a 1..5 scale, departments without a 14:
+    # common values beside each gap, so the gap is no chance
+    for spec in ({1: 500, 2: 400, 3: 300, 8: 50},
+                 {1: 300, 2: 400, 3: 500, 4: 400, 5: 300, 7: 40, 8: 30, 9: 20},
+                 {k: 200 for k in (10, 11, 12, 13, 15, 16, 17, 18)},
+                 {1: 2, 2: 1, 3: 1, 8: 1}):
+        s, _ = _draft(pd.DataFrame({"x": _counts(spec), "c": "a"}))
+        assert s["x"].values == list(spec), spec

@@ -18,7 +18,7 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import keep_answers
+from gpu_dpsyn.data.draft_lists import filled_gaps, keep_answers, said
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
@@ -264,13 +264,16 @@ class Guesser:
         # few values, or codes scattered thinly over their range (occupations, regions):
         # list them, so every synthetic value is one of them.  Not values nearly all
         # distinct (account numbers not named so): listed, each would come out as it is
-        values = [int(v) for v in np.unique(exact)]  # Python ints: exact beyond 2**63
+        uniq, counts = np.unique(exact, return_counts=True)
+        values = [int(v) for v in uniq]  # Python ints: exact beyond 2**63
         if not distinct and (n_distinct <= self.max_categories or (
                 n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
             if self.bins < n_distinct > self.max_categories:
                 self.codes[name] = values  # binned instead if its pairs are too large
-            return (Column(name, "categorical", values=values, nullable=nullable),
-                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes")
+            listed, unseen = filled_gaps(values, counts, self.max_categories)
+            return (Column(name, "categorical", values=listed, nullable=nullable),
+                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes"
+                    + (said(unseen) if unseen else ""))
         # beyond +-2**53 the range check below refuses the column with its own message
         step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step

@@ -24,3 +24,33 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     return col, (f"; {n:,} values {said} are no number: read as missing, as this column "
                  "cannot list words beside its numbers (to keep them, write them in a "
                  "column of its own before drafting)")
+
+
+CHANCE_ROWS = 5  # a gap where its neighbours' rows make at most this many expected: chance
+
+
+def filled_gaps(values: list, counts, limit: int) -> tuple[list, list]:
+    """(values listed, those of them not seen) for integers `values` (sorted, each held
+    by `counts` rows): a gap is filled in where it is chance, not a code's.  A gap of w
+    integers between values holding a and b rows expects w (a + b) / 2 rows; at most
+    CHANCE_ROWS (a Poisson count of 5 is 0 one time in 150), and w at most a quarter of
+    the values seen, its values are listed (a quantity's 15 between a rare 14 and 16).
+    Codes keep their gaps: 8 "not asked" beside 1..3, or 7/8/9 beside a 1..5 scale, have
+    a common value beside them.  Within `limit` values in all."""
+    widest = -(-len(values) // 4)
+    unseen = []
+    for a, b, ca, cb in zip(values, values[1:], counts, counts[1:]):
+        w = b - a - 1
+        if 0 < w <= widest and w * (int(ca) + int(cb)) <= 2 * CHANCE_ROWS:
+            unseen += range(a + 1, b)
+    if not unseen or len(values) + len(unseen) > limit:
+        return values, []
+    return sorted(values + unseen), unseen
+
+
+def said(unseen: list) -> str:
+    """A note naming the values listed though not seen."""
+    shown = ", ".join(map(str, unseen[:3])) + (f" and {len(unseen) - 3} more"
+                                               if len(unseen) > 3 else "")
+    return (f"; {shown} not seen but listed: between rare neighbours such a gap is chance "
+            "(drop them if they are no value)")
