@@ -90,10 +90,14 @@ def test_ages_with_a_few_unseen_years_are_listed_whole():
 
 def test_codes_with_gaps_are_not_filled_in():
     # 8 "not asked" beside 1..3, 7/8/9 beside a 1..5 scale, departments without a 14:
-    # common values beside each gap, so the gap is no chance
+    # common values beside each gap, so the gap is no chance; codes with many gaps
     for spec in ({1: 500, 2: 400, 3: 300, 8: 50},
                  {1: 300, 2: 400, 3: 500, 4: 400, 5: 300, 7: 40, 8: 30, 9: 20},
                  {k: 200 for k in (10, 11, 12, 13, 15, 16, 17, 18)},
-                 {1: 2, 2: 1, 3: 1, 8: 1}):
+                 {1: 2, 2: 1, 3: 1, 8: 1},
+                 # GSS's Hispanic origin: codes in groups, a rare 42 and 45 beside 43, 44
+                 {k: 1 if k in (42, 45) else 40 for k in
+                  [*range(1, 12), 15, 16, *range(20, 26), 30, 31, 35, 40, 41, 42, 45, 46,
+                   47, 50]}):
         s, _ = _draft(pd.DataFrame({"x": _counts(spec), "c": "a"}))
         assert s["x"].values == list(spec), spec

@@ -33,15 +33,16 @@ def filled_gaps(values: list, counts, limit: int) -> tuple[list, list]:
     """(values listed, those of them not seen) for integers `values` (sorted, each held
     by `counts` rows): a gap is filled in where it is chance, not a code's.  A gap of w
     integers between values holding a and b rows expects w (a + b) / 2 rows; at most
-    CHANCE_ROWS (a Poisson count of 5 is 0 one time in 150), and w at most a quarter of
-    the values seen, its values are listed (a quantity's 15 between a rare 14 and 16).
-    Codes keep their gaps: 8 "not asked" beside 1..3, or 7/8/9 beside a 1..5 scale, have
-    a common value beside them.  Within `limit` values in all."""
-    widest = -(-len(values) // 4)
+    CHANCE_ROWS (a Poisson count of 5 is 0 one time in 150), its values are listed (a
+    quantity's 15 between a rare 14 and 16), where all the gaps hold at most a quarter as
+    many integers as the values seen.  Codes keep their gaps: 8 "not asked" beside 1..3,
+    or 7/8/9 beside a 1..5 scale, have a common value beside them, and codes in groups
+    leave more of their range empty.  Within `limit` values in all."""
+    if values[-1] - values[0] + 1 - len(values) > len(values) / 4:  # not near-contiguous:
+        return values, []  # codes in groups (1..11, 15, 16, 20..25, ...)
     unseen = []
     for a, b, ca, cb in zip(values, values[1:], counts, counts[1:]):
-        w = b - a - 1
-        if 0 < w <= widest and w * (int(ca) + int(cb)) <= 2 * CHANCE_ROWS:
+        if b - a > 1 and (b - a - 1) * (int(ca) + int(cb)) <= 2 * CHANCE_ROWS:
             unseen += range(a + 1, b)
     if not unseen or len(values) + len(unseen) > limit:
         return values, []
