@@ -27,6 +27,10 @@ SPEC = {"columns": {
            "timezone": "UTC"},
     "hr": {"type": "derived", "from": "clock", "op": "floordiv", "by": 100},
     "mon": {"type": "derived", "from": "when", "op": "month"},
+    # lookups: text from numbers (read as text, "02134"-safe), numbers from a nullable one
+    "cname": {"type": "derived", "from": "code", "op": "lookup",
+              "map": {"7": "007", "15": "Zürich", "300": "NA"}},
+    "optn": {"type": "derived", "from": "opt", "op": "lookup", "map": {"x": 1, "N/A": 2.5}},
 }}
 
 
@@ -51,6 +55,8 @@ def _real(n=1500, seed=0):
     })
     df["hr"] = df["clock"] // 100
     df["mon"] = df["when"].dt.month.astype("Int64")
+    df["cname"] = df["code"].map({7: "007", 15: "Zürich", 300: "NA"})
+    df["optn"] = df["opt"].map({"x": 1, "N/A": 2.5})
     return df
 
 
@@ -96,6 +102,9 @@ def test_every_column_type_round_trips_through_csv_and_parquet(files, src):
     when = t["when"].dropna()
     assert (when.dt.day == 1).all() and (when.dt.hour == 0).all()  # month starts, local
     assert (t["mon"].dropna() == when.dt.month).all()
+    assert (t["cname"] == t["code"].map({7: "007", 15: "Zürich", 300: "NA"})).all()
+    assert t["optn"].isna().equals(t["opt"].isna()) and \
+        (t["optn"].dropna() == t["opt"].dropna().map({"x": 1, "N/A": 2.5})).all()
     assert t["pid"].tolist() == list(range(1, 801))
 
 

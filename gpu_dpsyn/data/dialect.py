@@ -122,9 +122,10 @@ DEFAULT = Dialect()
 def number_columns(schema) -> list[str]:
     """The columns whose numbers are read in the dialect: numeric and derived ones,
     categorical ones listing a number (beside text too: [1.5, "x"] is written 1,5)."""
-    return [c.name for c in schema.columns if c.kind in ("numeric", "derived") or (
-        c.kind == "categorical" and any(isinstance(v, (int, float)) and
-                                        not isinstance(v, bool) for v in c.values))]
+    return [c.name for c in schema.columns if c.kind == "numeric" or (
+        c.kind == "derived" and c.values is None) or (  # (a lookup lists its values)
+        c.values is not None and any(isinstance(v, (int, float)) and
+                                     not isinstance(v, bool) for v in c.values))]
 
 
 def plain_numbers(df, schema):
@@ -214,7 +215,7 @@ def unwritable(schema, dialect: Dialect) -> str | None:
     """The first text the output would hold (a column name, a listed value, a date
     layout's own text) that the dialect's encoding cannot write, named, or None."""
     texts = [("column name", c.name, c.name) for c in schema.columns] + [
-        ("value", c.name, v) for c in schema.columns if c.kind == "categorical"
+        ("value", c.name, v) for c in schema.columns if c.values is not None
         for v in c.values if isinstance(v, str)] + [
         ("date layout", c.name, c.time.format) for c in schema.columns
         if c.kind == "datetime" and c.time.format]

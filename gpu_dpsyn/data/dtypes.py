@@ -128,8 +128,8 @@ def _allowed(col) -> tuple:
         return ("int",)
     if col.kind == "datetime":
         return ("datetime",)
-    if col.kind == "derived":  # integers by construction
-        return ("int", "float")
+    if col.kind == "derived" and col.values is None:  # integers by construction
+        return ("int", "float")  # (a lookup lists its values: as a categorical column)
     if col.kind == "numeric":
         return ("int", "float", "decimal") if col.integer else ("float", "decimal")
     kind = value_kind(col.values)
@@ -162,7 +162,7 @@ def _range(col) -> tuple:
     """(lowest, highest, integer-valued) of the values the column takes."""
     if col.kind == "id":
         return 1, MAX_ROWS, True
-    if col.kind == "derived":
+    if col.kind == "derived" and col.values is None:  # (a lookup: its listed values)
         return (*col.derive.value_range, True)
     if col.kind == "numeric":
         return (*col.value_range, col.integer)
@@ -301,7 +301,8 @@ def output_dtype(col):
         return np.dtype(np.int64)
     if col.kind == "datetime":  # in its layout: text, as it was read
         return text_dtype() if col.time.format else _default_datetime(col)
-    kind = "int" if (col.kind == "numeric" and col.integer) or col.kind == "derived" else \
+    kind = "int" if (col.kind == "numeric" and col.integer) or \
+        (col.kind == "derived" and col.values is None) else \
         "float" if col.kind == "numeric" else value_kind(col.values)
     if kind == "int" and _holds(np.dtype(np.int64), *_range(col)):
         return pd.Int64Dtype() if col.nullable else np.dtype(np.int64)

@@ -344,10 +344,13 @@ class _Epochs(dict):
 
 
 def _source_values(df, src: Column, epochs=None) -> pd.Series:
-    """A derived column's source as the rule reads it: numbers, or datetimes in the
-    source's zone (already validated by its own encoding; epochs: encode's, parsed
+    """A derived column's source as the rule reads it: numbers, datetimes in the
+    source's zone, or a lookup's categorical values as written (already validated by its own encoding; epochs: encode's, parsed
     once)."""
     s = missing.blank(df[src.name], src)[0]  # its codes for missing: missing
+    if src.kind == "categorical":  # a lookup's: as written, matched as encode matches it
+        s = s.to_pandas() if is_cudf(s) else s
+        return s.reset_index(drop=True)
     if src.kind == "datetime":
         x, na = datetime.to_epoch(s, src) if epochs is None else epochs(src)
         return datetime.from_epoch(x, na, src)
@@ -368,6 +371,9 @@ def to_schema_types(df, schema: Schema) -> pd.DataFrame:
         if col.kind == "categorical":  # exact: a code per value, and back
             s = categorical_lut(col, want).array.take(
                 _encode_column(s, col).astype(np.intp))
+        elif col.values is not None:  # a lookup: its values as its source's map gives
+            s = col.derive.apply(_source_values(df, schema[col.derive.source]))
+            s = pd.Series(s, dtype=object)
         elif col.kind == "datetime":
             s = datetime.as_output(datetime.from_epoch(*datetime.to_epoch(s, col), col), col,
                                    want)  # as decode writes it

@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data import draft_after, draft_personal
+from gpu_dpsyn.data import draft_after, draft_lookup, draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
@@ -25,12 +25,14 @@ from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-e
 
 
 def infer_schema(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
-                 id_columns=(), pairs: bool = True, by_rows: bool = True) -> Schema:
+                 id_columns=(), pairs: bool = True, by_rows: bool = True,
+                 lookups: bool = True) -> Schema:
     """Read a schema off the data.  NOT differentially private: warns loudly.  pairs:
     draft a datetime column "after" another (data/draft_after.py); by_rows: no more bins
-    of a datetime column than its values support (draft_stamps.row_limit)."""
+    of a datetime column than its values support (draft_stamps.row_limit); lookups: a
+    column fixed by another as a lookup of it (data/draft_lookup.py)."""
     return infer_schema_with_summary(df, max_categories, bins, id_columns, pairs=pairs,
-                                     by_rows=by_rows)[0]
+                                     by_rows=by_rows, lookups=lookups)[0]
 
 
 def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
@@ -39,15 +41,17 @@ def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
     (beside the synthetic 1..n they repeat, and were scored as data), and so a synthetic
     1..n in a column named like an id, whose real values repeat.  No column "after"
     another: one synthetic record out of order would switch a column from its dates to
-    its gaps.  Dates in their own unit where it keeps to 1,000 bins, whatever the rows: a
+    its gaps.  No lookup: a column looked up is not scored, and a release that broke
+    the function would hide it.  Dates in their own unit where it keeps to 1,000 bins, whatever the rows: a
     comparison adds no noise to coarsen against."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ids = [c.name for c in infer_schema(real, pairs=False).columns if c.kind == "id"]
+        ids = [c.name for c in infer_schema(real, pairs=False, lookups=False).columns
+               if c.kind == "id"]
         ids += [c for c in map(str, syn.columns) if c not in ids and c in real.columns and
                 id_name(c) and _numbered(syn[c])]  # a release's id: 1..n, whatever the real
         return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
-                            pairs=False, by_rows=False)
+                            pairs=False, by_rows=False, lookups=False)
 
 
 def _numbered(s: pd.Series) -> bool:
@@ -58,7 +62,8 @@ def _numbered(s: pd.Series) -> bool:
 
 def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins: int = 32,
                               id_columns=(), ignored_columns=(), pairs: bool = True,
-                              by_rows: bool = True) -> tuple[Schema, list[str]]:
+                              by_rows: bool = True,
+                              lookups: bool = True) -> tuple[Schema, list[str]]:
     """(schema, one line per column naming the guess and why) for the user to review.
     ignored_columns: left out unread, in "ignored_columns" (the user's choice: not a
     drafted value)."""
@@ -119,6 +124,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if pairs:
         draft_after.ordered_pairs({str(n): df[n] for n in df.columns}, cols, whys,
                                   {n: s[2] for n, s in guess.stamps.items()}, guess.bins)
+    if lookups:
+        draft_lookup.lookups({str(n): df[n] for n in df.columns}, cols, whys)
     read = {c.name: drafted_keys(c) + [k for k in ("unit", "bins") if c.name in guess.by_count
                                        and k in c.to_dict()][-1:] for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
@@ -174,7 +181,8 @@ def drafted_keys(col: Column) -> list:
     must replace with public facts."""
     return _read_keys(col) + (["missing_values"] if col.missing_values else []) + \
         (["decimals"] if col.kind == "numeric" and col.decimals is not None else []) + \
-        (["nullable"] if col.nullable else [])  # a record had a gap
+        (["nullable"] if col.nullable and col.kind != "derived" else [])  # a record had
+    # a gap (a derived column's follows its source's)
 
 
 def _read_keys(col: Column) -> list:
@@ -185,6 +193,8 @@ def _read_keys(col: Column) -> list:
             (["support"] if col.support is not None else [])
     if col.kind == "datetime":
         return ["min", "max"] + (["after"] if col.time.after is not None else [])
+    if col.kind == "derived" and col.values is not None:  # a lookup's map
+        return ["map"]
     return []
 
 

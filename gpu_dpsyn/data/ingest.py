@@ -59,7 +59,7 @@ def check_writable(schema, path, flag: str = "--out") -> None:
         return
     from gpu_dpsyn.data.dtypes import output_dtype, value_kind
     for col in schema.columns:
-        if col.kind != "categorical":
+        if col.values is None:  # (categorical and lookup columns list values)
             continue
         dtype = output_dtype(col)
         as_text = isinstance(dtype, pd.StringDtype)  # written as their text
@@ -212,12 +212,13 @@ def csv_options(schema=None, as_text: bool = False) -> dict:
     if as_text:
         opts["dtype"] = str
     elif schema is not None:
-        opts["dtype"] = {c.name: str for c in schema.columns if c.kind in _TEXT_KINDS}
+        opts["dtype"] = {c.name: str for c in schema.columns  # (a lookup lists values)
+                         if c.kind in _TEXT_KINDS or c.values is not None}
         if not schema.csv.plain:  # read by the row-local rule, value by value (dialect)
             opts["dtype"].update({c: str for c in number_columns(schema)})
         # a column that lists "" as a value (and has no null) reads empty cells as ""
         opts["na_values"] = {c.name: [""] for c in schema.columns
-                             if not (c.kind == "categorical" and "" in c.values and
+                             if not (c.values is not None and "" in c.values and
                                      not c.nullable)}
     return opts
 

@@ -14,6 +14,7 @@ from gpu_dpsyn.data.schema import Schema
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.types import date_repair, gap
 from gpu_dpsyn.data.types.datetime import from_epoch
+from gpu_dpsyn.data.types.derived import lookup_differs
 
 EXAMPLES = 3  # distinct values shown a finding
 
@@ -123,9 +124,12 @@ def _derived(df, schema: Schema, read: dict) -> list:
         except DataError:  # a source only the rule reads (offsets mixed): found above
             continue
         copy = _host(rows[col.name]).reset_index(drop=True)
-        got = pd.to_numeric(copy, errors="coerce").to_numpy(dtype=np.float64,
-                                                             na_value=np.nan)
-        differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+        if getattr(col.derive, "lookup", None) is not None:  # matched as values are
+            differ = lookup_differs(copy, col, _source_values(rows, src))
+        else:
+            got = pd.to_numeric(copy, errors="coerce").to_numpy(dtype=np.float64,
+                                                                 na_value=np.nan)
+            differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
         if differ.any():
             out.append((col.name, f"not derived as {col.derive.rule()} from their row's "
                         f"{src.name}: synthesize makes them so", int(differ.sum()),

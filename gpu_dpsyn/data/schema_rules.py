@@ -99,7 +99,8 @@ COLUMN_RULES = {
     "derived": {"from": {**_TEXT, "x-message": "'from' must name a column"},
                 "op": _TEXT,
                 "by": {"type": "integer", "minimum": 1,
-                       "x-message": "'by' must be a positive integer"}},
+                       "x-message": "'by' must be a positive integer"},
+                "map": {}},  # op "lookup": checked in types/lookup.py
     "id": {},
 }
 for _kind, _props in COLUMN_RULES.items():
@@ -278,7 +279,7 @@ def check_nullable(c) -> None:
         raise SchemaError(f"column {shown(c.name)}: 'fallback' is never used in a nullable "
                           "column (a value it does not allow is made missing); remove one "
                           "of them")
-    if c.kind == "categorical" and "" in c.values:
+    if c.values is not None and "" in c.values:  # (a lookup lists values too)
         raise SchemaError(f"column {shown(c.name)} lists \"\" and is nullable: a CSV writes "
                           "both as an empty cell; keep one of them")
 

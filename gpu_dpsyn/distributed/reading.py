@@ -73,7 +73,8 @@ def read_partitioned(path, schema, row_local: bool = False):
     d = schema.csv  # its dialect (data/dialect.py): numbers as text where not plain
     opts = dict(csv_options(schema), **d.read_options())
     opts["dtype"].update({c.name: str if row_local or not d.plain else "float64"
-                          for c in schema.columns if c.kind in _NUMBER_KINDS})
+                          for c in schema.columns
+                          if c.kind in _NUMBER_KINDS and c.values is None})  # (no lookup)
     if row_local:
         opts.update(lenient_options())
     heads = [_named(f, _first_rows, opts, schema) for f in files]

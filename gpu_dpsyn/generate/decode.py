@@ -158,7 +158,8 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     for col in schema.columns:
         if col.kind == "derived":
             x = col.derive.apply(times.get(col.derive.source, out[col.derive.source]))
-            out[col.name] = pd.Series(x, name=col.name).astype(output_dtype(col))
+            out[col.name] = pd.Series(x, name=col.name, dtype=x.dtype).astype(
+                output_dtype(col))  # (a lookup's: object values)
     # side by side, not consolidated into 2-D blocks (a copy of the whole table)
     return pd.concat([out[c] for c in schema.names], axis=1) if out else pd.DataFrame()
 

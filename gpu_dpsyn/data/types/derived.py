@@ -1,6 +1,7 @@
 """Derived columns: a fixed public operation on one other column, applied after synthesis.
 
-{"type": "derived", "from": "sched_dep_time", "op": "floordiv", "by": 100}.  The column is
+{"type": "derived", "from": "sched_dep_time", "op": "floordiv", "by": 100}, or a fixed
+map of a categorical column, {"op": "lookup", "map": {...}} (types/lookup.py).  The column is
 never measured (it costs no budget); encode() only checks that the data follows the
 declared rule, and decode() computes it from the synthesized source.
 """
@@ -12,12 +13,14 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.types.datetime import UNITS
+from gpu_dpsyn.data.types.lookup import Lookup, parse_map
 from gpu_dpsyn.errors import DataError, SchemaError
 
 ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive integer
 DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
-KEYS = {"type", "kind", "name", "from", "op", "by", "nullable", "dtype"}
+KEYS = {"type", "kind", "name", "from", "op", "by", "map", "nullable", "dtype"}
+LOOKUP = "lookup"  # a categorical source, "map" its value -> the column's
 _FINENESS = {u: i for i, u in enumerate(UNITS)}  # year, month, ... second: coarse to fine
 _STEP_UNIT = {"s": "second", "min": "minute", "h": "hour", "D": "day"}  # types/gap.py
 _PART_UNIT = {"year": "year", "month": "month", "day": "day", "weekday": "day", "hour": "hour",
@@ -28,14 +31,20 @@ class Derivation:
     def __init__(self, name: str, spec: dict):
         extra = sorted(set(spec) - KEYS)
         if extra:
-            raise SchemaError(f"column {shown(name)}: a derived column takes from, op, by and "
-                              f"dtype; unexpected {extra}")
+            raise SchemaError(f"column {shown(name)}: a derived column takes from, op, by, "
+                              f"map and dtype; unexpected {extra}")
         self.name, self.source, self.op, self.by = name, spec.get("from"), spec.get("op"), \
             spec.get("by")
         self.declared_nullable = spec.get("nullable")
-        if self.op not in ARITHMETIC and self.op not in DATE_PARTS:
+        if self.op not in ARITHMETIC and self.op not in DATE_PARTS and self.op != LOOKUP:
             raise SchemaError(f"column {shown(name)}: unknown op {self.op!r}; use one of "
-                              f"{', '.join([*ARITHMETIC, *DATE_PARTS])}")
+                              f"{', '.join([*ARITHMETIC, *DATE_PARTS, LOOKUP])}")
+        if "map" in spec and self.op != LOOKUP:
+            raise SchemaError(f"column {shown(name)}: 'map' is for op 'lookup', not "
+                              f"{self.op!r}")
+        self.map = parse_map(name, spec.get("map")) if self.op == LOOKUP else None
+        self.given_map = spec.get("map") if self.op == LOOKUP else None
+        self.lookup = None  # set by resolve(), against the source's values
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
                     self.by < 1:
@@ -58,6 +67,9 @@ class Derivation:
         if source.kind in ("derived", "id"):
             raise SchemaError(f"column {shown(name)}: 'from' {self.source!r} is {'a derived' if source.kind == 'derived' else 'an id'} "
                               "column; derive from a synthesized one")
+        if self.op == LOOKUP:
+            self.lookup = Lookup(name, self.map, self.given_map, source)
+            col.values = self.lookup.values  # its output: as a categorical column's
         if self.op in ARITHMETIC and not (source.kind == "numeric" and source.integer):
             raise SchemaError(f"column {shown(name)}: op {self.op!r} needs an integer numeric "
                               f"column, and {self.source!r} is not one")
@@ -82,6 +94,8 @@ class Derivation:
             self.value_range = (lo // self.by, hi // self.by)
         elif self.op == "mod":
             self.value_range = (0, self.by - 1)
+        elif self.op == LOOKUP:
+            self.value_range = None  # listed values instead (col.values)
         elif self.op == "year":
             self.value_range = (source.time.min.year, source.time.max.year)
         else:
@@ -90,15 +104,22 @@ class Derivation:
     def rule(self) -> str:
         if self.op in ARITHMETIC:
             return f"{self.source} {ARITHMETIC[self.op]} {self.by}"
+        if self.op == LOOKUP:
+            return f"the lookup of {self.source} in its map"
         return f"the {self.op} of {self.source}"
 
     def to_dict(self) -> dict:
         d = {"type": "derived", "from": self.source, "op": self.op}
+        if self.op == LOOKUP:
+            return {**d, "map": dict(self.given_map)}
         return {**d, "by": self.by} if self.op in ARITHMETIC else d
 
     def apply(self, source: pd.Series) -> np.ndarray:
         """float64 values (NaN where the source is missing) from the source's values:
-        numbers for an arithmetic op, datetimes in the column's own zone for a date part."""
+        numbers for an arithmetic op, datetimes in the column's own zone for a date part;
+        for a lookup, its values (object, None where the source is missing)."""
+        if self.op == LOOKUP:
+            return self.lookup.apply(source)
         if self.op in ARITHMETIC:
             x = pd.to_numeric(source).to_numpy(dtype=np.float64, na_value=np.nan)
             return np.floor_divide(x, self.by) if self.op == "floordiv" else np.mod(x, self.by)
@@ -113,6 +134,15 @@ def check_data(s, col, source_values: pd.Series) -> None:
     if type(s).__module__.split(".")[0] == "cudf":
         s = s.to_pandas()
     s = s.reset_index(drop=True)
+    if d.op == LOOKUP:
+        differ = lookup_differs(s, col, source_values)
+        if differ.any():
+            i = int(np.argmax(differ))
+            raise DataError(f"column {shown(col.name)} is derived as {d.rule()} in the "
+                            f"schema, but {int(differ.sum())} rows disagree (first: "
+                            f"{d.source}={shown(source_values.iloc[i])}, "
+                            f"{col.name}={shown(s.iloc[i])})")
+        return
     got = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     text = np.isnan(got) & ~s.isna().to_numpy()
     if text.any():
@@ -125,6 +155,13 @@ def check_data(s, col, source_values: pd.Series) -> None:
         raise DataError(f"column {shown(col.name)} is derived as {d.rule()} in the schema, but "
                         f"{int((~same).sum())} rows disagree (first: {d.source}="
                         f"{_plain(source_values.iloc[i])}, {col.name}={s.iloc[i]})")
+
+
+def lookup_differs(s, col, source_values) -> np.ndarray:
+    """Where the data's copy of a lookup column is not its source's value in the map
+    (missing where the source is)."""
+    d = col.derive.lookup
+    return d.data_codes(s, col) != d.output_codes(source_values)
 
 
 def _plain(v):

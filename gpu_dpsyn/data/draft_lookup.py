@@ -1,0 +1,133 @@
+"""Drafting a derived "lookup" (types/lookup.py): where a column's value is fixed by a
+categorical column's in every record (units by the test, a state's name by its code),
+the draft makes it a map of that column, never measured, so no synthetic record pairs a
+test with another's unit.  NOT private, as every draft: that the function holds in every
+record, and the map itself, are read off the data (the map is listed for review).
+
+A pair is taken where, with missing values on the same records, each source value has
+one value of the other, which has 2 or more values and no more than the source; and the
+source's values repeat often enough that the function is no chance (a code of 2 values
+beside near-unique names is one in every record).  No chain and no cycle: sources are
+taken by their number of values, most first (ties in table order), and a column looked
+up is no source (a one-to-one pair: the first measured, the other looked up)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.dtypes import check_column
+from gpu_dpsyn.data.matching import factorized, value_codes, value_key
+from gpu_dpsyn.data.schema import Column, column_from_spec
+from gpu_dpsyn.data.types import missing
+from gpu_dpsyn.errors import SchemaError
+
+# a source's rows past one per value, at least this many times its values (and at least
+# MIN_REPEATS): a binary column is one function of 100 values in 110 rows by chance, not
+# of 30 in 3,000 (each value's records agreeing with the first: 1 in 2^2,970)
+REPEATS_PER_VALUE = 3
+MIN_REPEATS = 50
+_SHORT = 120  # an undo command lists the values up to this many characters
+
+
+def lookups(data: dict, cols: list, whys: list) -> list:
+    """Draft each column of cols fixed by a categorical one as a lookup of it (in place:
+    cols and their lines whys); the names of those drafted.  data: each column's values
+    by name."""
+    codes = {}  # name -> (row codes, -1 missing; the listed value of each code)
+    for kind in ("categorical", "numeric"):  # a numeric one with more values than every
+        most = max((len(v) for _, v in codes.values()), default=0)  # source: none
+        for c in cols:
+            if c.kind == kind and not c.missing_values and (most or kind == "categorical"):
+                got = _codes(data[c.name], c, most or None)
+                if got is not None:
+                    codes[c.name] = got
+    at = {c.name: i for i, c in enumerate(cols)}
+    order = sorted((n for n in codes if cols[at[n]].kind == "categorical"),
+                   key=lambda n: (-len(codes[n][1]), at[n]))
+    done, sources = set(), set()
+    for a in order:
+        if a in done:
+            continue
+        ca, va = codes[a]
+        k = len(va)
+        if k < 2 or int((ca >= 0).sum()) - k < max(REPEATS_PER_VALUE * k, MIN_REPEATS):
+            continue
+        by = np.argsort(ca, kind="stable")
+        sa = ca[by]
+        same = sa[1:] == sa[:-1]
+        first = np.flatnonzero(np.append(True, ~same))  # each group's first row (sorted)
+        for b in (n for n in codes if n != a and n not in done and n not in sources):
+            cb, vb = codes[b]
+            if not 2 <= len(vb) <= k or not np.array_equal(ca < 0, cb < 0):
+                continue
+            sb = cb[by]
+            if (same & (sb[1:] != sb[:-1])).any():
+                continue
+            col = _lookup(cols[at[b]], cols[at[a]], va, vb, sa[first], sb[first])
+            if col is None:
+                continue
+            whys[at[b]] = (f"its {len(vb)} values fixed by {a!r} in every record: a lookup "
+                           f"of it, not measured (no budget); to measure it instead: "
+                           + _undo(cols[at[b]]))
+            cols[at[b]] = col
+            done.add(b)
+            sources.add(a)
+    return sorted(done)
+
+
+def _codes(s: pd.Series, col: Column, most: int | None):
+    """(each row's code, -1 where missing; the value of each code) as the drafted column
+    reads the data, or None where it cannot (text in a numeric column, say) or it has
+    more than `most` values."""
+    s = missing.blank(s, col)[0].reset_index(drop=True)
+    codes, uniq = factorized(s)
+    codes = np.asarray(codes, dtype=np.int64)
+    if col.kind == "categorical":
+        listed = value_codes(list(uniq), col)
+        if (listed < 0).any():
+            return None
+        return np.where(codes < 0, -1, np.append(listed, -1)[codes]), list(col.values)
+    if len(uniq) > most:  # (before reading them one by one)
+        return None
+    x = pd.to_numeric(pd.Series(list(uniq), dtype=object), errors="coerce")
+    if x.isna().any():
+        return None
+    n, inverse = np.unique(x.to_numpy(dtype=np.float64), return_inverse=True)
+    vals = [int(v) if col.integer and float(v).is_integer() else float(v) for v in n]
+    return np.where(codes < 0, -1, np.append(inverse, -1)[codes]), vals
+
+
+def _lookup(b: Column, a: Column, va: list, vb: list, ka, kb) -> Column | None:
+    """b as a lookup of a (source code ka[i] -> code kb[i]), or None where the map
+    would be refused (text beside numbers)."""
+    if len({isinstance(v, str) for v in vb}) > 1 or \
+            any(isinstance(v, bool) for v in vb):
+        return None
+    seen = ka >= 0
+    table = {value_key(va[i]): vb[j]
+             for i, j in zip(ka[seen], kb[seen])}
+    if len(table) != len(va):  # a listed value without records (not drafted so)
+        return None
+    spec = {"type": "derived", "from": a.name, "op": "lookup", "map": table}
+    if b.dtype is not None:
+        spec["dtype"] = b.dtype
+    try:
+        col = column_from_spec(b.name, spec)
+        col.derive.resolve(col, a)
+        check_column(col)
+    except SchemaError:  # (its dtype does not fit the map's values, say)
+        return None
+    return col
+
+
+def _undo(b: Column) -> str:
+    """The edit that measures b again, as drafted before."""
+    d = b.to_dict()
+    text = json.dumps(d.get("values", []), ensure_ascii=False)
+    if b.kind == "categorical" and len(text) <= _SHORT:
+        return f"gpu-dpsyn schema FILE --set {b.name}.type=categorical --set " \
+               f"'{b.name}.values={text}'"
+    return f"gpu-dpsyn schema FILE --set {b.name}.type={b.kind} and its " + \
+        ("values (--set-file)" if b.kind == "categorical" else "min, max, bins")

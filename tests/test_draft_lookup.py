@@ -1,0 +1,104 @@
+"""infer-schema drafts a column fixed by a categorical one as a lookup of it, for review
+(data/draft_lookup.py); never in a comparison schema."""
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.data.inference import comparison_schema, infer_schema_with_summary
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.data.schema_edit import edit
+from test_lookup import UNITS, _lab
+
+
+def _draft(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return infer_schema_with_summary(df, **kw)
+
+
+def test_the_draft_finds_a_lookup_flagged_for_review():
+    df = _lab()
+    df["state"] = np.random.default_rng(3).choice(["CA", "NY", "TX"], len(df))
+    df["state_name"] = df["state"].map({"CA": "California", "NY": "New York",
+                                        "TX": "Texas"})
+    schema, lines = _draft(df)
+    u = schema["units"]
+    assert u.kind == "derived" and u.derive.op == "lookup" and u.derive.source == "test"
+    assert u.derive.to_dict()["map"] == UNITS
+    assert "units.map" in schema.drafted
+    line = next(x for x in lines if x.strip().startswith("units"))
+    assert "lookup" in line and "test" in line and "categorical" in line  # how to undo
+    # a one-to-one pair: one is measured, the other looked up from it (no cycle)
+    kinds = {schema["state"].kind, schema["state_name"].kind}
+    assert kinds == {"categorical", "derived"}
+    s2 = load_schema(schema.to_dict())  # loads as drafted
+    out = Synthesizer(1.0, 1e-6, seed=0, iterations=2, progress=False).fit(df, s2).sample(500)
+    assert (out["units"] == out["test"].map(UNITS)).all()
+
+
+def test_the_draft_derives_from_the_source_with_most_values_only():
+    r = np.random.default_rng(4)
+    state = r.choice([f"S{i}" for i in range(12)], 4000)
+    df = pd.DataFrame({"state": state,
+                       "division": [f"D{int(s[1:]) // 3}" for s in state],
+                       "region": [f"R{int(s[1:]) // 6}" for s in state],
+                       "x": r.integers(0, 5, 4000).astype(str)})
+    schema, _ = _draft(df)
+    assert schema["state"].kind == "categorical"
+    assert schema["division"].derive.source == "state"
+    assert schema["region"].derive.source == "state"  # not from division, itself derived
+
+
+def test_the_draft_leaves_near_functions_and_chance_ones_alone():
+    df = _lab()
+    df.loc[17, "units"] = "mg/dL" if df.loc[17, "units"] != "mg/dL" else "g/L"  # one off
+    schema, _ = _draft(df)
+    assert schema["units"].kind == "categorical"
+    # a two-valued code beside a column of near-unique values: a function by chance
+    r = np.random.default_rng(5)
+    df = pd.DataFrame({"name": [f"n{i}" for i in r.permutation(90)] + ["n1"] * 10,
+                       "flag": r.choice(["y", "n"], 100), "k": r.integers(0, 3, 100)})
+    schema, _ = _draft(df, max_categories=100)
+    assert schema["flag"].kind == "categorical"
+    # a column with more values than the other is no lookup of it
+    df = _lab()
+    schema, _ = _draft(df)
+    assert schema["test"].kind == "categorical" and schema["result"].kind == "numeric"
+
+
+def test_the_draft_skips_missing_that_does_not_follow_the_source():
+    df = _lab()
+    df.loc[3, "units"] = None
+    schema, _ = _draft(df)
+    assert schema["units"].kind == "categorical"
+    schema, _ = _draft(_lab(nullable=True))
+    assert schema["units"].kind == "derived" and schema["units"].nullable
+
+
+def test_comparison_schemas_draft_no_lookup():
+    df = _lab(1000)
+    s = comparison_schema(df, _lab(1000, seed=2))
+    assert s["units"].kind == "categorical"
+
+
+def test_the_drafts_undo_line_measures_the_column_again():
+    schema, lines = _draft(_lab())
+    line = next(x for x in lines if x.strip().startswith("units"))
+    values = sorted(set(UNITS.values()))
+    assert f"--set units.type=categorical --set 'units.values=" in line
+    doc = edit(schema.to_dict(), sets=[("units", "type", "categorical"),
+                                       ("units", "values", values)])
+    assert load_schema(doc)["units"].kind == "categorical"
+
+
+def test_a_number_fixed_by_the_test_is_drafted_as_a_numeric_lookup():
+    df = _lab()
+    limit = {t: [5.5, 12.0, 0.25][i % 3] for i, t in enumerate(UNITS)}
+    df["limit"] = df["test"].map(limit)
+    df["result2"] = np.random.default_rng(9).normal(size=len(df))  # many values: none
+    schema, _ = _draft(df)
+    assert schema["limit"].kind == "derived" and schema["limit"].derive.source == "test"
+    assert schema["limit"].derive.to_dict()["map"] == limit
+    assert schema["result2"].kind == "numeric"

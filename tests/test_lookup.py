@@ -1,0 +1,158 @@
+"""Derived "lookup" columns: a fixed public map of a categorical column (units fixed by
+the test), never measured and made from the synthesized source."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.data.dtypes import output_dtype
+from gpu_dpsyn.data.encoding import encode
+from gpu_dpsyn.data.repair import repair
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.data.schema_edit import edit
+from gpu_dpsyn.errors import DataError, SchemaError
+
+TESTS = [f"T{i:02d}" for i in range(1, 7)]
+UNITS = {"T01": "mg/dL", "T02": "g/L", "T03": "mg/dL", "T04": "%", "T05": "U/L",
+         "T06": "g/L"}
+
+
+def _lab(n=3000, seed=0, nullable=False):
+    r = np.random.default_rng(seed)
+    test = r.choice(TESTS, n, p=[.3, .2, .2, .1, .1, .1])
+    scale = {t: 10.0 ** (i % 3) for i, t in enumerate(TESTS)}
+    df = pd.DataFrame({"test": pd.Series(test, dtype=object),
+                       "result": [round(scale[t] * r.random(), 2) for t in test],
+                       "sex": r.choice(["F", "M"], n)})
+    if nullable:
+        df.loc[r.random(n) < 0.1, "test"] = None
+    df["units"] = df["test"].map(UNITS)
+    return df
+
+
+def _spec(nullable=False, **units):
+    return {"columns": {
+        "test": {"type": "categorical", "values": TESTS, "nullable": nullable},
+        "result": {"type": "numeric", "min": 0, "max": 100, "bins": 20},
+        "sex": {"type": "categorical", "values": ["F", "M"]},
+        "units": {"type": "derived", "from": "test", "op": "lookup", "map": UNITS, **units}}}
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"map": {k: v for k, v in UNITS.items() if k != "T03"}}, r"map.*'T03'.*of 'test'"),
+    ({"map": {**UNITS, "T99": "x"}}, r"'T99'.*not a value"),
+    ({"map": {**UNITS, "T01": None}}, r"map.*null"),
+    ({"map": {**UNITS, "T01": True}}, r"map.*text or numbers"),
+    ({"map": {**UNITS, "T01": [1]}}, r"map.*text or numbers"),
+    ({"map": {**UNITS, "T01": 3}}, r"map.*mixes"),
+    ({"map": {**UNITS, "T01": float("nan")}}, r"map"),
+    ({"map": {}}, r"map"),
+    ({"map": ["mg/dL"]}, r"map"),
+    ({"map": None}, r"map"),
+    ({"by": 3}, r"'by'"),
+    ({"from": "result"}, r"categorical"),
+    ({"from": "sex", "map": {"F": "f"}}, r"map.*'M'"),
+    ({"dtype": "int8"}, r"int8"),
+    ({"nullable": True}, r"nullable"),
+])
+def test_a_bad_lookup_is_refused_at_load_in_one_line(change, match):
+    spec = _spec()
+    spec["columns"]["units"].update(change)
+    with pytest.raises(SchemaError, match=r"'units'.*" + match) as e:
+        load_schema(spec)
+    assert "\n" not in str(e.value)
+
+
+def test_map_only_with_lookup_and_lookup_needs_a_map():
+    spec = _spec()
+    spec["columns"]["r10"] = {"type": "derived", "from": "result", "op": "floordiv",
+                              "by": 10, "map": {}}
+    with pytest.raises(SchemaError, match=r"'r10'.*'map'"):
+        load_schema(spec)
+    spec = _spec()
+    del spec["columns"]["units"]["map"]
+    with pytest.raises(SchemaError, match=r"'units'.*map"):
+        load_schema(spec)
+
+
+def test_output_dtype_is_what_a_categorical_column_gets():
+    s = load_schema(_spec())
+    cat = load_schema({"columns": {"u": {"type": "categorical",
+                                         "values": sorted(set(UNITS.values()))}}})
+    assert output_dtype(s["units"]) == output_dtype(cat["u"])
+    nums = load_schema({"columns": {
+        "t": {"type": "categorical", "values": TESTS, "nullable": True},
+        "k": {"type": "derived", "from": "t", "op": "lookup",
+              "map": {t: i % 3 for i, t in enumerate(TESTS)}}}})
+    assert nums["k"].nullable and str(output_dtype(nums["k"])) == "Int64"
+    cat = load_schema(_spec(dtype="category"))
+    assert set(output_dtype(cat["units"]).categories) == set(UNITS.values())
+    # numbers as keys: a categorical source listing numbers, keys as JSON writes them
+    codes = load_schema({"columns": {
+        "c": {"type": "categorical", "values": [7, 15]},
+        "n": {"type": "derived", "from": "c", "op": "lookup", "map": {"7": "a", "15": "b"}}}})
+    assert codes["n"].derive.rule()
+
+
+def test_lookup_costs_no_budget_and_the_release_follows_it_at_epsilon_1():
+    df = _lab()
+    syn = Synthesizer(1.0, 1e-6, seed=0, iterations=3, progress=False, backend="cpu")
+    out = syn.fit(df, _spec()).sample(4000)
+    assert (out["units"] == out["test"].map(UNITS)).all()  # 100% consistent
+    assert not {c for m in syn.ledger for c in m.columns} & {"units"}
+    again = Synthesizer(1.0, 1e-6, seed=0, iterations=3, progress=False, backend="cpu")
+    pd.testing.assert_frame_equal(again.fit(df, _spec()).sample(4000), out)
+
+
+def test_a_nullable_source_makes_the_lookup_missing_there():
+    df = _lab(nullable=True)
+    syn = Synthesizer(2.0, 1e-6, seed=1, iterations=3, progress=False, backend="cpu")
+    out = syn.fit(df, _spec(nullable=True)).sample(3000)
+    assert out["test"].isna().any()
+    assert out["units"].isna().equals(out["test"].isna())
+    ok = out["test"].notna()
+    assert (out["units"][ok] == out["test"][ok].map(UNITS)).all()
+
+
+def test_a_disagreeing_record_is_refused_by_encode_and_recomputed_by_repair():
+    df = _lab(200)
+    df.loc[5, "units"] = "mmol/L" if df.loc[5, "units"] != "mmol/L" else "x"
+    s = load_schema(_spec())
+    with pytest.raises(DataError, match=r"'units'.*lookup.*1 row"):
+        encode(df, s)
+    fixed = repair(df, s)
+    assert len(fixed) == len(df)  # recomputed from its source, as every derived column
+    assert (fixed["units"] == fixed["test"].map(UNITS)).all()
+    encode(fixed, s)
+    with pytest.raises(DataError):
+        Synthesizer(1.0, 1e-6, progress=False, on_invalid="error").fit(df, _spec())
+
+
+def test_check_lists_the_disagreeing_rows(tmp_path, capsys):
+    from gpu_dpsyn.cli import main
+    df = _lab(300)
+    df.loc[[3, 8], "units"] = "kg"
+    df.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "s.json").write_text(json.dumps(_spec()))
+    assert main(["check", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json")]) == 1
+    line = next(x for x in capsys.readouterr().out.splitlines()
+                if x.strip().startswith("units"))
+    assert "2 " in line and "lookup" in line
+
+
+def test_a_lookup_round_trips_and_edits(tmp_path):
+    s = load_schema(_spec(nullable=True))
+    assert load_schema(s.to_dict()).to_dict() == s.to_dict()
+    s.save(tmp_path / "s.json")
+    assert load_schema(str(tmp_path / "s.json")).to_dict() == s.to_dict()
+    doc = edit(s.to_dict(), sets=[("units", "map", {**UNITS, "T04": "percent"})])
+    assert load_schema(doc)["units"].derive.to_dict()["map"]["T04"] == "percent"
+    from gpu_dpsyn.cli import main
+    (tmp_path / "m.json").write_text(json.dumps({**UNITS, "T05": "IU/L"}))
+    assert main(["schema", str(tmp_path / "s.json"), "--set-file",
+                 f"units.map={tmp_path / 'm.json'}"]) == 0
+    assert load_schema(str(tmp_path / "s.json"))["units"].derive.to_dict()["map"]["T05"] \
+        == "IU/L"
+    assert main(["schema", str(tmp_path / "s.json"), "--set", "units.map=3"]) != 0
