@@ -15,8 +15,10 @@ from gpu_dpsyn.errors import SchemaError
 
 @pytest.fixture
 def draft(tmp_path):
+    # colour shuffled: repeating in step with age, it was a function of it (a lookup)
     df = pd.DataFrame({"age": list(range(18, 98)) * 5,
-                       "colour": ["red", "blue", "green", "red"] * 100,
+                       "colour": np.random.default_rng(0).permutation(
+                           ["red", "blue", "green", "red"] * 100),
                        "when": pd.date_range("2020-01-01", periods=400, freq="D")
                        .strftime("%Y-%m-%d")})
     data = tmp_path / "t.csv"
