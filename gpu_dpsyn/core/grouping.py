@@ -75,6 +75,9 @@ def resolve_levels(levels, schema, workload, max_cells: int) -> list:
         if c not in names:
             raise SchemaError(f"group_by column {c!r} is not a synthesized column of the "
                               f"schema; columns are {names}")
+        if schema[c].time_of is not None:  # computed, never read: no public groups
+            raise SchemaError(f"group_by column {c!r} is the hidden time of day of "
+                              f"{schema[c].time_of!r}; group by a column of the table")
         if schema[c].kind != "categorical":
             raise SchemaError(f"group_by column {c!r} must be categorical with its values "
                               "listed in the schema: groups are public")

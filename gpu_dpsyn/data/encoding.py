@@ -19,7 +19,7 @@ from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.matching import factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.text import shown
-from gpu_dpsyn.data.types import datetime, derived, gap, missing, support
+from gpu_dpsyn.data.types import datetime, derived, gap, missing, support, time_of_day
 from gpu_dpsyn.core.batching import kind_mapped
 from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
@@ -317,7 +317,9 @@ def encode(df, schema: Schema, xp=np, allow_empty: bool = False,
             check_cells(df[c.name], c.name)
     epochs = _Epochs(df, schema)
     codes = [_encode_column(missing.blank(df[c.name], c)[0], c, xp, epochs)
-             for c in schema.synth_columns]
+             if c.time_of is None else  # a hidden time of day: from its datetime column
+             xp.asarray(time_of_day.encode(*epochs(schema[c.time_of]), schema[c.time_of])
+                        .astype(code_dtype(c.size))) for c in schema.synth_columns]
     sources = {}  # parsed once however many columns derive from one source
     for col in schema.columns:  # only that the data follows the declared rule
         if col.kind == "derived" and not derived_made:

@@ -138,8 +138,8 @@ def _gaps_repaired(out, schema):
 
 
 def _columns(df, schema):
-    for col in schema.synth_columns:
-        raw = df[col.name]
+    for col in (c for c in schema.synth_columns if c.time_of is None):  # (a hidden time
+        raw = df[col.name]  # of day is computed from its datetime column, never read)
         host = _host(raw)
         s, coded = missing.blank(host.reset_index(drop=True), col)
         r = (_datetime(s, col) if col.kind == "datetime" else

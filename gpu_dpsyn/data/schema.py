@@ -25,7 +25,7 @@ from gpu_dpsyn.data.matching import plain, value_key
 from gpu_dpsyn.errors import NonPrivateSchemaWarning, SchemaError
 from gpu_dpsyn.data.types.datetime import DatetimeSpec
 from gpu_dpsyn.data.types.derived import Derivation
-from gpu_dpsyn.data.types import categorical, gap, missing, quantile_bins
+from gpu_dpsyn.data.types import categorical, gap, missing, quantile_bins, time_of_day
 from gpu_dpsyn.data.types.numeric import _min_max, _numeric_edges  # noqa: F401 (inference)
 from gpu_dpsyn.data.types.support import check_bins, parse_support
 from gpu_dpsyn.data.types.support import describe as support_describe
@@ -60,6 +60,7 @@ class Column:
     draft_range: dict | None = field(default=None, repr=False, compare=False)
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
     # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
+    time_of: str | None = None  # the hidden time of day of this column (types/time_of_day)
 
     def __post_init__(self):
         if self.kind != "derived":  # checked once its source is known (Schema)
@@ -141,6 +142,7 @@ class Schema:
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
+        time_of_day.check_names(self.synth_columns, names)
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise SchemaError(f"schema lists these columns twice: {dup}")
@@ -185,14 +187,15 @@ class Schema:
 
     @property
     def synth_indices(self) -> list[int]:
-        """The positions of the measured and synthesized columns (not ids, not derived
-        ones) in `columns`: the code columns, in order."""
-        return [j for j, c in enumerate(self.columns) if c.kind not in ("id", "derived")]
+        """The positions in `columns` of synth_columns (a hidden time of day: past them,
+        time_of_day.synth): each one's decode stream."""
+        return [j for j, _ in time_of_day.synth(self.columns)]
 
     @property
     def synth_columns(self) -> list[Column]:
-        """The measured and synthesized columns: not ids, not derived ones."""
-        return [self.columns[j] for j in self.synth_indices]
+        """The measured and synthesized columns, the code columns: not ids or derived
+        ones; a datetime column's hidden time of day right after it."""
+        return [c for _, c in time_of_day.synth(self.columns)]
 
     @property
     def domain(self) -> tuple[int, ...]:
@@ -210,7 +213,7 @@ class Schema:
                       ignored=self.ignored, csv=self.csv)
 
     def __getitem__(self, name: str) -> Column:
-        for c in self.columns:
+        for c in self.columns + [c for c in self.synth_columns if c.time_of]:
             if c.name == name:
                 return c
         raise KeyError(name)
@@ -280,6 +283,7 @@ def column_from_spec(name: str, spec: dict) -> Column:
         return Column(name, "derived", dtype=dtype, derive=Derivation(name, spec))
     if kind == "datetime":
         time = DatetimeSpec(name, spec, MAX_COLUMN_DOMAIN)
+        time_of_day.parse(name, spec, time, lambda **k: Column(**k, nullable=nullable))
         return Column(name, "datetime", edges=time.edges, nullable=nullable, dtype=dtype,
                       time=time)
     if kind == "categorical":

@@ -110,6 +110,14 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         owner, dot, sub = (name or "").rpartition(".")
+        if dot and sub == "time_of_day" and name not in cols and owner in cols:  # a key
+            tod = cols[owner].setdefault(sub, {})  # of it (taken.time_of_day.bins=48)
+            if isinstance(tod, dict):
+                if value is None:
+                    tod.pop(key, None)
+                else:
+                    tod[key] = value
+                continue
         if dot and sub == "after" and name not in cols and owner in cols:  # a key of the
             after = cols[owner].get("after")  # gap (disch.after.max=P30D): in its object
             if not isinstance(after, dict):

@@ -22,7 +22,7 @@ import pandas as pd
 
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.files import read_small
-from gpu_dpsyn.data.types import gap
+from gpu_dpsyn.data.types import gap, time_of_day
 from gpu_dpsyn.errors import SchemaError
 
 MAX_BINS = 1 << 16  # codes per column (schema.MAX_COLUMN_DOMAIN is this)
@@ -95,7 +95,8 @@ COLUMN_RULES = {
                                                     "\"UTC\" or \"America/New_York\""},
                  "format": {**_TEXT, "x-message": "'format' must be a layout such as "
                                                   "\"%d.%m.%Y\" (strftime's codes)"},
-                 "after": {"type": "object", "x-message": gap.SHAPE}},  # types/gap.py
+                 "after": {"type": "object", "x-message": gap.SHAPE},  # types/gap.py
+                 "time_of_day": time_of_day.RULES},  # types/time_of_day.py
     "derived": {"from": {**_TEXT, "x-message": "'from' must name a column"},
                 "op": _TEXT,
                 "by": {"type": "integer", "minimum": 1,

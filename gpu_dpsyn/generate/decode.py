@@ -10,7 +10,7 @@ from gpu_dpsyn.core.philox import philox4x32, uniform
 from gpu_dpsyn.data.dtypes import as_numbers, output_dtype
 from gpu_dpsyn.data.encoding import categorical_lut
 from gpu_dpsyn.data.schema import Column, Schema
-from gpu_dpsyn.data.types import datetime, gap, support
+from gpu_dpsyn.data.types import datetime, gap, support, time_of_day
 
 
 def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
@@ -113,6 +113,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
     # them; a column with a "format" is output as text)
     epochs, after = {}, []  # datetime columns' (epochs, missing); columns after another
     it = iter(codes)
+    hidden = {c.time_of: j for j, c in time_of_day.synth(schema.columns) if c.time_of}
     for j, col in enumerate(schema.columns):
         want = output_dtype(col)
         if col.kind == "derived":
@@ -130,8 +131,14 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
         if col.kind == "categorical":
             x = categorical_lut(col, want).array.take(c.astype(np.intp))
         elif col.kind == "datetime":
-            u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
-            x = datetime.draw(col, c, u, numeric_decode == "midpoint")
+            mid = numeric_decode == "midpoint"
+            if col.name in hidden:  # a day in the bin, a time in its time of day's bin
+                h, jh = np.asarray(next(it)), hidden[col.name]
+                x = time_of_day.draw(col, c, h, *(None, None) if mid else (
+                    _draws(uniforms, key, j, n, call), _draws(uniforms, key, jh, n, call)))
+            else:
+                u = None if col.time.calendar else _draws(uniforms, key, j, n, call)
+                x = datetime.draw(col, c, u, mid)
             null = c == col.null_code if col.nullable else np.zeros(n, bool)
             if col.time.after is not None:  # a gap: added to its start, below
                 after.append((col, x, null, want))

@@ -64,10 +64,10 @@ def device_decoded(backend, model, cols, key, call: int) -> dict:
     if backend.xp is np:
         return {}
     midpoint = model.settings.numeric_decode == "midpoint"
-    return {j: decode_numeric_on(backend, cols[a], model.schema.columns[j], j, key, call,
-                                 midpoint)
+    synth = model.schema.synth_columns  # (a hidden time of day is no schema column)
+    return {j: decode_numeric_on(backend, cols[a], synth[a], j, key, call, midpoint)
             for a, j in enumerate(model.schema.synth_indices)
-            if a not in model.recodes and on_device(model.schema.columns[j], midpoint)}
+            if a not in model.recodes and on_device(synth[a], midpoint)}
 
 
 def row_count(n) -> int:
