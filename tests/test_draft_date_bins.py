@@ -48,8 +48,8 @@ def test_few_rows_draft_coarser_bins_of_whole_units():
     assert "a bin per 100" in lines["pickup"]
     assert "pickup.bins" in s.drafted  # (from the count of values: for the review)
     small, lines = _draft(_trips(3_000))  # 32 at least, as a numeric column gets
-    assert small["pickup"].size == 31
-    assert "31 bins of a day each, in whole minutes" in lines["pickup"]
+    assert small["pickup"].size == 31 and small.domain == (31, 24, 3)  # + time of day
+    assert "unit day" in lines["pickup"] and "time_of_day" in lines["pickup"]
 
 
 def test_many_rows_keep_the_values_own_unit():

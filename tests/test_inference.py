@@ -155,14 +155,17 @@ def _infer_with_summary(df, **kw):
 @pytest.mark.parametrize("fmt,unit", [("%Y-%m-%d", "day"), ("%Y-%m-%d %H:00:00", "hour"),
                                       ("%Y-%m-%dT%H:%M", "minute")])
 def test_date_text_becomes_datetime(fmt, unit):
-    # a year of hours or minutes: the values' own unit, in at most 1,000 bins of it
+    # a year of hours or minutes: bins of days (at most 1,000), and the time of day
+    # beside them in the values' own unit
     r = np.random.default_rng(0)
     t = pd.Timestamp("2013-01-01") + pd.to_timedelta(r.integers(0, 365 * 24 * 60, 4000),
                                                      unit="min")
     df = pd.DataFrame({"when": t.strftime(fmt), "k": r.integers(0, 3, 4000)})
     s = _infer(df)
     col = s["when"]
-    assert col.kind == "datetime" and col.time.unit == unit and col.time.timezone is None
+    assert col.kind == "datetime" and col.time.unit == "day" and col.time.timezone is None
+    assert s.to_dict()["columns"]["when"].get("time_of_day") == \
+        (None if unit == "day" else {"bins": 24, "unit": unit})
     assert col.size <= 1000
     assert col.time.min == pd.Timestamp("2013-01-01")
     assert col.time.max == pd.Timestamp("2013-12-31 23:59:59")
@@ -482,7 +485,8 @@ def test_a_datetime_whose_pair_the_fit_would_refuse_is_coarsened():
     assert s["time_hour"].kind == "datetime"
     assert s["tail"].size * s["time_hour"].size <= 1_000_000
     line = next(x for x in lines if x.split()[0] == "time_hour")
-    assert "bins of whole hours" in line and "'tail'" in line
+    assert "bins of about 2 days each, in whole days" in line and "'tail'" in line
+    assert "time_of_day" in line  # the hours beside the days
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(500)
     # written as it was read: ISO 8601 text with its T and Z (the zone UTC)
     assert out["time_hour"].str.fullmatch(r"2013-\d\d-\d\dT\d\d:00:00Z").all()  # whole hours
@@ -650,9 +654,9 @@ def test_a_datetime_drafted_coarser_than_its_values_says_so():
     df = pd.DataFrame({"t": t.strftime("%Y-%m-%d %H:%M"), "k": np.arange(2000) % 3})
     s, lines = infer_schema_with_summary(df)
     line = next(x for x in lines if x.strip().startswith("t "))
-    assert s["t"].time.unit == "minute" and s["t"].size == 20
-    assert "20 bins of a month each, in whole minutes" in line  # (it read "bins of whole
-    assert "decoded to a minute inside it" in line  # minutes", as if a minute wide)
+    assert s["t"].time.unit == "day" and s["t"].size == 20
+    assert "20 bins of a month each, in whole days" in line  # (it read "bins of whole
+    assert "time of day is kept beside the days" in line  # minutes", as if a minute wide)
     assert "a bin per 100 of its 2,000 values" in line
     days = pd.DataFrame({"t": t[:30].strftime("%Y-%m-%d").repeat(10), "k": 1})
     line = next(x for x in infer_schema_with_summary(days)[1] if x.strip().startswith("t "))

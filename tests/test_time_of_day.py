@@ -230,3 +230,25 @@ def test_on_dask_the_fit_and_the_parts_match_the_fit_in_memory(client, tmp_path)
     a, b = pd.read_parquet(tmp_path / "a"), pd.read_parquet(tmp_path / "b")
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["taken", "kind", "amount"] and a["taken"].dt.hour.nunique() > 12
+
+
+def _drafted(df):
+    from gpu_dpsyn.data.inference import infer_schema_with_summary
+    with pytest.warns(UserWarning):
+        s, lines = infer_schema_with_summary(df)
+    return s, {x.split()[0]: x for x in lines}
+
+
+def test_a_draft_keeps_the_time_of_day_where_its_bins_are_days_or_coarser():
+    s, lines = _drafted(_lab(30000))  # two years, 300 bins: about 3 days a bin
+    spec = s.to_dict()["columns"]["taken"]
+    assert spec["time_of_day"] == {"bins": 24, "unit": "second"} and spec["unit"] == "day"
+    assert s.domain[:2] == (244, 24)
+    assert "24 bins of an hour (\"time_of_day\")" in lines["taken"]
+    assert "to the second, in bins of whole days" in lines["taken"]
+    zoned = _lab(3000).assign(taken=lambda d: d["taken"] + "-05:00")  # a zone: by the day
+    assert _drafted(zoned)[0].to_dict()["columns"]["taken"]["time_of_day"]["bins"] == 24
+    days = _lab(3000).assign(taken=lambda d: d["taken"].str[:10])  # no time: none
+    assert "time_of_day" not in _drafted(days)[0].to_dict()["columns"]["taken"]
+    trips = _lab(60000).assign(taken=lambda d: "2022-01-" + d["taken"].str[8:])  # a month
+    assert "time_of_day" not in _drafted(trips)[0].to_dict()["columns"]["taken"]  # (hours)

@@ -112,7 +112,8 @@ def _after(col, start, top: int, unit: str, bins: int):
     elif size != _SECONDS[unit]:  # bins of a coarser unit, in whole units of its own
         spec["bins"] = fit
     # (else a bin a unit: the max one of its own, the stays of 14 nights not pooled with 13)
-    doc = {k: v for k, v in col.to_dict().items() if k not in ("unit", "bins", "name")}
+    doc = {k: v for k, v in col.to_dict().items()  # (its time of day: the gap's unit)
+           if k not in ("unit", "bins", "name", "time_of_day")}
     if start.time.max > col.time.max:  # the ranges are rounded out apart: the end's must
         doc["max"] = start.to_dict()["max"]  # hold the start's (gap.resolve)
     try:

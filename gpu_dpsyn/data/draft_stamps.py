@@ -11,6 +11,7 @@ import math
 import pandas as pd
 
 from gpu_dpsyn.data.schema import column_from_spec
+from gpu_dpsyn.data.types import time_of_day
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.values import span_in, unit_start
 from gpu_dpsyn.errors import SchemaError
@@ -77,6 +78,14 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
         spec = {**_unit_range(lo, hi, unit), "unit": unit}
     if not whole:
         col = column_from_spec(name, {**extra, **spec})
+    daily = finest in ("second", "minute", "hour") and (_day_wide(spec) if whole else
+                                                        unit in ("day", "month", "year"))
+    if daily:  # bins a day wide or more lose the time of day: kept beside them, on days
+        spec, width = _whole_days(lo, hi, tz, limit)
+        spec[time_of_day.KEY] = {"bins": 24, "unit": finest}  # drawn to the values' unit
+        col, whole, written = column_from_spec(name, {**extra, **spec}), "bins" in spec, finest
+        finest = "day"
+        unit = spec["unit"]
     spec.update(extra)
     how = (f"{spec['bins']} bins of {width} each, in whole {finest}s" if width else
            f"{spec['bins']} bins of whole {finest}s") if whole else \
@@ -90,7 +99,11 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
     why = f"{limit:,} bins" + (f", a bin per {ROWS_PER_BIN} of its {rows:,} values (finer, "
                                "their noisy counts would be mostly noise)"
                                if limit < given else "")
-    if whole:  # the output keeps the values' unit, not where they fall in a bin
+    if daily:
+        note += (f"; the values are to the {written}, in bins of whole days to keep to {why}; "
+                 "their time of day is kept beside the days in 24 bins of an hour "
+                 "(\"time_of_day\"), measured as a column of its own")
+    elif whole:  # the output keeps the values' unit, not where they fall in a bin
         one = f"{'an' if finest == 'hour' else 'a'} {finest}"
         note += (f"; the values are to the {finest}, in bins of whole {finest}s to keep "
                  f"to {why}; each decoded to {one} inside it, evenly")
@@ -98,6 +111,24 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
         note += (f"; the values are to the {finest}, coarsened to keep to {why} (set "
                  "\"unit\" finer for more cells)")
     return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _day_wide(spec: dict) -> bool:
+    """Whether bins of whole units are a day wide or more, on average."""
+    span = (pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])).total_seconds() + 1
+    return span / spec["bins"] >= 86400
+
+
+def _whole_days(lo, hi, tz, limit: int) -> tuple:
+    """(spec, width in words or None) of timeline bins of whole local days that keep to
+    `limit`, as "time_of_day" needs: a day a bin, else bins of whole days (a naive or UTC
+    column: a zone's days are not all 24 hours), else its months, else its years."""
+    if span_in("day", lo, hi) <= limit:
+        return {**_unit_range(lo, hi, "day"), "unit": "day"}, None
+    if tz in (None, "UTC"):
+        return _whole_bins(lo, hi, "day", limit)
+    unit = "month" if span_in("month", lo, hi) <= limit else "year"
+    return {**_unit_range(lo, hi, unit), "unit": unit}, None
 
 
 def _whole_bins(lo, hi, finest: str, limit: int) -> tuple:
