@@ -291,7 +291,8 @@ def test_one_individual_written_several_ways_is_one_individual():
     # context read one record's id as a decimal.Overflow traceback
     same = [["10", "10.0", "1e1", " 010 "], ["1000", "1e3", "1000.000"], ["-0", "0", "0.0"],
             ["0123456789012345678901234567890", "123456789012345678901234567890"],
-            ["1e999999999", "10e999999998"]]
+            ["1e999999999", "10e999999998"],
+            ["111", "1\u06611", "\u0661\u0661\u0661"]]  # (Arabic-Indic digits: 1 written 3 ways)
     for group in same:
         assert len(set(individual_codes(pd.Series(group, dtype=object)))) == 1, group
     apart = pd.Series(["01234567890123456789012345678901", "01234567890123456789012345678902",

@@ -52,8 +52,8 @@ def _number(text: str) -> bool:
 
 def main(argv=None) -> int:
     argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
-    a = build_parser().parse_args(argv)
-    try:
+    try:  # (parsing too: Ctrl-C there printed a traceback)
+        a = build_parser().parse_args(argv)
         with commands.warnings_to_stderr(), stopped_by_signals():
             return COMMANDS[a.cmd](a)
     except DPSynError as err:

@@ -7,8 +7,8 @@ import decimal
 import numpy as np
 import pandas as pd
 
-_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_PLAIN = r"-?(?:[1-9]\d*[1-9]|[1-9])"  # its own number_key: no leading or trailing zero
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"  # (any script's digits)
+_PLAIN = r"-?(?:[1-9][0-9]*[1-9]|[1-9])"  # its own number_key: ASCII, no 0 at either end
 
 
 def individual_codes(ids) -> np.ndarray:
