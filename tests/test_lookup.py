@@ -156,3 +156,20 @@ def test_a_lookup_round_trips_and_edits(tmp_path):
     assert load_schema(str(tmp_path / "s.json"))["units"].derive.to_dict()["map"]["T05"] \
         == "IU/L"
     assert main(["schema", str(tmp_path / "s.json"), "--set", "units.map=3"]) != 0
+
+
+def test_a_map_given_numpy_keys_and_values_saves_and_seeds_as_python_ones():
+    """A probe's map built with NumPy integers loaded, then a seeded fit (its key reads
+    the schema as JSON) and json.dumps of to_dict raised a TypeError."""
+    codes = [7, 8, 9]
+    spec = {"columns": {
+        "k": {"type": "categorical", "values": codes},
+        "v": {"type": "derived", "from": "k", "op": "lookup",
+              "map": {np.int64(c): np.float32(c / 2) for c in codes}}}}
+    s = load_schema(spec)
+    assert json.loads(json.dumps(s.to_dict()))["columns"]["v"]["map"] == {
+        "7": 3.5, "8": 4.0, "9": 4.5}
+    df = pd.DataFrame({"k": np.random.default_rng(0).choice(codes, 500)})
+    df["v"] = df["k"] / 2
+    out = Synthesizer(1.0, 1e-6, seed=1, progress=False).fit(df, s).sample()
+    assert ((out["k"] / 2) == out["v"]).all()

@@ -12,6 +12,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 import numpy as np
 import pandas as pd
 
+from gpu_dpsyn.data.matching import plain
 from gpu_dpsyn.data.types.datetime import UNITS
 from gpu_dpsyn.data.types.lookup import Lookup, parse_map
 from gpu_dpsyn.errors import DataError, SchemaError
@@ -43,7 +44,9 @@ class Derivation:
             raise SchemaError(f"column {shown(name)}: 'map' is for op 'lookup', not "
                               f"{self.op!r}")
         self.map = parse_map(name, spec.get("map")) if self.op == LOOKUP else None
-        self.given_map = spec.get("map") if self.op == LOOKUP else None
+        # as Python values (NumPy keys would not write as JSON, nor seed a noise key)
+        self.given_map = {plain(k): plain(v) for k, v in spec["map"].items()} \
+            if self.op == LOOKUP else None
         self.lookup = None  # set by resolve(), against the source's values
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
