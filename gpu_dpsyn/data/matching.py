@@ -73,6 +73,7 @@ def _lookup(col) -> dict:
 # zeros ("02134" is text)
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?!0\d)(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$", re.ASCII)
 _EXACT = 2.0 ** 53  # beyond it a float64 stands for several integers: no match by value
+_DIGITS = 400  # a whole number's text past this many digits matches nothing (no float is)
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -95,8 +96,11 @@ def _code_of(lookup: dict, u, numbers: bool) -> int:
         code = lookup.get(u, -1)
         if code >= 0:
             return code
-    if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()) and abs(float(u)) < _EXACT:
-        return lookup.get(value_key(float(u)), -1)
+    if isinstance(u, str) and _PLAIN_NUMBER.match(u.strip()):
+        d = decimal.Decimal(u.strip())  # exactly as written: "1e+22" is 10^22
+        if d.adjusted() <= _DIGITS and d == d.to_integral_value():
+            return lookup.get(value_key(int(d)), -1)
+        return lookup.get(value_key(float(u)), -1) if abs(float(u)) < _EXACT else -1
     if isinstance(u, (float, np.floating)) and abs(float(u)) <= _FLOAT32_MAX and \
             float(np.float32(u)) == float(u):  # (no cast past float32: it warns)
         return lookup.get(value_key(float(str(np.float32(u)))), -1)  # float32 data, 0.1
