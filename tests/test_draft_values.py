@@ -101,3 +101,21 @@ def test_codes_with_gaps_are_not_filled_in():
                    47, 50]}):
         s, _ = _draft(pd.DataFrame({"x": _counts(spec), "c": "a"}))
         assert s["x"].values == list(spec), spec
+
+
+def test_an_answer_word_among_numbers_is_drafted_as_text_for_parquet(tmp_path):
+    """The values [1..5, "refused"] mix numbers and text, which Parquet cannot hold in one
+    column: a release to Parquet was refused ('give it "dtype": "string"'; a probe's)."""
+    from gpu_dpsyn.cli import main
+    df = _survey()
+    df.to_parquet(tmp_path / "s.parquet")
+    s, _ = _draft(df)
+    assert s["q"].to_dict().get("dtype") == "string"
+    s.save(tmp_path / "s.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["synthesize", str(tmp_path / "s.parquet"), "--schema",
+                     str(tmp_path / "s.json"), "--epsilon", "1", "--delta", "1e-9",
+                     "--out", str(tmp_path / "o.parquet"), "--quiet"]) == 0
+    out = pd.read_parquet(tmp_path / "o.parquet")
+    assert set(out["q"].dropna()) <= {"1", "2", "3", "4", "5", "refused"}

@@ -17,6 +17,8 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     if col.kind == "categorical" and len(col.values) + len(answers) <= limit:
         spec = {**col.to_dict(), "values": list(col.values) + sorted(answers, key=str)}
         spec.pop("nullable", None)
+        if "dtype" not in spec:  # numbers and words: one column of text in Parquet too
+            spec["dtype"] = "string"
         new = column_from_spec(col.name, {**spec, **({"nullable": True} if nullable else {})})
         return new, (f"; {n:,} values {said} are no number but an answer: kept, listed "
                      "beside them")
