@@ -1,5 +1,6 @@
 """infer-schema drafts a column fixed by a categorical one as a lookup of it, for review
 (data/draft_lookup.py); never in a comparison schema."""
+import json
 import warnings
 
 import numpy as np
@@ -102,3 +103,30 @@ def test_a_number_fixed_by_the_test_is_drafted_as_a_numeric_lookup():
     assert schema["limit"].kind == "derived" and schema["limit"].derive.source == "test"
     assert schema["limit"].derive.to_dict()["map"] == limit
     assert schema["result2"].kind == "numeric"
+
+
+def test_a_drafted_lookup_keeps_the_parquet_files_type(tmp_path):
+    """A probe's int32, float32 and Int16 columns fixed by a code were drafted lookups
+    without the file's types, and came back int64 (the floats as integers)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from gpu_dpsyn.cli import main
+    r = np.random.default_rng(0)
+    src = r.choice(["a", "b", "c"], 3000)
+    code = {"a": 1, "b": 2, "c": 3}
+    table = pa.table({"src": pa.array(src),
+                      "lk": pa.array([code[s] for s in src], pa.int32()),
+                      "lk2": pa.array([float(code[s]) for s in src], pa.float32()),
+                      "v": pa.array(r.integers(0, 9, 3000), pa.int32())})
+    pq.write_table(table, tmp_path / "t.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(tmp_path / "t.parquet"), "--out",
+                     str(tmp_path / "s.json")]) == 0
+        spec = json.loads((tmp_path / "s.json").read_text())["columns"]
+        assert spec["lk"]["op"] == "lookup" and spec["lk2"]["op"] == "lookup", spec
+        assert main(["synthesize", str(tmp_path / "t.parquet"), "--schema",
+                     str(tmp_path / "s.json"), "--epsilon", "1", "--delta", "1e-9",
+                     "--out", str(tmp_path / "o.parquet"), "--quiet"]) == 0
+    types = {f.name: str(f.type) for f in pq.read_schema(tmp_path / "o.parquet")}
+    assert types["lk"] == "int32" and types["lk2"] == "float" and types["v"] == "int32", types

@@ -18,8 +18,11 @@ def _dtype_of(t, col) -> str | None:
     """The pandas dtype name that writes col's values as the Arrow type t, or None."""
     import pyarrow as pa
     T = pa.types
+    # a lookup lists its values: typed as a categorical column (a probe's int32, float32
+    # and Int16 lookups came back int64)
+    kind = "categorical" if col.kind == "derived" and col.values is not None else col.kind
     if T.is_dictionary(t):
-        if col.kind != "categorical" or not (T.is_string(t.value_type) or
+        if kind != "categorical" or not (T.is_string(t.value_type) or
                                              T.is_large_string(t.value_type)):
             return None
         # "category" writes pandas' index (int8 up to 127 values): another (Arrow's
@@ -28,20 +31,20 @@ def _dtype_of(t, col) -> str | None:
         own = pd.Categorical([], categories=col.values).codes.dtype
         return str(pa.dictionary(t.index_type, t.value_type)) if T.is_string(
             t.value_type) and t.index_type.to_pandas_dtype() != own else "category"
-    if T.is_integer(t) and col.kind == "id":  # numbered 1..n: check_column refuses the
+    if T.is_integer(t) and kind == "id":  # numbered 1..n: check_column refuses the
         return str(t)  # types too narrow for MAX_ROWS
     if T.is_decimal128(t) or T.is_decimal256(t):  # by its Arrow name, which dtypes parses
-        return str(t) if col.kind == "numeric" else None
-    if T.is_large_string(t) and col.kind == "categorical":  # (pandas' own text is string)
+        return str(t) if kind == "numeric" else None
+    if T.is_large_string(t) and kind == "categorical":  # (pandas' own text is string)
         return "large_string[pyarrow]"
-    if T.is_integer(t) and col.kind in ("categorical", "numeric"):
+    if T.is_integer(t) and kind in ("categorical", "numeric"):
         name = str(t)  # int8, uint16, ...
         return name.replace("uint", "UInt").replace("int", "Int") if col.nullable else name
-    if T.is_boolean(t) and col.kind == "categorical":
+    if T.is_boolean(t) and kind == "categorical":
         return "boolean" if col.nullable else "bool"
-    if T.is_float32(t) and col.kind in ("categorical", "numeric"):
+    if T.is_float32(t) and kind in ("categorical", "numeric"):
         return "Float32" if col.nullable else "float32"
-    if col.kind != "datetime":
+    if kind != "datetime":
         return None
     if T.is_date(t):
         return "date32[pyarrow]"
