@@ -77,3 +77,11 @@ def test_a_release_with_fold_times_and_a_format_reads_back_for_evaluate(tmp_path
     assert out.str.startswith("2023-10-29 02:").any()  # the fold hour is in the release
     scored = run("evaluate", "t.csv", "o.csv", "--schema", "s.json")
     assert scored.returncode == 0, scored.stderr
+
+
+def test_a_skipped_time_in_a_format_is_not_told_to_take_an_offset():
+    # the format reads no offset, so the advice could not be followed (a probe's)
+    with pytest.raises(DataError) as e:
+        encode(pd.DataFrame({"d": ["2013-03-10 02:30"]}), _schema(format="%Y-%m-%d %H:%M"))
+    assert "do not exist in America/New_York" in str(e.value)
+    assert "offset" not in str(e.value)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
-
 import numpy as np
 import pandas as pd
 
@@ -299,8 +298,9 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
                 t = t.dt.tz_localize(spec.timezone, ambiguous=np.ones(len(t), bool),
                                      nonexistent="raise")
             except Exception:  # pytz and zoneinfo raise different errors
+                how = "; write them with a UTC offset" if spec.layout is None else ""
                 raise DataError(f"column {shown(col.name)} has local times that do not exist in "
-                                f"{spec.timezone}; write them with a UTC offset") from None
+                                f"{spec.timezone}{how}") from None
         else:
             t = t.dt.tz_convert(spec.timezone)
     elif t.dt.tz is not None:
