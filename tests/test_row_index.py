@@ -43,6 +43,9 @@ def test_a_saved_row_index_is_drafted_as_an_id(tmp_path, capsys, n, start):
     assert col == {"type": "id"}
     assert "row index" in line and f"{start}..{n - 1 + start}" in line, line
     assert "blank header cell" not in err  # said by its line
+    # its last line did not say "names the individual" of a row index (a probe's)
+    assert "a saved row index, names records, not people" in err, err
+    assert "guessed an id, names the individual" not in err
     syn = _synthesize(tmp_path, path, schema)
     assert list(syn.columns) == ["Unnamed: 0", "age", "city"]
     assert syn["Unnamed: 0"].tolist() == list(range(1, 41))

@@ -10,6 +10,7 @@ import pandas as pd
 from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs
 from gpu_dpsyn.data.files import JSON
 from gpu_dpsyn.data.ingest import read_table, table_format
+from gpu_dpsyn.data.values import BLANK_HEADER
 from gpu_dpsyn.errors import DPSynError
 
 
@@ -63,6 +64,10 @@ def infer(a) -> int:
         print(f"{unit!r} names the individual: add \"max_records_per_individual\": "
               "N to the schema, a public bound on one individual's records (without it, one "
               "record of each is kept)", file=sys.stderr)
+    elif unit is not None and BLANK_HEADER.fullmatch(unit):  # (fit says so too)
+        print(f"{unit!r}, a saved row index, names records, not people: each record is "
+              "taken for one individual; if a person may have several records, draft again "
+              "with --id naming the column that names them", file=sys.stderr)
     elif unit is not None:
         print(f"{unit!r}, guessed an id, names the individual, one record of each kept: if "
               "a person may have several records, draft again with --id naming the column "
