@@ -78,6 +78,7 @@ def test_a_count_missing_one_value_inside_its_range_is_listed_whole():
     s, lines = _draft(pd.DataFrame({"quantity": _counts(q), "c": "a"}))
     assert s["quantity"].values == list(range(1, 18))
     assert "15" in lines["quantity"] and "not seen" in lines["quantity"]
+    assert "17 integer values (1..17)" in lines["quantity"]  # the values listed (said 16)
 
 
 def test_ages_with_a_few_unseen_years_are_listed_whole():

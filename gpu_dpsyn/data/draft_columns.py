@@ -272,7 +272,7 @@ class Guesser:
                 self.codes[name] = values  # binned instead if its pairs are too large
             listed, unseen = filled_gaps(values, counts, self.max_categories)
             return (Column(name, "categorical", values=listed, nullable=nullable),
-                    f"{len(values)} integer values ({lo}..{hi}), listed: few or sparse codes"
+                    f"{len(listed)} integer values ({lo}..{hi}), listed: few or sparse codes"
                     + (said(unseen) if unseen else ""))
         # beyond +-2**53 the range check below refuses the column with its own message
         step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
