@@ -347,8 +347,8 @@ class _Epochs(dict):
 
 def _source_values(df, src: Column, epochs=None) -> pd.Series:
     """A derived column's source as the rule reads it: numbers, datetimes in the
-    source's zone, or a lookup's categorical values as written (already validated by its own encoding; epochs: encode's, parsed
-    once)."""
+    source's zone, or a lookup's categorical values as written (already validated by
+    its own encoding; epochs: encode's, parsed once)."""
     s = missing.blank(df[src.name], src)[0]  # its codes for missing: missing
     if src.kind == "categorical":  # a lookup's: as written, matched as encode matches it
         s = s.to_pandas() if is_cudf(s) else s

@@ -42,8 +42,8 @@ def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
     1..n in a column named like an id, whose real values repeat.  No column "after"
     another: one synthetic record out of order would switch a column from its dates to
     its gaps.  No lookup: a column looked up is not scored, and a release that broke
-    the function would hide it.  Dates in their own unit where it keeps to 1,000 bins, whatever the rows: a
-    comparison adds no noise to coarsen against."""
+    the function would hide it.  Dates in their own unit where it keeps to 1,000 bins,
+    whatever the rows: a comparison adds no noise to coarsen against."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ids = [c.name for c in infer_schema(real, pairs=False, lookups=False).columns
