@@ -79,11 +79,11 @@ def file_dtypes(path, schema, df) -> list[str]:
         name = _dtype_of(fields[col.name], col) if col.name in fields else None
         if name is None:
             continue
-        col.dtype = name
+        drafted, col.dtype = col.dtype, name
         try:
             check_column(col)
-        except SchemaError:  # a type the drafted column cannot be written in
-            col.dtype = None
+        except SchemaError:  # a type the drafted column cannot be written in: the draft's
+            col.dtype = drafted  # own stays ("string" for answer words among numbers)
             continue
         given.append(f"{col.name} {name}")
     return given
