@@ -203,6 +203,10 @@ def test_the_cli_synthesizes_and_evaluates_it_and_a_saved_model_samples_alike(tm
 def test_the_schema_command_sets_a_key_of_time_of_day(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(_schema(tod=None).to_dict()))
+    # a null key where there is no time of day changes nothing: it wrote {}, which is one
+    # of 24 bins (a review's finding)
+    assert main(["schema", str(path), "--set", "d.time_of_day.unit=null"]) == 0
+    assert "time_of_day" not in json.loads(path.read_text())["columns"]["d"]
     assert main(["schema", str(path), "--set", "d.time_of_day.bins=48"]) == 0
     assert json.loads(path.read_text())["columns"]["d"]["time_of_day"] == {"bins": 48}
     assert main(["schema", str(path), "--set", "d.time_of_day.unit=minute"]) == 0

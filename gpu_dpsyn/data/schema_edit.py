@@ -111,7 +111,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         owner, dot, sub = (name or "").rpartition(".")
         if dot and sub == "time_of_day" and name not in cols and owner in cols:  # a key
-            tod = cols[owner].setdefault(sub, {})  # of it (taken.time_of_day.bins=48)
+            if value is None and sub not in cols[owner]:  # (of it: taken.time_of_day.bins=
+                continue  # 48); a null key of none: no time of day made ({} would be one)
+            tod = cols[owner].setdefault(sub, {})
             if isinstance(tod, dict):
                 if value is None:
                     tod.pop(key, None)
