@@ -123,7 +123,8 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
                                       dtype=want)
             continue
         c = next(it)
-        if j in decoded:
+        h = next(it) if col.name in hidden else None  # (its hidden time of day: taken here,
+        if j in decoded:  # whatever decodes the column, so later ones keep their codes)
             out[col.name] = pd.Series(as_numbers(decoded[j], col, want), name=col.name,
                                       dtype=want)
             continue
@@ -133,7 +134,7 @@ def decode(codes: list, schema: Schema, seed: int = 0, call: int = 0,
         elif col.kind == "datetime":
             mid = numeric_decode == "midpoint"
             if col.name in hidden:  # a day in the bin, a time in its time of day's bin
-                h, jh = np.asarray(next(it)), hidden[col.name]
+                h, jh = np.asarray(h), hidden[col.name]
                 x = time_of_day.draw(col, c, h, *(None, None) if mid else (
                     _draws(uniforms, key, j, n, call), _draws(uniforms, key, jh, n, call)))
             else:
