@@ -256,3 +256,21 @@ def test_a_draft_keeps_the_time_of_day_where_its_bins_are_days_or_coarser():
     assert "time_of_day" not in _drafted(days)[0].to_dict()["columns"]["taken"]
     trips = _lab(60000).assign(taken=lambda d: "2022-01-" + d["taken"].str[8:])  # a month
     assert "time_of_day" not in _drafted(trips)[0].to_dict()["columns"]["taken"]  # (hours)
+
+
+def test_a_drafted_time_of_day_survives_naming_the_real_zone_and_keeps_the_seasons(tmp_path):
+    """A review's two findings: text with UTC offsets drafts "timezone": "UTC" for the
+    curator to name the real one, and its bins of whole UTC days then refused that edit;
+    ten years of zoned times were drafted in 10 yearly bins (50 of 73 days before)."""
+    offsets = _lab(30000).assign(taken=lambda d: d["taken"] + "Z")
+    s, _ = _drafted(offsets)
+    path = tmp_path / "s.json"
+    s.save(path)
+    assert main(["schema", str(path), "--set", "taken.timezone=America/New_York"]) == 0
+    assert load_schema(str(path))["taken"].time.timezone == "America/New_York"
+    r = np.random.default_rng(0)
+    decade = pd.Timestamp("2012-01-01", tz="Europe/Berlin") + pd.to_timedelta(
+        r.integers(0, 10 * 365 * 86400, 5000), unit="s")
+    spec = _drafted(pd.DataFrame({"t": decade, "k": r.choice(["a", "b"], 5000)}))[0] \
+        .to_dict()["columns"]["t"]
+    assert spec.get("unit") != "year" and "time_of_day" not in spec, spec

@@ -78,10 +78,12 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
         spec = {**_unit_range(lo, hi, unit), "unit": unit}
     if not whole:
         col = column_from_spec(name, {**extra, **spec})
-    daily = finest in ("second", "minute", "hour") and (_day_wide(spec) if whole else
-                                                        unit in ("day", "month", "year"))
+    days = _whole_days(lo, hi, tz, limit, offsets) if finest in ("second", "minute",
+                                                                  "hour") and (
+        _day_wide(spec) if whole else unit in ("day", "month", "year")) else None
+    daily = days is not None
     if daily:  # bins a day wide or more lose the time of day: kept beside them, on days
-        spec, width = _whole_days(lo, hi, tz, limit)
+        spec, width = days
         spec[time_of_day.KEY] = {"bins": 24, "unit": finest}  # drawn to the values' unit
         col, whole, written = column_from_spec(name, {**extra, **spec}), "bins" in spec, finest
         finest = "day"
@@ -119,16 +121,19 @@ def _day_wide(spec: dict) -> bool:
     return span / spec["bins"] >= 86400
 
 
-def _whole_days(lo, hi, tz, limit: int) -> tuple:
+def _whole_days(lo, hi, tz, limit: int, placeholder: bool = False) -> tuple | None:
     """(spec, width in words or None) of timeline bins of whole local days that keep to
     `limit`, as "time_of_day" needs: a day a bin, else bins of whole days (a naive or UTC
-    column: a zone's days are not all 24 hours), else its months, else its years."""
+    column: a zone's days are not all 24 hours), else its months; None where only years
+    would keep to it.  placeholder: a zone read off UTC offsets, which the curator is to
+    replace: calendar units only (bins of whole UTC days would then be refused)."""
     if span_in("day", lo, hi) <= limit:
         return {**_unit_range(lo, hi, "day"), "unit": "day"}, None
-    if tz in (None, "UTC"):
+    if tz in (None, "UTC") and not placeholder:
         return _whole_bins(lo, hi, "day", limit)
-    unit = "month" if span_in("month", lo, hi) <= limit else "year"
-    return {**_unit_range(lo, hi, unit), "unit": unit}, None
+    if span_in("month", lo, hi) > limit:  # years only: the seasons lost for the hours
+        return None  # (ten years of Berlin times: 50 bins of 73 days, not 10 years)
+    return {**_unit_range(lo, hi, "month"), "unit": "month"}, None
 
 
 def _whole_bins(lo, hi, finest: str, limit: int) -> tuple:
