@@ -126,8 +126,9 @@ def _undo(b: Column) -> str:
     """The edit that measures b again, as drafted before."""
     d = b.to_dict()
     text = json.dumps(d.get("values", []), ensure_ascii=False)
-    if b.kind == "categorical" and len(text) <= _SHORT:
+    if b.kind == "categorical" and len(text) <= _SHORT:  # the values to write are the
+        # public list: the data's, set as they are, would be marked reviewed (a review's)
         return f"gpu-dpsyn schema FILE --set {b.name}.type=categorical --set " \
-               f"'{b.name}.values={text}'"
+               f"'{b.name}.values=[...]', its public values (the data has {text})"
     return f"gpu-dpsyn schema FILE --set {b.name}.type={b.kind} and its " + \
         ("values (--set-file)" if b.kind == "categorical" else "min, max, bins")
