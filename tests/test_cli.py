@@ -616,7 +616,9 @@ def test_infer_schema_hints_at_a_person_id_it_did_not_draft_as_one(tmp_path, cap
     assert "--id respondent_id" in line
     k_line = next(x for x in err.splitlines() if x.strip().startswith("k "))
     assert "--id" not in k_line
-    assert "guessed" in err.splitlines()[-1] and "--id" in err.splitlines()[-1]
+    # (the file keeps pandas' row index, the id guessed: its last line says it names
+    # records, not people)
+    assert "saved row index" in err.splitlines()[-1] and "--id" in err.splitlines()[-1]
     assert main(["infer-schema", str(path), "--out", str(tmp_path / "s2.json"),
                  "--id", "respondent_id"]) == 0
     err = capsys.readouterr().err

@@ -40,8 +40,11 @@ def _interrupted(tmp_path, argv, slow="numpy"):
     (hook / "sitecustomize.py").write_text(SLOW_IMPORT)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), str(ROOT)]),
                SLOW_MODULE=slow)
+    # SIGINT as a terminal delivers it: where the suite's process ignores it (the whole
+    # clean-clone suite did by then), the child inherited that and timed out
     proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline().strip() == "importing"
         proc.send_signal(signal.SIGINT)
