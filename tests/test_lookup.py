@@ -54,6 +54,9 @@ def _spec(nullable=False, **units):
     ({"by": 3}, r"'by'"),
     ({"from": "result"}, r"categorical"),
     ({"from": "sex", "map": {"F": "f"}}, r"map.*'M'"),
+    # a key written otherwise is named as written (it said "no entry for" the value)
+    ({"map": {**{k: v for k, v in UNITS.items() if k != "T01"}, " T01": "mg/dL"}},
+     r"names ' T01', which is not a value of 'test'"),
     ({"dtype": "int8"}, r"int8"),
     ({"nullable": True}, r"nullable"),
 ])

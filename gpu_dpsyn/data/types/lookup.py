@@ -59,15 +59,16 @@ class Lookup:
                               f"column, and {source.name!r} is {source.kind}; list its "
                               "values as a categorical column to look them up")
         keys = [value_key(v) for v in source.values]
+        extra = next((k for k in given if value_key(plain(k)) not in set(keys)), None)
+        if extra is not None:  # first: a key written otherwise ("7.0") is named as written
+            raise SchemaError(f"column {shown(name)}: 'map' names {shown(extra)}, which is "
+                              f"not a value of {source.name!r} as JSON writes its values; "
+                              "drop it, or list it there")
         lacking = [v for v, k in zip(source.values, keys) if k not in table]
         if lacking:
             raise SchemaError(f"column {shown(name)}: 'map' has no entry for {shown(lacking[0])}"
                               f", a value of {source.name!r} ({len(lacking)} of its "
                               f"{len(keys)} values lack one); give every value its own")
-        extra = next((k for k in given if value_key(plain(k)) not in set(keys)), None)
-        if extra is not None:
-            raise SchemaError(f"column {shown(name)}: 'map' names {shown(extra)}, which is "
-                              f"not a value of {source.name!r}; drop it, or list it there")
         self.source, self.given = source, dict(given)
         outs = [table[k] for k in keys]
         first = {}
