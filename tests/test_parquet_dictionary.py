@@ -110,3 +110,13 @@ def test_parts_written_by_workers_keep_it_too(tmp_path, ordered):
                          syn.model.targets(10), 1, 1)
     assert str(pq.read_schema(tmp_path / "part-0.parquet").field("k").type) == name
     assert isinstance(syn.sample(5)["k"].dtype, pd.CategoricalDtype)
+
+
+@pytest.mark.parametrize("dtype", ["dictionary<values=string, indices=int33, ordered=0>",
+                                   "Dictionary<values=string,indices=int32,ordered=0>"])
+def test_a_misspelt_dictionary_type_is_shown_its_form(dtype):
+    # it was refused as "not a pandas dtype name" with no word of the dictionary form
+    with pytest.raises(SchemaError, match=r"'dictionary<values=string, indices=int32, "
+                                          r"ordered=0>'"):
+        load_schema({"columns": {"c": {"type": "categorical", "values": ["a", "b"],
+                                       "dtype": dtype}}})

@@ -198,10 +198,12 @@ def check_column(col) -> None:
         d = parse_dtype(col.dtype) if isinstance(col.dtype, str) else None
     except (TypeError, ValueError, ImportError, NotImplementedError):
         d = None
-    if d is None:
+    if d is None:  # (a dictionary type misspelt: its own form, in full)
         raise SchemaError(f"column {shown(name)}: 'dtype' {shown(col.dtype)} is not a pandas dtype "
                           "name (e.g. 'int32', 'Int16', 'float32', 'string', 'category', "
-                          "'decimal128(10, 2)')")
+                          "'decimal128(10, 2)'" + (", 'dictionary<values=string, indices=int32, "
+                                                   "ordered=0>'" * str(col.dtype).strip()
+                                                   .lower().startswith("dictionary")) + ")")
     _check_storable(name, col.dtype, d)
     allowed = _allowed(col)
     if _family(d) not in allowed:
