@@ -132,3 +132,47 @@ def _undo(b: Column) -> str:
                f"'{b.name}.values=[...]', its public values (the data has {text})"
     return f"gpu-dpsyn schema FILE --set {b.name}.type={b.kind} and its " + \
         ("values (--set-file)" if b.kind == "categorical" else "min, max, bins")
+
+
+def presences(data: dict, cols: list, whys: list) -> list:
+    """Draft each two-valued categorical column that is one value on every record where
+    a nullable column is missing and the other wherever it has a value (graduated, and a
+    graduation date) as op "present" of it (in place, as lookups); the names drafted.
+    Both sides need MIN_REPEATS records: a flag of few rows agrees with a column's gaps by
+    chance.  A column drafted derived, or a source of one, is neither."""
+    at = {c.name: i for i, c in enumerate(cols)}
+    derived = {c.name for c in cols if c.kind == "derived"}
+    sources = {c.derive.source for c in cols if c.kind == "derived"}
+    flags = {c.name: _codes(data[c.name], c, None) for c in cols
+             if c.kind == "categorical" and len(c.values) == 2 and not c.nullable and
+             not c.missing_values and c.name not in sources}
+    done = []
+    for a in (c for c in cols if c.nullable and c.kind not in ("derived", "id")):
+        gone = missing.blank(data[a.name], a)[0].reset_index(drop=True).isna().to_numpy()
+        if min(int(gone.sum()), int((~gone).sum())) < MIN_REPEATS:
+            continue
+        for b, got in flags.items():
+            if got is None or b in derived or b in done:
+                continue
+            codes, vals = got
+            if len(set(codes[gone])) != 1 or len(set(codes[~gone])) != 1 or \
+                    codes[gone][0] == codes[~gone][0]:
+                continue
+            spec = {"type": "derived", "from": a.name, "op": "present", "map": {
+                "missing": vals[codes[gone][0]], "present": vals[codes[~gone][0]]}}
+            if cols[at[b]].dtype is not None:
+                spec["dtype"] = cols[at[b]].dtype
+            try:
+                col = column_from_spec(b, spec)
+                col.derive.resolve(col, a)
+                check_column(col)
+            except SchemaError:
+                continue
+            whys[at[b]] = (f"{spec['map']['present']!r} wherever {a.name!r} has a value, "
+                           f"{spec['map']['missing']!r} where it is missing, in every record: "
+                           "derived from it, not measured (no budget); to measure it "
+                           "instead: " + _undo(cols[at[b]]))
+            cols[at[b]] = col
+            done.append(b)
+            derived.add(b)
+    return done

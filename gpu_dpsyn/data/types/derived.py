@@ -14,7 +14,7 @@ import pandas as pd
 
 from gpu_dpsyn.data.matching import plain
 from gpu_dpsyn.data.types.datetime import UNITS
-from gpu_dpsyn.data.types.lookup import Lookup, parse_map
+from gpu_dpsyn.data.types.lookup import Lookup, Presence, parse_map
 from gpu_dpsyn.errors import DataError, SchemaError
 
 ARITHMETIC = {"floordiv": "//", "mod": "%"}  # integer source, "by" a positive integer
@@ -22,6 +22,7 @@ DATE_PARTS = {"year": None, "month": (1, 12), "day": (1, 31), "hour": (0, 23),
               "minute": (0, 59), "weekday": (0, 6)}  # datetime source; weekday: Monday 0
 KEYS = {"type", "kind", "name", "from", "op", "by", "map", "nullable", "dtype"}
 LOOKUP = "lookup"  # a categorical source, "map" its value -> the column's
+PRESENT = "present"  # a nullable source, "map" {"missing": v0, "present": v1}
 _FINENESS = {u: i for i, u in enumerate(UNITS)}  # year, month, ... second: coarse to fine
 _STEP_UNIT = {"s": "second", "min": "minute", "h": "hour", "D": "day"}  # types/gap.py
 _PART_UNIT = {"year": "year", "month": "month", "day": "day", "weekday": "day", "hour": "hour",
@@ -37,16 +38,17 @@ class Derivation:
         self.name, self.source, self.op, self.by = name, spec.get("from"), spec.get("op"), \
             spec.get("by")
         self.declared_nullable = spec.get("nullable")
-        if self.op not in ARITHMETIC and self.op not in DATE_PARTS and self.op != LOOKUP:
+        if self.op not in ARITHMETIC and self.op not in DATE_PARTS and \
+                self.op not in (LOOKUP, PRESENT):
             raise SchemaError(f"column {shown(name)}: unknown op {self.op!r}; use one of "
-                              f"{', '.join([*ARITHMETIC, *DATE_PARTS, LOOKUP])}")
-        if "map" in spec and self.op != LOOKUP:
-            raise SchemaError(f"column {shown(name)}: 'map' is for op 'lookup', not "
-                              f"{self.op!r}")
+                              f"{', '.join([*ARITHMETIC, *DATE_PARTS, LOOKUP, PRESENT])}")
+        if "map" in spec and self.op not in (LOOKUP, PRESENT):
+            raise SchemaError(f"column {shown(name)}: 'map' is for ops 'lookup' and "
+                              f"'present', not {self.op!r}")
         self.map = parse_map(name, spec.get("map")) if self.op == LOOKUP else None
         # as Python values (NumPy keys would not write as JSON, nor seed a noise key)
         self.given_map = {plain(k): plain(v) for k, v in spec["map"].items()} \
-            if self.op == LOOKUP else None
+            if self.op == LOOKUP else spec.get("map") if self.op == PRESENT else None
         self.lookup = None  # set by resolve(), against the source's values
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
@@ -70,8 +72,9 @@ class Derivation:
         if source.kind in ("derived", "id"):
             raise SchemaError(f"column {shown(name)}: 'from' {self.source!r} is {'a derived' if source.kind == 'derived' else 'an id'} "
                               "column; derive from a synthesized one")
-        if self.op == LOOKUP:
-            self.lookup = Lookup(name, self.map, self.given_map, source)
+        if self.op in (LOOKUP, PRESENT):
+            self.lookup = Lookup(name, self.map, self.given_map, source) if \
+                self.op == LOOKUP else Presence(name, self.given_map, source)
             col.values = self.lookup.values  # its output: as a categorical column's
         if self.op in ARITHMETIC and not (source.kind == "numeric" and source.integer):
             raise SchemaError(f"column {shown(name)}: op {self.op!r} needs an integer numeric "
@@ -88,16 +91,16 @@ class Derivation:
                               f"the start of each {unit}); give {self.source!r} a unit of "
                               f"{_PART_UNIT[self.op]} or finer, or drop {shown(name)}")
         if self.declared_nullable is not None and bool(self.declared_nullable) != \
-                source.nullable:
+                (source.nullable and self.op != PRESENT):
             raise SchemaError(f"column {shown(name)}: nullable must follow its source "
                               f"{self.source!r} (nullable: {source.nullable}); drop it")
-        col.nullable = source.nullable
+        col.nullable = source.nullable and self.op != PRESENT  # (a flag: never missing)
         if self.op == "floordiv":
             lo, hi = source.value_range
             self.value_range = (lo // self.by, hi // self.by)
         elif self.op == "mod":
             self.value_range = (0, self.by - 1)
-        elif self.op == LOOKUP:
+        elif self.op in (LOOKUP, PRESENT):
             self.value_range = None  # listed values instead (col.values)
         elif self.op == "year":
             self.value_range = (source.time.min.year, source.time.max.year)
@@ -109,19 +112,22 @@ class Derivation:
             return f"{self.source} {ARITHMETIC[self.op]} {self.by}"
         if self.op == LOOKUP:
             return f"the lookup of {self.source} in its map"
+        if self.op == PRESENT:
+            return f"whether {self.source} is present"
         return f"the {self.op} of {self.source}"
 
     def to_dict(self) -> dict:
         d = {"type": "derived", "from": self.source, "op": self.op}
-        if self.op == LOOKUP:
-            return {**d, "map": dict(self.given_map)}
+        if self.op in (LOOKUP, PRESENT):
+            return {**d, "map": dict(self.lookup.given if self.op == PRESENT and self.lookup
+                                     else self.given_map)}
         return {**d, "by": self.by} if self.op in ARITHMETIC else d
 
     def apply(self, source: pd.Series) -> np.ndarray:
         """float64 values (NaN where the source is missing) from the source's values:
         numbers for an arithmetic op, datetimes in the column's own zone for a date part;
         for a lookup, its values (object, None where the source is missing)."""
-        if self.op == LOOKUP:
+        if self.op in (LOOKUP, PRESENT):
             return self.lookup.apply(source)
         if self.op in ARITHMETIC:
             x = pd.to_numeric(source).to_numpy(dtype=np.float64, na_value=np.nan)
@@ -137,7 +143,7 @@ def check_data(s, col, source_values: pd.Series) -> None:
     if type(s).__module__.split(".")[0] == "cudf":
         s = s.to_pandas()
     s = s.reset_index(drop=True)
-    if d.op == LOOKUP:
+    if d.op in (LOOKUP, PRESENT):
         differ = lookup_differs(s, col, source_values)
         if differ.any():
             i = int(np.argmax(differ))

@@ -101,3 +101,39 @@ class Lookup:
         codes, uniq = factorized(s)
         listed = np.append(np.where((k := value_codes(list(uniq), col)) < 0, -2, k), -1)
         return listed[np.asarray(codes, dtype=np.intp)]
+
+
+PRESENCE_KEYS = ("missing", "present")
+
+
+class Presence(Lookup):
+    """op "present": a flag fixed by whether its source has a value (graduated: whether
+    there is a graduation date), {"missing": v0, "present": v1}; the lookup's interface
+    with the source's missingness as its one input."""
+
+    def __init__(self, name: str, given, source):
+        where = f"column {shown(name)}: op 'present'"
+        if not isinstance(given, dict) or sorted(given) != sorted(PRESENCE_KEYS):
+            raise SchemaError(f"{where} needs 'map' {{\"missing\": ..., \"present\": ...}}: "
+                              "its value where the source is missing and where it has one, "
+                              f"got {shown(given)}")
+        outs = [plain(given[k]) for k in PRESENCE_KEYS]
+        if any(v is None or isinstance(v, float) and not math.isfinite(v) or
+               not isinstance(v, (str, int, float)) for v in outs) or \
+                len({type(v) is bool or isinstance(v, str) for v in outs}) > 1 or \
+                value_key(outs[0]) == value_key(outs[1]):
+            raise SchemaError(f"{where}: 'map' takes two different values of one kind (text, "
+                              f"numbers or true/false), got {shown(given)}")
+        if not source.nullable:
+            raise SchemaError(f"column {shown(name)}: {source.name!r} is never missing, so "
+                              "whether it is present is the same on every row; make it "
+                              "nullable or drop the column")
+        self.source, self.given = source, dict(zip(PRESENCE_KEYS, outs))
+        self.values, self.codes = outs, np.array([0, 1], dtype=np.int64)
+
+    def source_codes(self, s: pd.Series) -> np.ndarray:
+        """0 where the source is missing, 1 where it has a value."""
+        return (~pd.Series(s).reset_index(drop=True).isna()).to_numpy().astype(np.int64)
+
+    def output_codes(self, source: pd.Series) -> np.ndarray:
+        return self.source_codes(source)
