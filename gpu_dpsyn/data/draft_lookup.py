@@ -155,11 +155,11 @@ def presences(data: dict, cols: list, whys: list) -> list:
             if got is None or b in derived or b in done:
                 continue
             codes, vals = got
-            if len(set(codes[gone])) != 1 or len(set(codes[~gone])) != 1 or \
-                    codes[gone][0] == codes[~gone][0]:
+            off, on = codes[gone], codes[~gone]  # one value on each side, not the same
+            if off.min() != off.max() or on.min() != on.max() or off[0] == on[0]:
                 continue
             spec = {"type": "derived", "from": a.name, "op": "present", "map": {
-                "missing": vals[codes[gone][0]], "present": vals[codes[~gone][0]]}}
+                "missing": vals[off[0]], "present": vals[on[0]]}}
             if cols[at[b]].dtype is not None:
                 spec["dtype"] = cols[at[b]].dtype
             try:
