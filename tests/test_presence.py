@@ -92,7 +92,7 @@ def test_the_draft_derives_a_flag_from_its_date_flagged_for_review():
     assert g.kind == "derived" and g.derive.op == "present" and g.derive.source == "grad"
     assert g.derive.to_dict()["map"] == {"missing": "no", "present": "yes"}
     assert "graduated.map" in s.drafted
-    assert "'yes' wherever 'grad' has a value" in lines["graduated"]
+    assert '"yes" wherever \'grad\' has a value' in lines["graduated"]
     out = Synthesizer(1.0, 1e-9, seed=0, progress=False).fit(_students(), s).sample(500)
     assert ((out["graduated"] == "yes") == out["grad"].notna()).all()
 
@@ -105,3 +105,27 @@ def test_a_flag_that_disagrees_once_or_a_source_missing_on_few_rows_is_measured(
     few = few[few["grad"].notna() | (np.arange(len(few)) < 40)]  # some 16 rows missing
     assert few["grad"].isna().sum() < 50
     assert _draft(few.reset_index(drop=True))[0]["graduated"].kind == "categorical"
+
+
+def test_a_flag_held_twice_and_a_parquet_bool_flag_are_both_derived(tmp_path):
+    """A review's findings: with the flag held twice (Y/N and 1/0), the lookup draft ran
+    first and made one the other's source, so it was measured and 2 of 410 synthetic rows
+    contradicted the source; a Parquet bool flag crashed the draft (np.bool_ in JSON)."""
+    from gpu_dpsyn.cli import main
+    r = np.random.default_rng(2)
+    cat = pd.Series(r.choice(["a", "b", "c"], 600)).where(r.random(600) < 0.6)
+    df = pd.DataFrame({"cat": cat, "has": np.where(cat.isna(), "N", "Y"),
+                       "has01": np.where(cat.isna(), 0, 1), "z": r.choice(["u", "v"], 600)})
+    s, lines = _draft(df)
+    assert s["has"].kind == s["has01"].kind == "derived", lines
+    assert {s["has"].derive.source, s["has01"].derive.source} == {"cat"}
+    df[["cat"]].assign(flag=df["cat"].notna()).to_parquet(tmp_path / "m.parquet")
+    assert main(["infer-schema", str(tmp_path / "m.parquet"), "--out",
+                 str(tmp_path / "m.json")]) == 0
+    spec = json.loads((tmp_path / "m.json").read_text())["columns"]["flag"]
+    assert spec["map"] == {"missing": False, "present": True}, spec
+
+
+def test_a_present_flag_declared_nullable_is_told_it_never_is():
+    with pytest.raises(SchemaError, match=r"a 'present' flag is never missing; drop "):
+        load_schema(_spec(nullable=True))

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.dtypes import check_column
-from gpu_dpsyn.data.matching import factorized, value_codes, value_key
+from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.types import missing
 from gpu_dpsyn.errors import SchemaError
@@ -46,7 +46,8 @@ def lookups(data: dict, cols: list, whys: list) -> list:
     at = {c.name: i for i, c in enumerate(cols)}
     order = sorted((n for n in codes if cols[at[n]].kind == "categorical"),
                    key=lambda n: (-len(codes[n][1]), at[n]))
-    done, sources = set(), set()
+    # a column another is derived from already (a present flag's) stays measured
+    done, sources = set(), {c.derive.source for c in cols if c.kind == "derived"}
     for a in order:
         if a in done:
             continue
@@ -125,7 +126,7 @@ def _lookup(b: Column, a: Column, va: list, vb: list, ka, kb) -> Column | None:
 def _undo(b: Column) -> str:
     """The edit that measures b again, as drafted before."""
     d = b.to_dict()
-    text = json.dumps(d.get("values", []), ensure_ascii=False)
+    text = json.dumps([plain(v) for v in d.get("values", [])], ensure_ascii=False)
     if b.kind == "categorical" and len(text) <= _SHORT:  # the values to write are the
         # public list: the data's, set as they are, would be marked reviewed (a review's)
         return f"gpu-dpsyn schema FILE --set {b.name}.type=categorical --set " \
@@ -159,7 +160,7 @@ def presences(data: dict, cols: list, whys: list) -> list:
             if off.min() != off.max() or on.min() != on.max() or off[0] == on[0]:
                 continue
             spec = {"type": "derived", "from": a.name, "op": "present", "map": {
-                "missing": vals[off[0]], "present": vals[on[0]]}}
+                "missing": plain(vals[off[0]]), "present": plain(vals[on[0]])}}
             if cols[at[b]].dtype is not None:
                 spec["dtype"] = cols[at[b]].dtype
             try:
@@ -168,8 +169,9 @@ def presences(data: dict, cols: list, whys: list) -> list:
                 check_column(col)
             except SchemaError:
                 continue
-            whys[at[b]] = (f"{spec['map']['present']!r} wherever {a.name!r} has a value, "
-                           f"{spec['map']['missing']!r} where it is missing, in every record: "
+            said = {k: json.dumps(v, ensure_ascii=False) for k, v in spec["map"].items()}
+            whys[at[b]] = (f"{said['present']} wherever {a.name!r} has a value, "
+                           f"{said['missing']} where it is missing, in every record: "
                            "derived from it, not measured (no budget); to measure it "
                            "instead: " + _undo(cols[at[b]]))
             cols[at[b]] = col

@@ -48,7 +48,9 @@ class Derivation:
         self.map = parse_map(name, spec.get("map")) if self.op == LOOKUP else None
         # as Python values (NumPy keys would not write as JSON, nor seed a noise key)
         self.given_map = {plain(k): plain(v) for k, v in spec["map"].items()} \
-            if self.op == LOOKUP else spec.get("map") if self.op == PRESENT else None
+            if self.op == LOOKUP else {plain(k): plain(v) for k, v in spec["map"].items()} \
+            if self.op == PRESENT and isinstance(spec.get("map"), dict) else spec.get("map") \
+            if self.op == PRESENT else None
         self.lookup = None  # set by resolve(), against the source's values
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
@@ -92,8 +94,10 @@ class Derivation:
                               f"{_PART_UNIT[self.op]} or finer, or drop {shown(name)}")
         if self.declared_nullable is not None and bool(self.declared_nullable) != \
                 (source.nullable and self.op != PRESENT):
-            raise SchemaError(f"column {shown(name)}: nullable must follow its source "
-                              f"{self.source!r} (nullable: {source.nullable}); drop it")
+            raise SchemaError(f"column {shown(name)}: " + (
+                "a 'present' flag is never missing; drop 'nullable'" if self.op == PRESENT
+                else f"nullable must follow its source {self.source!r} (nullable: "
+                f"{source.nullable}); drop it"))
         col.nullable = source.nullable and self.op != PRESENT  # (a flag: never missing)
         if self.op == "floordiv":
             lo, hi = source.value_range
@@ -147,9 +151,10 @@ def check_data(s, col, source_values: pd.Series) -> None:
         differ = lookup_differs(s, col, source_values)
         if differ.any():
             i = int(np.argmax(differ))
+            was = (f"{d.source} {'is missing' if pd.isna(source_values.iloc[i]) else 'has a value'}"
+                   if d.op == PRESENT else f"{d.source}={shown(source_values.iloc[i])}")
             raise DataError(f"column {shown(col.name)} is derived as {d.rule()} in the "
-                            f"schema, but {int(differ.sum())} rows disagree (first: "
-                            f"{d.source}={shown(source_values.iloc[i])}, "
+                            f"schema, but {int(differ.sum())} rows disagree (first: {was}, "
                             f"{col.name}={shown(s.iloc[i])})")
         return
     got = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
