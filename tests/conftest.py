@@ -159,3 +159,14 @@ def client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                       dashboard_address=":0") as cluster, Client(cluster) as c:
         yield c
+
+
+def drafted(df, **kw):
+    """infer-schema's draft of df, its warnings muted: (schema, each column's line by
+    the column's name)."""
+    import warnings
+    from gpu_dpsyn.data.inference import infer_schema_with_summary
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s, lines = infer_schema_with_summary(df, **kw)
+    return s, {x.split()[0]: x for x in lines}

@@ -11,8 +11,9 @@ import pytest
 
 from gpu_dpsyn import Synthesizer
 from gpu_dpsyn.cli import main
-from gpu_dpsyn.data.inference import comparison_schema, infer_schema_with_summary
+from gpu_dpsyn.data.inference import comparison_schema
 from gpu_dpsyn.data.schema import load_schema
+from conftest import drafted
 
 
 def _trips(n: int, fmt="%Y-%m-%d %H:%M", seed=0):
@@ -27,11 +28,7 @@ def _trips(n: int, fmt="%Y-%m-%d %H:%M", seed=0):
                          "kind": np.where(night, "bar", rng.choice(["office", "shop"], n))})
 
 
-def _draft(df):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        s, lines = infer_schema_with_summary(df)
-    return s, {x.split()[0]: x for x in lines}
+_draft = drafted  # (conftest: the draft and its lines by column)
 
 
 def test_few_rows_draft_coarser_bins_of_whole_units():

@@ -7,14 +7,10 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn import Synthesizer
-from gpu_dpsyn.data.inference import infer_schema_with_summary
+from conftest import drafted
 
 
-def _draft(df, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        s, lines = infer_schema_with_summary(df, **kw)
-    return s, {x.split()[0]: x for x in lines}
+_draft = drafted  # (conftest: the draft and its lines by column)
 
 
 def _survey(n=3000, seed=1, words=("refused",), missing=True):

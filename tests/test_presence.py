@@ -14,6 +14,7 @@ from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.errors import DataError, SchemaError
+from conftest import drafted
 
 
 def _students(n=3000, seed=0):
@@ -78,12 +79,7 @@ def test_a_disagreeing_record_is_refused_by_encode_and_recomputed_by_repair():
     assert ((fixed["graduated"] == "yes") == fixed["grad"].notna()).all()
 
 
-def _draft(df):
-    from gpu_dpsyn.data.inference import infer_schema_with_summary
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        s, lines = infer_schema_with_summary(df)
-    return s, {x.split()[0]: x for x in lines}
+_draft = drafted  # (conftest: the draft and its lines by column)
 
 
 def test_the_draft_derives_a_flag_from_its_date_flagged_for_review():
