@@ -47,10 +47,9 @@ class Derivation:
                               f"'present', not {self.op!r}")
         self.map = parse_map(name, spec.get("map")) if self.op == LOOKUP else None
         # as Python values (NumPy keys would not write as JSON, nor seed a noise key)
-        self.given_map = {plain(k): plain(v) for k, v in spec["map"].items()} \
-            if self.op == LOOKUP else {plain(k): plain(v) for k, v in spec["map"].items()} \
-            if self.op == PRESENT and isinstance(spec.get("map"), dict) else spec.get("map") \
-            if self.op == PRESENT else None
+        given = spec.get("map")  # (a lookup's was checked a dict by parse_map)
+        self.given_map = None if self.op not in (LOOKUP, PRESENT) else \
+            {plain(k): plain(v) for k, v in given.items()} if isinstance(given, dict) else given
         self.lookup = None  # set by resolve(), against the source's values
         if self.op in ARITHMETIC:
             if isinstance(self.by, bool) or not isinstance(self.by, (int, np.integer)) or \
