@@ -25,10 +25,15 @@ def is_the_command() -> bool:
     return (last.split("m", 1)[-1] if last.startswith("-") else last) == "gpu_dpsyn"
 
 
+def interrupted() -> None:
+    """End the command as main() ends an interrupt: one line, the shell's code for
+    SIGINT; nothing has read any data yet."""
+    print("gpu-dpsyn: interrupted", file=sys.stderr)
+    raise SystemExit(128 + signal.SIGINT)
+
+
 def interrupted_on_start() -> None:
-    """Called on a KeyboardInterrupt while importing: the command ends as main() ends an
-    interrupt (one line, the shell's code for SIGINT); nothing has read any data yet.
-    Otherwise it returns, for the caller to re-raise."""
+    """Called on a KeyboardInterrupt while importing: the command ends (interrupted);
+    a program that imports gpu_dpsyn gets it back, for the caller to re-raise."""
     if is_the_command():
-        print("gpu-dpsyn: interrupted", file=sys.stderr)
-        raise SystemExit(128 + signal.SIGINT)
+        interrupted()
