@@ -111,14 +111,19 @@ def _lookup(b: Column, a: Column, va: list, vb: list, ka, kb) -> Column | None:
              for i, j in zip(ka[seen], kb[seen])}
     if len(table) != len(va):  # a listed value without records (not drafted so)
         return None
-    spec = {"type": "derived", "from": a.name, "op": "lookup", "map": table}
+    return _derived(b, a, {"type": "derived", "from": a.name, "op": "lookup", "map": table})
+
+
+def _derived(b: Column, a: Column, spec: dict) -> Column | None:
+    """b drafted as the derived column `spec` of a, in b's dtype, or None where the
+    schema would refuse it (its dtype does not fit the map's values, say)."""
     if b.dtype is not None:
         spec["dtype"] = b.dtype
     try:
         col = column_from_spec(b.name, spec)
         col.derive.resolve(col, a)
         check_column(col)
-    except SchemaError:  # (its dtype does not fit the map's values, say)
+    except SchemaError:
         return None
     return col
 
@@ -159,17 +164,12 @@ def presences(data: dict, cols: list, whys: list) -> list:
             off, on = codes[gone], codes[~gone]  # one value on each side, not the same
             if off.min() != off.max() or on.min() != on.max() or off[0] == on[0]:
                 continue
-            spec = {"type": "derived", "from": a.name, "op": "present", "map": {
-                "missing": plain(vals[off[0]]), "present": plain(vals[on[0]])}}
-            if cols[at[b]].dtype is not None:
-                spec["dtype"] = cols[at[b]].dtype
-            try:
-                col = column_from_spec(b, spec)
-                col.derive.resolve(col, a)
-                check_column(col)
-            except SchemaError:
+            given = {"missing": plain(vals[off[0]]), "present": plain(vals[on[0]])}
+            col = _derived(cols[at[b]], a, {"type": "derived", "from": a.name,
+                                            "op": "present", "map": given})
+            if col is None:
                 continue
-            said = {k: json.dumps(v, ensure_ascii=False) for k, v in spec["map"].items()}
+            said = {k: json.dumps(v, ensure_ascii=False) for k, v in given.items()}
             whys[at[b]] = (f"{said['present']} wherever {a.name!r} has a value, "
                            f"{said['missing']} where it is missing, in every record: "
                            "derived from it, not measured (no budget); to measure it "

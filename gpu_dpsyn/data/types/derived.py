@@ -122,8 +122,7 @@ class Derivation:
     def to_dict(self) -> dict:
         d = {"type": "derived", "from": self.source, "op": self.op}
         if self.op in (LOOKUP, PRESENT):
-            return {**d, "map": dict(self.lookup.given if self.op == PRESENT and self.lookup
-                                     else self.given_map)}
+            return {**d, "map": dict(self.given_map)}
         return {**d, "by": self.by} if self.op in ARITHMETIC else d
 
     def apply(self, source: pd.Series) -> np.ndarray:

@@ -69,7 +69,7 @@ class Lookup:
             raise SchemaError(f"column {shown(name)}: 'map' has no entry for {shown(lacking[0])}"
                               f", a value of {source.name!r} ({len(lacking)} of its "
                               f"{len(keys)} values lack one); give every value its own")
-        self.source, self.given = source, dict(given)
+        self.source = source
         outs = [table[k] for k in keys]
         first = {}
         for v in outs:  # the distinct outputs in their source order
@@ -128,12 +128,9 @@ class Presence(Lookup):
             raise SchemaError(f"column {shown(name)}: {source.name!r} is never missing, so "
                               "whether it is present is the same on every row; make it "
                               "nullable or drop the column")
-        self.source, self.given = source, dict(zip(PRESENCE_KEYS, outs))
+        self.source = source
         self.values, self.codes = outs, np.array([0, 1], dtype=np.int64)
 
     def source_codes(self, s: pd.Series) -> np.ndarray:
-        """0 where the source is missing, 1 where it has a value."""
+        """0 where the source is missing, 1 where it has a value (the output codes too)."""
         return (~pd.Series(s).reset_index(drop=True).isna()).to_numpy().astype(np.int64)
-
-    def output_codes(self, source: pd.Series) -> np.ndarray:
-        return self.source_codes(source)
