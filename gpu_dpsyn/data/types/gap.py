@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.data.types.wall import from_wall, to_wall
 from gpu_dpsyn.errors import DataError, SchemaError
 
 KEYS = ("column", "max", "bins", "unit")
@@ -265,11 +266,5 @@ def _within_room(g, room, edges) -> np.ndarray:
 def _rounded(x, step: str, zone) -> tuple:
     """Epochs x rounded up and down to `step` in the zone's local time (its days start at
     its midnight; a skipped hour shifts forward, a doubled one takes its first)."""
-    t = pd.DatetimeIndex(x.astype("datetime64[ns]"))
-    if zone is None:
-        return t.ceil(step).asi8, t.floor(step).asi8
-    wall = t.tz_localize("UTC").tz_convert(zone).tz_localize(None)
-    first = np.ones(len(t), bool)
-    return tuple(r.tz_localize(zone, ambiguous=first, nonexistent="shift_forward")
-                 .tz_convert("UTC").tz_localize(None).asi8
-                 for r in (wall.ceil(step), wall.floor(step)))
+    wall = pd.DatetimeIndex(to_wall(x, zone).view("datetime64[ns]"))
+    return tuple(from_wall(r.asi8, zone) for r in (wall.ceil(step), wall.floor(step)))

@@ -13,10 +13,10 @@ timeline bin's days, a time in the hidden bin at the written unit, and localizes
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.data.types.datetime import ISO, written_unit
+from gpu_dpsyn.data.types.wall import from_wall, to_wall
 from gpu_dpsyn.errors import SchemaError
 
 KEY = "time_of_day"
@@ -122,24 +122,14 @@ def _whole_days(time) -> bool:
     first bin starts at min), or bins whose every start is a local midnight."""
     if time.calendar:
         return time.unit in ("day", "month", "year")
-    return bool((_wall(np.asarray(time.edges[:-1], dtype=np.int64), time) % DAY_NS == 0)
-                .all())
-
-
-def _wall(x: np.ndarray, time) -> np.ndarray:
-    """Epoch nanoseconds as local wall-clock nanoseconds (the column's zone)."""
-    if time.timezone is None:
-        return x
-    t = pd.DatetimeIndex(x.view("datetime64[ns]")).tz_localize("UTC").tz_convert(
-        time.timezone).tz_localize(None)
-    return np.asarray(t.asi8, dtype=np.int64)
+    return bool((to_wall(time.edges[:-1], time.timezone) % DAY_NS == 0).all())
 
 
 def encode(x: np.ndarray, na: np.ndarray, col) -> np.ndarray:
     """The hidden codes of epochs x (to_epoch's): the local time of day's bin; the null
     code where the value is missing."""
     tod = of(col)
-    wall = _wall(np.where(na, 0, x).astype(np.int64), col.time)
+    wall = to_wall(np.where(na, 0, x).astype(np.int64), col.time.timezone)
     codes = np.mod(wall, DAY_NS) // tod.width_ns
     return np.where(na, tod.bins, codes)
 
@@ -151,8 +141,8 @@ def draw(col, codes, hidden, u_day, u_time) -> np.ndarray:
     tod, time = of(col), col.time
     edges = np.asarray(col.edges, dtype=np.int64)
     lo, hi = np.append(edges[:-1], edges[-2]), np.append(edges[1:], edges[-1]) - 1
-    first = _wall(lo, time) // DAY_NS  # per bin: its first and last local day
-    days = _wall(hi, time) // DAY_NS - first + 1
+    first = to_wall(lo, time.timezone) // DAY_NS  # per bin: its first and last local day
+    days = to_wall(hi, time.timezone) // DAY_NS - first + 1
     codes, hidden = np.asarray(codes, dtype=np.intp), np.asarray(hidden, dtype=np.int64)
     unit_ns = _UNIT_S[tod.unit] * 10 ** 9
     whole = hidden >= tod.bins  # no time of day: anywhere in the day
@@ -164,14 +154,4 @@ def draw(col, codes, hidden, u_day, u_time) -> np.ndarray:
     step = (steps - 1) // 2 if u_time is None else np.minimum(np.floor(
         u_time * steps).astype(np.int64), steps - 1)
     wall = (first[codes] + day) * DAY_NS + start + step * unit_ns
-    return np.clip(_localized(wall, time), lo[codes], hi[codes])
-
-
-def _localized(wall: np.ndarray, time) -> np.ndarray:
-    """Local wall nanoseconds as epochs: a doubled time its first instant, a skipped one
-    shifted forward (as the calendar's edges are)."""
-    if time.timezone is None:
-        return wall
-    t = pd.DatetimeIndex(wall.view("datetime64[ns]")).tz_localize(
-        time.timezone, ambiguous=np.ones(len(wall), bool), nonexistent="shift_forward")
-    return np.asarray(t.tz_convert("UTC").tz_localize(None).asi8, dtype=np.int64)
+    return np.clip(from_wall(wall, time.timezone), lo[codes], hi[codes])
