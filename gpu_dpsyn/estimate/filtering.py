@@ -78,10 +78,14 @@ def tail_shares(y: np.ndarray, low: np.ndarray, shares: np.ndarray, ordered: int
         return shares
     first, last = int(np.argmin(inner)), ordered - 1 - int(np.argmin(inner[::-1]))
     # each run read outward from the kept bins, with the body's two bins beside it
-    runs = [(r, y[[first, first + 1]] if first + 1 <= last else None) for r in
-            (np.arange(first - 1, -1, -1),) if len(r)] + \
-        [(r, y[[last, last - 1]] if last - 1 >= first else None) for r in
-         (np.arange(last + 1, ordered),) if len(r)]
+    # (None: a body of one bin)
+    runs = []
+    if first > 0:
+        runs.append((np.arange(first - 1, -1, -1),
+                     y[[first, first + 1]] if first + 1 <= last else None))
+    if last + 1 < ordered:
+        runs.append((np.arange(last + 1, ordered),
+                     y[[last, last - 1]] if last - 1 >= first else None))
     if not runs:
         return shares
     for run, body in runs:
@@ -219,8 +223,8 @@ def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None) -> Marg
     vals = np.bincount(r.lut, weights=m.values, minlength=r.size).astype(np.float64)
     spread = spread_of(m, r)
     # the merged total of k empty values passes theta alone on its noise in P(Z > 3 /
-    # sqrt(k)) of runs (19% at k = 12), then decoded over its members: an empty price
-    # tail got 3% of the rows and 12 times the real mean
+    # sqrt(k)) of runs (19% at k = 12), and that noise came out as records spread over
+    # its members
     theta = (theta_sigmas(r.lut.size) if sigmas is None else sigmas) * m.sigma * \
         math.sqrt(spread[-1])
     if vals[-1] < theta and r.size > 1:  # a tail beside kept values: about no rows (all
