@@ -64,8 +64,8 @@ def parse_dtype(text):
     """The dtype a schema's "dtype" names: pandas' names, Arrow's decimals as
     pd.ArrowDtype (their parameters checked by check_column), Arrow's dictionary text as
     pandas' categories (its index is the writer's, dictionary_types)."""
-    if dictionary_type(text) is not None:
-        return pd.CategoricalDtype(ordered=dictionary_type(text).ordered)
+    if (t := dictionary_type(text)) is not None:
+        return pd.CategoricalDtype(ordered=t.ordered)
     dec = _decimal_name(text)
     if dec is None:
         return pd.api.types.pandas_dtype(text)
@@ -225,8 +225,8 @@ def check_column(col) -> None:
                           "the column lists numbers; use 'string'")
     if _decimal(d) is not None:
         _check_decimal_range(col, _decimal(d))
-    if dictionary_type(col.dtype) is not None:
-        _check_dictionary(col, dictionary_type(col.dtype))
+    if (t := dictionary_type(col.dtype)) is not None:
+        _check_dictionary(col, t)
 
 
 def _check_decimal_name(name: str, text) -> None:

@@ -42,13 +42,19 @@ def _rated(k: int, value: float) -> Markup:
     return Markup(f"<span class='{b}'>{b}</span>")
 
 
+def _linked(kw, scale: float) -> np.ndarray:
+    """The column sets whose real columns clearly depend on each other: their departure
+    from independence past twice the sampling level (and 0.01)."""
+    return kw.independent > np.maximum(2 * scale * kw.sampling, 0.01)
+
+
 def _structure(kw, scale: float = 1.0) -> tuple:
     """(text, share kept or None): how much of the real table's departure from independent
     columns the synthetic table keeps, over the sets where the real columns clearly depend
     on each other (an average over all sets would drown a few strong links among many
     independent columns)."""
     what = "pairwise" if kw.k == 2 else "three-way"
-    linked = kw.independent > np.maximum(2 * scale * kw.sampling, 0.01)
+    linked = _linked(kw, scale)
     if not linked.any():
         return "; the real columns are nearly independent here, so there is little to keep", \
             None
@@ -127,7 +133,7 @@ def _worse_than_independent(kw, scale: float = 1.0):
     score worse than independent columns would there, beyond the sampling level (None
     otherwise): the synthetic table then misleads about them more than one that knew
     nothing of their relationship."""
-    linked = kw.independent > np.maximum(2 * scale * kw.sampling, 0.01)
+    linked = _linked(kw, scale)
     # beyond the sampling level: a smaller gap is what two samples of one table show
     worse = linked & (kw.tvd > kw.independent + scale * kw.sampling)
     if not worse.any():
