@@ -88,6 +88,15 @@ def test_bad_support_is_a_schema_error(spec, match):
         _schema(**spec)
 
 
+@pytest.mark.parametrize("support", [{"step": 10 ** 20}, {"step": 2 ** 63},
+                                     {"step": 5, "start": 10 ** 20},
+                                     {"step": 5, "start": -2 ** 70}, [1, 10 ** 20]])
+def test_support_past_the_exact_integers_is_a_schema_error(support):
+    # they overflowed int64 in NumPy: an OverflowError's traceback, not a one-line refusal
+    with pytest.raises(SchemaError, match=r"'t'.*2\*\*53"):
+        _schema(min=0, max=10, support=support)
+
+
 def test_decode_with_support_on_the_backend_equals_numpy(backend):
     from gpu_dpsyn.core import rng
     s = _schema(edges=HOURLY, support="hhmm", nullable=True)

@@ -11,6 +11,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import numpy as np
 
+from gpu_dpsyn.data.dtypes import FLOAT_EXACT
 from gpu_dpsyn.errors import SchemaError
 
 # HHMM clock values: hour * 100 + minute, plus 2400 (ISO 8601's end of day, which
@@ -49,6 +50,12 @@ class StepSupport:
 
 def parse_support(name: str, spec, lo: int, hi: int):
     """A support from the schema's "support" entry; lo, hi: the column's integer range."""
+    given = spec if isinstance(spec, list) else \
+        [spec.get(k, 0) for k in ("step", "start")] if isinstance(spec, dict) else []
+    big = next((v for v in given if _is_int(v) and abs(int(v)) > FLOAT_EXACT), None)
+    if big is not None:  # (past int64, NumPy overflowed; the range stops at 2**53 anyway)
+        raise SchemaError(f"column {shown(name)}: 'support' holds {big}, past +-2**53, "
+                          "where the column's range ends; give integers within it")
     if isinstance(spec, str):
         if spec not in NAMED:
             raise SchemaError(f"column {shown(name)}: unknown support {spec!r}; use one of "
