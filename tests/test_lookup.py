@@ -176,3 +176,25 @@ def test_a_map_given_numpy_keys_and_values_saves_and_seeds_as_python_ones():
     df["v"] = df["k"] / 2
     out = Synthesizer(1.0, 1e-6, seed=1, progress=False).fit(df, s).sample()
     assert ((out["k"] / 2) == out["v"]).all()
+
+
+def test_a_boolean_source_takes_its_values_as_json_writes_them():
+    """A probe's map {"true": ..., "false": ...} (JSON's text of the values, as the docs
+    say a key is) was refused as naming no value; so was the file a schema saved from a
+    map with Python booleans as keys, since json.dumps writes them so."""
+    flag = {"columns": {"b": {"type": "categorical", "values": [False, True]},
+                        "x": {"type": "numeric", "min": 0, "max": 1, "bins": 2}}}
+    for given in ({"true": "yes", "false": "no"}, {"True": "yes", "False": "no"},
+                  {True: "yes", False: "no"}):
+        spec = json.loads(json.dumps(flag))
+        spec["columns"]["v"] = {"type": "derived", "from": "b", "op": "lookup",
+                                "map": given}
+        s = load_schema(spec)
+        saved = json.dumps(s.to_dict())
+        assert json.dumps(load_schema(json.loads(saved)).to_dict()) == saved
+        df = pd.DataFrame({"b": [True, False, True], "x": [0.1, 0.5, 0.9]})
+        df["v"] = np.where(df["b"], "yes", "no")
+        encode(df, s)  # the data follows the map
+    spec["columns"]["v"]["map"] = {"true": "yes", "True": "si", "false": "no"}
+    with pytest.raises(SchemaError, match=r"'v'.*twice"):
+        load_schema(spec)

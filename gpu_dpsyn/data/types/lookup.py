@@ -59,7 +59,9 @@ class Lookup:
                               f"column, and {source.name!r} is {source.kind}; list its "
                               "values as a categorical column to look them up")
         keys = [value_key(v) for v in source.values]
-        extra = next((k for k in given if value_key(plain(k)) not in set(keys)), None)
+        table, json_keys = _json_booleans(name, table, source.values, keys)
+        extra = next((k for k in given if value_key(plain(k)) not in set(keys) and
+                      value_key(plain(k)) not in json_keys), None)
         if extra is not None:  # first: a key written otherwise ("7.0") is named as written
             raise SchemaError(f"column {shown(name)}: 'map' names {shown(extra)}, which is "
                               f"not a value of {source.name!r} as JSON writes its values; "
@@ -101,6 +103,22 @@ class Lookup:
         codes, uniq = factorized(s)
         listed = np.append(np.where((k := value_codes(list(uniq), col)) < 0, -2, k), -1)
         return listed[np.asarray(codes, dtype=np.intp)]
+
+
+def _json_booleans(name: str, table: dict, values: list, keys: list) -> tuple:
+    """(table, the JSON keys taken): a boolean source value's entry may be keyed as JSON
+    writes it ("true"), as json.dumps saves a map with Python's True as a key, or as
+    value_key does ("True"); not both."""
+    out, taken = dict(table), set()
+    for v, k in zip(values, keys):
+        j = ("true" if v else "false") if isinstance(v, (bool, np.bool_)) else None
+        if j is None or j not in out or j in keys:  # ("true" listed as text: itself)
+            continue
+        if k in out:
+            raise SchemaError(f"column {shown(name)}: op 'lookup': 'map' names {shown(k)} "
+                              f"twice (as {shown(j)} too)")
+        out[k], _ = out.pop(j), taken.add(j)
+    return out, taken
 
 
 PRESENCE_KEYS = ("missing", "present")
