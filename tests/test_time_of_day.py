@@ -100,6 +100,26 @@ def test_decode_puts_each_time_in_its_day_and_hour_bin_at_the_written_unit():
     assert out.equals(again)
 
 
+def test_a_date_part_down_to_the_time_of_days_unit_is_derived_from_it():
+    """A probe's hour of a day-binned column with a time of day was refused as 'the same
+    on every row (its values are the start of each day)': the column decodes to a day
+    among its bin's and a time in its hidden bin, at the time of day's unit."""
+    doc = _schema(tod={"bins": 48, "unit": "minute"}, unit="month").to_dict()
+    doc["columns"].update({p: {"type": "derived", "from": "d", "op": p}
+                           for p in ("hour", "minute", "day", "weekday")})
+    s = load_schema(doc)
+    n = 3000
+    rng = np.random.default_rng(1)
+    out = decode([rng.integers(0, 12, n), rng.integers(0, 48, n), np.zeros(n, np.uint8)],
+                 s, seed=2)
+    for p in ("hour", "minute", "day"):
+        assert (out[p] == getattr(out["d"].dt, p)).all() and out[p].nunique() > 12
+    assert (out["weekday"] == out["d"].dt.weekday).all()
+    doc["columns"]["d"]["time_of_day"] = {"bins": 24, "unit": "hour"}
+    with pytest.raises(SchemaError, match="the minute of 'd'.*same on every row"):
+        load_schema(doc)  # drawn to the hour: its minute is 0 on every row
+
+
 def test_decode_across_daylight_saving_keeps_the_day():
     s = _schema()
     days = np.full(48, 68)  # 2013-03-10: 02:00-03:00 is skipped in New York

@@ -83,12 +83,15 @@ class Derivation:
         if self.op in DATE_PARTS and source.kind != "datetime":
             raise SchemaError(f"column {shown(name)}: op {self.op!r} needs a datetime column, and "
                               f"{self.source!r} is not one")
-        unit = (source.time.unit or _STEP_UNIT.get(getattr(source.time.after, "step", None))) \
-            if self.op in DATE_PARTS else None  # (a gap's end: rounded to its step)
+        # a time of day draws a day in its bin and a time down to its own unit
+        tod = getattr(source.time, "time_of_day", None) if self.op in DATE_PARTS else None
+        unit = tod.unit if tod is not None else (source.time.unit or _STEP_UNIT.get(
+            getattr(source.time.after, "step", None))) if self.op in DATE_PARTS else None
         if unit is not None and _FINENESS[_PART_UNIT[self.op]] > _FINENESS[unit]:
             # a calendar unit decodes to its bin's start: the part would be one value
             raise SchemaError(f"column {shown(name)}: the {self.op} of {self.source!r}, whose "
-                              f"unit is {unit}, is the same on every row (its values are "
+                              f"{'time of day is drawn to the' if tod else 'unit is'} "
+                              f"{unit}, is the same on every row (its values are "
                               f"the start of each {unit}); give {self.source!r} a unit of "
                               f"{_PART_UNIT[self.op]} or finer, or drop {shown(name)}")
         if self.declared_nullable is not None and bool(self.declared_nullable) != \
