@@ -394,6 +394,41 @@ def test_cli_ledger_lists_the_edges_and_evaluate_uses_them(tmp_path):
     assert "Private quantile bins" in html and ", ".join(f"{e:g}" for e in edges) in html
 
 
+def test_evaluate_refuses_a_ledger_whose_private_bins_this_schema_could_not_choose(
+        tmp_path, capsys):
+    """A probe's ledger of another run was taken as it came: bins past the schema's range
+    (scored on a wider range, or the synthetic table blamed for 'values outside the
+    schema range [100, 300]'), 200,000 of them where K bins were asked for, a ledger
+    with no bins for the column (the placeholder bins used unsaid), bins of a column
+    the schema does not have; each is refused, naming the ledger."""
+    import json
+    from gpu_dpsyn.cli import main
+    df, schema = wages(600)
+    real, sch, out = tmp_path / "real.csv", tmp_path / "s.json", tmp_path / "syn.csv"
+    ledger = tmp_path / "l.json"
+    df.to_csv(real, index=False)
+    sch.write_text(json.dumps(schema))
+    assert main(["synthesize", str(real), "--schema", str(sch), "--epsilon", "1", "--delta",
+                 "1e-9", "--out", str(out), "--seed", "2", "--iterations", "3", "--ledger",
+                 str(ledger), "--quiet"]) == 0
+    rep = json.loads(ledger.read_text())
+    edges = rep["private_bins"]["wage"]
+    grid = load_schema(schema)["wage"].private.grid
+    cases = {"narrow": {"wage": [100, 200, 300]}, "wide": {"wage": [0, *edges[1:-1], 10**6]},
+             "many": {"wage": list(grid)}, "none": {},
+             "stray": {"wage": edges, "bonus": [0, 1]}}
+    for name, bins in cases.items():
+        bad = tmp_path / f"{name}.json"
+        bad.write_text(json.dumps({**rep, "private_bins": bins}))
+        capsys.readouterr()
+        assert main(["evaluate", str(real), str(out), "--schema", str(sch), "--ledger",
+                     str(bad), "--quiet"]) != 0, name
+        err = capsys.readouterr().err.strip()
+        assert f"{name}.json" in err and "private bins" in err and "\n" not in err, err
+    assert main(["evaluate", str(real), str(out), "--schema", str(sch), "--ledger",
+                 str(ledger), "--quiet"]) == 0
+
+
 def _top_bin_draws(counts, sigma, seed, k=8):
     from gpu_dpsyn.data.types.quantile_bins import Within
     from gpu_dpsyn.measure import quantiles as q

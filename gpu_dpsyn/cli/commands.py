@@ -212,8 +212,8 @@ def evaluate(a) -> int:
         check_sklearn()
         if schema is not None:
             check_target(schema, a.target)
-    if schema is not None and run and isinstance(run.get("private_bins"), dict):
-        schema = _chosen_bins(schema, run["private_bins"])
+    if schema is not None and run:  # (check_ledger checked private_bins' JSON types)
+        schema = _chosen_bins(schema, run.get("private_bins") or {}, a.ledger)
     real, syn = (read_table(p, schema=schema, as_text=schema is None)
                  for p in (a.real, a.synthetic))
     if schema is None and table_format(a.real) != table_format(a.synthetic):
@@ -295,9 +295,14 @@ def _check_table_columns(real, syn, schema, real_path, syn_path) -> None:
                              "table has; give tables with the same columns, or --schema")
 
 
-def _chosen_bins(schema, chosen: dict):
+def _chosen_bins(schema, chosen: dict, ledger: str):
     """The schema with the private quantile bins the run chose (the ledger's private_bins):
-    evaluate on the bins the synthesizer measured, not the placeholder."""
+    evaluate on the bins the synthesizer measured, not the placeholder nor another run's."""
+    from gpu_dpsyn.data.types.quantile_bins import chosen_mismatch
+    if (why := chosen_mismatch(schema.columns, chosen)) is not None:
+        raise DPSynError(f"ledger {ledger!r}: its private bins are not ones a fit of this "
+                         f"schema chose ({why}): give the ledger of the run that wrote the "
+                         "synthetic table, and its schema")
     pending = {c.name for c in schema.columns if c.private is not None}
     return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 

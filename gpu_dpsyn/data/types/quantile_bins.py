@@ -96,6 +96,29 @@ def parse(name: str, spec: dict, lo, hi, integer: bool) -> PrivateQuantiles:
     return PrivateQuantiles(int(k), tuple(grid), spec.get("min"), spec.get("max"), dict(bins))
 
 
+def chosen_mismatch(columns, chosen: dict) -> str | None:
+    """Why `chosen` (a ledger's private_bins: name -> edges) is not what a fit of these
+    schema columns could have chosen, or None.  The fit picks, for each column asking
+    for private bins, at most K bins whose edges are edges of its grid, the grid's ends
+    its outer ones: bins from another run or schema would score on another range."""
+    asked = {c.name: c.private for c in columns if c.private is not None}
+    numeric = {c.name for c in columns if c.kind == "numeric"}
+    stray = next((n for n in chosen if n not in numeric), None)
+    if stray is not None:
+        return f"they name {shown(stray)}, no numeric column of the schema"
+    for name, pq in asked.items():
+        edges = chosen.get(name)
+        why = "there are none" if edges is None else \
+            f"they run {edges[0]:g} to {edges[-1]:g}, its grid {pq.grid[0]:g} to " \
+            f"{pq.grid[-1]:g}" if (edges[0], edges[-1]) != (pq.grid[0], pq.grid[-1]) else \
+            f"{len(edges) - 1} bins, where {pq.k} are asked for" if len(edges) - 1 > pq.k \
+            else next((f"{e:g} is no edge of its grid" for e in edges
+                       if e not in set(pq.grid)), None)
+        if why is not None:
+            return f"{shown(name)}: {why}"
+    return None
+
+
 def _integer_grid(lo: int, hi: int, g: int, log: bool) -> list:
     top = hi + 1  # integer edges are half-open: the last one is one past the maximum
     if log:  # (in floats: a range past int64 is refused after, by the range's own check)
