@@ -55,9 +55,10 @@ def save(path, model, accountant, next_call: int) -> Path:
     return path
 
 
-def load(path) -> dict:
+def load(path, parts: dict) -> dict:
     """The state save() wrote: {"model", "accountant", "next_call", ...}; a clear error
-    for a file of another kind or version."""
+    for a file of another kind or version, or whose parts are not of the types `parts`
+    names (key -> type: the caller's, this layer imports neither)."""
     if not isinstance(path, (str, os.PathLike)):
         raise ModelFileError(f"a model file's path must be a string or path, got "
                              f"{type(path).__name__}")
@@ -79,4 +80,13 @@ def load(path) -> dict:
             f"(written by gpu_dpsyn {state.get('package', '?')}); this gpu_dpsyn "
             f"({__version__}) reads version {VERSION}: fit again, or load it with the "
             "version that wrote it")
+    nc = state.get("next_call")
+    # a file of the format whose parts are not what save() writes (edited, or damaged):
+    # one line naming the part, not an error from deep inside sampling
+    for key, ok in [(k, isinstance(state.get(k), t)) for k, t in parts.items()] + [
+            ("next_call", isinstance(nc, int) and not isinstance(nc, bool) and nc >= 0)]:
+        if not ok:
+            raise ModelFileError(f"{str(path)!r} is a damaged gpu_dpsyn model file: its "
+                                 f"{key} is not what save() writes; fit again, or load the "
+                                 "file as it was saved")
     return state

@@ -15,6 +15,8 @@ from gpu_dpsyn.distributed.cluster import current_client
 from gpu_dpsyn.errors import DPSynError, LargeDeltaWarning
 from gpu_dpsyn.generate.sample import check_memory, estimated_rows, generate, row_count
 from gpu_dpsyn.measure import fit as measuring
+from gpu_dpsyn.model import FittedModel
+from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.report import privacy_report
 
 # a delta past it draws a warning: a guarantee that may fail that often protects little
@@ -190,7 +192,7 @@ class Synthesizer:
         pickle); backend: where to sample (default: the one it was fitted with; every
         backend writes the same rows for a seed)."""
         from gpu_dpsyn import saving
-        state = saving.load(path)
+        state = saving.load(path, {"model": FittedModel, "accountant": Accountant})
         model = state["model"]
         if backend is not None:  # where to sample, in this process and on Dask workers
             model = dataclasses.replace(model, settings=dataclasses.replace(

@@ -118,3 +118,19 @@ def test_a_model_saved_before_the_newer_schema_keys_samples(tmp_path):
     with pytest.warns(UserWarning):
         syn.save(tmp_path / "old.model")
     assert Synthesizer.load(tmp_path / "old.model").sample(50).equals(want)
+
+
+@pytest.mark.parametrize("key, value", [("model", None), ("accountant", None),
+                                        ("next_call", "3"), ("next_call", True),
+                                        ("next_call", -1), ("model", "delete"),
+                                        ("accountant", "delete")])
+def test_a_damaged_model_file_is_a_one_line_refusal(fitted, tmp_path, key, value):
+    path = fitted.save(tmp_path / "m")
+    state = pickle.loads(path.read_bytes())
+    if value == "delete":
+        del state[key]
+    else:
+        state[key] = value
+    path.write_bytes(pickle.dumps(state))
+    with pytest.raises(ModelFileError, match=f"damaged.*{key}"):
+        Synthesizer.load(path)
