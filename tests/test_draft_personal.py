@@ -299,3 +299,24 @@ def test_street_addresses_read_as_contact_data(v):
 def test_places_without_a_house_number_are_no_address(v):
     from gpu_dpsyn.data.draft_text import has_contact
     assert not has_contact(v)
+
+
+def test_fixed_width_digit_codes_are_no_phone_numbers():
+    """A census extract's household ids, state and county FIPS codes and a serial (11
+    digits: 48029000000, 06037000001): those of states 01 to 09 read as national phone
+    numbers (0\\d{9,10}), 919 of the 2,000 read, so the column was left out as 'contact
+    data ... phone numbers'.  Bare digits of one length that mostly do not start with 0
+    are codes (a national number always does); a column of such numbers still goes."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    state = rng.choice(["01", "06", "36", "48"], n, p=[0.1, 0.35, 0.25, 0.3])
+    hh = [f"{s}{rng.integers(1, 500):03d}{i // 3:06d}" for i, s in enumerate(state)]
+    mobiles = [f"06{rng.integers(10**7, 10**8)}" for _ in range(n)]  # 0612345678
+    df = pd.DataFrame({"household_id": hh, "mobile_no": mobiles,
+                       "k": rng.choice(["a", "b"], n)})
+    s, lines = _draft(df)
+    line = next(x for x in lines if x.strip().startswith("household_id"))
+    assert "phone" not in line, line
+    assert "mobile_no" in s.ignored
+    from gpu_dpsyn.data.draft_text import contact_data
+    assert contact_data(hh[:2000]) == 0 and contact_data(mobiles[:2000]) > 0
