@@ -320,3 +320,19 @@ def test_fixed_width_digit_codes_are_no_phone_numbers():
     assert "mobile_no" in s.ignored
     from gpu_dpsyn.data.draft_text import contact_data
     assert contact_data(hh[:2000]) == 0 and contact_data(mobiles[:2000]) > 0
+
+
+def test_more_values_than_individuals_are_not_called_one_for_each():
+    """A clickstream's session ids (7,518 beside 3,000 users, drafted with --id user_id)
+    were left out as '7,518 distinct text values, one for each individual ('user_id' has
+    3,000): personal data (a name, an e-mail)': a session is neither."""
+    rng = np.random.default_rng(12)
+    users = np.repeat(np.arange(600), 5)
+    df = pd.DataFrame({"user_id": users, "session_id": [f"S{i // 2:06d}" for i in
+                                                          range(len(users))],
+                       "device": rng.choice(["mobile", "desktop"], len(users))})
+    s, lines = _draft(df, id_columns=("user_id",))
+    assert s.ignored == ["session_id"]
+    line = next(x for x in lines if x.strip().startswith("session_id"))
+    assert "values, one for each" not in line and "more than one" in line, line
+    assert "a session" in line
