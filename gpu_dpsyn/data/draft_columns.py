@@ -26,7 +26,7 @@ from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, means_missing, mostly_numbers, near_codes,
                                     numbering, places, sentinels, span_in,
-                                    written_numbers_hint)
+                                    written_numbers_hint, censored_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -67,7 +67,7 @@ class Guesser:
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
-            why += written_numbers_hint(s)
+            why += written_numbers_hint(s) or censored_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
         if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS and \
