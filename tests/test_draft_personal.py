@@ -299,3 +299,40 @@ def test_street_addresses_read_as_contact_data(v):
 def test_places_without_a_house_number_are_no_address(v):
     from gpu_dpsyn.data.draft_text import has_contact
     assert not has_contact(v)
+
+
+def test_fixed_width_digit_codes_are_no_phone_numbers():
+    """A census extract's household ids, state and county FIPS codes and a serial (11
+    digits: 48029000000, 06037000001): those of states 01 to 09 read as national phone
+    numbers (0\\d{9,10}), 919 of the 2,000 read, so the column was left out as 'contact
+    data ... phone numbers'.  Bare digits of one length that mostly do not start with 0
+    are codes (a national number always does); a column of such numbers still goes."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    state = rng.choice(["01", "06", "36", "48"], n, p=[0.1, 0.35, 0.25, 0.3])
+    hh = [f"{s}{rng.integers(1, 500):03d}{i // 3:06d}" for i, s in enumerate(state)]
+    mobiles = [f"06{rng.integers(10**7, 10**8)}" for _ in range(n)]  # 0612345678
+    df = pd.DataFrame({"household_id": hh, "mobile_no": mobiles,
+                       "k": rng.choice(["a", "b"], n)})
+    s, lines = _draft(df)
+    line = next(x for x in lines if x.strip().startswith("household_id"))
+    assert "phone" not in line, line
+    assert "mobile_no" in s.ignored
+    from gpu_dpsyn.data.draft_text import contact_data
+    assert contact_data(hh[:2000]) == 0 and contact_data(mobiles[:2000]) > 0
+
+
+def test_more_values_than_individuals_are_not_called_one_for_each():
+    """A clickstream's session ids (7,518 beside 3,000 users, drafted with --id user_id)
+    were left out as '7,518 distinct text values, one for each individual ('user_id' has
+    3,000): personal data (a name, an e-mail)': a session is neither."""
+    rng = np.random.default_rng(12)
+    users = np.repeat(np.arange(600), 5)
+    df = pd.DataFrame({"user_id": users, "session_id": [f"S{i // 2:06d}" for i in
+                                                          range(len(users))],
+                       "device": rng.choice(["mobile", "desktop"], len(users))})
+    s, lines = _draft(df, id_columns=("user_id",))
+    assert s.ignored == ["session_id"]
+    line = next(x for x in lines if x.strip().startswith("session_id"))
+    assert "values, one for each" not in line and "more than one" in line, line
+    assert "a session" in line

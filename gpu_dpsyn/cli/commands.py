@@ -309,7 +309,7 @@ def _chosen_bins(schema, chosen: dict, ledger: str):
 
 def edit_schema(a) -> int:
     from gpu_dpsyn.data.schema import read_document, schema_from_dict
-    from gpu_dpsyn.data.schema_edit import edit, parse_setting
+    from gpu_dpsyn.data.schema_edit import edit, parse_setting, reshaped
     out = a.out or a.file
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
@@ -331,6 +331,8 @@ def edit_schema(a) -> int:
         print("the drafted values were read in the file's former dialect: draft again with "
               "infer-schema and its --encoding/--separator/--decimal/--thousands",
               file=sys.stderr)
+    for note in reshaped(before, doc):  # a skewed column's shape lost to a range: said
+        print(note, file=sys.stderr)
     if unit != was:  # the unit of privacy moved: said, never silent
         now = f"named by {unit!r}" if unit else "each record"
         print(f"the individual (the unit of privacy) is now {now}"

@@ -12,13 +12,14 @@ LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widt
 ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
 
 
-def log_edges(numbers: np.ndarray, edges: list, integer: bool):
+def log_edges(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
     """Log-spaced edges between the equal-width edges' ends when they fit the values
     clearly better (amounts, counts: right-skewed, often with many zeros); else None.
     Bins are equal in log(x - min + shift), the shift 1e-4 .. 1e-1 of the range (integers:
     at least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
     (decode_error).  The draft reads the data anyway; integer columns' edges are rounded
-    up to integers, repeats dropped (bins of one integer at the low end)."""
+    up to integers, repeats dropped (bins of one integer at the low end); amounts in
+    steps of `step` from the first edge, up to that grid (each bin holds a step)."""
     lo, top = float(edges[0]), float(edges[-1])
     if integer and max(abs(lo), abs(top)) > 2.0 ** 52:  # float64 edges would lose the top
         return None
@@ -28,27 +29,36 @@ def log_edges(numbers: np.ndarray, edges: list, integer: bool):
         shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
         e = lo - shift + np.geomspace(shift, top - lo + shift, len(edges))
         e[0], e[-1] = lo, top
-        e = np.unique(np.ceil(e)) if integer else np.unique(significant(e, 3))
+        e = (np.unique(np.ceil(e)) if step == 1 else on_grid(e, step)) if integer \
+            else np.unique(significant(e, 3))
         err = decode_error(x, e) if len(e) > 2 else np.inf
         if err < best:
             best, out = err, [int(v) if integer else float(v) for v in e]
     return out
 
 
-def own_bins(numbers: np.ndarray, edges: list, integer: bool):
+def on_grid(e: np.ndarray, step: int) -> np.ndarray:
+    """Edges e with the inner ones rounded up to e[0] + j * step and kept below e[-1]."""
+    lo, top = e[0], e[-1]
+    inner = lo + step * np.ceil((e[1:-1] - lo) / step)
+    return np.unique(np.concatenate([[lo], inner[inner < top], [top]]))
+
+
+def own_bins(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
     """(edges, values) giving each value that holds at least ATOM_SHARE of the values a
     bin of its own (no hours worked, no income, a top code; a ratio of exactly 1, a
     price of 9.99, a salary of 50,000), so the output holds it exactly and not spread
-    over its bin; else None.  Integers: a bin [v, v + 1); decimals: the edge repeated,
-    a bin holding just v (schema)."""
+    over its bin; else None.  Integers: a bin [v, v + step) (amounts in steps: edges on
+    their grid, so it holds v alone); decimals: the edge repeated, a bin holding just v
+    (schema)."""
     values, counts = np.unique(numbers, return_counts=True)
     atoms = values[counts >= ATOM_SHARE * len(numbers)]
     e, own = list(edges), []
     for v in atoms.tolist():
         v = int(v) if integer else float(v)
         if integer:
-            new = [x for x in (v, v + 1) if x not in e]
-            if not new:  # [v, v + 1) already
+            new = [x for x in (v, min(v + step, e[-1])) if x not in e]
+            if not new:  # [v, v + step) already
                 continue
             e = sorted(e + new)
         else:

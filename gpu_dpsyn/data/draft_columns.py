@@ -26,7 +26,7 @@ from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, means_missing, mostly_numbers, near_codes,
                                     numbering, places, sentinels, span_in,
-                                    written_numbers_hint)
+                                    written_numbers_hint, censored_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -67,7 +67,7 @@ class Guesser:
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
-            why += written_numbers_hint(s)
+            why += written_numbers_hint(s) or censored_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
         if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS and \
@@ -277,8 +277,17 @@ class Guesser:
         # beyond +-2**53 the range check below refuses the column with its own message
         step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
-            col = self._on_support(name, {"step": step, "start": lo}, lo, hi, nullable)
-            return col, f"integers {lo}..{hi} in steps of {step}, in {col.bins} equal bins"
+            support = {"step": step, "start": lo}
+            col = self._on_support(name, support, lo, hi, nullable)
+            logs = log_edges(numbers, list(col.edges), True, step)
+            own = own_bins(numbers, logs or list(col.edges), True, step)
+            if logs or own:  # a skewed or heaped one (incomes: a third zero) as _binned
+                col = column_from_spec(name, {"type": "numeric", "integer": True,
+                                              "edges": own[0] if own else logs,
+                                              "support": support, "nullable": nullable})
+            bins = len(col.edges) - 1
+            return col, (f"integers {lo}..{hi} in steps of {step}, in {bins} "
+                         + (_SKEWED if logs else "equal bins") + _own(own, str))
         spec = {"min": lo, "max": hi, "bins": self.bins}
         return _binned(name, numbers, _numeric_edges(name, spec, True), True, nullable,
                        f"integers {lo}..{hi}", spec)
@@ -377,6 +386,9 @@ def _binned(name: str, numbers: np.ndarray, edges: list, integer: bool, nullable
                  draft_range=None if own or logs else {k: spec[k] for k in ("min", "max",
                                                                              "bins")})
     why = f"{what} in {len(logs or edges) - 1} " + (_SKEWED if logs else "equal bins")
-    say = str if integer else (lambda v: f"{v:g}")
-    return col, why + (f"; {' and '.join(map(say, own[1]))}: common, a bin of its own"
-                       if own else "")
+    return col, why + _own(own, str if integer else (lambda v: f"{v:g}"))
+
+
+def _own(own, say) -> str:
+    """The end of a line naming the values given a bin of their own (own_bins), if any."""
+    return f"; {' and '.join(map(say, own[1]))}: common, a bin of its own" if own else ""

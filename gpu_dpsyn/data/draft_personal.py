@@ -147,6 +147,11 @@ def per_individual(df: pd.DataFrame, col, unit: str | None,
         return None
     if unit is not None and unit != col.name:
         people = df.loc[df[col.name].notna(), unit].nunique()
+        if people > 0 and k > people / ID_SHARE:  # several an individual: no name
+            return (f"{k:,} distinct text values, more than one for each individual "
+                    f"({unit!r} has {people:,}): an identifier of records (a session, an "
+                    "order) or personal data, not a category (if it is one, list its "
+                    "public values)")
         if people > 0 and k >= ID_SHARE * people:
             return (f"{k:,} distinct text values, one for each individual ({unit!r} has "
                     f"{people:,}): personal data (a name, an e-mail), not a category (if it is "

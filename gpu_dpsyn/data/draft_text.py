@@ -63,9 +63,23 @@ def has_contact(v: str) -> bool:
 
 def contact_data(values: list) -> int:
     """How many of the values hold contact data, if enough do (CONTACT_SHARE, at least
-    CONTACT_LEAST), else 0."""
-    k = sum(has_contact(v) for v in values)
+    CONTACT_LEAST), else 0.  Bare digits of a length that most of them write without a
+    leading 0 are codes (census ids: 06037000001 beside 48029000000), not phone numbers:
+    a national number always starts with its 0."""
+    codes = _digit_codes(values)
+    k = sum(has_contact(v) for v in values
+            if not (len(v) in codes and v.isascii() and v.isdigit()))
     return k if k >= max(CONTACT_LEAST, CONTACT_SHARE * len(values)) else 0
+
+
+def _digit_codes(values: list) -> set:
+    """The lengths of bare digit values (ASCII) of which at most half start with 0."""
+    zeros, alls = {}, {}
+    for v in values:
+        if v.isascii() and v.isdigit():
+            alls[len(v)] = alls.get(len(v), 0) + 1
+            zeros[len(v)] = zeros.get(len(v), 0) + (v[0] == "0")
+    return {n for n, k in alls.items() if zeros[n] <= k / 2}
 
 
 def words(v: str) -> int:

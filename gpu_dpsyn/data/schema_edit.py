@@ -203,6 +203,35 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     return doc
 
 
+def reshaped(before: dict, after: dict) -> list:
+    """A line for each numeric column whose drafted edges, not of equal widths (a skewed
+    column's log-spaced bins, a common value's bin of its own), an edit replaced by equal
+    widths over a range: said, as such a value is then spread over its bin (a cart value
+    of 0 on 70% of the rows came out on none)."""
+    drafted = before.get("_drafted_from_data") or []
+    notes = []
+    for name, was in (before.get("columns") or {}).items():
+        now = (after.get("columns") or {}).get(name)
+        if not (isinstance(was, dict) and isinstance(now, dict) and f"{name}.edges" in
+                drafted and isinstance(was.get("edges"), list) and "edges" not in now
+                and isinstance(now.get("bins"), int) and _kind(now) == "numeric"):
+            continue
+        e = [float(x) for x in was["edges"] if isinstance(x, (int, float))]
+        w = sorted(b - a for a, b in zip(e, e[1:]))
+        if len(w) < 2 or w[0] > 0 and w[-1] <= 2.5 * w[len(w) // 2] and \
+                w[0] >= w[len(w) // 2] / 2.5:
+            continue  # equal widths, or near enough (integers): the same shape again
+        narrow = w[0] if 0 < w[0] < w[len(w) // 2] / 2.5 else 0  # integers: [v, v + 1)
+        own = [a for a, b in zip(e, e[1:]) if b - a == 0 or b - a == narrow]
+        notes.append(f"column {shown(name)}: its drafted edges were not of equal widths "
+                     "(log-spaced for a skewed column, or a common value's bin of its own"
+                     + (f": {', '.join(f'{v:g}' for v in own)}" if own else "") + f"); the "
+                     f"range replaced them by {now['bins']} equal bins, which spread such "
+                     "values over their bins: to keep them, set its edges (--set-file "
+                     f"{name}.edges=FILE, the drafted list with the public ends)")
+    return notes
+
+
 def _same_width(was: dict, spec: dict, name: str) -> int:
     """A datetime column's bin count over its new range (spec) that keeps the width its
     bins had over the old one (was): 365 bins of a day over a year, 456 over 15 months,
