@@ -298,11 +298,8 @@ def _check_table_columns(real, syn, schema, real_path, syn_path) -> None:
 def _chosen_bins(schema, chosen: dict, ledger: str):
     """The schema with the private quantile bins the run chose (the ledger's private_bins):
     evaluate on the bins the synthesizer measured, not the placeholder nor another run's."""
-    from gpu_dpsyn.data.types.quantile_bins import chosen_mismatch
-    if (why := chosen_mismatch(schema.columns, chosen)) is not None:
-        raise DPSynError(f"ledger {ledger!r}: its private bins are not ones a fit of this "
-                         f"schema chose ({why}): give the ledger of the run that wrote the "
-                         "synthetic table, and its schema")
+    from gpu_dpsyn.data.types.quantile_bins import check_chosen
+    check_chosen(schema.columns, chosen, f"ledger {ledger!r}")
     pending = {c.name for c in schema.columns if c.private is not None}
     return schema.with_edges({k: v for k, v in chosen.items() if k in pending})
 

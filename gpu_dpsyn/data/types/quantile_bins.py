@@ -96,11 +96,21 @@ def parse(name: str, spec: dict, lo, hi, integer: bool) -> PrivateQuantiles:
     return PrivateQuantiles(int(k), tuple(grid), spec.get("min"), spec.get("max"), dict(bins))
 
 
-def chosen_mismatch(columns, chosen: dict) -> str | None:
-    """Why `chosen` (a ledger's private_bins: name -> edges) is not what a fit of these
-    schema columns could have chosen, or None.  The fit picks, for each column asking
-    for private bins, at most K bins whose edges are edges of its grid, the grid's ends
-    its outer ones: bins from another run or schema would score on another range."""
+def check_chosen(columns, chosen: dict, source: str) -> None:
+    """Refuse `chosen` (a ledger's private_bins: name -> edges) where a fit of these schema
+    columns could not have chosen it (a SchemaError naming `source`): bins from another
+    run or schema would score on another range."""
+    why = _mismatch(columns, chosen)
+    if why is not None:
+        raise SchemaError(f"{source}: its private bins are not ones a fit of this schema "
+                          f"chose ({why}): give the ledger of the run that wrote the "
+                          "synthetic table, and its schema")
+
+
+def _mismatch(columns, chosen: dict) -> str | None:
+    """Why `chosen` is not what a fit could have chosen, or None.  The fit picks, for each
+    column asking for private bins, at most K bins whose edges are edges of its grid, the
+    grid's ends its outer ones."""
     asked = {c.name: c.private for c in columns if c.private is not None}
     numeric = {c.name for c in columns if c.kind == "numeric"}
     stray = next((n for n in chosen if n not in numeric), None)
