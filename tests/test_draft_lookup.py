@@ -133,3 +133,19 @@ def test_a_drafted_lookup_keeps_the_parquet_files_type(tmp_path):
                      "--out", str(tmp_path / "o.parquet"), "--quiet"]) == 0
     types = {f.name: str(f.type) for f in pq.read_schema(tmp_path / "o.parquet")}
     assert types["lk"] == "int32" and types["lk2"] == "float" and types["v"] == "int32", types
+
+
+def test_no_lookup_is_drafted_from_a_column_named_like_an_identifier():
+    # a subject's arm keyed by subject_id would list every real subject's arm in the
+    # public schema (and copy it into the synthetic table)
+    r = np.random.default_rng(5)
+    subjects = np.repeat(np.arange(300), 8)
+    arm = r.choice(["placebo", "low", "high"], 300)[subjects]
+    df = pd.DataFrame({"subject_id": [f"S{i:04d}" for i in subjects], "arm": arm,
+                       "visit": np.tile(np.arange(8), 300)})
+    schema, lines = _draft(df)
+    assert schema["arm"].kind == "categorical"
+    assert all(c.kind != "derived" for c in schema.columns)
+    # the same table with the column named otherwise: a lookup, as before
+    schema, _ = _draft(df.rename(columns={"subject_id": "ward"}))
+    assert schema["arm"].kind == "derived" and schema["arm"].derive.source == "ward"

@@ -21,6 +21,7 @@ from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.types import missing
+from gpu_dpsyn.data.values import id_name
 from gpu_dpsyn.errors import SchemaError
 
 # a source's rows past one per value, at least this many times its values (and at least
@@ -44,7 +45,9 @@ def lookups(data: dict, cols: list, whys: list) -> list:
                 if got is not None:
                     codes[c.name] = got
     at = {c.name: i for i, c in enumerate(cols)}
-    order = sorted((n for n in codes if cols[at[n]].kind == "categorical"),
+    # never from a column named like an identifier: its map would list each subject's or
+    # order's value in the public schema (and copy it into the synthetic table)
+    order = sorted((n for n in codes if cols[at[n]].kind == "categorical" and not id_name(n)),
                    key=lambda n: (-len(codes[n][1]), at[n]))
     # a column another is derived from already (a present flag's) stays measured
     done, sources = set(), {c.derive.source for c in cols if c.kind == "derived"}
