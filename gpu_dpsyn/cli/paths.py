@@ -163,12 +163,28 @@ def _note(e: BaseException, text: str) -> None:
 FAILED = "this run failed after its charges: nothing was released, the budget was spent"
 
 
+def json_file(path) -> tuple[str, object]:
+    """What path holds, for the guards that keep a user's work: ("missing", None),
+    ("unreadable", None) (no file we can read as UTF-8: a directory, no permission),
+    ("empty", None) (only white space: no work), ("invalid", None) (text that does not
+    parse), or ("json", the document)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return "missing", None
+    except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
+        return "unreadable", None
+    if not text.strip():
+        return "empty", None
+    try:
+        return "json", json.loads(text)
+    except (ValueError, RecursionError):
+        return "invalid", None
+
+
 def _failed_run(path) -> bool:
     """Whether path holds the ledger of a run that failed: its own "failed_run" key."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return False
+    _, doc = json_file(path)
     return isinstance(doc, dict) and "failed_run" in doc
 
 
@@ -207,18 +223,9 @@ def check_schema_out(path) -> None:
     """The schema command's --out replaces a schema, not a ledger, an evaluation or
     other JSON, nor a document that does not parse (a schema being written): that work
     would be lost."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:  # nothing there yet
+    kind, doc = json_file(path)
+    if kind in ("missing", "empty"):  # nothing there yet, or no work
         return
-    except (OSError, ValueError):  # unreadable, or no UTF-8: not a schema we wrote
-        text = "not JSON"
-    if not text.strip():  # an empty file holds no work
-        return
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
-        doc = None
     if not (isinstance(doc, dict) and isinstance(doc.get("columns"), dict)):
         raise DPSynError(f"--out {path!r} is no schema (a ledger, an evaluation, other "
                          "JSON, or a document that does not parse): the schema command "
@@ -227,19 +234,15 @@ def check_schema_out(path) -> None:
 
 def check_not_reviewed(path) -> None:
     """infer-schema replaces an earlier draft, not a schema whose drafted values were all
-    reviewed (or one written by hand): that work would be lost."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError:  # nothing there yet
+    reviewed (or one written by hand): that work would be lost.  (A file that is no
+    UTF-8 text, check_outputs refused before.)"""
+    kind, doc = json_file(path)
+    if kind in ("missing", "unreadable", "empty"):  # nothing there yet, or no work
         return
-    try:
-        doc = json.loads(text) if text.strip() else None
-    except (ValueError, RecursionError):  # a schema with a typo is still someone's work
+    if kind == "invalid":  # a schema with a typo is still someone's work
         raise DPSynError(f"--out {path!r} holds JSON that does not parse (a schema being "
                          "written?); infer-schema would replace it: give another name, or "
-                         "remove it first") from None
-    if doc is None:  # an empty file holds no work
-        return
+                         "remove it first")
     if not isinstance(doc, dict) or not isinstance(doc.get("columns", doc.get("schema")),
                                                    (dict, list)):
         raise DPSynError(f"--out {path!r} holds JSON that is no schema (a ledger, an "
