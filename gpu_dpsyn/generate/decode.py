@@ -13,11 +13,12 @@ from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, gap, support, time_of_day
 
 
-def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
+def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np, counts=None):
     """A value inside each code's bin.  Per-bin tables first (on the host), then one
     gather each: at 10^7 rows per-element edge arithmetic was most of decode's time.
     The table entry for the null code is a placeholder (the caller writes NaN there).
-    xp: where codes, u and the values live (NumPy, or CuPy for on_device's columns)."""
+    xp: where codes, u and the values live (NumPy, or CuPy for on_device's columns).
+    counts: the codes' histogram (bins, then the null code), for bin_shape."""
     edges = np.asarray(col.edges, dtype=np.float64)
     if col.within is not None and not midpoint:  # private bins: their noisy inner shape
         x = col.within.draw(codes, u, col.integer)
@@ -29,12 +30,66 @@ def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np):
         width = np.maximum(top - lo, 1.0)  # top: exclusive upper bound
         if midpoint:
             return _table(lo + np.floor((width - 1) / 2), xp)[codes]
-        return _table(lo, xp)[codes] + xp.floor(u * _table(width, xp)[codes])
+        x = _shaped(u, codes, lo, width, counts, xp)
+        return _table(lo, xp)[codes] + xp.floor(x * _table(width, xp)[codes])
     lo, hi = edges[:-1], edges[1:]
     if midpoint:
         return _table((lo + hi) / 2, xp)[codes]
-    return at_precision(_table(lo, xp)[codes] + u * _table(hi - lo, xp)[codes], codes, edges,
+    x = _shaped(u, codes, lo, hi - lo, counts, xp)
+    return at_precision(_table(lo, xp)[codes] + x * _table(hi - lo, xp)[codes], codes, edges,
                         xp, col.decimals)
+
+
+def _shaped(u, codes, lo, width, counts, xp):
+    """Each record's place in its bin (0..1): u through its bin's shape (bin_shape) from
+    the codes' histogram (counts; on the host by default)."""
+    if counts is None:
+        counts = np.bincount(np.asarray(codes, dtype=np.intp), minlength=len(lo) + 1)
+    return inside(u, _table(bin_shape(lo, width, np.asarray(counts[:len(lo)], np.float64)),
+                            xp)[codes], xp)
+
+
+def bin_shape(lo, width, counts) -> np.ndarray:
+    """Per bin, l in [0, 2]: its density at its low end over its mean (2 - l at its high
+    end), for a linear density inside each bin whose slope follows the bins' densities
+    counts / width: the monotonized central difference of the neighbours' (van Leer's
+    limiter: 0 at a peak or a trough, at most twice either one-sided slope; a bin at an
+    end of the range takes its one slope only where the density falls towards that end),
+    so a falling tail decodes thinning towards each bin's top, not evenly.  A bin with no
+    records or of width 0 (one value), or with no neighbour of positive width, is flat
+    (l = 1), and a bin of width 0 gives no neighbour a slope.  From the released codes'
+    histogram: the Wasserstein-1 distance of numeric columns to the real ones fell 0.071
+    -> 0.059 standard deviations at eps 1 (37 columns of 10 tables, lower in 26) and
+    0.095 -> 0.076 at eps 8 (bench/experiments/bin_shape).  Host float64 from whole
+    counts: both backends get the same table."""
+    lo, w, n = (np.asarray(x, dtype=np.float64) for x in (lo, width, counts))
+    ok = w > 0
+    d = np.where(ok, n / np.where(ok, w, 1.0), 0.0)
+    c = lo + w / 2
+    step = np.full(len(w), np.nan)  # the slope from bin k - 1 to bin k
+    both = ok[1:] & ok[:-1]
+    step[1:][both] = (d[1:] - d[:-1])[both] / (c[1:] - c[:-1])[both]
+    left, right = step, np.append(step[1:], np.nan)
+    # a bin with one neighbour (the range's ends): its slope only where the density falls
+    # towards the end (a tail thinning out), else flat, as past the end there is none
+    outward = np.where(np.isnan(left), -right, np.where(np.isnan(right), left, np.nan))
+    one = np.where(outward < 0, np.where(np.isnan(left), right, left), 0.0)
+    left, right = np.where(np.isnan(left), one, left), np.where(np.isnan(right), one, right)
+    mean = (left + right) / 2
+    s = np.where(left * right > 0, np.sign(mean) * np.minimum(
+        np.abs(mean), 2 * np.minimum(np.abs(left), np.abs(right))), 0.0)
+    flat = ~ok | (d <= 0) | np.isnan(s)
+    s = np.where(flat, 0.0, s)
+    return np.where(flat, 1.0, np.clip((d - s * w / 2) / np.where(flat, 1.0, d), 0.0, 2.0))
+
+
+def inside(u, l, xp=np):
+    """The place x in [0, 1] with G(x) = u for the linear density l + (2 - 2l) x (G(x) =
+    l x + (1 - l) x^2), written 2u / (l + sqrt(l^2 + 4 (1 - l) u)): stable at l = 0 and 2,
+    exactly u where l = 1 (a flat bin draws as evenly did).  One correctly rounded
+    operation a step (no fused multiply-add), so NumPy and CuPy give the same bits."""
+    root = xp.sqrt(l * l + 4.0 * (1.0 - l) * u)
+    return (2.0 * u) / (l + root)
 
 
 def on_device(col: Column, midpoint: bool) -> bool:
@@ -52,7 +107,9 @@ def decode_numeric_on(backend, codes, col: Column, j: int, key, call: int,
     decode's 9 s)."""
     xp = backend.xp
     u = None if midpoint else backend.uniforms(key, len(codes), j, rng.DECODE, call)
-    x = _decode_numeric(codes, col, u, midpoint, xp)
+    counts = None if midpoint else backend.to_numpy(backend.histograms(
+        [codes], [((0,), (col.bins + 1,))]))  # the bins' shapes: one read of the counts
+    x = _decode_numeric(codes, col, u, midpoint, xp, counts)
     if col.nullable:
         x = xp.where(codes == col.null_code, xp.nan, x)
     return backend.to_numpy(x)
