@@ -43,16 +43,24 @@ def row_limit(rows: int, bins: int, limit: int) -> int:
 
 
 def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
-                    bins: int, layout: tuple, rows: int | None = None):
+                    bins: int, layout: tuple, rows: int | None = None,
+                    individuals: int | None = None):
     """(column, its draft line) for datetimes from lo to hi (wall times) whose finest
     unit is `unit`: in it, where its span has at most `limit` of them (row_limit of
-    `rows` values, where given); else in bins of whole such units, as wide as the first
+    `rows` values, where given, or of the `individuals` they come from where fewer: an
+    individual's records share one bound, so the noise grows with the records it may
+    add, and a bin holds about as much against it as its individuals do; a clickstream
+    of 1,500 users x 20 events over two months, drafted in 244 bins of 6 hours, came out
+    at eps 1 with the evening share of mobile / desktop events 0.29 / 0.30, real 0.80 /
+    0.14, and by its users, in months beside a time of day, 0.76 / 0.14); else in bins
+    of whole such units, as wide as the first
     of WIDTHS that keeps to it (a zone's hours and days: the coarser unit itself), else
     as many as the months, else `limit`; else in `bins` equal bins.  layout: (the "format"
     read, the other layouts that read every value too)."""
     given = limit
+    people = rows is not None and individuals is not None and individuals < rows
     if rows is not None:
-        limit = row_limit(rows, bins, limit)
+        limit = row_limit(individuals if people else rows, bins, limit)
     finest = unit
     for unit in FINEST_FIRST[FINEST_FIRST.index(unit):]:
         if span_in(unit, lo, hi) <= limit:
@@ -102,9 +110,12 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
             " too; set \"format\" if it is that)" if also else "")
     # the limit is a most, not the count drafted (a line read "122 bins of 12 hours ...
     # to keep to 133 bins")
+    of = f"the {individuals:,} individuals its {rows:,} values come from" if people else \
+        f"its {rows:,} values" if rows is not None else ""
     why = f"at most {limit:,} bins" + (
-        f", a bin per {ROWS_PER_BIN} of its {rows:,} values (finer, their noisy counts "
-        "would be mostly noise)" if limit < given else "")
+        f", a bin per {ROWS_PER_BIN} of {of} (finer, their noisy counts would be mostly "
+        "noise" + ("; the noise grows with the records an individual may add" if people
+                   else "") + ")" if limit < given else "")
     if daily:
         kept = "bins of whole days" if whole else f"{unit}s"
         note += (f"; the values are to the {written}, in {kept} to keep to {why}; "
