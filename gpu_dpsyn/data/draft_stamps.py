@@ -51,8 +51,8 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
     individual's records share one bound, so the noise grows with the records it may
     add, and a bin holds about as much against it as its individuals do; a clickstream
     of 1,500 users x 20 events over two months, drafted in 244 bins of 6 hours, came out
-    at eps 1 with the evening share of mobile / desktop events 0.29 / 0.30, real 0.80 /
-    0.14, and by its users, in months beside a time of day, 0.76 / 0.14); else in bins
+    at eps 1 with the evening share of mobile / desktop events 0.30 / 0.30, real 0.80 /
+    0.14, and by its users, in months beside a time of day, 0.66 / 0.18); else in bins
     of whole such units, as wide as the first
     of WIDTHS that keeps to it (a zone's hours and days: the coarser unit itself), else
     as many as the months, else `limit`; else in `bins` equal bins.  layout: (the "format"
