@@ -44,6 +44,7 @@ class Guesser:
         not for a schema to compare tables by, which measures nothing noisy)."""
         self.max_categories, self.bins, self.by_rows = max_categories, bins, by_rows
         self.counts: dict = {}  # datetime columns: name -> its number of values
+        self.individuals = None  # --id's count of them: a datetime's bins by it, if fewer
         self.by_count: set = set()  # datetime columns whose bins their count decided
         self.codes: dict = {}  # integer columns listed as sparse codes: name -> values
         self.stamps: dict = {}  # datetime columns: name -> (lo, hi, finest unit, zone,
@@ -320,12 +321,12 @@ class Guesser:
 
     def _datetime_in(self, name, lo, hi, unit, tz, nullable, offsets: bool, limit: int):
         """draft_stamps.datetime_column with this draft's bins and the column's layout."""
-        fit = row_limit(self.counts[name], self.bins, limit)
+        fit = row_limit(min(self.counts[name], self.individuals or math.inf), self.bins, limit)
         if self.by_rows and fit < limit and span_in(unit, lo, hi) > fit:
             self.by_count.add(name)  # its bins (or unit) read off the data: for review
         return datetime_column(name, lo, hi, unit, tz, nullable, offsets, limit, self.bins,
                                self.layouts.get(name, (None, ())),
-                               self.counts[name] if self.by_rows else None)
+                               self.counts[name] if self.by_rows else None, self.individuals)
 
 
 _COMMA = ("a decimal comma? Draft again with --decimal , (a file separated by ';' or tabs), "

@@ -43,16 +43,24 @@ def row_limit(rows: int, bins: int, limit: int) -> int:
 
 
 def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
-                    bins: int, layout: tuple, rows: int | None = None):
+                    bins: int, layout: tuple, rows: int | None = None,
+                    individuals: int | None = None):
     """(column, its draft line) for datetimes from lo to hi (wall times) whose finest
     unit is `unit`: in it, where its span has at most `limit` of them (row_limit of
-    `rows` values, where given); else in bins of whole such units, as wide as the first
+    `rows` values, where given, or of the `individuals` they come from where fewer: an
+    individual's records share one bound, so the noise grows with the records it may
+    add, and a bin holds about as much against it as its individuals do; a clickstream
+    of 1,500 users x 20 events over two months, drafted in 248 bins of 6 hours, came out
+    at eps 1 with the evening share of mobile / desktop events 0.30 / 0.30, real 0.80 /
+    0.14, and by its users, in months beside a time of day, 0.66 / 0.18); else in bins
+    of whole such units, as wide as the first
     of WIDTHS that keeps to it (a zone's hours and days: the coarser unit itself), else
     as many as the months, else `limit`; else in `bins` equal bins.  layout: (the "format"
     read, the other layouts that read every value too)."""
     given = limit
+    people = rows is not None and individuals is not None and individuals < rows
     if rows is not None:
-        limit = row_limit(rows, bins, limit)
+        limit = row_limit(individuals if people else rows, bins, limit)
     finest = unit
     for unit in FINEST_FIRST[FINEST_FIRST.index(unit):]:
         if span_in(unit, lo, hi) <= limit:
@@ -89,30 +97,57 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
         finest = "day"
         unit = spec["unit"]
     spec.update(extra)
-    how = (f"{spec['bins']} bins of {width} each, in whole {finest}s" if width else
-           f"{spec['bins']} bins of whole {finest}s") if whole else \
-        f"unit {unit}" if unit else f"{spec['bins']} equal bins"
+    if whole and not width:  # as many bins as the limit: their width, not the unit's
+        width = _about(_mean_width(spec))
+    how = f"{spec['bins']} bins of {width} each, in whole {finest}s" if whole else \
+        f"unit {unit}" if unit else \
+        f"{spec['bins']} equal bins of {_about(_mean_width(spec))} each"
     zone = f", time zone {tz}" if tz else ""
     note = "; the text had UTC offsets: name the real zone" if offsets else ""
     if fmt:  # read and written in it
         note += f"; written {fmt!r}" + (
             f" (day and month ambiguous: every value reads as {', '.join(map(repr, also))}"
             " too; set \"format\" if it is that)" if also else "")
-    why = f"{limit:,} bins" + (f", a bin per {ROWS_PER_BIN} of its {rows:,} values (finer, "
-                               "their noisy counts would be mostly noise)"
-                               if limit < given else "")
+    # the limit is a most, not the count drafted (a line read "122 bins of 12 hours ...
+    # to keep to 133 bins")
+    of = f"the {individuals:,} individuals its {rows:,} values come from" if people else \
+        f"its {rows:,} values" if rows is not None else ""
+    why = f"at most {limit:,} bins" + (
+        f", a bin per {ROWS_PER_BIN} of {of} (finer, their noisy counts would be mostly "
+        "noise" + ("; the noise grows with the records an individual may add" if people
+                   else "") + ")" if limit < given else "")
     if daily:
-        note += (f"; the values are to the {written}, in bins of whole days to keep to {why}; "
+        kept = "bins of whole days" if whole else f"{unit}s"
+        note += (f"; the values are to the {written}, in {kept} to keep to {why}; "
                  "their time of day is kept beside the days in 24 bins of an hour "
                  "(\"time_of_day\"), measured as a column of its own")
     elif whole:  # the output keeps the values' unit, not where they fall in a bin
         one = f"{'an' if finest == 'hour' else 'a'} {finest}"
-        note += (f"; the values are to the {finest}, in bins of whole {finest}s to keep "
-                 f"to {why}; each decoded to {one} inside it, evenly")
+        note += (f"; the values are to the {finest}; "
+                 + _why_width(spec["bins"], width, lo, hi, limit, why)
+                 + f"; each decoded to {one} inside it, evenly")
     elif unit != finest:  # the output loses what is finer: say so
-        note += (f"; the values are to the {finest}, coarsened to keep to {why} (set "
-                 "\"unit\" finer for more cells)")
+        note += (f"; the values are to the {finest}, coarsened to {unit}s to keep to {why} "
+                 "(set \"unit\" finer for more cells)")
     return col, f"{spec['min']} .. {spec['max']}, {how}{zone}{note}"
+
+
+def _why_width(bins: int, width: str, lo, hi, limit: int, why: str) -> str:
+    """Why bins of whole units are as wide as they are: the narrowest of WIDTHS, else a
+    month, else as many equal ones as the limit (`why`) allows."""
+    if width == "a month":
+        return f"bins of a month, as none up to a week wide keeps to {why}"
+    if bins == limit and width.startswith("about"):  # (_whole_bins' last resort)
+        weeks = math.ceil(span_in("day", lo, hi) / 7)
+        return (f"equal bins of {width}, as bins of a week ({weeks:,}) or a month "
+                f"({int(span_in('month', lo, hi)):,}) would pass {why}")
+    return f"bins of {width}, the narrowest of whole units that keep to {why}"
+
+
+def _mean_width(spec: dict) -> float:
+    """The seconds a bin spans, on average, of a spec's min, max and bins."""
+    span = (pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])).total_seconds() + 1
+    return span / spec["bins"]
 
 
 def _day_wide(spec: dict) -> bool:
@@ -153,6 +188,16 @@ def _whole_bins(lo, hi, finest: str, limit: int) -> tuple:
     if months <= limit:  # (a bin a month, from the 1st)
         return {**_unit_range(lo, hi, "month"), "unit": finest, "bins": months}, "a month"
     return {**_unit_range(lo, hi, finest), "unit": finest, "bins": limit}, None
+
+
+def _about(w: float) -> str:
+    """A mean width of w seconds in words: "about 34 days", "about 3.7 years" (the
+    largest unit it holds twice)."""
+    years = w / (365.25 * 86400)
+    if years >= 2:
+        return f"about {years:.1f} years" if years < 10 else f"about {years:.0f} years"
+    unit = next((u for u in ("day", "hour", "minute") if w >= 2 * _SECONDS[u]), "second")
+    return f"about {round(w / _SECONDS[unit])} {unit}s"
 
 
 def _width(w: int, even: bool) -> str:

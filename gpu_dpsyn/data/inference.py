@@ -86,6 +86,10 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if unknown:
         raise SchemaError(f"--id names no column of the table: {unknown}")
     guess = Guesser(max_categories, bins, by_rows)
+    named = sorted((c for c in df.columns if str(c) in id_columns),
+                   key=lambda c: bool(df[c].isna().any()))  # the individual's, as below
+    if named:  # an individual's records share its bound (Guesser.individuals)
+        guess.individuals = int(df[named[0]].nunique())
     cols, whys, gaps, indexes = [], [], {}, set()
     left = {}  # columns left out of the draft: name -> (why, what was read)
     given = [str(c) for c in ignored_columns]  # the table may hold them or not

@@ -73,6 +73,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     if not isinstance(cols, dict):
         raise SchemaError("gpu-dpsyn schema edits our schema form ('columns' as an object)")
     drafted = list(doc.get("_drafted_from_data") or [])
+    first = set(drafted)  # as drafted, before this edit
 
     def of(d: str) -> str:  # a drafted "column.key" -> its column (a key has no dot)
         return d.rsplit(".", 1)[0]
@@ -182,6 +183,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             spec[key] = value
         drafted = [d for d in drafted if d != f"{name}.{key}"]
     given = {(n, k) for n, k, _ in sets}
+    for name, was in ranges.items():  # a zone named: drafted ends as its local times
+        spec = cols.get(name)
+        if isinstance(spec, dict) and spec.get("timezone") != was.get("timezone"):
+            local = _in_zone(was, spec.get("timezone"))  # (a user's own ends: never)
+            spec.update({k: local[k] for k in ("min", "max") if k in local and
+                         f"{name}.{k}" in first and (name, k) not in given})
     for name, was in ranges.items():  # bins of whole units keep their width over a new
         spec = cols.get(name)  # range (from the range before and after every edit)
         if isinstance(spec, dict) and "unit" in spec and isinstance(spec.get("bins"), int) \
@@ -230,6 +237,69 @@ def reshaped(before: dict, after: dict) -> list:
                      "values over their bins: to keep them, set its edges (--set-file "
                      f"{name}.edges=FILE, the drafted list with the public ends)")
     return notes
+
+
+_WHOLE = {"D": "days", "h": "hours", "min": "minutes", "s": "seconds"}  # coarsest first
+
+
+def _in_zone(was: dict, zone) -> dict:
+    """A datetime column's min and max written with UTC offsets (a draft's, read off text
+    with offsets: "timezone": "UTC" until the real zone is named) as local wall times in
+    `zone` at whole units covering the same instants: the start of the local day (hour,
+    minute, second: the coarsest both ends are whole in) holding min, the end of the one
+    holding max.  The same instants alone would start a Berlin column's range at 01:00
+    local time; the same wall times would leave out values near its ends.  {} where
+    either has no offset (a local time already) or does not read."""
+    import pandas as pd
+    try:
+        lo, hi = (pd.Timestamp(was[k]) for k in ("min", "max"))
+        if lo.tz is None or hi.tz is None or not isinstance(zone, str):
+            return {}
+        end = hi + pd.Timedelta(seconds=1)
+        unit = next((u for u in _WHOLE if lo == lo.floor(u) and end == end.floor(u)), "s")
+        start = lo.tz_convert(zone).tz_localize(None).floor(unit)
+        stop = end.tz_convert(zone).tz_localize(None).ceil(unit) - pd.Timedelta(seconds=1)
+        return {**{k: t.tz_localize(zone, ambiguous=True, nonexistent="shift_forward")
+                   .isoformat() for k, t in (("min", start), ("max", stop))},
+                "whole": _WHOLE[unit]}
+    except (KeyError, TypeError, ValueError, OverflowError):  # refused when it loads
+        return {}
+
+
+def rezoned(before: dict, after: dict) -> list:
+    """A line for each datetime column whose zone an edit changed: its drafted ends
+    rewritten as local times (_in_zone), or, kept as written with offsets (the user's
+    own, never shifted), how the new zone's clock reads them where not at a whole unit."""
+    import pandas as pd
+    notes = []
+    for name, was in (before.get("columns") or {}).items():
+        now = (after.get("columns") or {}).get(name)
+        if not (isinstance(was, dict) and isinstance(now, dict) and _kind(now) ==
+                "datetime" and now.get("timezone") != was.get("timezone")):
+            continue
+        local = _in_zone(was, now.get("timezone"))
+        ends = [k for k in ("min", "max") if k in local]
+        moved = [k for k in ends if now.get(k) == local[k] != was.get(k)]
+        kept = [k for k in ends if now.get(k) == was.get(k) and
+                pd.Timestamp(local[k]) != pd.Timestamp(was[k])]
+        if moved:
+            notes.append(f"column {shown(name)}: its drafted {' and '.join(moved)}, written "
+                         f"with UTC offsets, are now {now['timezone']} wall times at whole "
+                         f"{local['whole']} holding the same instants: " + ", ".join(
+                             f"{k} {now[k]}" for k in moved) + " (review them: the first "
+                         "and last units may hold none of the data)")
+        if kept:
+            notes.append(f"column {shown(name)}: its {' and '.join(kept)} keep their UTC "
+                         f"offsets, the same instants, which {now['timezone']} reads as "
+                         + ", ".join(f"{k} {_local(now[k], now['timezone'])}" for k in kept)
+                         + ": set them as local times if meant so")
+    return notes
+
+
+def _local(text: str, zone: str) -> str:
+    """An instant written with an offset, as the zone's clock reads it."""
+    import pandas as pd
+    return pd.Timestamp(text).tz_convert(zone).isoformat()
 
 
 def _same_width(was: dict, spec: dict, name: str) -> int:

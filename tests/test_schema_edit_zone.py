@@ -1,0 +1,72 @@
+"""Naming a datetime column's real zone (gpu-dpsyn schema --set COL.timezone=...): text
+with UTC offsets drafts "timezone": "UTC" for the curator to name it, but its drafted min
+and max kept their +00:00, so a Berlin column's range began at 01:00 local time (its bins
+of 6 hours at 01:00, 07:00, ...) unless retyped."""
+import json
+import warnings
+
+import pandas as pd
+
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.data.schema import load_schema
+from conftest import drafted
+from test_draft_timeline_lines import clicks
+
+
+def _draft(tmp_path):
+    df = clicks(3000, 10)
+    s, _ = drafted(df)
+    path = tmp_path / "s.json"
+    s.save(path)
+    return df, path
+
+
+def _load(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_schema(str(path))
+
+
+def test_naming_the_zone_rewrites_drafted_ends_as_local_times_of_the_same_instants(
+        tmp_path, capsys):
+    df, path = _draft(tmp_path)
+    was = json.loads(path.read_text())["columns"]["event_ts"]
+    assert (was["min"], was["max"], was["bins"]) == (
+        "2024-02-29T00:00:00+00:00", "2024-04-30T23:59:59+00:00", 248)
+    assert main(["schema", str(path), "--set", "event_ts.timezone=Europe/Berlin"]) == 0
+    doc = json.loads(path.read_text())
+    spec = doc["columns"]["event_ts"]
+    # whole local days holding the drafted ends: every value drafted in is still in
+    assert (spec["min"], spec["max"]) == ("2024-02-29T00:00:00+01:00",
+                                          "2024-05-01T23:59:59+02:00")
+    assert spec["bins"] == 252  # still 6 hours each (a day more, an hour less for DST)
+    assert {"event_ts.min", "event_ts.max", "event_ts.bins"} <= set(doc["_drafted_from_data"])
+    col = _load(path)["event_ts"]
+    t = pd.to_datetime(df["event_ts"], utc=True).dt.tz_convert("Europe/Berlin")
+    assert col.time.min <= t.min() and t.max() <= col.time.max
+    err = capsys.readouterr().err
+    assert "'event_ts'" in err and "Europe/Berlin wall times at whole days" in err and \
+        "2024-02-29T00:00:00+01:00" in err, err
+
+
+def test_a_range_of_the_users_own_keeps_its_instants_and_is_said(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"columns": {"t": {
+        "type": "datetime", "min": "2024-03-01T00:00:00+00:00", "timezone": "UTC",
+        "max": "2024-04-30T23:59:59+00:00", "unit": "day"}}}))
+    assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin"]) == 0
+    spec = json.loads(path.read_text())["columns"]["t"]
+    assert (spec["min"], spec["max"]) == ("2024-03-01T00:00:00+00:00",
+                                          "2024-04-30T23:59:59+00:00")  # never shifted
+    err = capsys.readouterr().err
+    assert "offset" in err and "2024-03-01T01:00:00+01:00" in err, err  # as read now
+
+
+def test_an_end_set_in_the_same_command_is_as_given(tmp_path, capsys):
+    _, path = _draft(tmp_path)
+    assert main(["schema", str(path), "--set", "event_ts.timezone=Europe/Berlin",
+                 "--set", "event_ts.min=2024-03-01T00:00:00"]) == 0
+    spec = json.loads(path.read_text())["columns"]["event_ts"]
+    assert spec["min"] == "2024-03-01T00:00:00"  # the user's, as given; the drafted max
+    assert spec["max"] == "2024-05-01T23:59:59+02:00"  # as local time, said
+    assert "max" in capsys.readouterr().err
