@@ -5,6 +5,7 @@ of 6 hours at 01:00, 07:00, ...) unless retyped."""
 import json
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.cli import main
@@ -70,3 +71,34 @@ def test_an_end_set_in_the_same_command_is_as_given(tmp_path, capsys):
     assert spec["min"] == "2024-03-01T00:00:00"  # the user's, as given; the drafted max
     assert spec["max"] == "2024-05-01T23:59:59+02:00"  # as local time, said
     assert "max" in capsys.readouterr().err
+
+
+def test_naming_the_zone_of_hourly_values_redrafts_their_bins_for_it(tmp_path, capsys):
+    # text to the hour with +00:00: drafted in bins of whole hours, counted in UTC, which
+    # a zone refuses; naming the zone (as the draft line asks) drafts them as a zone's
+    # would be: local days, with the time of day beside them
+    rng = np.random.default_rng(1)
+    t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 31 * 24, 30000), "h")
+    df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, 30000)})
+    s, _ = drafted(df)
+    path = tmp_path / "h.json"
+    s.save(path)
+    was = json.loads(path.read_text())["columns"]["t"]
+    assert was["unit"] == "hour" and "bins" in was and was["timezone"] == "UTC"
+    assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin"]) == 0
+    doc = json.loads(path.read_text())
+    spec = doc["columns"]["t"]
+    assert spec["unit"] == "day" and "bins" not in spec
+    assert spec["time_of_day"] == {"bins": 24, "unit": "hour"}
+    assert {"t.unit", "t.time_of_day"} <= set(doc["_drafted_from_data"])
+    assert "t.bins" not in doc["_drafted_from_data"]  # gone: nothing left to review
+    col = _load(path)["t"]  # loads: no bins of whole hours in a zone
+    local = t.tz_convert("Europe/Berlin")
+    assert col.time.min <= local.min() and local.max() <= col.time.max
+    err = capsys.readouterr().err
+    assert "'t'" in err and "time of day" in err, err
+    # a unit the user set in the same command is theirs: refused when it loads, as before
+    s.save(path)
+    assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin",
+                 "--set", "t.unit=hour"]) != 0

@@ -195,6 +195,20 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                 and (name, "bins") not in given and \
                 (spec.get("min"), spec.get("max")) != (was.get("min"), was.get("max")):
             spec["bins"] = _same_width(was, spec, name)
+    for name, was in ranges.items():  # drafted bins of whole hours or days, counted in UTC,
+        spec = cols.get(name)  # which a zone refuses: drafted again as for the zone
+        if isinstance(spec, dict) and spec.get("timezone") not in (None, "UTC") and \
+                spec.get("timezone") != was.get("timezone") and \
+                spec.get("unit") in ("hour", "day") and isinstance(spec.get("bins"), int) \
+                and f"{name}.bins" in first and \
+                not given & {(name, "unit"), (name, "bins"), (name, "time_of_day")}:
+            new = _for_zone(name, spec)
+            for k in ("unit", "bins", "time_of_day"):
+                spec.pop(k, None)
+            spec.update(new)
+            drafted = [d for d in drafted if d not in {f"{name}.{k}" for k in (
+                "unit", "bins", "time_of_day")} - {f"{name}.{k}" for k in new}]
+            drafted += [f"{name}.{k}" for k in new if f"{name}.{k}" not in drafted]
     if ignored:
         doc["ignored_columns"] = ignored
     else:
@@ -266,6 +280,26 @@ def _in_zone(was: dict, zone) -> dict:
         return {}
 
 
+def _for_zone(name: str, spec: dict) -> dict:
+    """The min, max and binning the draft gives values in whole units of spec's "unit"
+    over its range in its zone, at most its bins many (draft_stamps.datetime_column: a
+    zone's local days, the time of day beside them); spec's own where that fails."""
+    import pandas as pd
+    from gpu_dpsyn.data.draft_stamps import datetime_column
+    zone = spec["timezone"]
+    try:
+        lo, hi = (pd.Timestamp(spec[k]) for k in ("min", "max"))
+        lo, hi = (t.tz_convert(zone).tz_localize(None) if t.tz is not None else t
+                  for t in (lo, hi))
+        col, _ = datetime_column(name, lo, hi, spec["unit"], zone,
+                                 bool(spec.get("nullable", False)), False, spec["bins"],
+                                 spec["bins"], (spec.get("format"), ()))
+    except (KeyError, TypeError, ValueError, OverflowError, SchemaError):
+        return {k: spec[k] for k in ("unit", "bins") if k in spec}  # refused as it loads
+    d = col.to_dict()
+    return {k: d[k] for k in ("min", "max", "unit", "bins", "time_of_day") if k in d}
+
+
 def rezoned(before: dict, after: dict) -> list:
     """A line for each datetime column whose zone an edit changed: its drafted ends
     rewritten as local times (_in_zone), or, kept as written with offsets (the user's
@@ -288,6 +322,14 @@ def rezoned(before: dict, after: dict) -> list:
                          f"{local['whole']} holding the same instants: " + ", ".join(
                              f"{k} {now[k]}" for k in moved) + " (review them: the first "
                          "and last units may hold none of the data)")
+        if was.get("unit") in ("hour", "day") and "bins" in was and "bins" not in now:
+            tod = now.get("time_of_day")
+            notes.append(f"column {shown(name)}: its bins of whole {was['unit']}s, counted "
+                         f"in UTC, do not fit {now['timezone']}'s; drafted again for it: "
+                         + (f"unit {now['unit']}" if "unit" in now else
+                            f"{now.get('bins')} equal bins")
+                         + (f", its time of day beside it in {tod.get('bins')} bins"
+                            if isinstance(tod, dict) else "") + " (review them)")
         if kept:
             notes.append(f"column {shown(name)}: its {' and '.join(kept)} keep their UTC "
                          f"offsets, the same instants, which {now['timezone']} reads as "
