@@ -270,6 +270,9 @@ def test_a_draft_keeps_the_time_of_day_where_its_bins_are_days_or_coarser():
     assert s.domain[:2] == (244, 24)
     assert "24 bins of an hour (\"time_of_day\")" in lines["taken"]
     assert "to the second, in bins of whole days" in lines["taken"]
+    # read off the data (the values' own time of day): listed for review
+    assert "taken.time_of_day" in s.drafted and \
+        "time_of_day" in lines["taken"].split("[read off the data:")[1]
     zoned = _lab(3000).assign(taken=lambda d: d["taken"] + "-05:00")  # a zone: by the day
     assert _drafted(zoned)[0].to_dict()["columns"]["taken"]["time_of_day"]["bins"] == 24
     days = _lab(3000).assign(taken=lambda d: d["taken"].str[:10])  # no time: none

@@ -197,8 +197,9 @@ def _read_keys(col: Column) -> list:
     if col.kind == "numeric":
         return (["min", "max"] if col.draft_range is not None else ["edges"]) + \
             (["support"] if col.support is not None else [])
-    if col.kind == "datetime":
-        return ["min", "max"] + (["after"] if col.time.after is not None else [])
+    if col.kind == "datetime":  # (a time of day: drafted where the values have one)
+        return ["min", "max"] + (["after"] if col.time.after is not None else []) + \
+            (["time_of_day"] if getattr(col.time, "time_of_day", None) is not None else [])
     if col.kind == "derived" and col.values is not None:  # a lookup's map
         return ["map"]
     return []
