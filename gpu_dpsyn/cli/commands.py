@@ -306,7 +306,7 @@ def _chosen_bins(schema, chosen: dict, ledger: str):
 
 def edit_schema(a) -> int:
     from gpu_dpsyn.data.schema import read_document, schema_from_dict
-    from gpu_dpsyn.data.schema_edit import edit, parse_setting, reshaped, rezoned
+    from gpu_dpsyn.data.schema_edit import edit, notes, parse_setting
     out = a.out or a.file
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
@@ -328,7 +328,7 @@ def edit_schema(a) -> int:
         print("the drafted values were read in the file's former dialect: draft again with "
               "infer-schema and its --encoding/--separator/--decimal/--thousands",
               file=sys.stderr)
-    for note in reshaped(before, doc) + rezoned(before, doc):  # (a shape, a zone): said
+    for note in notes(before, doc):  # (a shape, a zone): said
         print(note, file=sys.stderr)
     if unit != was:  # the unit of privacy moved: said, never silent
         now = f"named by {unit!r}" if unit else "each record"

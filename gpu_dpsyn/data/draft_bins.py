@@ -82,3 +82,34 @@ def decode_error(x: np.ndarray, edges) -> float:
     return float(np.abs(x - spread).mean())
 
 
+
+
+def shaped(edges) -> bool:
+    """Whether drafted edges are not of equal widths (log-spaced, a common value's bin of
+    its own): widths past 2.5 times the median, under 1/2.5 of it, or a repeated edge.
+    Integers' equal bins differ by one at most, a step's equal-count ones little more."""
+    e = [float(x) for x in edges]
+    w = sorted(b - a for a, b in zip(e, e[1:]))
+    if len(w) < 2:
+        return False
+    mid = w[len(w) // 2]
+    return not (w[0] > 0 and w[-1] <= 2.5 * mid and w[0] >= mid / 2.5)
+
+
+def kept_shape(edges: list, lo, top, integer: bool, step: int = 1, public=()) -> list:
+    """Drafted edges over the public range [lo, top] (top: the top edge; an integer
+    column's max + 1): the drafted edges strictly inside it kept (a common value's bin of
+    its own, the log spacing), the new ends added, a repeated end (a decimal's bin
+    holding just it) kept repeated; integers on their step's grid from lo.  A range past
+    the drafted one gets one bin more there (the drafted end stays an edge): the log
+    spacing continued was no clear gain (docs/schema.md), with more bins of noise.
+    public: ends set before, no drafted edges: not kept once the range moves past them."""
+    e = [float(x) for x in edges]
+    was = {float(v) for v in public if e.count(float(v)) == 1}
+    inner = [x for x in e if lo < x < top and x not in was]
+    head = [lo] * (2 if not integer and e.count(lo) > 1 else 1)
+    tail = [top] * (2 if not integer and e.count(top) > 1 else 1)
+    out = np.asarray(head + inner + tail, dtype=np.float64)
+    if integer:
+        out = on_grid(out, step) if step > 1 else np.unique(np.ceil(out))
+    return [int(v) if integer else float(v) for v in out]

@@ -6,14 +6,16 @@ from __future__ import annotations
 from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import json
+import math
 
 from gpu_dpsyn.data.dialect import TAB_NAMES
+from gpu_dpsyn.data.draft_bins import kept_shape, shaped
 from gpu_dpsyn.data.files import read_small
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
-from gpu_dpsyn.data.schema_rules import MAX_BINS
+from gpu_dpsyn.data.schema_zone import datetime_edits, rezoned
 from gpu_dpsyn.errors import SchemaError
 
-# setting a numeric column's range replaces drafted edges: its bins keep their count
+# setting a numeric column's range: drafted edges keep their shape inside it (_new_range)
 RANGE_KEYS = ("min", "max", "bins")
 # what a column keeps when its type changes: the rest belonged to the old type
 KEPT_ON_RETYPE = ("name", "nullable", "dtype")
@@ -108,6 +110,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         drafted = [d for d in drafted if of(d) != name]
         ignored += [] if name in ignored else [name]
     ranges = {n: dict(c) for n, c in cols.items() if _kind(c) == "datetime"}  # as they were
+    ranged = set()  # numeric columns whose drafted edges met a range
     # a type first: a new type starts from the column's common keys, then takes the rest
     for name, key, value in sorted(sets, key=lambda s: s[1] != "type"):
         owner, dot, sub = (name or "").rpartition(".")
@@ -159,21 +162,15 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             if whole and isinstance(value, str) and _TYPE_ALIASES.get(value) == "numeric":
                 spec["integer"] = True
             drafted = [d for d in drafted if of(d) != name]
-        if key in RANGE_KEYS and "edges" in spec:  # a public range replaces drafted edges
+        if key in RANGE_KEYS and "edges" in spec and name not in ranged:
             if f"{name}.edges" not in drafted:  # the user's own: never dropped unsaid
                 raise SchemaError(f"column {shown(name)} has edges of its own (not drafted): "
                                   f"setting {key!r} would drop them; remove them in the same "
                                   f"command, before the range (--set {name}.edges=null "
                                   f"--set {name}.min=... --set {name}.max=...), or edit the "
                                   "edges")
-            edges = spec.pop("edges")
-            spec.setdefault("bins", len(edges) - 1)
-            if isinstance(spec.get("support"), dict):  # a step (amounts in hundreds): kept,
-                spec["support"].pop("start", None)    # on the new range's grid
-                drafted = [d for d in drafted if d != f"{name}.edges"]
-            else:  # the values seen: of the drafted range
-                spec.pop("support", None)
-                drafted = [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
+            ranged.add(name)  # (from all of its range keys at once: once)
+            drafted = _new_range(name, spec, given, drafted)
         if key == "after" and isinstance(value, dict):  # the gap has the unit and bins
             spec.pop("unit", None)
             spec.pop("bins", None)
@@ -182,33 +179,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
         else:
             spec[key] = value
         drafted = [d for d in drafted if d != f"{name}.{key}"]
-    given = {(n, k) for n, k, _ in sets}
-    for name, was in ranges.items():  # a zone named: drafted ends as its local times
-        spec = cols.get(name)
-        if isinstance(spec, dict) and spec.get("timezone") != was.get("timezone"):
-            local = _in_zone(was, spec.get("timezone"))  # (a user's own ends: never)
-            spec.update({k: local[k] for k in ("min", "max") if k in local and
-                         f"{name}.{k}" in first and (name, k) not in given})
-    for name, was in ranges.items():  # bins of whole units keep their width over a new
-        spec = cols.get(name)  # range (from the range before and after every edit)
-        if isinstance(spec, dict) and "unit" in spec and isinstance(spec.get("bins"), int) \
-                and (name, "bins") not in given and \
-                (spec.get("min"), spec.get("max")) != (was.get("min"), was.get("max")):
-            spec["bins"] = _same_width(was, spec, name)
-    for name, was in ranges.items():  # drafted bins of whole hours or days, counted in UTC,
-        spec = cols.get(name)  # which a zone refuses: drafted again as for the zone
-        if isinstance(spec, dict) and spec.get("timezone") not in (None, "UTC") and \
-                spec.get("timezone") != was.get("timezone") and \
-                spec.get("unit") in ("hour", "day") and isinstance(spec.get("bins"), int) \
-                and f"{name}.bins" in first and \
-                not given & {(name, "unit"), (name, "bins"), (name, "time_of_day")}:
-            new = _for_zone(name, spec)
-            for k in ("unit", "bins", "time_of_day"):
-                spec.pop(k, None)
-            spec.update(new)
-            drafted = [d for d in drafted if d not in {f"{name}.{k}" for k in (
-                "unit", "bins", "time_of_day")} - {f"{name}.{k}" for k in new}]
-            drafted += [f"{name}.{k}" for k in new if f"{name}.{k}" not in drafted]
+    drafted = datetime_edits(cols, ranges, first, {(n, k) for n, k, _ in sets}, drafted)
     if ignored:
         doc["ignored_columns"] = ignored
     else:
@@ -224,142 +195,96 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
     return doc
 
 
+def notes(before: dict, after: dict) -> list:
+    """What an edit changed beyond the keys it set, a line each: a drafted shape (reshaped),
+    a zone's rewritten ends and bins (schema_zone.rezoned)."""
+    return reshaped(before, after) + rezoned(before, after)
+
+
 def reshaped(before: dict, after: dict) -> list:
     """A line for each numeric column whose drafted edges, not of equal widths (a skewed
-    column's log-spaced bins, a common value's bin of its own), an edit replaced by equal
-    widths over a range: said, as such a value is then spread over its bin (a cart value
-    of 0 on 70% of the rows came out on none)."""
+    column's log-spaced bins, a common value's bin of its own), met a range: kept inside
+    it (their inner edges still read off the data), or replaced by equal widths (bins
+    given, or a range leaving under half of them), which spread such a value over its
+    bin (a cart value of 0 on 70% of the rows came out on none)."""
     drafted = before.get("_drafted_from_data") or []
     notes = []
     for name, was in (before.get("columns") or {}).items():
         now = (after.get("columns") or {}).get(name)
         if not (isinstance(was, dict) and isinstance(now, dict) and f"{name}.edges" in
-                drafted and isinstance(was.get("edges"), list) and "edges" not in now
-                and isinstance(now.get("bins"), int) and _kind(now) == "numeric"):
+                drafted and isinstance(was.get("edges"), list) and _kind(now) == "numeric"
+                and all(map(_number, was["edges"])) and now.get("edges") != was["edges"]
+                and shaped(was["edges"])):
             continue
-        e = [float(x) for x in was["edges"] if isinstance(x, (int, float))]
+        e = [float(x) for x in was["edges"]]
         w = sorted(b - a for a, b in zip(e, e[1:]))
-        if len(w) < 2 or w[0] > 0 and w[-1] <= 2.5 * w[len(w) // 2] and \
-                w[0] >= w[len(w) // 2] / 2.5:
-            continue  # equal widths, or near enough (integers): the same shape again
         narrow = w[0] if 0 < w[0] < w[len(w) // 2] / 2.5 else 0  # integers: [v, v + 1)
         own = [a for a, b in zip(e, e[1:]) if b - a == 0 or b - a == narrow]
-        notes.append(f"column {shown(name)}: its drafted edges were not of equal widths "
-                     "(log-spaced for a skewed column, or a common value's bin of its own"
-                     + (f": {', '.join(f'{v:g}' for v in own)}" if own else "") + f"); the "
-                     f"range replaced them by {now['bins']} equal bins, which spread such "
-                     "values over their bins: to keep them, set its edges (--set-file "
-                     f"{name}.edges=FILE, the drafted list with the public ends)")
+        what = ("not of equal widths (log-spaced for a skewed column, or a common value's "
+                "bin of its own" + (f": {', '.join(f'{v:g}' for v in own)}" if own else "")
+                + ")")
+        if isinstance(now.get("edges"), list):
+            notes.append(f"column {shown(name)}: the range keeps the shape of its drafted "
+                         f"bins, {what}: {len(now['edges']) - 1} bins, the inner edges still "
+                         f"read off the data; --set {name}.bins=N for N equal bins instead")
+        elif isinstance(now.get("bins"), int):
+            notes.append(f"column {shown(name)}: its drafted edges were {what}; replaced by "
+                         f"{now['bins']} equal bins (bins given, or a range leaving under "
+                         "half of them), which spread such values over their bins: to keep "
+                         f"them, give the range alone, or set its edges (--set-file "
+                         f"{name}.edges=FILE)")
     return notes
 
 
-_WHOLE = {"D": "days", "h": "hours", "min": "minutes", "s": "seconds"}  # coarsest first
+def _new_range(name: str, spec: dict, given: dict, drafted: list) -> list:
+    """A numeric column's drafted edges (spec["edges"]) over the range the edit gives
+    (given: "column.key" -> value); the drafted list after it.  Edges of a shape (log-
+    spaced, a common value's bin of its own) keep it inside the new range (kept_shape:
+    33 equal bins over 0..5000 gave a cart value 70% zero at eps 1 none at all), their
+    inner edges still listed as drafted; equal widths, bins given or a range leaving
+    under half the drafted bins: equal bins over the range, of the drafted count unless
+    given.  An end not given is the drafted one (listed as drafted, if not set before)."""
+    edges = spec["edges"]
+    if not (isinstance(edges, list) and len(edges) > 1 and all(map(_number, edges))):
+        return drafted  # left as they are: the rules name what is wrong with them
+    del spec["edges"]
+    integer = spec.get("integer") is True
+    top = edges[-1]
+    drafted_end = {"min": edges[0], "max": top - 1 if integer and float(top).is_integer()
+                   else top}
+    end = {k: given.get(f"{name}.{k}", spec.get(k)) for k in ("min", "max")}
+    end = {k: drafted_end[k] if v is None else v for k, v in end.items()}
+    if f"{name}.bins" not in given and all(_number(v) for v in end.values()) \
+            and end["min"] < end["max"] and shaped(edges):
+        step = spec["support"].get("step", 1) if isinstance(spec.get("support"), dict) else 1
+        lo, hi = (math.ceil(end["min"]), math.floor(end["max"]) + 1) if integer else \
+            (end["min"], end["max"])
+        before = [spec.get("min"), spec["max"] + (1 if integer else 0)
+                  if _number(spec.get("max")) else None]  # public ends, set before
+        new = kept_shape(edges, lo, hi, integer, step if _number(step) else 1,
+                         [v for v in before if _number(v)])
+        if 2 * (len(new) - 1) >= len(edges) - 1:
+            spec["edges"] = new
+            if isinstance(spec.get("support"), dict):  # its grid from the new min
+                spec["support"].pop("start", None)
+            elif "support" in spec:  # the values seen: of the drafted range
+                spec.pop("support")
+                drafted = [d for d in drafted if d != f"{name}.support"]
+            return drafted
+    spec.setdefault("bins", len(edges) - 1)
+    for k in ("min", "max"):  # an end not given: the drafted one, for review
+        if f"{name}.{k}" not in given and k not in spec:
+            spec[k] = drafted_end[k]
+            drafted = drafted + [f"{name}.{k}"]
+    if isinstance(spec.get("support"), dict):  # a step (amounts in hundreds): kept,
+        spec["support"].pop("start", None)    # on the new range's grid
+        return [d for d in drafted if d != f"{name}.edges"]
+    spec.pop("support", None)  # the values seen: of the drafted range
+    return [d for d in drafted if d not in (f"{name}.edges", f"{name}.support")]
 
 
-def _in_zone(was: dict, zone) -> dict:
-    """A datetime column's min and max written with UTC offsets (a draft's, read off text
-    with offsets: "timezone": "UTC" until the real zone is named) as local wall times in
-    `zone` at whole units covering the same instants: the start of the local day (hour,
-    minute, second: the coarsest both ends are whole in) holding min, the end of the one
-    holding max.  The same instants alone would start a Berlin column's range at 01:00
-    local time; the same wall times would leave out values near its ends.  {} where
-    either has no offset (a local time already) or does not read."""
-    import pandas as pd
-    try:
-        lo, hi = (pd.Timestamp(was[k]) for k in ("min", "max"))
-        if lo.tz is None or hi.tz is None or not isinstance(zone, str):
-            return {}
-        end = hi + pd.Timedelta(seconds=1)
-        unit = next((u for u in _WHOLE if lo == lo.floor(u) and end == end.floor(u)), "s")
-        start = lo.tz_convert(zone).tz_localize(None).floor(unit)
-        stop = end.tz_convert(zone).tz_localize(None).ceil(unit) - pd.Timedelta(seconds=1)
-        return {**{k: t.tz_localize(zone, ambiguous=True, nonexistent="shift_forward")
-                   .isoformat() for k, t in (("min", start), ("max", stop))},
-                "whole": _WHOLE[unit]}
-    except (KeyError, TypeError, ValueError, OverflowError):  # refused when it loads
-        return {}
-
-
-def _for_zone(name: str, spec: dict) -> dict:
-    """The min, max and binning the draft gives values in whole units of spec's "unit"
-    over its range in its zone, at most its bins many (draft_stamps.datetime_column: a
-    zone's local days, the time of day beside them); spec's own where that fails."""
-    import pandas as pd
-    from gpu_dpsyn.data.draft_stamps import datetime_column
-    zone = spec["timezone"]
-    try:
-        lo, hi = (pd.Timestamp(spec[k]) for k in ("min", "max"))
-        lo, hi = (t.tz_convert(zone).tz_localize(None) if t.tz is not None else t
-                  for t in (lo, hi))
-        col, _ = datetime_column(name, lo, hi, spec["unit"], zone,
-                                 bool(spec.get("nullable", False)), False, spec["bins"],
-                                 spec["bins"], (spec.get("format"), ()))
-    except (KeyError, TypeError, ValueError, OverflowError, SchemaError):
-        return {k: spec[k] for k in ("unit", "bins") if k in spec}  # refused as it loads
-    d = col.to_dict()
-    return {k: d[k] for k in ("min", "max", "unit", "bins", "time_of_day") if k in d}
-
-
-def rezoned(before: dict, after: dict) -> list:
-    """A line for each datetime column whose zone an edit changed: its drafted ends
-    rewritten as local times (_in_zone), or, kept as written with offsets (the user's
-    own, never shifted), how the new zone's clock reads them where not at a whole unit."""
-    import pandas as pd
-    notes = []
-    for name, was in (before.get("columns") or {}).items():
-        now = (after.get("columns") or {}).get(name)
-        if not (isinstance(was, dict) and isinstance(now, dict) and _kind(now) ==
-                "datetime" and now.get("timezone") != was.get("timezone")):
-            continue
-        local = _in_zone(was, now.get("timezone"))
-        ends = [k for k in ("min", "max") if k in local]
-        moved = [k for k in ends if now.get(k) == local[k] != was.get(k)]
-        kept = [k for k in ends if now.get(k) == was.get(k) and
-                pd.Timestamp(local[k]) != pd.Timestamp(was[k])]
-        if moved:
-            notes.append(f"column {shown(name)}: its drafted {' and '.join(moved)}, written "
-                         f"with UTC offsets, are now {now['timezone']} wall times at whole "
-                         f"{local['whole']} holding the same instants: " + ", ".join(
-                             f"{k} {now[k]}" for k in moved) + " (review them: the first "
-                         "and last units may hold none of the data)")
-        if was.get("unit") in ("hour", "day") and "bins" in was and "bins" not in now:
-            tod = now.get("time_of_day")
-            notes.append(f"column {shown(name)}: its bins of whole {was['unit']}s, counted "
-                         f"in UTC, do not fit {now['timezone']}'s; drafted again for it: "
-                         + (f"unit {now['unit']}" if "unit" in now else
-                            f"{now.get('bins')} equal bins")
-                         + (f", its time of day beside it in {tod.get('bins')} bins"
-                            if isinstance(tod, dict) else "") + " (review them)")
-        if kept:
-            notes.append(f"column {shown(name)}: its {' and '.join(kept)} keep their UTC "
-                         f"offsets, the same instants, which {now['timezone']} reads as "
-                         + ", ".join(f"{k} {_local(now[k], now['timezone'])}" for k in kept)
-                         + ": set them as local times if meant so")
-    return notes
-
-
-def _local(text: str, zone: str) -> str:
-    """An instant written with an offset, as the zone's clock reads it."""
-    import pandas as pd
-    return pd.Timestamp(text).tz_convert(zone).isoformat()
-
-
-def _same_width(was: dict, spec: dict, name: str) -> int:
-    """A datetime column's bin count over its new range (spec) that keeps the width its
-    bins had over the old one (was): 365 bins of a day over a year, 456 over 15 months,
-    not 365 of 1.25 days each; as it was where a date does not read."""
-    import pandas as pd
-    try:
-        old = pd.Timestamp(was["max"]) - pd.Timestamp(was["min"])
-        span = pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])
-        bins = max(1, round(was["bins"] * span / old))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return spec["bins"]
-    if bins > MAX_BINS:
-        raise SchemaError(f"column {shown(name)}: its {was['bins']} bins kept as wide over the "
-                          f"new range would be {bins:,}, past {MAX_BINS:,}: give fewer in the "
-                          f"same command (--set {name}.bins=N)")
-    return bins
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _whole_values(spec: dict) -> bool:
