@@ -12,7 +12,7 @@ from gpu_dpsyn.data.dialect import TAB_NAMES
 from gpu_dpsyn.data.draft_bins import kept_shape, shaped
 from gpu_dpsyn.data.files import read_small
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
-from gpu_dpsyn.data.schema_zone import datetime_edits, rezoned
+from gpu_dpsyn.data.schema_zone import _kind, datetime_edits, rezoned
 from gpu_dpsyn.errors import SchemaError
 
 # setting a numeric column's range: drafted edges keep their shape inside it (_new_range)
@@ -294,10 +294,3 @@ def _whole_values(spec: dict) -> bool:
     return _kind(spec) == "categorical" and isinstance(values, list) \
         and bool(values) and all(isinstance(v, int) and not isinstance(v, bool) or
                                  isinstance(v, float) and v.is_integer() for v in values)
-
-
-def _kind(spec) -> str | None:
-    """A column's type as the schema reads it ("type", else "kind"; aliases such as
-    "identifier" for id), or None."""
-    kind = spec.get("type") or spec.get("kind") if isinstance(spec, dict) else None
-    return _TYPE_ALIASES.get(kind) if isinstance(kind, str) else None

@@ -153,6 +153,7 @@ def _same_width(was: dict, spec: dict, name: str) -> int:
 
 
 def _kind(spec) -> str | None:
-    """A column's type as the schema reads it ("type", else "kind"; aliases)."""
+    """A column's type as the schema reads it ("type", else "kind"; aliases such as
+    "identifier" for id), or None."""
     kind = spec.get("type") or spec.get("kind") if isinstance(spec, dict) else None
     return _TYPE_ALIASES.get(kind) if isinstance(kind, str) else None
