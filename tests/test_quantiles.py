@@ -365,20 +365,29 @@ def test_nullable_and_public_prior_use_the_chosen_bins():
     assert out["wage"].isna().mean() == pytest.approx(0.1, abs=0.03)
 
 
-def test_cli_ledger_lists_the_edges_and_evaluate_uses_them(tmp_path):
-    pytest.importorskip("matplotlib")
+def _synthesized(tmp_path, rows: int):
+    """wages(rows) synthesized by the CLI with a ledger: (table, schema, (real, schema,
+    synthetic and ledger paths), the ledger)."""
     import json
     from gpu_dpsyn.cli import main
-    from gpu_dpsyn.evaluation.evaluate import mean_tvd
-    df, schema = wages(3000)
-    real, sch, out = tmp_path / "real.csv", tmp_path / "s.json", tmp_path / "syn.csv"
-    ledger, res, page = tmp_path / "l.json", tmp_path / "tvd.json", tmp_path / "r.html"
+    df, schema = wages(rows)
+    paths = real, sch, out, ledger = (tmp_path / "real.csv", tmp_path / "s.json",
+                                      tmp_path / "syn.csv", tmp_path / "l.json")
     df.to_csv(real, index=False)
     sch.write_text(json.dumps(schema))
     assert main(["synthesize", str(real), "--schema", str(sch), "--epsilon", "1", "--delta",
                  "1e-9", "--out", str(out), "--seed", "2", "--iterations", "3", "--ledger",
                  str(ledger), "--quiet"]) == 0
-    rep = json.loads(ledger.read_text())
+    return df, schema, paths, json.loads(ledger.read_text())
+
+
+def test_cli_ledger_lists_the_edges_and_evaluate_uses_them(tmp_path):
+    pytest.importorskip("matplotlib")
+    import json
+    from gpu_dpsyn.cli import main
+    from gpu_dpsyn.evaluation.evaluate import mean_tvd
+    df, schema, (real, sch, out, ledger), rep = _synthesized(tmp_path, 3000)
+    res, page = tmp_path / "tvd.json", tmp_path / "r.html"
     edges = rep["private_bins"]["wage"]
     assert rep["measurements"][0]["label"] == "quantiles" and edges[0] == 50
     assert edges[-1] == 19001 and len(edges) - 1 <= K
@@ -403,15 +412,7 @@ def test_evaluate_refuses_a_ledger_whose_private_bins_this_schema_could_not_choo
     the schema does not have; each is refused, naming the ledger."""
     import json
     from gpu_dpsyn.cli import main
-    df, schema = wages(600)
-    real, sch, out = tmp_path / "real.csv", tmp_path / "s.json", tmp_path / "syn.csv"
-    ledger = tmp_path / "l.json"
-    df.to_csv(real, index=False)
-    sch.write_text(json.dumps(schema))
-    assert main(["synthesize", str(real), "--schema", str(sch), "--epsilon", "1", "--delta",
-                 "1e-9", "--out", str(out), "--seed", "2", "--iterations", "3", "--ledger",
-                 str(ledger), "--quiet"]) == 0
-    rep = json.loads(ledger.read_text())
+    df, schema, (real, sch, out, ledger), rep = _synthesized(tmp_path, 600)
     edges = rep["private_bins"]["wage"]
     grid = load_schema(schema)["wage"].private.grid
     cases = {"narrow": {"wage": [100, 200, 300]}, "wide": {"wage": [0, *edges[1:-1], 10**6]},
