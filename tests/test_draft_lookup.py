@@ -4,6 +4,7 @@ import json
 import warnings
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from gpu_dpsyn import Synthesizer
@@ -135,17 +136,30 @@ def test_a_drafted_lookup_keeps_the_parquet_files_type(tmp_path):
     assert types["lk"] == "int32" and types["lk2"] == "float" and types["v"] == "int32", types
 
 
-def test_no_lookup_is_drafted_from_a_column_named_like_an_identifier():
-    # a subject's arm keyed by subject_id would list every real subject's arm in the
+@pytest.mark.parametrize("name", ["subject_id", "subject", "patient", "mrn", "participant",
+                                  "SubjectID", "case_no"])
+def test_no_lookup_is_drafted_from_a_column_that_may_name_individuals(name):
+    # a subject's arm keyed by its subject would list every real subject's arm in the
     # public schema (and copy it into the synthetic table)
-    r = np.random.default_rng(5)
-    subjects = np.repeat(np.arange(300), 8)
-    arm = r.choice(["placebo", "low", "high"], 300)[subjects]
-    df = pd.DataFrame({"subject_id": [f"S{i:04d}" for i in subjects], "arm": arm,
-                       "visit": np.tile(np.arange(8), 300)})
-    schema, lines = _draft(df)
+    df = _trial(300, 8).rename(columns={"key": name})
+    schema, _ = _draft(df)
     assert schema["arm"].kind == "categorical"
     assert all(c.kind != "derived" for c in schema.columns)
-    # the same table with the column named otherwise: a lookup, as before
-    schema, _ = _draft(df.rename(columns={"subject_id": "ward"}))
-    assert schema["arm"].kind == "derived" and schema["arm"].derive.source == "ward"
+
+
+def test_a_code_column_with_many_records_a_value_is_still_a_source():
+    # state_code -> state name, 40 codes of 100 records each: a public map
+    df = _trial(40, 100).rename(columns={"key": "state_code"})
+    schema, _ = _draft(df)
+    assert schema["arm"].kind == "derived" and schema["arm"].derive.source == "state_code"
+    # the same codes with a handful of records each (an individual's): none
+    few = _trial(300, 8).rename(columns={"key": "ward"})
+    assert _draft(few)[0]["arm"].kind == "categorical"
+
+
+def _trial(keys: int, per: int) -> pd.DataFrame:
+    r = np.random.default_rng(5)
+    k = np.repeat(np.arange(keys), per)
+    return pd.DataFrame({"key": [f"S{i:04d}" for i in k],
+                         "arm": r.choice(["placebo", "low", "high"], keys)[k],
+                         "visit": np.tile(np.arange(per), keys)})

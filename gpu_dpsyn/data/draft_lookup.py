@@ -21,7 +21,8 @@ from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.types import missing
-from gpu_dpsyn.data.values import id_name
+from gpu_dpsyn.data.draft_personal import name_words
+from gpu_dpsyn.data.values import person_id_name
 from gpu_dpsyn.errors import SchemaError
 
 # a source's rows past one per value, at least this many times its values (and at least
@@ -30,6 +31,24 @@ from gpu_dpsyn.errors import SchemaError
 REPEATS_PER_VALUE = 3
 MIN_REPEATS = 50
 _SHORT = 120  # an undo command lists the values up to this many characters
+
+
+PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",
+                "member", "employee", "student", "user", "respondent", "applicant",
+                "resident", "mrn", "household", "family", "account"}
+SOURCE_RECORDS = 20  # a source's records per value, at least, on average
+
+
+def _per_individual(name: str, codes, k: int) -> bool:
+    """Whether a column may name individuals, so a map from it would list each one's value
+    in the public schema (and copy it onto the synthetic rows): a trial's arm keyed by
+    its 1,500 subjects.  Named as a person's identifier (subject_id, case_no; not
+    state_code) or as a person (subject, patient, mrn), or few records a value (fewer than
+    SOURCE_RECORDS on average: an individual's handful, where a code's units repeat
+    across thousands)."""
+    words = set(name_words(name))
+    return person_id_name(name) or bool(words & PERSON_WORDS) or \
+        int((codes >= 0).sum()) < SOURCE_RECORDS * k
 
 
 def lookups(data: dict, cols: list, whys: list) -> list:
@@ -45,9 +64,8 @@ def lookups(data: dict, cols: list, whys: list) -> list:
                 if got is not None:
                     codes[c.name] = got
     at = {c.name: i for i, c in enumerate(cols)}
-    # never from a column named like an identifier: its map would list each subject's or
-    # order's value in the public schema (and copy it into the synthetic table)
-    order = sorted((n for n in codes if cols[at[n]].kind == "categorical" and not id_name(n)),
+    order = sorted((n for n in codes if cols[at[n]].kind == "categorical" and
+                    not _per_individual(n, codes[n][0], len(codes[n][1]))),
                    key=lambda n: (-len(codes[n][1]), at[n]))
     # a column another is derived from already (a present flag's) stays measured
     done, sources = set(), {c.derive.source for c in cols if c.kind == "derived"}
