@@ -405,6 +405,14 @@ def test_infer_schema_keeps_a_schema_it_cannot_read(files, capsys):
     assert main(["infer-schema", str(real), "--out", str(typo)]) == 2
     one_line_error(capsys, "--out", "typo.json")
     assert typo.read_text() == '{"columns": {"a": {"type": "categorical",}}}\n'
+    # nor one written in Latin-1 (no UTF-8): refused, and kept byte for byte
+    latin = tmp / "latin.json"
+    latin.write_bytes('{"columns": {"a": {"type": "numeric", "min": 0, "max": 9, '
+                      '"description": "café"}}}\n'.encode("latin-1"))
+    was = latin.read_bytes()
+    assert main(["infer-schema", str(real), "--out", str(latin)]) == 2
+    one_line_error(capsys, "--out", "latin.json")
+    assert latin.read_bytes() == was
 
 
 def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):

@@ -234,11 +234,14 @@ def check_schema_out(path) -> None:
 
 def check_not_reviewed(path) -> None:
     """infer-schema replaces an earlier draft, not a schema whose drafted values were all
-    reviewed (or one written by hand): that work would be lost.  (A file that is no
-    UTF-8 text, check_outputs refused before.)"""
+    reviewed (or one written by hand): that work would be lost."""
     kind, doc = json_file(path)
-    if kind in ("missing", "unreadable", "empty"):  # nothing there yet, or no work
+    if kind in ("missing", "empty"):  # nothing there yet, or no work
         return
+    if kind == "unreadable":  # (a schema written in Latin-1 is still someone's work)
+        raise DPSynError(f"--out {path!r} holds a file that is no UTF-8 text (a schema "
+                         "written in another encoding?); infer-schema would replace it: "
+                         "give another name, or remove it first")
     if kind == "invalid":  # a schema with a typo is still someone's work
         raise DPSynError(f"--out {path!r} holds JSON that does not parse (a schema being "
                          "written?); infer-schema would replace it: give another name, or "
