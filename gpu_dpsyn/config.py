@@ -57,6 +57,8 @@ class Settings:
     filter_low_counts: bool = True
     append_attributes: bool | str = "auto"
     duplicate_scope: str = "neighbours"
+    # "uniform": a random place inside the bin (shaped by the neighbouring bins' densities,
+    # generate/decode.bin_shape; the name kept from when it was even), "midpoint": its centre
     numeric_decode: str = "uniform"
     quantile_share: float = DEFAULT_QUANTILE_SHARE
     selection: str = "auto"

@@ -1,7 +1,7 @@
 """DataFrame <-> columnar integer codes (one contiguous array per column).
 
 Codes use the smallest unsigned dtype that holds the column's domain.
-Decoding draws numeric values uniformly inside their bin (or the midpoint),
+Decoding (generate/decode.py) draws numeric values inside their bin (or the midpoint),
 using the counter RNG so the same seed gives the same table.
 """
 from __future__ import annotations

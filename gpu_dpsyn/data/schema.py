@@ -59,7 +59,7 @@ class Column:
     # infer-schema's draft of equal bins as {"min", "max", "bins"}: written so, for review
     draft_range: dict | None = field(default=None, repr=False, compare=False)
     within: object = None  # chosen private bins: the noisy mass inside each, for decoding
-    # (quantile_bins.Within; not saved by to_dict: a saved schema decodes uniformly)
+    # (quantile_bins.Within; not saved by to_dict: a saved schema decodes as plain bins)
     time_of: str | None = None  # the hidden time of day of this column (types/time_of_day)
 
     def __post_init__(self):

@@ -26,7 +26,7 @@ equally, Synthesizer's parameter) and:
    public max is not filled uniformly, nor by its empty cells' noise, up to it.
 4. where the noise would place the edges (lost_in_noise: its sd at the middle edge passes
    a bin's noisy mass), the bins are laid out from the public grid instead (public_cuts),
-   decoded uniformly, with a warning.
+   decoded as plain bins are (no noisy inner shape), with a warning.
 
 Sensitivity: adding or removing one individual's D records changes the grid histogram by
 D in L1 and at most D in L2 (all D in one cell), the same as any marginal: the
@@ -256,7 +256,7 @@ def choose_bins(backend, counts, schema: Schema, fractions: list, accountant,
         lost = lost_in_noise(cum[-1], entry.sigma, g, pq.k)
         cuts = public_cuts(pq.grid, pq.k) if lost else _cuts(cum, pq.k)
         edges[col.name] = [pq.grid[i] for i in cuts]
-        if lost:  # decoded uniformly: the noisy shape inside is noise too
+        if lost:  # decoded as plain bins: the noisy shape inside is noise too
             warnings.warn(
                 f"column {col.name!r}: its private quantile bins would be placed by the "
                 f"noise (noise about {entry.sigma * math.sqrt(g / 2):,.0f} records at the "

@@ -57,7 +57,8 @@ def numeric_summary(real: pd.DataFrame, syn: pd.DataFrame, schema) -> str:
               "mean shift"]
     header[4 + QUANTILES.index(0.5)] = "median"
     return ("<h2>Numeric and date columns: mean and quantiles</h2><p>Synthetic values are "
-            "drawn inside their bin (uniformly, or by the private bins' noisy shape), so "
+            "drawn inside their bin (by a density following the neighbouring bins', or "
+            "by the private bins' noisy shape), so "
             "differences smaller than a bin are expected. <em>Mean shift</em>: synthetic mean "
             "minus real mean, in real standard deviations.</p>" + table(rows, header))
 
