@@ -69,3 +69,21 @@ def test_a_falling_column_decodes_below_its_bins_middles():
         # the lowest bin rises towards its end of the range: flat, as evenly
         assert abs(means[0] - even) < 0.02, (name, means)
         assert (frac >= 0).all() and (frac < 1).all()
+
+
+def test_an_integer_bin_of_one_value_steers_no_neighbour():
+    # a common value's own bin [0, 1) beside an integer column's log-spaced bins: as a
+    # decimal's repeated edge, it takes no part in its neighbours' slopes (a review:
+    # the bin below it was pushed to l = 0, the one above took its slope)
+    schema = load_schema({"columns": [{"name": "income", "type": "numeric", "integer": True,
+                                       "edges": [-9600, 0, 1, 1000, 10000, 100000]}]})
+    col = schema["income"]
+    counts = [140, 3400, 3000, 2500, 900]
+    codes = np.repeat(np.arange(5), counts).astype(np.uint8)
+    out = decode([codes], schema, seed=3)["income"].to_numpy()
+    lo, top = col.integer_bins()
+    frac = (out - lo[codes]) / (top - lo)[codes]
+    means = pd.Series(frac).groupby(codes).mean().to_numpy()
+    assert abs(means[0] - 0.5) < 0.02  # its one neighbour a single value: flat
+    assert (out[codes == 1] == 0).all()
+    assert abs(means[2] - 0.5) < 0.02  # [1, 1000): rises, then falls: a peak, flat
