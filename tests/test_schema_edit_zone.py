@@ -102,3 +102,33 @@ def test_naming_the_zone_of_hourly_values_redrafts_their_bins_for_it(tmp_path, c
     s.save(path)
     assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin",
                  "--set", "t.unit=hour"]) != 0
+
+
+def test_a_drafted_max_in_the_doubled_hour_keeps_its_instant():
+    # a range whose last value falls in the hour a zone repeats (Berlin, 2024-10-27):
+    # the rewritten max holds the same instant, not an hour earlier (a review)
+    from gpu_dpsyn.data.schema_zone import _in_zone
+    local = _in_zone({"min": "2024-10-25T01:00:00+00:00", "max": "2024-10-27T00:59:59+00:00"},
+                     "Europe/Berlin")
+    assert pd.Timestamp(local["max"]) >= pd.Timestamp("2024-10-27T00:59:59+00:00")
+    assert pd.Timestamp(local["min"]) <= pd.Timestamp("2024-10-25T01:00:00+00:00")
+
+
+def test_hourly_values_in_a_half_hour_zone_keep_their_minutes(tmp_path):
+    # hourly UTC text named Asia/Kolkata (+05:30): its values fall at :30 local, so it is
+    # drafted again to the minute (bins of whole minutes, which any zone counts alike),
+    # not to the local hour (every synthetic value had come out at :30 UTC, every real
+    # one at :00)
+    rng = np.random.default_rng(2)
+    t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 31 * 24, 20000), "h")
+    df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, 20000)})
+    s, _ = drafted(df)
+    path = tmp_path / "h.json"
+    s.save(path)
+    assert main(["schema", str(path), "--set", "t.timezone=Asia/Kolkata"]) == 0
+    spec = json.loads(path.read_text())["columns"]["t"]
+    assert spec["unit"] == "minute" and "time_of_day" not in spec
+    col = _load(path)["t"]
+    local = t.tz_convert("Asia/Kolkata")
+    assert col.time.min <= local.min() and local.max() <= col.time.max

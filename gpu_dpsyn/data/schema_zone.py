@@ -61,11 +61,14 @@ def _in_zone(was: dict, zone) -> dict:
             return {}
         end = hi + pd.Timedelta(seconds=1)
         unit = next((u for u in _WHOLE if lo == lo.floor(u) and end == end.floor(u)), "s")
-        start = lo.tz_convert(zone).tz_localize(None).floor(unit)
-        stop = end.tz_convert(zone).tz_localize(None).ceil(unit) - pd.Timedelta(seconds=1)
-        return {**{k: t.tz_localize(zone, ambiguous=True, nonexistent="shift_forward")
-                   .isoformat() for k, t in (("min", start), ("max", stop))},
-                "whole": _WHOLE[unit]}
+        # the earlier of a doubled local time for the start, the later for the end (the
+        # end's last second then taken as an instant): a max in the hour a zone repeats
+        # kept its wall time and lost that hour
+        start = lo.tz_convert(zone).tz_localize(None).floor(unit).tz_localize(
+            zone, ambiguous=True, nonexistent="shift_forward")
+        stop = end.tz_convert(zone).tz_localize(None).ceil(unit).tz_localize(
+            zone, ambiguous=False, nonexistent="shift_forward") - pd.Timedelta(seconds=1)
+        return {"min": start.isoformat(), "max": stop.isoformat(), "whole": _WHOLE[unit]}
     except (KeyError, TypeError, ValueError, OverflowError):  # refused when it loads
         return {}
 
@@ -81,7 +84,11 @@ def _for_zone(name: str, spec: dict) -> dict:
         lo, hi = (pd.Timestamp(spec[k]) for k in ("min", "max"))
         lo, hi = (t.tz_convert(zone).tz_localize(None) if t.tz is not None else t
                   for t in (lo, hi))
-        col, _ = datetime_column(name, lo, hi, spec["unit"], zone,
+        unit = spec["unit"]  # whole UTC hours fall at :30 in a +05:30 zone: its minutes
+        if unit == "hour" and any(pd.Timestamp(spec[k]).tz_convert(zone).utcoffset()
+                                  .total_seconds() % 3600 for k in ("min", "max")):
+            unit = "minute"
+        col, _ = datetime_column(name, lo, hi, unit, zone,
                                  bool(spec.get("nullable", False)), False, spec["bins"],
                                  spec["bins"], (spec.get("format"), ()))
     except (KeyError, TypeError, ValueError, OverflowError, SchemaError):
@@ -116,8 +123,9 @@ def rezoned(before: dict, after: dict) -> list:
             tod = now.get("time_of_day")
             notes.append(f"column {shown(name)}: its bins of whole {was['unit']}s, counted "
                          f"in UTC, do not fit {now['timezone']}'s; drafted again for it: "
-                         + (f"unit {now['unit']}" if "unit" in now else
-                            f"{now.get('bins')} equal bins")
+                         + (f"{now['bins']} bins of whole {now['unit']}s" if "unit" in now
+                            and "bins" in now else f"unit {now['unit']}" if "unit" in now
+                            else f"{now.get('bins')} equal bins")
                          + (f", its time of day beside it in {tod.get('bins')} bins"
                             if isinstance(tod, dict) else "") + " (review them)")
         if kept:
