@@ -154,3 +154,16 @@ def test_a_range_beside_drafted_edges_that_are_no_numbers_names_the_edges(carts,
     assert main(["schema", str(path), "--set", "cart.max=5000"]) == 2
     err = capsys.readouterr().err
     assert "'edges'" in err and err.count("\n") == 1
+
+
+def test_a_decimals_narrowest_log_bin_is_named_no_common_value(tmp_path, capsys):
+    # log-spaced decimals: the narrowest bin is the first, no value's own (a decimal's own
+    # bin is a repeated edge); the note named its low edge as a common value (a review)
+    r = np.random.default_rng(6)
+    path, doc = _draft(tmp_path, pd.DataFrame({"y": np.exp(r.normal(3, 1, 3000)).round(2),
+                                               "k": r.choice(["a", "b"], 3000)}))
+    low = doc["columns"]["y"]["edges"][0]
+    capsys.readouterr()
+    assert main(["schema", str(path), "--set", "y.bins=20"]) == 0
+    err = capsys.readouterr().err
+    assert "'y'" in err and f"of its own: {low:g}" not in err, err

@@ -218,7 +218,9 @@ def reshaped(before: dict, after: dict) -> list:
             continue
         e = [float(x) for x in was["edges"]]
         w = sorted(b - a for a, b in zip(e, e[1:]))
-        narrow = w[0] if 0 < w[0] < w[len(w) // 2] / 2.5 else 0  # integers: [v, v + 1)
+        # integers: [v, v + 1) is a value's own; a decimal's is a repeated edge only
+        narrow = w[0] if was.get("integer") is True and 0 < w[0] < w[len(w) // 2] / 2.5 \
+            else 0
         own = [a for a, b in zip(e, e[1:]) if b - a == 0 or b - a == narrow]
         what = ("not of equal widths (log-spaced for a skewed column, or a common value's "
                 "bin of its own" + (f": {', '.join(f'{v:g}' for v in own)}" if own else "")
