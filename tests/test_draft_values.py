@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from gpu_dpsyn import Synthesizer
 from conftest import drafted
@@ -134,3 +135,14 @@ def test_numbers_beside_a_detection_limit_are_said_to_be_numbers():
     assert s["crp"].kind == "categorical"
     assert "'<0.5'" in lines["crp"] and "detection limit" in lines["crp"], lines["crp"]
     assert "'<0.5'" not in lines["arm"] and "detection" not in lines["arm"]
+
+
+@pytest.mark.parametrize("limit", ["<.5", "<-5", "< 0,5"])
+def test_a_limit_written_otherwise_or_only_after_the_first_values_is_said(limit):
+    # '<.5' and '<-5' were missed, and so were limits past the first 1,000 values (a
+    # review): sorted by value, a column's limits come last
+    r = np.random.default_rng(6)
+    x = np.sort(np.exp(r.normal(0.3, 0.8, 3000)))[::-1]
+    text = np.where(np.arange(3000) >= 2500, limit, np.char.mod("%.1f", x))
+    s, lines = _draft(pd.DataFrame({"crp": text, "arm": r.choice(["a", "b"], 3000)}))
+    assert "detection limit" in lines["crp"] and repr(limit) in lines["crp"], lines["crp"]

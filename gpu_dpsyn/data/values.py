@@ -299,7 +299,8 @@ def written_numbers_hint(vals: pd.Series) -> str:
             "column")
 
 
-_LIMIT = re.compile(r"^\s*(?:[<>]=?|\u2264|\u2265)\s*\d+(?:[.,]\d+)?\s*$")  # <0.5, >= 1000
+_LIMIT = re.compile(r"^\s*(?:[<>]=?|\u2264|\u2265)\s*[-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*$")
+# (<0.5, >= 1000, <.5, <-5, < 0,5)
 
 
 def censored_hint(vals: pd.Series) -> str:
@@ -307,7 +308,8 @@ def censored_hint(vals: pd.Series) -> str:
     lab's detection limit, '>1000' above a top code), which make the column text: listed,
     the numbers lose their order (a trial's CRP, 14% '<0.5': synthetic median 4.0 mg/L,
     real 1.2)."""
-    sample = vals.dropna().iloc[:1000].astype(str)
+    # each distinct value once (limits sorted after the numbers stay in view)
+    sample = pd.Series(pd.unique(vals.dropna().astype(str))[:100_000])
     limits = sample.str.fullmatch(_LIMIT)
     plain = pd.to_numeric(sample[~limits], errors="coerce").notna()
     if not limits.any() or limits.all() or plain.mean() < 0.9:
