@@ -132,3 +132,16 @@ def test_hourly_values_in_a_half_hour_zone_keep_their_minutes(tmp_path):
     col = _load(path)["t"]
     local = t.tz_convert("Asia/Kolkata")
     assert col.time.min <= local.min() and local.max() <= col.time.max
+
+
+def test_an_hourly_columns_ends_are_rounded_to_its_hours_not_days():
+    # UTC days named New York: an hourly column's range grew by a day of bins the data
+    # could not fill (72 hours to 96; a review); to its own unit, 5 hours more at most
+    from gpu_dpsyn.data.schema_zone import _in_zone
+    was = {"min": "2024-03-01T00:00:00+00:00", "max": "2024-03-03T23:59:59+00:00",
+           "unit": "hour"}
+    local = _in_zone(was, "America/New_York")
+    span = pd.Timestamp(local["max"]) - pd.Timestamp(local["min"])
+    assert span < pd.Timedelta(hours=73)
+    assert pd.Timestamp(local["min"]) <= pd.Timestamp(was["min"])
+    assert pd.Timestamp(local["max"]) >= pd.Timestamp(was["max"])

@@ -60,7 +60,13 @@ def _in_zone(was: dict, zone) -> dict:
         if lo.tz is None or hi.tz is None or not isinstance(zone, str):
             return {}
         end = hi + pd.Timedelta(seconds=1)
-        unit = next((u for u in _WHOLE if lo == lo.floor(u) and end == end.floor(u)), "s")
+        # the coarsest unit both ends are whole in, but with "unit" alone (a bin a unit)
+        # none coarser than it (an hourly column's UTC days became local days: a day of
+        # bins more to fill); bins of whole units start where a local day does
+        finest = {"day": "D", "hour": "h", "minute": "min", "second": "s"}.get(
+            was.get("unit"), "D") if "bins" not in was else "D"
+        units = list(_WHOLE)[list(_WHOLE).index(finest):]
+        unit = next((u for u in units if lo == lo.floor(u) and end == end.floor(u)), "s")
         # the earlier of a doubled local time for the start, the later for the end (the
         # end's last second then taken as an instant): a max in the hour a zone repeats
         # kept its wall time and lost that hour
