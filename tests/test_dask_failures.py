@@ -1,0 +1,78 @@
+"""sample_to on Dask when a batch fails: nothing is written after it returns (a batch still
+in flight used to rename its part into place after the CLI had removed the failed run's
+parts), and the CLI says the failure in one line."""
+import os
+import time
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+from gpu_dpsyn import Synthesizer  # noqa: E402
+from gpu_dpsyn.errors import DPSynError  # noqa: E402
+
+KW = dict(seed=3, iterations=4, progress=False, backend="cpu")
+
+
+def _table(n=4000):
+    df = pd.DataFrame({"a": [i % 5 for i in range(n)], "b": [i % 3 for i in range(n)]})
+    schema = {"columns": {"a": {"type": "categorical", "values": [0, 1, 2, 3, 4]},
+                          "b": {"type": "categorical", "values": [0, 1, 2]}}}
+    return df, schema
+
+
+def test_a_failed_batch_leaves_no_batch_writing_after_sample_to_returns(client, tmp_path,
+                                                                       monkeypatch):
+    import pyarrow.parquet as pq
+    df, schema = _table()
+    real = pq.write_table
+
+    def slow_or_full(table, where, **kw):  # part 0: a full disk; the others take a while
+        if "part-00000" in str(where):
+            raise OSError(28, "No space left on device")
+        time.sleep(1.0)
+        return real(table, where, **kw)
+    monkeypatch.setattr(pq, "write_table", slow_or_full)
+    syn = Synthesizer(1.0, 1e-9, client=client, **KW).fit(df, schema)
+    out = tmp_path / "out"
+    with pytest.raises(DPSynError, match="No space left on device"):
+        syn.sample_to(out, 4000, batch_rows=1000)
+    seen = sorted(os.listdir(out))
+    time.sleep(2.5)  # a batch still running would rename its part in by now
+    assert sorted(os.listdir(out)) == seen
+    assert not [f for f in seen if f.endswith(".tmp")], seen
+
+
+def test_the_cli_removes_a_part_that_lands_while_its_cluster_closes(client, tmp_path,
+                                                                     monkeypatch, capsys):
+    """A batch still running when the run fails (or is interrupted) writes its part while
+    the local cluster shuts down: the failed run's parts are removed after that."""
+    from contextlib import contextmanager
+
+    import pyarrow.parquet as pq
+    from gpu_dpsyn.cli import main
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.distributed import cluster
+    df, schema = _table()
+    (tmp_path / "in").mkdir()
+    df.to_parquet(tmp_path / "in" / "p0.parquet")
+    load_schema(schema).save(tmp_path / "s.json")
+    out = tmp_path / "out"
+
+    @contextmanager
+    def closing_late(*a, **k):
+        try:
+            yield client
+        finally:
+            (out / "part-00003.parquet").write_bytes(b"PAR1 a batch that was in flight")
+
+    def full(table, where, **kw):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(cluster, "dask_client", closing_late)
+    monkeypatch.setattr(pq, "write_table", full)
+    rc = main(["synthesize", str(tmp_path / "in"), "--schema", str(tmp_path / "s.json"),
+               "--epsilon", "1", "--delta", "1e-9", "--seed", "3", "--quiet", "--workers",
+               "1", "--rows", "4000", "--batch-rows", "1000", "--out", str(out)])
+    assert rc == 2 and "No space left on device" in capsys.readouterr().err
+    assert os.listdir(out) == []
