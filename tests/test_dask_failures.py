@@ -76,3 +76,21 @@ def test_the_cli_removes_a_part_that_lands_while_its_cluster_closes(client, tmp_
                "1", "--rows", "4000", "--batch-rows", "1000", "--out", str(out)])
     assert rc == 2 and "No space left on device" in capsys.readouterr().err
     assert os.listdir(out) == []
+
+
+def test_a_refusal_on_a_local_clusters_worker_is_one_line(tmp_path, capfd):
+    """The worker's own log of the failed task (its exception and traceback) stays off
+    the terminal: the client reports the error, once."""
+    from conftest import one_line_error
+    from gpu_dpsyn.cli import main
+    from gpu_dpsyn.data.schema import load_schema
+    df, schema = _table(2000)
+    (tmp_path / "in").mkdir()
+    df.to_parquet(tmp_path / "in" / "p0.parquet")
+    df.assign(a=9).to_parquet(tmp_path / "in" / "p1.parquet")  # 9 is no value of a
+    load_schema(schema).save(tmp_path / "s.json")
+    rc = main(["synthesize", str(tmp_path / "in"), "--schema", str(tmp_path / "s.json"),
+               "--epsilon", "1", "--delta", "1e-9", "--quiet", "--workers", "1",
+               "--on-invalid", "error", "--out", str(tmp_path / "out")])
+    assert rc == 2
+    one_line_error(capfd, "partition 1", "'a'")

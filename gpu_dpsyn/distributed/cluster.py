@@ -60,7 +60,10 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, gpu: b
         with client:
             yield client
         return
+    from gpu_dpsyn.distributed.quiet import QuietTaskErrors
     with local_cluster(workers, gpu) as cluster, Client(cluster) as client:
+        # this run's own workers, writing to its terminal (a scheduler's are left as they are)
+        client.register_plugin(QuietTaskErrors())
         yield client
 
 
