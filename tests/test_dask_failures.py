@@ -94,3 +94,28 @@ def test_a_refusal_on_a_local_clusters_worker_is_one_line(tmp_path, capfd):
                "--on-invalid", "error", "--out", str(tmp_path / "out")])
     assert rc == 2
     one_line_error(capfd, "partition 1", "'a'")
+
+
+def test_the_refusal_said_is_the_first_partitions_whichever_worker_is_quicker(
+        client, tmp_path, monkeypatch):
+    """Partitions 1 and 3 both hold a value the schema does not allow (on_invalid="error"):
+    the message names partition 1, also when partition 3 fails first (one run said one,
+    the next the other)."""
+    from gpu_dpsyn.distributed import counting
+    from gpu_dpsyn.errors import DataError
+    df, schema = _table(4000)
+    for i in range(4):
+        part = df.iloc[i * 1000:(i + 1) * 1000]
+        part = part.assign(a=9) if i in (1, 3) else part
+        part.to_parquet(tmp_path / f"p{i}.parquet")
+    real = counting.encode_partition
+
+    def late_for_one(df, schema, backend, index, on_invalid="error"):
+        if index == 1:
+            time.sleep(0.5)
+        return real(df, schema, backend, index, on_invalid)
+    monkeypatch.setattr(counting, "encode_partition", late_for_one)
+    for _ in range(6):  # the set Dask raised from was in hash order: 1 or 3 by chance
+        with pytest.raises(DataError, match="^partition 1: column 'a'"):
+            Synthesizer(1.0, 1e-9, client=client, on_invalid="error", **KW).fit(
+                str(tmp_path), schema)
