@@ -1,0 +1,46 @@
+"""The memory a sample may take is bounded by the process's cgroup (a container's
+--memory, a systemd MemoryMax), not only by the machine's free memory: inside a 1 GiB
+container the host's free memory let a sample of several GiB pass the check, and the
+kernel then killed the process, after the fit had spent the budget."""
+import pytest
+
+from gpu_dpsyn import Synthesizer
+from gpu_dpsyn.backends.numpy import memory
+from gpu_dpsyn.errors import DataError
+
+GIB = 2 ** 30
+
+
+def _cgroup(tmp_path, monkeypatch, limit: str, usage: str, version=2):
+    names = ("memory.max", "memory.current") if version == 2 else \
+        ("memory.limit_in_bytes", "memory.usage_in_bytes")
+    (tmp_path / names[0]).write_text(limit + "\n")
+    (tmp_path / names[1]).write_text(usage + "\n")
+    monkeypatch.setattr(memory, "CGROUP_FILES",
+                        [(str(tmp_path / names[0]), str(tmp_path / names[1]))],
+                        raising=False)
+    monkeypatch.setattr(memory, "host_free", lambda: 64 * GIB, raising=False)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_sample_past_the_cgroups_room_is_refused_before_the_fit(tmp_path, monkeypatch,
+                                                                  version):
+    _cgroup(tmp_path, monkeypatch, str(GIB), str(GIB // 2), version)
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False)
+    schema = {"columns": {"a": {"type": "categorical", "values": [0, 1, 2]}}}
+    with pytest.raises(DataError, match=r"needs about .* only 512\.0 MiB is free"):
+        syn.check_sample(10 ** 7, schema)  # 81 bytes a row: about 0.8 GiB
+    syn.check_sample(10 ** 6, schema)  # about 80 MiB: fits
+
+
+@pytest.mark.parametrize("limit", ["max", "9223372036854771712"])
+def test_no_cgroup_limit_is_the_machines_free_memory(tmp_path, monkeypatch, limit):
+    _cgroup(tmp_path, monkeypatch, limit, str(GIB))
+    assert memory.free_memory() == 64 * GIB
+
+
+def test_unreadable_cgroup_files_are_no_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(memory, "CGROUP_FILES", [(str(tmp_path / "no"), str(tmp_path / "x"))],
+                        raising=False)
+    monkeypatch.setattr(memory, "host_free", lambda: 3 * GIB, raising=False)
+    assert memory.free_memory() == 3 * GIB
