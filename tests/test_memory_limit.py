@@ -44,3 +44,20 @@ def test_unreadable_cgroup_files_are_no_limit(tmp_path, monkeypatch):
                         raising=False)
     monkeypatch.setattr(memory, "host_free", lambda: 3 * GIB, raising=False)
     assert memory.free_memory() == 3 * GIB
+
+
+def test_sample_to_in_this_process_sizes_its_batches_from_the_processs_limit(monkeypatch):
+    """Without a client, the batch size came from the machine's total memory: in a 1 GiB
+    container on a 64 GiB machine, batches of 2^22 rows (over 1 GiB of work each)."""
+    import distributed.system
+    import pandas as pd
+    from gpu_dpsyn.distributed import sampling
+    df = pd.DataFrame({"a": [0, 1, 2] * 100})
+    schema = {"columns": {"a": {"type": "categorical", "values": [0, 1, 2]}}}
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, seed=0).fit(df, schema)
+    import psutil
+    monkeypatch.setattr(distributed.system, "memory_limit", lambda: GIB)  # the cgroup's
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: type("M", (), {"total": 64 * GIB}))
+    rows = sampling.default_batch_rows(syn.model, None, 10 ** 8)
+    host_row = 1 + sampling.WORK_BYTES_PER_ROW + sampling.OUTPUT_BYTES_PER_CELL
+    assert rows * host_row <= sampling.MEMORY_SHARE * GIB
