@@ -119,3 +119,22 @@ def test_the_refusal_said_is_the_first_partitions_whichever_worker_is_quicker(
         with pytest.raises(DataError, match="^partition 1: column 'a'"):
             Synthesizer(1.0, 1e-9, client=client, on_invalid="error", **KW).fit(
                 str(tmp_path), schema)
+
+
+@pytest.mark.parametrize("bad", ["tcp://127.0.0.1:8786", 5, object()])
+def test_a_client_that_is_no_dask_client_is_refused_in_one_line(tmp_path, bad):
+    """client="tcp://..." (an address where a Client belongs) gave AttributeError: 'str'
+    object has no attribute 'compute' from a fit of a path, and was silently ignored by a
+    fit of a pandas DataFrame."""
+    df, schema = _table(300)
+    df.to_parquet(tmp_path / "p0.parquet")
+    for source in (str(tmp_path), df):
+        with pytest.raises(DPSynError, match="client= takes a dask.distributed.Client"):
+            Synthesizer(1.0, 1e-9, client=bad, **KW).fit(source, schema)
+    syn = Synthesizer(1.0, 1e-9, **KW).fit(df, schema)
+    syn.client = bad
+    with pytest.raises(DPSynError, match="client= takes a dask.distributed.Client"):
+        syn.sample_to(tmp_path / "out", 100)
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(DPSynError, match="client= takes a dask.distributed.Client"):
+        Synthesizer.load(syn.save(tmp_path / "m.dpsyn"), client=bad)
