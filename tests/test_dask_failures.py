@@ -138,3 +138,21 @@ def test_a_client_that_is_no_dask_client_is_refused_in_one_line(tmp_path, bad):
     assert not (tmp_path / "out").exists()
     with pytest.raises(DPSynError, match="client= takes a dask.distributed.Client"):
         Synthesizer.load(syn.save(tmp_path / "m.dpsyn"), client=bad)
+
+
+def test_a_closed_client_is_refused_in_one_line(tmp_path):
+    """A closed client gave ClosedClientError (fit) or RuntimeError: IOLoop is closed
+    (sample_to)."""
+    from dask.distributed import Client, LocalCluster
+    df, schema = _table(300)
+    df.to_parquet(tmp_path / "p0.parquet")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
+        pass
+    with pytest.raises(DPSynError, match="the Dask client is closed"):
+        Synthesizer(1.0, 1e-9, client=c, **KW).fit(str(tmp_path), schema)
+    syn = Synthesizer(1.0, 1e-9, **KW).fit(df, schema)
+    syn.client = c
+    with pytest.raises(DPSynError, match="the Dask client is closed"):
+        syn.sample_to(tmp_path / "out", 100)
+    assert not (tmp_path / "out").exists()

@@ -37,6 +37,9 @@ def checked_client(client):
             if isinstance(client, str) else ""
         raise DPSynError(f"client= takes a dask.distributed.Client (or None), got "
                          f"{type(client).__name__}{hint}")
+    if client.status in ("closing", "closed"):  # else Dask's ClosedClientError, deep
+        raise DPSynError("the Dask client is closed: give an open Client (a Client's "
+                         "`with` block closes it on leaving)")
     return client
 
 
