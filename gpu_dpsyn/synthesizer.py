@@ -10,6 +10,7 @@ import pandas as pd
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.config import Settings
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.distributed.cluster import checked_client, current_client
 from gpu_dpsyn.errors import DPSynError, LargeDeltaWarning
@@ -161,8 +162,13 @@ class Synthesizer:
             raise DPSynError("a group_by fit samples in memory: use sample(n)")
         from gpu_dpsyn.distributed.sampling import sample_to
         n = estimated_rows(m, row_count) if n is None else row_count(n)
-        return sample_to(m, checked_client(self.client) or current_client(),
-                         self._reserve_calls, path, n, batch_rows)
+        client = checked_client(self.client) or current_client()
+        if client is None and batch_rows is not None:  # batches one by one here: each as
+            b = min(n, integer("batch_rows", batch_rows, 1))  # sample(b), checked alike
+            if b > self._room:
+                self.check_sample(b, what=f"a batch of {b:,} rows",
+                                  instead="give a smaller batch_rows")
+        return sample_to(m, client, self._reserve_calls, path, n, batch_rows)
 
     def _fitted(self, what: str):
         if self.model is None:

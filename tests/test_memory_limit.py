@@ -61,3 +61,20 @@ def test_sample_to_in_this_process_sizes_its_batches_from_the_processs_limit(mon
     rows = sampling.default_batch_rows(syn.model, None, 10 ** 8)
     host_row = 1 + sampling.WORK_BYTES_PER_ROW + sampling.OUTPUT_BYTES_PER_CELL
     assert rows * host_row <= sampling.MEMORY_SHARE * GIB
+
+
+def test_sample_to_in_this_process_refuses_a_batch_that_cannot_fit(tmp_path, monkeypatch):
+    """sample(n) is refused before allocating when n rows cannot fit; sample_to(path, n,
+    batch_rows=n) without a client ran the same one batch unchecked."""
+    import pandas as pd
+    df = pd.DataFrame({"a": [0, 1, 2] * 100})
+    schema = {"columns": {"a": {"type": "categorical", "values": [0, 1, 2]}}}
+    syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, seed=0).fit(df, schema)
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
+                        lambda self: 2 ** 20)  # 1 MiB: 10^5 rows of 81 bytes do not fit
+    with pytest.raises(DataError, match=r"needs about .* only 1\.0 MiB is free"):
+        syn.sample(100_000)
+    with pytest.raises(DataError, match=r"needs about .* only 1\.0 MiB is free"):
+        syn.sample_to(tmp_path / "out", 200_000, batch_rows=100_000)
+    assert not (tmp_path / "out").exists()
+    syn.sample_to(tmp_path / "small", 20_000, batch_rows=10_000)  # 0.8 MiB a batch: fits
