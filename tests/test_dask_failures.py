@@ -156,3 +156,26 @@ def test_a_closed_client_is_refused_in_one_line(tmp_path):
     with pytest.raises(DPSynError, match="the Dask client is closed"):
         syn.sample_to(tmp_path / "out", 100)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_cluster_that_gives_no_result_is_not_waited_for_twice(client, tmp_path,
+                                                                 monkeypatch):
+    """After a batch's failure sample_to waits for the batches in flight; after the
+    cluster's own timeout it does not wait the timeout again."""
+    import pyarrow.parquet as pq
+    from gpu_dpsyn.distributed import cluster
+    from gpu_dpsyn.errors import ClusterError
+    df, schema = _table()
+    real = pq.write_table
+
+    def stuck(table, where, **kw):
+        time.sleep(4.0)
+        return real(table, where, **kw)
+    syn = Synthesizer(1.0, 1e-9, client=client, **KW).fit(df, schema)
+    monkeypatch.setattr(pq, "write_table", stuck)
+    monkeypatch.setattr(cluster, "TIMEOUT_S", 1.0)
+    t0 = time.perf_counter()
+    with pytest.raises(ClusterError, match="gave no result in 1 s"):
+        syn.sample_to(tmp_path / "out", 2000, batch_rows=1000)
+    assert time.perf_counter() - t0 < 1.8
+    time.sleep(3.5)  # the stuck batches end before the next test

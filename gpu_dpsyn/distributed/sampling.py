@@ -28,7 +28,7 @@ from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
 from gpu_dpsyn.data.parquet_types import written_schema
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import ClusterError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
@@ -141,6 +141,8 @@ def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
                 done.append(fut.result())  # a task that failed after its retries raises
                 fut.release()
                 submit()
+    except ClusterError:  # no result in TIMEOUT_S: not waited for again
+        raise
     except Exception:
         # the batches in flight run on whatever the client does: they are let finish, so
         # that no part lands after this returns (the CLI then removes the run's parts)
