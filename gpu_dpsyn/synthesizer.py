@@ -10,8 +10,9 @@ import pandas as pd
 from gpu_dpsyn.backends import get_backend
 from gpu_dpsyn.config import Settings
 from gpu_dpsyn.core import rng
+from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.data.schema import load_schema
-from gpu_dpsyn.distributed.cluster import current_client
+from gpu_dpsyn.distributed.cluster import checked_client, current_client
 from gpu_dpsyn.errors import DPSynError, LargeDeltaWarning
 from gpu_dpsyn.generate.sample import check_memory, estimated_rows, generate, row_count
 from gpu_dpsyn.measure import fit as measuring
@@ -72,7 +73,7 @@ class Synthesizer:
         # post-processing (GUM, decoding) randomness; the noise has its own key
         self.seed = rng.make_seed(self.settings.seed)
         self.backend = get_backend(self.settings.backend)
-        self.client = client
+        self.client = checked_client(client)
         self.accountant = None
         self.model = None
         self.fit_timings: dict = {}  # seconds per stage: NOT for release (they grow with n)
@@ -100,7 +101,7 @@ class Synthesizer:
         if public is not None and public is df:
             raise DPSynError("public= is the private table itself: a public table is used "
                              "without spending budget, so it must hold no private record")
-        client = self.client
+        client = checked_client(self.client)  # (an attribute, which the CLI sets)
         if client is None and measuring.is_distributed_input(df):
             client = current_client()  # a Dask user's current client, as Dask does
         self.model, self.accountant, self.fit_timings = measuring.fit(
@@ -161,8 +162,13 @@ class Synthesizer:
             raise DPSynError("a group_by fit samples in memory: use sample(n)")
         from gpu_dpsyn.distributed.sampling import sample_to
         n = estimated_rows(m, row_count) if n is None else row_count(n)
-        return sample_to(m, self.client or current_client(), self._reserve_calls, path, n,
-                         batch_rows)
+        client = checked_client(self.client) or current_client()
+        if client is None and batch_rows is not None:  # batches one by one here: each as
+            b = min(n, integer("batch_rows", batch_rows, 1))  # sample(b), checked alike
+            if b > self._room:
+                self.check_sample(b, what=f"a batch of {b:,} rows",
+                                  instead="give a smaller batch_rows")
+        return sample_to(m, client, self._reserve_calls, path, n, batch_rows)
 
     def _fitted(self, what: str):
         if self.model is None:
@@ -199,7 +205,7 @@ class Synthesizer:
                 model.settings, backend=backend))
         syn = cls.__new__(cls)
         syn.settings = model.settings
-        syn.seed, syn.client, syn.model = model.seed, client, model
+        syn.seed, syn.client, syn.model = model.seed, checked_client(client), model
         syn.backend = get_backend(model.settings.backend)
         syn.accountant, syn.fit_timings, syn.last_run = state["accountant"], {}, None
         syn._calls, syn._spending, syn._room = state["next_call"], None, 0

@@ -162,18 +162,18 @@ def _synthesize_on_dask(a) -> int:
         row_count(a.rows)
     public = read_table(a.public, schema=schema) if a.public else None
     gpu = a.backend == "gpu" or (a.backend == "auto" and gpu_available())
-    with dask_client(a.workers, a.scheduler, gpu) as client:
-        syn.client = client
-        with spent(a, syn):  # (a ledger that cannot be written: the spend is said)
-            syn.fit(a.input, schema, public=public)
-            try:  # no release without its ledger, nor a part of one: the parts go (the
-                res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)  # directory
-                rep = write_ledger(a, syn, res["gum_history"],  # held none before)
-                                   table=(a.out, res["rows"]))  # (the first batch's)
-            except BaseException:
-                for part in Path(a.out).glob("part-*.parquet"):
-                    part.unlink()
-                raise
+    try:  # no release without its ledger, nor a part of one: the parts go (the directory
+        with dask_client(a.workers, a.scheduler, gpu) as client:  # held none before), once
+            syn.client = client  # the cluster is closed: a batch in flight lands before
+            with spent(a, syn):  # (a ledger that cannot be written: the spend is said)
+                syn.fit(a.input, schema, public=public)
+                res = syn.sample_to(a.out, a.rows, batch_rows=a.batch_rows)
+                rep = write_ledger(a, syn, res["gum_history"],  # (the first batch's)
+                                   table=(a.out, res["rows"]))
+    except BaseException:
+        for part in Path(a.out).glob("part-*.parquet"):
+            part.unlink()
+        raise
     parts = f"{res['batches']} Parquet part" + ("s" if res["batches"] > 1 else "")
     print(f"wrote {res['rows']:,} synthetic rows to {a.out} ({parts}); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)

@@ -26,6 +26,23 @@ def current_client():
         return None
 
 
+def checked_client(client):
+    """client, when it is None or a dask.distributed Client; else a DPSynError (an address
+    given where a Client belongs failed deep in a fit, or went unused)."""
+    if client is None:
+        return None
+    from distributed import Client
+    if not isinstance(client, Client):
+        hint = f"; for a scheduler's address, give Client({client!r})" \
+            if isinstance(client, str) else ""
+        raise DPSynError(f"client= takes a dask.distributed.Client (or None), got "
+                         f"{type(client).__name__}{hint}")
+    if client.status in ("closing", "closed"):  # else Dask's ClosedClientError, deep
+        raise DPSynError("the Dask client is closed: give an open Client (a Client's "
+                         "`with` block closes it on leaving)")
+    return client
+
+
 def local_cluster(workers: int, gpu: bool = False, memory_limit="auto"):
     """workers one-thread worker processes (NumPy), or with gpu a LocalCUDACluster
     (dask-cuda) of one worker per GPU, up to `workers`; memory_limit per worker."""
@@ -60,7 +77,10 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, gpu: b
         with client:
             yield client
         return
+    from gpu_dpsyn.distributed.quiet import QuietTaskErrors
     with local_cluster(workers, gpu) as cluster, Client(cluster) as client:
+        # this run's own workers, writing to its terminal (a scheduler's are left as they are)
+        client.register_plugin(QuietTaskErrors())
         yield client
 
 

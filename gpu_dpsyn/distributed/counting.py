@@ -89,6 +89,11 @@ def gather(client, futures):
     clear error after TIMEOUT_S, not a hang."""
     wait_for(futures, " (what was charged to the budget stays spent)")
     with reading_errors():
+        # the first failure in the futures' order: Dask raises one from a set (in hash
+        # order), so which of two bad partitions a refusal named changed from run to run
+        for f in futures if isinstance(futures, list) else [futures]:
+            if f.status == "error":
+                raise f.exception()
         return client.gather(futures)
 
 

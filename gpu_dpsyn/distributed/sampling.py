@@ -28,7 +28,7 @@ from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
 from gpu_dpsyn.data.parquet_types import written_schema
 from gpu_dpsyn.generate.decode import decode
 from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import ClusterError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
@@ -98,12 +98,14 @@ def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None
                     call=first_call + b, first_id=first)
                for b, (size, first, targets) in enumerate(zip(sizes, starts, split_targets(
                    model.targets(n), sizes))))
-    if client is None:
-        done = [write_batch(model, backend, str(out), arrow, **b) for b in batches]
-    else:
-        done = _run_on(client, model, backend, str(out), arrow, batches)
-    for tmp in out.glob(".part-*.tmp"):  # a lost worker's unfinished part (the directory
-        tmp.unlink(missing_ok=True)     # was empty at the start: these are ours)
+    try:
+        if client is None:
+            done = [write_batch(model, backend, str(out), arrow, **b) for b in batches]
+        else:
+            done = _run_on(client, model, backend, str(out), arrow, batches)
+    finally:  # also after a failure: a lost worker's unfinished part (the directory
+        for tmp in out.glob(".part-*.tmp"):  # was empty at the start: these are ours)
+            tmp.unlink(missing_ok=True)
     rows = sum(d["rows"] for d in done)
     if rows != n:  # never expected: the parts are what the caller gets
         raise DPSynError(f"wrote {rows:,} rows instead of {n:,}")
@@ -130,14 +132,25 @@ def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
     for _ in range(window):
         submit()
     done = []
-    while running:
-        # a batch at least every TIMEOUT_S, else a clear error instead of a hang
-        finished, running = wait_for(list(running), return_when="FIRST_COMPLETED")
-        running = set(running)
-        for fut in finished:
-            done.append(fut.result())  # a task that failed after its retries raises here
-            fut.release()
-            submit()
+    try:
+        while running:
+            # a batch at least every TIMEOUT_S, else a clear error instead of a hang
+            finished, running = wait_for(list(running), return_when="FIRST_COMPLETED")
+            running = set(running)
+            for fut in finished:
+                done.append(fut.result())  # a task that failed after its retries raises
+                fut.release()
+                submit()
+    except ClusterError:  # no result in TIMEOUT_S: not waited for again
+        raise
+    except Exception:
+        # the batches in flight run on whatever the client does: they are let finish, so
+        # that no part lands after this returns (the CLI then removes the run's parts)
+        wait_for(list(running), " (what was charged to the budget stays spent)")
+        raise
+    except BaseException:  # an interrupt: stop what has not started
+        client.cancel(list(running))
+        raise
     return done
 
 

@@ -5,8 +5,6 @@ same counter-RNG layout, so for one seed both produce the same records.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from gpu_dpsyn.core import rng, threads
@@ -14,7 +12,7 @@ from gpu_dpsyn.backends.arrays import BISECT_STEPS, plan_update, strides_of
 from gpu_dpsyn.core.types import code_dtype
 from gpu_dpsyn.core import sorting
 from gpu_dpsyn.core.sorting import read_bound
-from gpu_dpsyn.backends.numpy import host_kernels
+from gpu_dpsyn.backends.numpy import host_kernels, memory
 from gpu_dpsyn.backends.numpy import noise as _noise
 from gpu_dpsyn.backends.numpy.permute import feistel_ranks
 from gpu_dpsyn.backends.numpy.update import update_records
@@ -68,11 +66,8 @@ class NumpyBackend:
         pass
 
     def free_memory(self) -> int | None:
-        """Bytes of memory available now (None if unknown)."""
-        try:
-            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (ValueError, OSError, AttributeError):
-            return None
+        """Bytes of memory available now, within the process's cgroup (None if unknown)."""
+        return memory.free_memory()
 
     # -- marginals -----------------------------------------------------------------
     def cell_index(self, cols, attrs, shape) -> np.ndarray:
