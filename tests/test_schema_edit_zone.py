@@ -73,17 +73,24 @@ def test_an_end_set_in_the_same_command_is_as_given(tmp_path, capsys):
     assert "max" in capsys.readouterr().err
 
 
+def _hourly(tmp_path, seed: int, n: int):
+    """n values of January 2024 to the hour, written in UTC with +00:00, drafted and saved:
+    (the times, the draft, its path)."""
+    rng = np.random.default_rng(seed)
+    t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 31 * 24, n), "h")
+    df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, n)})
+    s, _ = drafted(df)
+    path = tmp_path / "h.json"
+    s.save(path)
+    return t, s, path
+
+
 def test_naming_the_zone_of_hourly_values_redrafts_their_bins_for_it(tmp_path, capsys):
     # text to the hour with +00:00: drafted in bins of whole hours, counted in UTC, which
     # a zone refuses; naming the zone (as the draft line asks) drafts them as a zone's
     # would be: local days, with the time of day beside them
-    rng = np.random.default_rng(1)
-    t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
-        rng.integers(0, 31 * 24, 30000), "h")
-    df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, 30000)})
-    s, _ = drafted(df)
-    path = tmp_path / "h.json"
-    s.save(path)
+    t, s, path = _hourly(tmp_path, 1, 30000)
     was = json.loads(path.read_text())["columns"]["t"]
     assert was["unit"] == "hour" and "bins" in was and was["timezone"] == "UTC"
     assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin"]) == 0
@@ -119,13 +126,7 @@ def test_hourly_values_in_a_half_hour_zone_keep_their_minutes(tmp_path):
     # drafted again to the minute (bins of whole minutes, which any zone counts alike),
     # not to the local hour (every synthetic value had come out at :30 UTC, every real
     # one at :00)
-    rng = np.random.default_rng(2)
-    t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
-        rng.integers(0, 31 * 24, 20000), "h")
-    df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, 20000)})
-    s, _ = drafted(df)
-    path = tmp_path / "h.json"
-    s.save(path)
+    t, _, path = _hourly(tmp_path, 2, 20000)
     assert main(["schema", str(path), "--set", "t.timezone=Asia/Kolkata"]) == 0
     spec = json.loads(path.read_text())["columns"]["t"]
     assert spec["unit"] == "minute" and "time_of_day" not in spec
