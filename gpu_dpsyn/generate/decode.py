@@ -59,11 +59,11 @@ def bin_shape(lo, width, counts) -> np.ndarray:
     so a falling tail decodes thinning towards each bin's top, not evenly.  A bin with no
     records or of width 0 (one value: the caller gives an integer's one-value bins width
     0), or with no neighbour of positive width, is flat (l = 1), and a bin of width 0
-    gives no neighbour a slope.  From the released codes'
-    histogram: the Wasserstein-1 distance of numeric columns to the real ones fell 0.071
-    -> 0.059 standard deviations at eps 1 (37 columns of 10 tables, lower in 26) and
-    0.095 -> 0.076 at eps 8 (bench/experiments/bin_shape).  Host float64 from whole
-    counts: both backends get the same table."""
+    gives no neighbour a slope.  From the released codes' histogram: the Wasserstein-1
+    distance of numeric columns to the real ones fell 0.071 -> 0.059 standard deviations
+    at eps 1 (37 columns of 10 tables, lower in 26) and 0.095 -> 0.076 at eps 8
+    (bench/experiments/bin_shape).  Host float64 from whole counts: both backends get
+    the same table."""
     lo, w, n = (np.asarray(x, dtype=np.float64) for x in (lo, width, counts))
     ok = w > 0
     d = np.where(ok, n / np.where(ok, w, 1.0), 0.0)
@@ -109,8 +109,9 @@ def decode_numeric_on(backend, codes, col: Column, j: int, key, call: int,
     decode's 9 s)."""
     xp = backend.xp
     u = None if midpoint else backend.uniforms(key, len(codes), j, rng.DECODE, call)
-    counts = None if midpoint else backend.to_numpy(backend.histograms(
-        [codes], [((0,), (col.bins + 1,))]))  # the bins' shapes: one read of the counts
+    shaped = not midpoint and col.support is None and col.within is None
+    counts = backend.to_numpy(backend.histograms(  # the bins' shapes: one read of counts
+        [codes], [((0,), (col.bins + 1,))])) if shaped else None
     x = _decode_numeric(codes, col, u, midpoint, xp, counts)
     if col.nullable:
         x = xp.where(codes == col.null_code, xp.nan, x)
