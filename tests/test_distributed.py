@@ -414,3 +414,14 @@ def test_each_sample_to_sends_the_model_under_a_key_of_its_own(client, table, tm
     syn.sample_to(tmp_path / "a", 4000, batch_rows=2000)
     syn.sample_to(tmp_path / "b", 4000, batch_rows=2000)
     assert len(keys) == 2 and keys[0] != keys[1]
+
+
+def test_an_occupied_output_directory_is_named_with_what_it_holds(tmp_path):
+    # a leftover hidden part (an interrupted run's .part-*.tmp) made a directory that ls
+    # shows empty 'not empty' without a word of what it held (a probe)
+    from gpu_dpsyn.distributed.sampling import check_output_dir
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / ".part-00003.parquet.1a2b.tmp").write_text("")
+    with pytest.raises(DPSynError, match=r"not empty.*\.part-00003\.parquet\.1a2b\.tmp"):
+        check_output_dir(out)

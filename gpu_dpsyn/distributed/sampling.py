@@ -59,9 +59,12 @@ def check_output_dir(path) -> Path:
     if p.exists():
         if not p.is_dir():
             raise DPSynError(f"output {str(p)!r} exists and is not a directory")
-        if any(p.iterdir()):
-            raise DPSynError(f"output directory {str(p)!r} is not empty; give a new or empty "
-                             "directory")
+        held = sorted(x.name for x in p.iterdir())
+        if held:  # named: a hidden leftover (.part-*.tmp) is one ls does not show
+            raise DPSynError(f"output directory {str(p)!r} is not empty (it holds "
+                             + ", ".join(map(repr, held[:3]))
+                             + (f" and {len(held) - 3:,} more" if len(held) > 3 else "")
+                             + "); give a new or empty directory")
         if not os.access(p, os.W_OK | os.X_OK):
             raise DPSynError(f"output directory {str(p)!r} is not writable")
         probe_directory(p, f"output directory {str(p)!r}")  # a read-only mount, say
