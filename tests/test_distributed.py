@@ -425,3 +425,12 @@ def test_an_occupied_output_directory_is_named_with_what_it_holds(tmp_path):
     (out / ".part-00003.parquet.1a2b.tmp").write_text("")
     with pytest.raises(DPSynError, match=r"not empty.*\.part-00003\.parquet\.1a2b\.tmp"):
         check_output_dir(out)
+
+
+def test_more_local_workers_than_cores_is_refused_before_any_start(monkeypatch):
+    # --workers 200 on a 2-core machine started 200 processes (a probe)
+    import os
+    from gpu_dpsyn.distributed import cluster
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    with pytest.raises(DPSynError, match=r"--workers 200.*2 cores"):
+        cluster.local_cluster(200)

@@ -46,6 +46,11 @@ def checked_client(client):
 def local_cluster(workers: int, gpu: bool = False, memory_limit="auto"):
     """workers one-thread worker processes (NumPy), or with gpu a LocalCUDACluster
     (dask-cuda) of one worker per GPU, up to `workers`; memory_limit per worker."""
+    import os
+    cores = os.cpu_count() or 1
+    if not gpu and workers > cores:  # (each a process of one thread: more only contend)
+        raise DPSynError(f"--workers {workers} is more than this machine's {cores} cores "
+                         f"(a worker is a process of one thread): give at most {cores}")
     import dask
     with dask.config.set(UNSET_TRIM):
         if gpu:
