@@ -45,7 +45,8 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
         # them in one place: not done across partitions
         raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
                          "contribution bounding is not done on Dask; fit the table in memory "
-                         "(a pandas DataFrame), or drop the id column from both the schema "
+                         "(a pandas DataFrame; on the command line, leave out --workers and "
+                         "--scheduler), or drop the id column from both the schema "
                          "and the table: the noise is then calibrated to the schema's "
                          "max_records_per_individual (1 if unset) records an individual, a "
                          "bound you vouch for, since nothing enforces it")
