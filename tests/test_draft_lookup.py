@@ -137,21 +137,24 @@ def test_a_drafted_lookup_keeps_the_parquet_files_type(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["subject_id", "subject", "patient", "mrn", "participant",
-                                  "SubjectID", "case_no"])
+                                  "SubjectID", "case_no", "user_id", "id"])
 def test_no_lookup_is_drafted_from_a_column_that_may_name_individuals(name):
     # a subject's arm keyed by its subject would list every real subject's arm in the
-    # public schema (and copy it into the synthetic table)
-    df = _trial(300, 8).rename(columns={"key": name})
-    schema, _ = _draft(df)
-    assert schema["arm"].kind == "categorical"
-    assert all(c.kind != "derived" for c in schema.columns)
+    # public schema (and copy it into the synthetic table); named so, also with many
+    # records each (a user's 50 events)
+    for keys, per in ((300, 8), (60, 50)):
+        schema, _ = _draft(_trial(keys, per).rename(columns={"key": name}))
+        assert schema["arm"].kind == "categorical", (keys, per)
+        assert all(c.kind != "derived" for c in schema.columns)
 
 
-def test_a_code_column_with_many_records_a_value_is_still_a_source():
-    # state_code -> state name, 40 codes of 100 records each: a public map
-    df = _trial(40, 100).rename(columns={"key": "state_code"})
+@pytest.mark.parametrize("name", ["state_code", "species_id", "plot_id"])
+def test_a_code_column_with_many_records_a_value_is_still_a_source(name):
+    # state_code -> state name, species_id -> genus (ratdat's complete drafted four such
+    # lookups, which a rule of id-like names had dropped): 40 codes of 100 records each
+    df = _trial(40, 100).rename(columns={"key": name})
     schema, _ = _draft(df)
-    assert schema["arm"].kind == "derived" and schema["arm"].derive.source == "state_code"
+    assert schema["arm"].kind == "derived" and schema["arm"].derive.source == name
     # the same codes with a handful of records each (an individual's): none
     few = _trial(300, 8).rename(columns={"key": "ward"})
     assert _draft(few)[0]["arm"].kind == "categorical"

@@ -22,7 +22,7 @@ from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.types import missing
 from gpu_dpsyn.data.draft_personal import name_words
-from gpu_dpsyn.data.values import person_id_name
+from gpu_dpsyn.data.values import ID_WORDS
 from gpu_dpsyn.errors import SchemaError
 
 # a source's rows past one per value, at least this many times its values (and at least
@@ -35,19 +35,19 @@ _SHORT = 120  # an undo command lists the values up to this many characters
 
 PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",
                 "member", "employee", "student", "user", "respondent", "applicant",
-                "resident", "mrn", "household", "family", "account"}
+                "resident", "mrn", "household", "family", "account", "case", "individual"}
 SOURCE_RECORDS = 20  # a source's records per value, at least, on average
 
 
 def _per_individual(name: str, codes, k: int) -> bool:
     """Whether a column may name individuals, so a map from it would list each one's value
     in the public schema (and copy it onto the synthetic rows): a trial's arm keyed by
-    its 1,500 subjects.  Named as a person's identifier (subject_id, case_no; not
-    state_code) or as a person (subject, patient, mrn), or few records a value (fewer than
-    SOURCE_RECORDS on average: an individual's handful, where a code's units repeat
-    across thousands)."""
+    its 1,500 subjects.  Named as a person or a person's identifier (subject, patient,
+    mrn, user_id, case_no; not species_id or state_code), or an identifier alone (id,
+    uid), or few records a value (fewer than SOURCE_RECORDS on average: an individual's
+    handful, where a species' or a code's records run to hundreds)."""
     words = set(name_words(name))
-    return person_id_name(name) or bool(words & PERSON_WORDS) or \
+    return bool(words & PERSON_WORDS) or bool(words) and words <= ID_WORDS or \
         int((codes >= 0).sum()) < SOURCE_RECORDS * k
 
 

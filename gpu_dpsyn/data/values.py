@@ -16,7 +16,7 @@ ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of th
 # (amounts are nearly all distinct too, but scattered: Ecdat BudgetFood's spending)
 
 
-_ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
+ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
              "hhid", "ssn"}  # anywhere in the name
 
 
@@ -49,11 +49,11 @@ def numbering(numbers: np.ndarray, n_distinct: int) -> bool:
 
 
 def id_name(name: str) -> bool:
-    """A name that says identifier: a word of _ID_WORDS (person_id, pid), a last word of
+    """A name that says identifier: a word of ID_WORDS (person_id, pid), a last word of
     _ID_LAST (case_no, account_number), camelCase ...Id / ...ID, or an entity glued to
     one (CUSTOMERID, objectid)."""
     words = [w for w in re.split(r"[\W_]+", name.lower()) if w]
-    return bool(set(words) & _ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
+    return bool(set(words) & ID_WORDS) or bool(words and words[-1] in _ID_LAST) or \
         bool(_CAMEL_ID.search(name)) or bool(_GLUED_ID.search(name))
 
 
@@ -62,9 +62,9 @@ BLANK_HEADER = re.compile(r"Unnamed: \d+")  # how pandas reads a blank header ce
 
 def person_id_name(name: str) -> bool:
     """id_name's identifiers but for a code or number (country_code, phone_number): a
-    word of _ID_WORDS, camelCase ...Id, or an entity glued to "id" (CUSTOMERID)."""
+    word of ID_WORDS, camelCase ...Id, or an entity glued to "id" (CUSTOMERID)."""
     words = {w for w in re.split(r"[\W_]+", name.lower()) if w}
-    return bool(words & _ID_WORDS) or bool(_CAMEL_ID.search(name)) or \
+    return bool(words & ID_WORDS) or bool(_CAMEL_ID.search(name)) or \
         bool(_GLUED_ID.search(name)) and not name.lower().endswith("code")
 
 
