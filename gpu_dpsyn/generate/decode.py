@@ -13,12 +13,13 @@ from gpu_dpsyn.data.schema import Column, Schema
 from gpu_dpsyn.data.types import datetime, gap, support, time_of_day
 
 
-def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np, counts=None):
+def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np, count=None):
     """A value inside each code's bin.  Per-bin tables first (on the host), then one
     gather each: at 10^7 rows per-element edge arithmetic was most of decode's time.
     The table entry for the null code is a placeholder (the caller writes NaN there).
     xp: where codes, u and the values live (NumPy, or CuPy for on_device's columns).
-    counts: the codes' histogram (bins, then the null code), for bin_shape."""
+    count(): the codes' histogram (bins, then the null code) on the host, for bin_shape,
+    called only where the bins are shaped (default: NumPy's bincount)."""
     edges = np.asarray(col.edges, dtype=np.float64)
     if col.within is not None and not midpoint:  # private bins: their noisy inner shape
         x = col.within.draw(codes, u, col.integer)
@@ -31,21 +32,21 @@ def _decode_numeric(codes, col: Column, u, midpoint: bool, xp=np, counts=None):
         if midpoint:
             return _table(lo + np.floor((width - 1) / 2), xp)[codes]
         # a bin of one integer is a value's own, as a decimal's repeated edge: no shape
-        x = _shaped(u, codes, lo, np.where(top - lo <= 1, 0.0, width), counts, xp)
+        x = _shaped(u, codes, lo, np.where(top - lo <= 1, 0.0, width), count, xp)
         return _table(lo, xp)[codes] + xp.floor(x * _table(width, xp)[codes])
     lo, hi = edges[:-1], edges[1:]
     if midpoint:
         return _table((lo + hi) / 2, xp)[codes]
-    x = _shaped(u, codes, lo, hi - lo, counts, xp)
+    x = _shaped(u, codes, lo, hi - lo, count, xp)
     return at_precision(_table(lo, xp)[codes] + x * _table(hi - lo, xp)[codes], codes, edges,
                         xp, col.decimals)
 
 
-def _shaped(u, codes, lo, width, counts, xp):
+def _shaped(u, codes, lo, width, count, xp):
     """Each record's place in its bin (0..1): u through its bin's shape (bin_shape) from
-    the codes' histogram (counts; on the host by default)."""
-    if counts is None:
-        counts = np.bincount(np.asarray(codes, dtype=np.intp), minlength=len(lo) + 1)
+    the codes' histogram (count(), else NumPy's)."""
+    counts = count() if count is not None else np.bincount(
+        np.asarray(codes, dtype=np.intp), minlength=len(lo) + 1)
     return inside(u, _table(bin_shape(lo, width, np.asarray(counts[:len(lo)], np.float64)),
                             xp)[codes], xp)
 
@@ -80,8 +81,7 @@ def bin_shape(lo, width, counts) -> np.ndarray:
     mean = (left + right) / 2
     s = np.where(left * right > 0, np.sign(mean) * np.minimum(
         np.abs(mean), 2 * np.minimum(np.abs(left), np.abs(right))), 0.0)
-    flat = ~ok | (d <= 0) | np.isnan(s)
-    s = np.where(flat, 0.0, s)
+    flat = ~ok | (d <= 0)
     return np.where(flat, 1.0, np.clip((d - s * w / 2) / np.where(flat, 1.0, d), 0.0, 2.0))
 
 
@@ -109,10 +109,8 @@ def decode_numeric_on(backend, codes, col: Column, j: int, key, call: int,
     decode's 9 s)."""
     xp = backend.xp
     u = None if midpoint else backend.uniforms(key, len(codes), j, rng.DECODE, call)
-    shaped = not midpoint and col.support is None and col.within is None
-    counts = backend.to_numpy(backend.histograms(  # the bins' shapes: one read of counts
-        [codes], [((0,), (col.bins + 1,))])) if shaped else None
-    x = _decode_numeric(codes, col, u, midpoint, xp, counts)
+    x = _decode_numeric(codes, col, u, midpoint, xp, lambda: backend.to_numpy(
+        backend.histograms([codes], [((0,), (col.bins + 1,))])))  # one read, if shaped
     if col.nullable:
         x = xp.where(codes == col.null_code, xp.nan, x)
     return backend.to_numpy(x)
