@@ -82,8 +82,6 @@ def decode_error(x: np.ndarray, edges) -> float:
     return float(np.abs(x - spread).mean())
 
 
-
-
 def shaped(edges) -> bool:
     """Whether drafted edges are not of equal widths (log-spaced, a common value's bin of
     its own): widths past 2.5 times the median, under 1/2.5 of it, or a repeated edge.

@@ -152,8 +152,7 @@ def _mean_width(spec: dict) -> float:
 
 def _day_wide(spec: dict) -> bool:
     """Whether bins of whole units are a day wide or more, on average."""
-    span = (pd.Timestamp(spec["max"]) - pd.Timestamp(spec["min"])).total_seconds() + 1
-    return span / spec["bins"] >= 86400
+    return _mean_width(spec) >= 86400
 
 
 def _whole_days(lo, hi, tz, limit: int, placeholder: bool = False) -> tuple | None:

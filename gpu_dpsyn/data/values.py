@@ -17,7 +17,7 @@ ID_DENSITY = 0.5  # integers are ids when they number the rows: this share of th
 
 
 ID_WORDS = {"id", "ids", "uuid", "guid", "identifier", "pid", "uid", "rowid", "recid",
-             "hhid", "ssn"}  # anywhere in the name
+            "hhid", "ssn"}  # anywhere in the name
 
 
 _ID_LAST = {"no", "nr", "num", "number", "key", "code", "serial"}  # as its last word only:
