@@ -87,7 +87,8 @@ def test_rows_argument(table):
     syn.backend.free_memory = lambda: 2 ** 30  # pretend 1 GiB is free
     from gpu_dpsyn.generate import sample as sampling
     need = 10 ** 8 * (sum(sampling.code_dtype(d).itemsize for d in syn.model.domain)
-                      + sampling.WORK_BYTES_PER_ROW) / 2 ** 30
+                      + sampling.WORK_BYTES_PER_ROW
+                      + sampling.OUTPUT_BYTES_PER_CELL * len(syn.model.domain)) / 2 ** 30
     with pytest.raises(DataError, match=rf"needs about {need:.1f} GiB of CPU memory, only 1.0 "
                                         "GiB"):
         syn.sample(10 ** 8)

@@ -165,7 +165,8 @@ def test_a_grouped_sample_counts_its_group_code_in_memory(monkeypatch):
     from gpu_dpsyn.errors import DataError
     sch = load_schema(SCHEMA)
     n = 10 ** 6
-    per_row = sum(sampling.code_dtype(d).itemsize for d in sch.domain) + sampling.WORK_BYTES_PER_ROW
+    per_row = sum(sampling.code_dtype(d).itemsize for d in sch.domain) \
+        + sampling.WORK_BYTES_PER_ROW + sampling.OUTPUT_BYTES_PER_CELL * len(sch.domain)
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
                         lambda self: n * (per_row + 1))
     kw = {"progress": False, "backend": "cpu"}

@@ -71,10 +71,26 @@ def test_sample_to_in_this_process_refuses_a_batch_that_cannot_fit(tmp_path, mon
     schema = {"columns": {"a": {"type": "categorical", "values": [0, 1, 2]}}}
     syn = Synthesizer(1.0, 1e-9, backend="cpu", progress=False, seed=0).fit(df, schema)
     monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
-                        lambda self: 2 ** 20)  # 1 MiB: 10^5 rows of 81 bytes do not fit
+                        lambda self: 2 ** 20)  # 1 MiB: 10^5 rows of 129 bytes do not fit
     with pytest.raises(DataError, match=r"needs about .* only 1\.0 MiB is free"):
         syn.sample(100_000)
     with pytest.raises(DataError, match=r"needs about .* only 1\.0 MiB is free"):
         syn.sample_to(tmp_path / "out", 200_000, batch_rows=100_000)
     assert not (tmp_path / "out").exists()
-    syn.sample_to(tmp_path / "small", 20_000, batch_rows=10_000)  # 0.8 MiB a batch: fits
+    syn.sample_to(tmp_path / "small", 20_000, batch_rows=5_000)  # 0.6 MiB a batch: fits
+
+
+@pytest.mark.parametrize("columns,measured", [(5, 268), (15, 670)])
+def test_the_sample_check_counts_the_table_written(monkeypatch, columns, measured):
+    """The check before a sample counted its codes and GUM's work (85 bytes a row for 5
+    columns), not the decoded table nor its write: sample + write of flights columns on
+    the command line peaked at 157-268 bytes a row above the fitted process for 5
+    columns and 335-670 for 15 (200k and 500k rows, Parquet and CSV).  Free memory just
+    under the worst of those is refused."""
+    schema = {"columns": {f"c{i}": {"type": "categorical", "values": [0, 1, 2]}
+                          for i in range(columns)}}
+    n = 200_000
+    monkeypatch.setattr("gpu_dpsyn.backends.numpy.ops.NumpyBackend.free_memory",
+                        lambda self: n * measured)
+    with pytest.raises(DataError, match=r"^sample\(200,000\) needs about"):
+        Synthesizer(1.0, 1e-9, backend="cpu", progress=False).check_sample(n, schema)

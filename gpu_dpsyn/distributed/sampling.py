@@ -27,7 +27,7 @@ from gpu_dpsyn.data.files import probe_directory
 from gpu_dpsyn.data.ingest import CSV_SUFFIXES, check_writable
 from gpu_dpsyn.data.parquet_types import written_schema
 from gpu_dpsyn.generate.decode import decode
-from gpu_dpsyn.generate.sample import WORK_BYTES_PER_ROW, generate
+from gpu_dpsyn.generate.sample import OUTPUT_BYTES_PER_CELL, WORK_BYTES_PER_ROW, generate
 from gpu_dpsyn.errors import ClusterError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
@@ -39,10 +39,6 @@ MAX_BATCH_ROWS = 1 << 22
 # 10^5 rows fitted the targets within 0.98-1.05 times one batch's TVD, of 10^4 rows 1.2-1.3
 MIN_BATCH_ROWS = 1 << 17
 MEMORY_SHARE = 0.5  # of a worker's memory limit, split over its threads, for one batch
-# host bytes per row of a batch besides its codes and GUM's work arrays
-# (generate.sample.WORK_BYTES_PER_ROW): per column, the decoded frame plus its Arrow copy
-# while the part is written
-OUTPUT_BYTES_PER_CELL = 48
 
 
 def check_output_dir(path) -> Path:

@@ -22,6 +22,12 @@ from gpu_dpsyn.generate.records import SampleRun, fit_level, init_records
 # device bytes per row beside the codes: GUM's sort keys, order, removed slots and cell
 # index; the Gibbs sweep's contexts, orders and ranks (gibbs.systematic_positions)
 WORK_BYTES_PER_ROW = 80
+# host bytes per row and column besides the codes and work arrays: the decoded table and
+# the writer's copy of it.  Sample + write of flights columns on the command line peaked
+# at 157-268 bytes a row above the fitted process for 5 columns, 335-670 for 15 (2 and
+# 5 * 10^5 rows, Parquet and CSV; CSV the larger): codes + 80 + 48 a column is 1.2 times
+# the worst of each
+OUTPUT_BYTES_PER_CELL = 48
 GROUP_BYTES_PER_ROW = 16  # a grouped level's group code column and its int64 build
 COUNT_RELATIVE_SE = 0.1  # warn when the row count's standard error passes this share
 
@@ -78,9 +84,11 @@ def row_count(n) -> int:
 
 def check_memory(backend, n: int, domain, grouped: bool, what: str | None = None,
                  instead: str = "ask for fewer rows") -> None:
-    """Refuse a sample that cannot fit, before allocating it."""
+    """Refuse a sample that cannot fit, before allocating it: on the host, its decoded
+    table and the write too (a GPU holds only the codes and work arrays)."""
     need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
-                + (GROUP_BYTES_PER_ROW if grouped else 0))
+                + (GROUP_BYTES_PER_ROW if grouped else 0)
+                + (OUTPUT_BYTES_PER_CELL * len(domain) if backend.name != "gpu" else 0))
     free = backend.free_memory()
     if free is not None and need > free:
         raise DataError(f"{what or f'sample({n:,})'} needs about {_size(need)} of "
