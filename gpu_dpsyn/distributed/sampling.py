@@ -3,11 +3,13 @@
 GUM is post-processing, so batches need nothing from each other: batch b is fitted to
 its exact integer share of every target (splitting.py) by the very code sample() runs
 (generate.sample.generate), with the post-processing RNG's call word set to its own value,
-and written to part-<b>.parquet.  A task writes to a temporary name and renames, so a
-part is there whole or not at all, and a task that is run again (a retry, a lost
-worker) replaces its part with the same bytes: nothing is written twice.  A lost
-worker's half-written temporary file is removed once every batch is done.  The client
-only ever holds one batch's targets per task in flight, never rows.
+and written to part-<b>.parquet.  A task writes to a temporary name, which the client
+renames when the task's result comes back, so a part is there whole or not at all, a
+task that is run again (a retry, a lost worker) writes the same bytes, nothing is
+written twice, and no part lands after sample_to returns (a task the client gave up on,
+after an interrupt, still runs to its end on a scheduler's worker).  Temporary files
+left (a lost worker's, an abandoned task's) are removed once the batches have ended.
+The client only ever holds one batch's targets per task in flight, never rows.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import dataclasses
 import itertools
 import math
 import os
+import re
+import time
 import uuid
 from pathlib import Path
 
@@ -34,11 +38,15 @@ from gpu_dpsyn.distributed.splitting import batch_sizes, split_targets
 from gpu_dpsyn.distributed.workers import worker_backend, worker_memory
 
 RETRIES = 2  # a task that raises is run again this often (a lost worker's task: always)
+# after an interrupt, the longest wait for the batches already running to end (a second
+# Ctrl-C ends it sooner): cancelling a task does not stop a worker's thread
+STOP_WAIT_S = 60.0
 MAX_BATCH_ROWS = 1 << 22
 # spreading n over the threads stops at batches this small: the union of 4 batches of
 # 10^5 rows fitted the targets within 0.98-1.05 times one batch's TVD, of 10^4 rows 1.2-1.3
 MIN_BATCH_ROWS = 1 << 17
 MEMORY_SHARE = 0.5  # of a worker's memory limit, split over its threads, for one batch
+TMP = re.compile(r"\.part-\d+\.parquet\.[0-9a-f]{32}\.tmp")  # write_batch's temporary names
 
 
 def check_output_dir(path) -> Path:
@@ -57,10 +65,13 @@ def check_output_dir(path) -> Path:
             raise DPSynError(f"output {str(p)!r} exists and is not a directory")
         held = sorted(x.name for x in p.iterdir())
         if held:  # named: a hidden leftover (.part-*.tmp) is one ls does not show
+            stray = all(TMP.fullmatch(x) for x in held)
             raise DPSynError(f"output directory {str(p)!r} is not empty (it holds "
                              + ", ".join(map(repr, held[:3]))
                              + (f" and {len(held) - 3:,} more" if len(held) > 3 else "")
-                             + "); give a new or empty directory")
+                             + ("): temporary parts of an interrupted run; remove them, or"
+                                if stray else ");")
+                             + " give a new or empty directory")
         if not os.access(p, os.W_OK | os.X_OK):
             raise DPSynError(f"output directory {str(p)!r} is not writable")
         probe_directory(p, f"output directory {str(p)!r}")  # a read-only mount, say
@@ -103,8 +114,9 @@ def sample_to(model, client, reserve_calls, path, n: int, batch_rows: int | None
         else:
             done = _run_on(client, model, backend, str(out), arrow, batches)
     finally:  # also after a failure: a lost worker's unfinished part (the directory
-        for tmp in out.glob(".part-*.tmp"):  # was empty at the start: these are ours)
-            tmp.unlink(missing_ok=True)
+        for tmp in out.iterdir():  # was empty at the start: these are ours)
+            if TMP.fullmatch(tmp.name):
+                tmp.unlink(missing_ok=True)
     rows = sum(d["rows"] for d in done)
     if rows != n:  # never expected: the parts are what the caller gets
         raise DPSynError(f"wrote {rows:,} rows instead of {n:,}")
@@ -127,7 +139,8 @@ def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
         b = next(batches, None)
         if b is not None:
             running.add(client.submit(write_batch, model, backend, out, arrow, retries=RETRIES,
-                                      key=f"gpu-dpsyn-{b['part']}-{uuid.uuid4().hex}", **b))
+                                      key=f"gpu-dpsyn-{b['part']}-{uuid.uuid4().hex}",
+                                      rename=False, **b))
     for _ in range(window):
         submit()
     done = []
@@ -137,20 +150,65 @@ def _run_on(client, model, backend: str, out: str, arrow, batches) -> list:
             finished, running = wait_for(list(running), return_when="FIRST_COMPLETED")
             running = set(running)
             for fut in finished:
-                done.append(fut.result())  # a task that failed after its retries raises
+                d = fut.result()  # a task that failed after its retries raises
                 fut.release()
+                done.append(publish(out, d))
                 submit()
     except ClusterError:  # no result in TIMEOUT_S: not waited for again
         raise
     except Exception:
         # the batches in flight run on whatever the client does: they are let finish, so
-        # that no part lands after this returns (the CLI then removes the run's parts)
+        # that none writes after this returns (the CLI then removes the run's parts)
         wait_for(list(running), " (what was charged to the budget stays spent)")
         raise
-    except BaseException:  # an interrupt: stop what has not started
+    except BaseException as stop:  # an interrupt: what has not started never will, and
+        keys = [f.key for f in running]  # what runs is waited for (its file goes after)
         client.cancel(list(running))
+        left = await_ended(client, keys)
+        if left:
+            stop.__notes__ = [*getattr(stop, "__notes__", []), (
+                f"{left} batch{'es' * (left > 1)} still running on the Dask cluster may yet "
+                f"leave a temporary file (.part-*.tmp) in {out}: remove it before reusing "
+                "the directory")]
         raise
     return done
+
+
+def publish(out: str, d: dict) -> dict:
+    """A task's part renamed into place by the client (see the module's note)."""
+    final = os.path.join(out, d["part"])
+    try:
+        os.replace(os.path.join(out, d.pop("tmp")), final)
+    except OSError as e:
+        seen = " (this process must see the workers' output directory, at the same path)" \
+            if isinstance(e, FileNotFoundError) else ""
+        raise DPSynError(f"cannot write {final}: {e.strerror or e}{seen}") from None
+    return d
+
+
+def await_ended(client, keys, limit: float = STOP_WAIT_S) -> int:
+    """Wait, up to `limit` seconds, until no worker holds one of `keys` (cancelled tasks)
+    that has yet to end; how many still do (a second interrupt, or a cluster that cannot
+    say, ends the wait)."""
+    deadline = time.monotonic() + limit
+    try:
+        while keys:
+            keys = sorted({k for held in client.run(_unended, keys=keys).values()
+                           for k in held})
+            if not keys or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+    except (Exception, KeyboardInterrupt):
+        pass
+    return len(keys)
+
+
+def _unended(keys, dask_worker=None) -> list:
+    """Those of `keys` this worker may still run or is running (a cancelled task's thread
+    runs to its end)."""
+    keys = set(keys)
+    return [k for k, ts in dask_worker.state.tasks.items()
+            if k in keys and ts.state not in ("memory", "error", "released", "forgotten")]
 
 
 def arrow_schema(model):
@@ -164,8 +222,9 @@ def arrow_schema(model):
 
 
 def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets, call: int,
-                first_id: int) -> dict:
-    """Task: n rows fitted to targets, written to out/part (whole, or not at all)."""
+                first_id: int, rename: bool = True) -> dict:
+    """n rows fitted to targets, written to out/part (whole, or not at all); as a task
+    (rename=False), to a temporary file named by the result's "tmp", for publish()."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     df, run = generate(worker_backend(backend), model, n, targets, call)
@@ -176,13 +235,16 @@ def write_batch(model, backend: str, out: str, arrow, part: str, n: int, targets
     tmp = os.path.join(out, f".{part}.{uuid.uuid4().hex}.tmp")
     try:
         pq.write_table(pa.Table.from_pandas(df, schema=arrow, preserve_index=False), tmp)
-        os.replace(tmp, final)  # atomic: a rerun replaces the part, never adds one
-    except OSError as e:  # (a full disk: one line, not a worker's traceback)
-        raise DPSynError(f"cannot write {final}: {e.strerror or e}") from None
-    finally:
+        if rename:
+            os.replace(tmp, final)  # atomic: a rerun replaces the part, never adds one
+    except BaseException as e:
         if os.path.exists(tmp):
             os.remove(tmp)
-    return {"part": part, "rows": len(df), "history": run.history}
+        if isinstance(e, OSError):  # (a full disk: one line, not a worker's traceback)
+            raise DPSynError(f"cannot write {final}: {e.strerror or e}") from None
+        raise
+    return {"part": part, "rows": len(df), "history": run.history,
+            **({} if rename else {"tmp": os.path.basename(tmp)})}
 
 
 def default_batch_rows(model, client, n: int) -> int:
