@@ -249,6 +249,26 @@ def test_check_command_lists_the_findings_and_says_they_are_not_private(tmp_path
     assert out.out.startswith("NOT private") and "n: 1 value outside the range" in out.out
 
 
+def test_check_reads_a_directory_or_glob_of_parts_as_synthesize_workers_does(tmp_path,
+                                                                           capsys):
+    """synthesize --workers takes a directory (or glob) of parts; check refused it as
+    "a directory".  Its findings are those of the parts together."""
+    import json
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
+    d = tmp_path / "parts"
+    d.mkdir()
+    table(30).to_csv(d / "a.csv", index=False)
+    with_record(table(30), n=99).to_csv(d / "b.csv", index=False)
+    (d / "_SUCCESS").write_text("")  # left out, as the Dask reader leaves it out
+    for given in (d, d / "*.csv"):
+        assert main(["check", str(given), "--schema", str(tmp_path / "s.json")]) == 1
+        out = capsys.readouterr().out
+        assert out.startswith("NOT private") and "n: 1 value outside the range" in out
+    with_record(table(30), n=99).to_parquet(d / "c.parquet")
+    assert main(["check", str(d), "--schema", str(tmp_path / "s.json")]) == 2
+    assert "mixes CSV and Parquet" in capsys.readouterr().err
+
+
 def test_datetime_objects_and_local_times_that_do_not_exist():
     import datetime as dt
     s = load_schema({"columns": {"t": {"type": "datetime", "min": "2020-01-01",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
-from gpu_dpsyn.errors import DataError, DPSynError
+from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_schema_out, command, kept_aside, spent,
@@ -357,43 +357,3 @@ def _by_column(drafted: list, shown_columns: int = 6) -> str:
     more = len(cols) - shown_columns
     return f"{len(cols)} columns: {text}" + (f" and {more} more" if more > 0 else "") \
         if len(cols) > 1 else text
-
-
-def check(a) -> int:
-    """The curator's preflight: what the row-local rule would change, counted exactly.
-    Exit 0 when nothing (or only codes the schema lists as missing), 1 when something
-    (the counts are private: not for release)."""
-    from gpu_dpsyn.data.encoding import check_columns
-    from gpu_dpsyn.data.preflight import bounded, coded, findings, refused
-    from gpu_dpsyn.data.schema import load_schema
-    check_inputs(a.input)
-    schema = load_schema(a.schema)
-    damaged = None
-    try:
-        df = read_table(a.input, schema=schema, lenient=False)
-    except DataError as e:  # bytes that are no UTF-8: synthesize reads them by the rule
-        damaged = str(e)
-        df = read_table(a.input, schema=schema)
-    check_columns(df, schema, allow_empty=True)
-    found = findings(df, schema)
-    # on the output itself: a file it is redirected to carries the warning too
-    print("NOT private: exact counts from the data, for you only; do not publish them.")
-    if damaged:
-        print(f"{a.input}: a strict read refuses it ({damaged}); synthesize reads bytes "
-              f"that are no {schema.csv.encoding} text as U+FFFD (invalid where a value "
-              "must be listed), --on-invalid error refuses the file")
-    faults = [f for f in found if not coded(f[1])]  # codes for missing: as declared
-    if not faults and not damaged:
-        print(f"{a.input}: every value of its {len(df):,} rows is allowed by the schema"
-              + (" (the codes below read as missing, as it says)" if found else ""))
-    for name, what, n, seen in found:  # (the individual id's findings count rows)
-        noun = "row" if name == schema.unit_id else "value"
-        print(f"{name}: {n:,} {noun}{'' if n == 1 else 's'} {what}"
-              + (f" (such as {', '.join(seen)})" if seen else ""))
-    if any(refused(what) for _, what, _, _ in found):
-        print("synthesize repairs these by the rule above (--on-invalid repair, the default) "
-              "or refuses the table (--on-invalid error)")
-    if any(bounded(what) for _, what, _, _ in found):
-        print("synthesize drops the records past the bound as said above, whatever "
-              "--on-invalid says")
-    return 1 if faults or damaged else 0

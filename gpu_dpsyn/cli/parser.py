@@ -203,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "and what synthesize would do with them (NOT private)",
                        description="Exit status 0 when synthesize would read every value as "
                                    "it is, 1 when it lists something, 2 on an error.")
-    c.add_argument("input", help="the table to check")
+    c.add_argument("input", help="the table to check: a file, or a directory or glob of "
+                                 "CSV or Parquet parts (as synthesize --workers reads them)")
     c.add_argument("--schema", required=True, help="schema JSON")
     k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "
                                       "drop or ignore a column, mark drafted values "

@@ -67,7 +67,7 @@ def read_partitioned(path, schema, row_local: bool = False):
         fields = [_named(f, pq.read_schema) for f in files]  # each footer read once
         binary = sorted({b for f, a in zip(files, fields)
                          for b in parquet_types.check(f, schema, a)})
-        _same_columns(files, [a.names for a in fields])
+        same_columns(files, [a.names for a in fields])
         df = without_ignored(dd.read_parquet(_literal(files)), schema)
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
     d = schema.csv  # its dialect (data/dialect.py): numbers as text where not plain
@@ -78,7 +78,7 @@ def read_partitioned(path, schema, row_local: bool = False):
     if row_local:
         opts.update(lenient_options())
     heads = [_named(f, _first_rows, opts, schema) for f in files]
-    _same_columns(files, [list(h.columns) for h, _ in heads])
+    same_columns(files, [list(h.columns) for h, _ in heads])
     trailing = any(t for _, t in heads)
     if trailing:  # the trailing field read as a column of its own, and checked empty in
         # every row (as read_table checks it), not cut: a value there past the first rows
@@ -142,7 +142,7 @@ def _named(path, read, *args):
         return read(path, *args)
 
 
-def _same_columns(files, columns) -> None:
+def same_columns(files, columns) -> None:
     """DataError naming a file whose columns are not the first file's (Dask reads every
     file by the first's: a column missing later failed a worker, an extra one was
     dropped unseen)."""
