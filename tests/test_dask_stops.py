@@ -57,7 +57,6 @@ def test_an_interrupted_scheduler_run_leaves_no_part_once_its_batches_end(
     monkeypatch.setattr(sampling, "wait_for", real_wait)
 
 
-
 def test_a_directory_left_with_temporary_parts_is_refused_naming_them(tmp_path):
     """What an abandoned batch may leave (its wait cut short): a re-run says what it is."""
     from gpu_dpsyn.distributed.sampling import check_output_dir
@@ -65,3 +64,19 @@ def test_a_directory_left_with_temporary_parts_is_refused_naming_them(tmp_path):
     (tmp_path / f".part-00001.parquet.{'a' * 32}.tmp").write_bytes(b"PAR1")
     with pytest.raises(DPSynError, match="temporary parts of an interrupted run; remove"):
         check_output_dir(tmp_path)
+
+def test_an_id_column_is_refused_before_the_local_cluster_starts(tmp_path, monkeypatch,
+                                                                 capsys):
+    from gpu_dpsyn.distributed import cluster
+    schema = {"columns": {**SCHEMA["columns"], "who": {"type": "id"}}}
+    args = _files(tmp_path, schema)
+
+    def started(*a, **k):
+        pytest.fail("the cluster started before the refusal")
+    monkeypatch.setattr(cluster, "dask_client", started)
+    monkeypatch.setattr(cluster, "local_cluster", started)
+    assert main(args + ["--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "individual id column ('who')" in err and "not done on Dask" in err
+    assert err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()

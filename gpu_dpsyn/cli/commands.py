@@ -59,10 +59,7 @@ def synthesize(a) -> int:
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
     syn = _synthesizer(a)
-    if a.selection == "public" and not a.public:
-        raise DPSynError("--selection public needs a --public table")
-    if a.prior_tolerance and not a.public:
-        raise DPSynError("--prior-tolerance needs a --public table")
+    _check_public_use(a)
     syn.check_plan(schema)  # workload and --group-by columns
     if a.rows is not None:
         syn.check_sample(a.rows, schema)
@@ -102,6 +99,13 @@ def synthesize(a) -> int:
     return 0
 
 
+def _check_public_use(a) -> None:
+    if a.selection == "public" and not a.public:
+        raise DPSynError("--selection public needs a --public table")
+    if a.prior_tolerance and not a.public:
+        raise DPSynError("--prior-tolerance needs a --public table")
+
+
 def _check_row_cap(syn, schema) -> None:
     """Without --rows the release has the noisy row count, clamped to the schema's public
     maximum: sampling that many rows must fit before the fit spends anything."""
@@ -130,6 +134,7 @@ def _synthesize_on_dask(a) -> int:
     directory of Parquet parts, one per batch."""
     from gpu_dpsyn.backends import gpu_available
     from gpu_dpsyn.distributed.cluster import dask_client
+    from gpu_dpsyn.distributed.counting import check_countable
     from gpu_dpsyn.distributed.reading import table_files
     from gpu_dpsyn.distributed.sampling import check_output_dir
     from gpu_dpsyn.data.schema import load_schema
@@ -156,7 +161,10 @@ def _synthesize_on_dask(a) -> int:
     check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
+    check_countable(schema)  # (an id column) all before a cluster starts
     syn = _synthesizer(a)  # parameters checked before a cluster starts
+    _check_public_use(a)
+    syn.check_plan(schema)  # workload columns
     if a.rows is not None:
         from gpu_dpsyn.generate.sample import row_count
         row_count(a.rows)

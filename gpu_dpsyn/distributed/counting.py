@@ -40,16 +40,7 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
         raise DPSynError("fitting a dask DataFrame or a path reads it on Dask workers: give "
                          "Synthesizer(..., client=dask.distributed.Client(...)), or fit a "
                          "pandas DataFrame")
-    if schema.unit_id is not None:
-        # bounding keeps a random subset of each individual's records, which needs all of
-        # them in one place: not done across partitions
-        raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
-                         "contribution bounding is not done on Dask; fit the table in memory "
-                         "(a pandas DataFrame; on the command line, leave out --workers and "
-                         "--scheduler), or drop the id column from both the schema "
-                         "and the table: the noise is then calibrated to the schema's "
-                         "max_records_per_individual (1 if unset) records an individual, a "
-                         "bound you vouch for, since nothing enforces it")
+    check_countable(schema)
     import dask
     # dtypes as pandas reads them; Dask reads a sample on the client to infer them
     with dask.config.set({"dataframe.convert-string": False}), reading_errors():
@@ -67,6 +58,21 @@ def dask_counts(client, data, schema, backend: str, on_invalid: str = "error") -
         raise DataError(f"the table has {rows:,} rows; at most {MAX_ROWS:,} fit in one "
                         "Synthesizer")
     return DaskCounts(client, parts, backend)
+
+
+def check_countable(schema) -> None:
+    """DPSynError for a schema no Dask fit takes: one with an individual id column.  The
+    command line calls it before its cluster starts."""
+    if schema.unit_id is not None:
+        # bounding keeps a random subset of each individual's records, which needs all of
+        # them in one place: not done across partitions
+        raise DPSynError(f"the schema has an individual id column ({schema.unit_id!r}): "
+                         "contribution bounding is not done on Dask; fit the table in memory "
+                         "(a pandas DataFrame; on the command line, leave out --workers and "
+                         "--scheduler), or drop the id column from both the schema "
+                         "and the table: the noise is then calibrated to the schema's "
+                         "max_records_per_individual (1 if unset) records an individual, a "
+                         "bound you vouch for, since nothing enforces it")
 
 
 @contextmanager
