@@ -65,6 +65,7 @@ def test_a_directory_left_with_temporary_parts_is_refused_naming_them(tmp_path):
     with pytest.raises(DPSynError, match="temporary parts of an interrupted run; remove"):
         check_output_dir(tmp_path)
 
+
 def test_an_id_column_is_refused_before_the_local_cluster_starts(tmp_path, monkeypatch,
                                                                  capsys):
     from gpu_dpsyn.distributed import cluster
