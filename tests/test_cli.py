@@ -316,6 +316,16 @@ def test_a_directory_as_input_is_named_as_one(files, capsys, monkeypatch, cmd):
     _one_line_error(capsys, f"cannot read {d!r}: it is a directory")
 
 
+def test_a_directory_given_to_synthesize_points_at_workers(files, capsys, monkeypatch):
+    """synthesize --workers reads a directory of parts: a directory given without it says
+    so (the other commands read one table file)."""
+    tmp, _, schema = files
+    _no_reading(monkeypatch)
+    assert main(["synthesize", str(tmp), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(tmp / "o.csv")]) == 2
+    _one_line_error(capsys, "a directory of parts is read with --workers N or --scheduler")
+
+
 def test_infer_schema_id_must_name_a_column(files, capsys):
     tmp, real, _ = files
     out = tmp / "inferred.json"

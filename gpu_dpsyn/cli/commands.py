@@ -50,7 +50,7 @@ def synthesize(a) -> int:
     from gpu_dpsyn.backends import gpu_available
     from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
-    check_inputs(a.input, a.public)
+    check_inputs(a.input, a.public, parts=True)
     check_public(a.public, [a.input])
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")

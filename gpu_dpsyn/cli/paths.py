@@ -23,13 +23,16 @@ def command(*words) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
-def check_inputs(*paths) -> None:
-    """A directory given as a table is named as one (read_table would say 'no such file')."""
-    for path in paths:
+def check_inputs(*paths, parts: bool = False) -> None:
+    """A directory given as a table is named as one (read_table would say 'no such file').
+    parts: the first path may be a directory of parts on Dask (synthesize's input)."""
+    for i, path in enumerate(paths):
         if path:
             check_name(path, f"cannot read {shown(str(path))}")
         if path and Path(path).is_dir():
-            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file")
+            raise DPSynError(f"cannot read {path!r}: it is a directory; give a table file"
+                             + ("; a directory of parts is read with --workers N or "
+                                "--scheduler ADDRESS" if parts and i == 0 else ""))
 
 
 def check_public(public, inputs) -> None:
