@@ -60,10 +60,12 @@ def test_id_like_columns_become_ids_with_a_warning():
 
 def _scorecard_like(n=6000, seed=0):
     """Institution names repeated over years, beside an amount rounded to 100 taking 700
-    values thinly over its integer range (read as sparse codes when listed alone)."""
+    values thinly over the places of its step, a third of them (read as sparse codes when
+    listed alone; filling them, it would be binned on the step)."""
     r = np.random.default_rng(seed)
+    places = np.sort(r.choice(2100, 700, replace=False))
     return pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
-                         "pay": 100 * (r.permutation(n) % 700) + 8400,
+                         "pay": 100 * places[r.permutation(n) % 700] + 8400,
                          "year": r.integers(2007, 2017, n)})
 
 
