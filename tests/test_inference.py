@@ -796,6 +796,30 @@ def test_a_negative_code_beside_a_small_scale_is_hinted_as_missing():
     assert "missing_values" not in line
 
 
+def test_the_hint_of_a_code_for_missing_gives_an_edit_that_works(tmp_path, capsys):
+    """Followed as written ("list them in missing_values and make the column nullable"),
+    the hint was refused: -9 was still among the listed values, or inside the range."""
+    import shlex
+    r = np.random.default_rng(5)
+    sat = r.integers(0, 11, 1000)
+    sat[r.random(1000) < 0.05] = -9
+    score = np.round(r.normal(50, 10, 1000), 1)
+    score[r.random(1000) < 0.05] = -9
+    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
+    pd.DataFrame({"sat": sat, "score": score, "k": np.arange(1000) % 3}).to_csv(
+        data, index=False)
+    assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
+    lines = capsys.readouterr().err.splitlines()  # the draft's lines, for review
+    for name in ("sat", "score"):
+        line = next(x for x in lines if x.strip().startswith(name + " "))
+        edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(" [read off")]
+        assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
+        col = load_schema(json.loads(doc.read_text()))[name]
+        assert col.missing_values == [-9] and col.nullable
+        seen = col.values if col.kind == "categorical" else col.value_range
+        assert min(seen) > -9, seen
+
+
 def test_numbers_with_a_decimal_comma_are_named_so_not_dates():
     """'63,70' among decimals left in a comma file (quoted) or beside dotted columns was
     left out as "dates in several layouts"."""
