@@ -60,10 +60,12 @@ def test_id_like_columns_become_ids_with_a_warning():
 
 def _scorecard_like(n=6000, seed=0):
     """Institution names repeated over years, beside an amount rounded to 100 taking 700
-    values thinly over its integer range (read as sparse codes when listed alone)."""
+    values thinly over the places of its step, a third of them (read as sparse codes when
+    listed alone; filling them, it would be binned on the step)."""
     r = np.random.default_rng(seed)
+    places = np.sort(r.choice(2100, 700, replace=False))
     return pd.DataFrame({"inst": [f"college {i % 1500}" for i in r.permutation(n)],
-                         "pay": 100 * (r.permutation(n) % 700) + 8400,
+                         "pay": 100 * places[r.permutation(n) % 700] + 8400,
                          "year": r.integers(2007, 2017, n)})
 
 
@@ -792,6 +794,30 @@ def test_a_negative_code_beside_a_small_scale_is_hinted_as_missing():
     line = next(x for x in _infer_with_summary(pd.DataFrame(
         {"sat": v, "k": np.arange(1000) % 3}))[1] if x.strip().startswith("sat"))
     assert "missing_values" not in line
+
+
+def test_the_hint_of_a_code_for_missing_gives_an_edit_that_works(tmp_path, capsys):
+    """Followed as written ("list them in missing_values and make the column nullable"),
+    the hint was refused: -9 was still among the listed values, or inside the range."""
+    import shlex
+    r = np.random.default_rng(5)
+    sat = r.integers(0, 11, 1000)
+    sat[r.random(1000) < 0.05] = -9
+    score = np.round(r.normal(50, 10, 1000), 1)
+    score[r.random(1000) < 0.05] = -9
+    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
+    pd.DataFrame({"sat": sat, "score": score, "k": np.arange(1000) % 3}).to_csv(
+        data, index=False)
+    assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
+    lines = capsys.readouterr().err.splitlines()  # the draft's lines, for review
+    for name in ("sat", "score"):
+        line = next(x for x in lines if x.strip().startswith(name + " "))
+        edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(" [read off")]
+        assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
+        col = load_schema(json.loads(doc.read_text()))[name]
+        assert col.missing_values == [-9] and col.nullable
+        seen = col.values if col.kind == "categorical" else col.value_range
+        assert min(seen) > -9, seen
 
 
 def test_numbers_with_a_decimal_comma_are_named_so_not_dates():

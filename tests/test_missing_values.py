@@ -106,11 +106,28 @@ def test_a_draft_reads_isolated_sentinels_as_missing_values():
     assert "-1" in line and "999" in line and "missing" in line
 
 
+@pytest.mark.parametrize("low", [11.0, -20.0])
+def test_a_draft_reads_a_negative_sentinel_far_below_a_narrow_range_as_missing(low):
+    # a sensor's temperatures (2 places) with 1% -999: the draft hinted it only and binned
+    # -1000..35 in 32 bins of 32 degrees; at eps 1 (39,000 rows) no -999 came out but 1.25%
+    # of the values between -990 and 0 (-855.47), the others spread evenly over 3..35
+    rng = np.random.default_rng(2)
+    t = np.round(rng.uniform(low, 35, 3000), 2)
+    t[rng.random(3000) < 0.01] = -999
+    s, lines = _draft(t, name="temp")
+    col = s["temp"]
+    assert col.missing_values == [-999] and col.nullable, lines
+    assert col.value_range[0] >= low - 5
+    line = next(x for x in lines if x.strip().startswith("temp"))
+    assert "-999" in line and "missing" in line
+
+
 @pytest.mark.parametrize("values", [
     [9, 99, 999, 5, 50, 500] * 100,                  # 999 among values of its size
     list(range(0, 1000)) * 2,                        # a count up to 999
     list(np.arange(0, 90)) * 20 + [99] * 400,       # 99 too common to be a code
     [0, 1] * 500 + [-1] * 30,                        # a direction, not a code
+    list(np.arange(-50, 60)) * 20 + [-99] * 30,      # a scale that runs below 0
 ])
 def test_a_draft_leaves_values_that_belong_to_the_data(values):
     s, _ = _draft(values)

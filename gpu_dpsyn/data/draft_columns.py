@@ -18,7 +18,7 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import filled_gaps, keep_answers, said
+from gpu_dpsyn.data.draft_lists import filled_gaps, keep_answers, near_hint, said
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
@@ -55,7 +55,8 @@ class Guesser:
 
     def column(self, name: str, s: pd.Series, is_id: bool):
         self.note = ""  # placeholders read as missing, said after whatever was guessed
-        self.answers, self.gone = {}, False  # words among numbers: answers, missing ones
+        self.answers, self.gone, self.near = {}, False, None  # words among numbers:
+        # answers, missing ones; negative codes that may mean missing (near_hint)
         col, why = self._column(name, s, is_id)
         if col is None:  # left out, as `why` says
             return None, why
@@ -65,6 +66,8 @@ class Guesser:
             col, said = keep_answers(col, self.answers, bool(
                 s.isna().any()) or self.gone or bool(col.missing_values), self.max_categories)
             self.note += said
+        if self.near:
+            self.note += near_hint(col, *self.near)
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
@@ -162,10 +165,7 @@ class Guesser:
             vals = vals[~pd.to_numeric(vals, errors="coerce").isin(codes).to_numpy()]
         near = near_codes(numbers) if numbers is not None and not codes else []
         if near:  # -9 on a 0-10 scale: more likely a code than an answer, but said only
-            self.note += (f"; {', '.join(f'{c:g}' for c in near)} may be codes for missing "
-                          f"(below the other values, {numbers[numbers >= 0].min():g} and up): "
-                          "if so, list them in \"missing_values\" and make the column "
-                          "nullable")
+            self.near = (near, float(numbers[numbers >= 0].min()))  # with an edit: column()
         n_distinct = vals.nunique()
         # whole numbers: integers within float64's exact range, or of an integer dtype (a
         # float 1e300 is whole too, but a decimal; text beyond 2**53 is a code, _as_numbers).
@@ -267,16 +267,19 @@ class Guesser:
         # distinct (account numbers not named so): listed, each would come out as it is
         uniq, counts = np.unique(exact, return_counts=True)
         values = [int(v) for v in uniq]  # Python ints: exact beyond 2**63
+        # beyond +-2**53 the range check below refuses the column with its own message
+        step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
+        # thin on the places its step leaves (values on a step k fill at most 1/k of the
+        # integers): salaries to 500, 462 values on 750 places, were listed as codes
         if not distinct and (n_distinct <= self.max_categories or (
-                n_distinct <= 10 * self.max_categories and n_distinct < 0.5 * (hi - lo + 1))):
+                n_distinct <= 10 * self.max_categories and
+                n_distinct < 0.5 * ((hi - lo) // max(step, 1) + 1))):
             if self.bins < n_distinct > self.max_categories:
                 self.codes[name] = values  # binned instead if its pairs are too large
             listed, unseen = filled_gaps(values, counts, self.max_categories)
             return (Column(name, "categorical", values=listed, nullable=nullable),
                     f"{len(listed)} integer values ({lo}..{hi}), listed: few or sparse codes"
                     + (said(unseen) if unseen else ""))
-        # beyond +-2**53 the range check below refuses the column with its own message
-        step = math.gcd(*(v - lo for v in values)) if -2 ** 53 <= lo and hi <= 2 ** 53 else 1
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
             support = {"step": step, "start": lo}
             col = self._on_support(name, support, lo, hi, nullable)

@@ -3,6 +3,8 @@ written among them ("refused"), kept as values.  Read off the private data, as e
 draft is: NOT private."""
 from __future__ import annotations
 
+import json
+
 from gpu_dpsyn.data.schema import Column, column_from_spec
 
 
@@ -57,3 +59,19 @@ def said(unseen: list) -> str:
                                                if len(unseen) > 3 else "")
     return (f"; {shown} not seen but listed: between rare neighbours such a gap is chance "
             "(drop them if they are no value)")
+
+
+def near_hint(col: Column, codes: list, lowest: float) -> str:
+    """The note on negative codes that may mean missing beside values >= 0 (values.
+    near_codes), with an edit that the schema takes: the codes out of the listed values,
+    or the range from 0, else they would be data too and the edit refused."""
+    shown = ", ".join(f"{c:g}" for c in codes)
+    edit = f"--set '{col.name}.missing_values=[{shown}]' --set {col.name}.nullable=true"
+    if col.kind == "categorical":
+        rest = [v for v in col.values if not (isinstance(v, (int, float)) and v in codes)]
+        edit = (f"--set '{col.name}.values={json.dumps(rest)}' " + edit if len(rest) <= 20
+                else edit + f", and {shown} out of its values (--set-file {col.name}.values=F)")
+    elif col.kind == "numeric":
+        edit = f"--set {col.name}.min=0 " + edit
+    return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
+            f"up): if so, gpu-dpsyn schema FILE {edit}")

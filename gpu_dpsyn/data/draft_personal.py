@@ -166,3 +166,22 @@ def hint(col) -> str:
     return "" if what is None else (
         f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE --drop "
         f"{col.name!r} --ignore {col.name!r})")
+
+
+def reference(df: pd.DataFrame, col, unit: str | None) -> str | None:
+    """Why the drafted column `col` is left out, or None: its values (20 or more, not a
+    dense run of integers, which ids numbered 1..n hold all of) are all ids of the
+    individual's id column `unit` (a manager's id beside each employee's).  The output
+    numbers `unit` 1..n: listed, they would publish real ids that name no synthetic row."""
+    if unit is None or unit == col.name or col.kind not in ("categorical", "numeric"):
+        return None
+    uniq = pd.Series(pd.unique(df[col.name].dropna()))
+    if len(uniq) < 20 or not uniq.isin(df[unit].dropna()).all():
+        return None
+    nums = pd.to_numeric(uniq, errors="coerce")
+    if nums.notna().all() and len(uniq) >= 0.5 * (nums.max() - nums.min() + 1):
+        return None  # counts 1..50 beside ids numbered 1..n
+    return (f"its {len(uniq):,} values are all ids of {unit!r} (another individual's, as "
+            f"a manager's): the output numbers {unit!r} 1..n, so listed they would publish "
+            "real ids, each naming no synthetic row (if it is data of its own, write its "
+            "entry with its public values by hand)")

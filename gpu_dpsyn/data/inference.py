@@ -119,7 +119,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     # the individual: an id, else a column named like one whose values repeat (its line
     # says to draft again with --id)
     unit = ids[0] if ids else next((c.name for c in cols if id_name(c.name)), None)
-    personal = {c.name: why for c in cols if (why := draft_personal.per_individual(
+    personal = {c.name: why for c in cols if (why := draft_personal.reference(
+        df, c, ids[0] if ids else None) or draft_personal.per_individual(
         df, c, unit, max_categories))}
     whys = [w + draft_personal.hint(c) for c, w in zip(cols, whys) if c.name not in personal]
     cols = [c for c in cols if c.name not in personal]

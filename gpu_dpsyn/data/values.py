@@ -177,8 +177,9 @@ SENTINEL_SHARE = 0.1  # a code for missing holds at most this share of the value
 def sentinels(numbers: np.ndarray) -> list:
     """The codes for missing among a column's numbers (SPSS-style: -1, 99, 999, ...),
     each isolated from the other values (a negative code beside values >= 0 that reach ten
-    times its size, a positive one above twice their maximum) and rare (SENTINEL_SHARE):
-    999 among ages; not 999 in a count that reaches 998, nor 99 among ages up to 90, nor
+    times its size, or below their lowest by ten times their spread; a positive one above
+    twice their maximum) and rare (SENTINEL_SHARE): 999 among ages, -999 among
+    temperatures; not 999 in a count that reaches 998, nor 99 among ages up to 90, nor
     -1 beside 0 and 1."""
     x = np.asarray(numbers, dtype=np.float64)
     present = [c for c in SENTINELS if (x == c).any()]
@@ -187,7 +188,9 @@ def sentinels(numbers: np.ndarray) -> list:
         return []
     lo, hi = float(rest.min()), float(rest.max())
     return [c for c in present if (x == c).mean() <= SENTINEL_SHARE and
-            ((c < 0 <= lo and hi >= 10 * -c) or (c > 0 and c > 2 * max(hi, 0)))]
+            ((c < 0 <= lo and hi >= 10 * -c) or
+             (c < 0 and hi > lo and lo - c >= 10 * (hi - lo)) or
+             (c > 0 and c > 2 * max(hi, 0)))]
 
 
 def comma_decimals(text: pd.Series) -> bool:

@@ -1,0 +1,49 @@
+"""infer-schema leaves out a column that holds the individual's ids (a manager's id
+beside each employee's): the output numbers the id column 1..n, so the listed values would
+publish real ids in the schema and the release, each pointing to no synthetic row."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpu_dpsyn.data.inference import infer_schema_with_summary
+
+
+def _draft(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s, lines = infer_schema_with_summary(df, **kw)
+    return s, {x.split()[0]: x for x in lines}
+
+
+def _payroll(text: bool, n: int = 3000, seed: int = 0) -> pd.DataFrame:
+    r = np.random.default_rng(seed)
+    ids = r.permutation(np.arange(100001, 100001 + n))
+    boss = r.choice(ids[:200], n)
+    ids, boss = ([f"E{i}" for i in ids], [f"E{i}" for i in boss]) if text else (ids, boss)
+    return pd.DataFrame({"employee_id": ids, "manager_id": boss,
+                         "grade": r.integers(1, 6, n), "team": r.choice(list("abcd"), n)})
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_a_column_of_the_individuals_ids_is_left_out(text):
+    # an HR table's manager_id (800 of 20,000 employee ids) was listed as 800 values:
+    # at eps 1 the release held real employee ids, none of them a synthetic row's
+    df = _payroll(text)
+    s, lines = _draft(df)
+    assert s["employee_id"].kind == "id"
+    assert "manager_id" in s.ignored and "manager_id" not in s.names, lines["manager_id"]
+    line = lines["manager_id"]
+    assert "'employee_id'" in line and "1..n" in line and "ignored" in line, line
+
+
+def test_columns_that_only_share_a_few_values_with_the_ids_stay():
+    # ids numbered 1..n hold every small count: a grade 1..5 is no reference, nor are
+    # codes beside them that are mostly no id
+    r = np.random.default_rng(1)
+    df = pd.DataFrame({"pid": np.arange(1, 3001), "grade": r.integers(1, 6, 3000),
+                       "code": r.choice(np.arange(2000, 9000, 7), 3000)})
+    s, lines = _draft(df)
+    assert s["pid"].kind == "id" and not s.ignored
+    assert s["grade"].kind == "categorical" and "code" in s.names
