@@ -47,3 +47,18 @@ def test_columns_that_only_share_a_few_values_with_the_ids_stay():
     s, lines = _draft(df)
     assert s["pid"].kind == "id" and not s.ignored
     assert s["grade"].kind == "categorical" and "code" in s.names
+
+
+def test_integers_inside_a_run_of_numbered_ids_stay_unless_named_as_ids():
+    # ids numbered 1..n hold every integer up to n: an income in hundreds (2,000-8,900)
+    # or a code beside 10,000 of them is no reference, and was left out; a column named
+    # as an id there still is one
+    r = np.random.default_rng(1)
+    n = 10000
+    df = pd.DataFrame({"pid": np.arange(1, n + 1), "income": r.integers(20, 90, n) * 100,
+                       "code": r.choice(np.arange(2000, 9000, 7), n),
+                       "parent_id": r.choice(np.arange(1, n + 1, 37), n)})
+    s, lines = _draft(df)
+    assert s["pid"].kind == "id"
+    assert "income" in s.names and "code" in s.names, (lines["income"], lines["code"])
+    assert "parent_id" in s.ignored, lines["parent_id"]
