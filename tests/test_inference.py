@@ -900,3 +900,26 @@ def test_infinite_values_are_said_not_dropped_unseen():
         _, lines = infer_schema_with_summary(df)
     line = next(x for x in lines if x.split()[0] == "x")
     assert re.search(r"\d+ values are infinite \(inf\)", line)
+
+
+def test_a_listed_quantity_of_many_values_gets_a_hint_to_bin_it_that_works(tmp_path, capsys):
+    """Ages 18..90 are listed (73 values): on a 76-column survey at eps 1 their
+    correlation with an item came out 0.04 (real 0.39), 0.26 binned in 8; the line said
+    only "few or sparse codes".  Codes (1..5 with 8, 9) get no such hint."""
+    import shlex
+    r = np.random.default_rng(4)
+    age = r.integers(18, 91, 3000)
+    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
+    pd.DataFrame({"age": age, "q1": r.choice([1, 2, 3, 4, 5, 8, 9], 3000),
+                  "region": r.choice([11, 23, 37, 41, 58], 3000)}).to_csv(data, index=False)
+    assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    line = next(x for x in lines if x.strip().startswith("age "))
+    assert "listed" in line and "bin it" in line, line
+    assert not any("bin it" in x for x in lines if not x.strip().startswith("age ")), lines
+    edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(")", line.index(
+        "gpu-dpsyn schema FILE "))]
+    assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
+    col = load_schema(json.loads(doc.read_text()))["age"]
+    assert col.kind == "numeric" and col.integer and col.value_range == (18, 90), col
+    assert col.bins < 73

@@ -18,7 +18,8 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import filled_gaps, keep_answers, near_hint, said
+from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_values as many,
+                                       near_hint, said)
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
@@ -279,7 +280,7 @@ class Guesser:
             listed, unseen = filled_gaps(values, counts, self.max_categories)
             return (Column(name, "categorical", values=listed, nullable=nullable),
                     f"{len(listed)} integer values ({lo}..{hi}), listed: few or sparse codes"
-                    + (said(unseen) if unseen else ""))
+                    + (said(unseen) if unseen else "") + many(name, listed, lo, hi, self.bins))
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
             support = {"step": step, "start": lo}
             col = self._on_support(name, support, lo, hi, nullable)

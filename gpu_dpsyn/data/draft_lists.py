@@ -4,6 +4,7 @@ draft is: NOT private."""
 from __future__ import annotations
 
 import json
+import shlex
 
 from gpu_dpsyn.data.schema import Column, column_from_spec
 
@@ -75,3 +76,16 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
         edit = f"--set {col.name}.min=0 " + edit
     return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
             f"up): if so, gpu-dpsyn schema FILE {edit}")
+
+
+def many_values(name: str, listed: list, lo: int, hi: int, bins: int) -> str:
+    """The hint on listed integers that are a quantity of more values than a numeric
+    column's bins (ages 18..90): a pair with it has many cells, each as noisy, so its
+    relations with other columns come out weaker; binned they keep better and single
+    values less (bench/experiments/age_bins).  Not for codes scattered over their range."""
+    if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
+        return ""
+    edit = " ".join("--set " + shlex.quote(f"{name}.{k}") for k in (
+        "type=numeric", f"min={lo}", f"max={hi}", f"bins={min(16, bins)}"))
+    return ("; where its relations with other columns matter more than single values, bin "
+            f"it (gpu-dpsyn schema FILE {edit})")
