@@ -273,7 +273,8 @@ def _warn_noisy(model) -> None:
         was, now = (len(r.lut), r.size) if r is not None else (None, None)
         if now is not None and now <= was / 2:  # (one new value stands for the merged)
             said.append(f"{model.names[a]!r} ({was - now + 1:,} of its {was:,} values below "
-                        "the noise, merged: their rows spread over them by an estimate)")
+                        "the noise, merged: their rows come out spread evenly over them: "
+                        "the rarer more often than they are)")
         elif sd > mean:
             said.append(f"{model.names[a]!r} (noise sd {sd:,.0f} against {mean:,.0f} "
                         "records a value)")
