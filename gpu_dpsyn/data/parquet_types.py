@@ -144,3 +144,12 @@ def written_table(df, dictionaries=None):
         table = pa.Table.from_batches(table.to_batches(max_chunksize=_TEXT_CHUNK_ROWS),
                                       table.schema)
     return table.cast(schema)
+
+
+def index_columns(df):
+    """df with the index levels pandas stored under a name (df.set_index("pid")
+    .to_parquet()) back among its columns: pandas reads them as the index, where a table
+    lost them (a draft its person's id, unsaid).  An unnamed level (a saved row number,
+    `__index_level_0__`) stays the index, left out as before."""
+    names = [n for n in df.index.names if n is not None and n not in df.columns]
+    return df.reset_index(level=names) if names else df
