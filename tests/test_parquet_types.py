@@ -148,3 +148,13 @@ def test_a_column_pandas_stored_as_the_index_is_read_as_a_column(tmp_path, capsy
     from gpu_dpsyn.distributed.reading import read_partitioned
     got = read_partitioned(str(p), load_schema(json.loads(out.read_text()))).compute()
     assert sorted(got.columns) == ["pid", "x"] and got["pid"].tolist() == df["pid"].tolist()
+
+
+def test_a_file_with_two_columns_of_one_name_is_refused_naming_it(tmp_path):
+    # Arrow's own words had been the message: "Multiple matches for FieldRef.Name(x) in
+    # x: string"
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table([pa.array(["a", "b"] * (N // 2)), KEEP, KEEP],
+                            names=["x", "k", "k"]), p)
+    with pytest.raises(DataError, match="column 'k' twice"):
+        read_table(p)

@@ -60,7 +60,12 @@ def check(path, schema=None, fields=None) -> list[str]:
     listed = {c.name: c.values for c in schema.columns if c.kind == "categorical"} \
         if schema is not None else {}
     binary = []
-    for field in fields if fields is not None else pq.read_schema(path):
+    fields = fields if fields is not None else pq.read_schema(path)
+    twice = next((n for i, n in enumerate(fields.names) if n in fields.names[:i]), None)
+    if twice is not None:  # (Arrow's words: "Multiple matches for FieldRef.Name(k)")
+        raise DataError(f"cannot read {shown(str(path))}: it holds a column {shown(twice)} "
+                        "twice; rename one of them, or leave one out of the file")
+    for field in fields:
         kind = kinds.get(field.name) if kinds is not None else "any"
         if kind is None:
             continue
