@@ -107,3 +107,19 @@ def test_after_pairs_and_chains_are_drafted_and_pass_check(tmp_path, capsys):
 def test_the_limit_is_a_bin_per_100_records_between_bins_and_1000(rows, bins):
     from gpu_dpsyn.data.draft_stamps import row_limit
     assert row_limit(rows, 32, 1000) == bins
+
+
+@pytest.mark.parametrize("stamp", ["2020-09-13 21:26:40", "2020-09-13 21:26:40.250",
+                                   "2020-09-13T21:26:40+09:00"])
+def test_a_column_of_one_second_is_drafted(stamp):
+    """Every value in one second (a table's extraction time): the draft had min == max,
+    which the schema refuses, so infer-schema failed on the whole table ("'max' must come
+    after 'min'"); now the range runs to the next second, and the data fits it."""
+    t = pd.Series([pd.Timestamp(stamp)] * 300)
+    df = pd.DataFrame({"at": t, "kind": ["a", "b", "c"] * 100})
+    s, lines = _draft(df)
+    col = s["at"]
+    lo = pd.Timestamp(stamp).floor("s")
+    assert pd.Timestamp(s.to_dict()["columns"]["at"]["min"]) == lo
+    assert pd.Timestamp(s.to_dict()["columns"]["at"]["max"]) == lo + pd.Timedelta("1s")
+    assert col.size == 2 and "unit second" in lines["at"]

@@ -123,3 +123,38 @@ def test_infer_schema_refuses_times_of_day_in_one_line(tmp_path, capsys):
     assert main(["infer-schema", str(p), "--out", str(tmp_path / "s.json")]) == 2
     err = [x for x in capsys.readouterr().err.splitlines() if "warning:" not in x]
     assert len(err) == 1 and "column 'x'" in err[0] and "time" in err[0], err
+
+
+def test_a_column_pandas_stored_as_the_index_is_read_as_a_column(tmp_path, capsys):
+    """df.set_index("pid").to_parquet(): pandas reads 'pid' back as the index, and the
+    table lost it: a draft had no id column (each row its own individual, unsaid), --id
+    pid was "not a column", synthesize "missing from the data".  A named index is a
+    column of the file; an unnamed one (a saved row number) is still left out."""
+    df = pd.DataFrame({"pid": [i % 50 for i in range(N)],
+                       "x": ["a", "b"] * (N // 2)})
+    p = tmp_path / "t.parquet"
+    df.set_index("pid").to_parquet(p)
+    got = read_table(p)
+    assert sorted(got.columns) == ["pid", "x"] and got["pid"].tolist() == df["pid"].tolist()
+    assert list(got.index) == list(range(N))
+    out = tmp_path / "s.json"
+    assert main(["infer-schema", str(p), "--id", "pid", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["columns"]["pid"]["type"] == "id"
+    q = tmp_path / "r.parquet"
+    df.iloc[5:].to_parquet(q, index=True)  # a row number: __index_level_0__
+    assert sorted(read_table(q).columns) == ["pid", "x"]
+    pytest.importorskip("dask.distributed")
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.distributed.reading import read_partitioned
+    got = read_partitioned(str(p), load_schema(json.loads(out.read_text()))).compute()
+    assert sorted(got.columns) == ["pid", "x"] and got["pid"].tolist() == df["pid"].tolist()
+
+
+def test_a_file_with_two_columns_of_one_name_is_refused_naming_it(tmp_path):
+    # Arrow's own words had been the message: "Multiple matches for FieldRef.Name(x) in
+    # x: string"
+    p = tmp_path / "t.parquet"
+    pq.write_table(pa.table([pa.array(["a", "b"] * (N // 2)), KEEP, KEEP],
+                            names=["x", "k", "k"]), p)
+    with pytest.raises(DataError, match="column 'k' twice"):
+        read_table(p)

@@ -58,6 +58,9 @@ def datetime_column(name, lo, hi, unit, tz, nullable, offsets: bool, limit: int,
     as many as the months, else `limit`; else in `bins` equal bins.  layout: (the "format"
     read, the other layouts that read every value too)."""
     given = limit
+    if unit == "second" and unit_start(lo, unit) == unit_start(hi, unit):
+        # one second (an extraction time): a schema's max comes after its min
+        hi = unit_start(lo, unit) + pd.Timedelta(seconds=1)
     people = rows is not None and individuals is not None and individuals < rows
     if rows is not None:
         limit = row_limit(individuals if people else rows, bins, limit)

@@ -276,9 +276,10 @@ def read_table(path: str, engine: str = "pandas", schema=None, as_text: bool = F
         binary = parquet_types.check(p, schema) if parquet else []
         if engine == "cudf":
             import cudf
-            return without_ignored(cudf.read_parquet(p), schema)
+            return without_ignored(parquet_types.index_columns(cudf.read_parquet(p)), schema)
         if parquet:
-            return without_ignored(parquet_types.as_text(pd.read_parquet(p), binary), schema)
+            df = parquet_types.index_columns(pd.read_parquet(p))
+            return without_ignored(parquet_types.as_text(df, binary), schema)
         opts = dict(csv_options(schema, as_text), **d.read_options(),
                     **(lenient_options() if lenient else {}))
         with warnings.catch_warnings():  # pandas guesses a numeric column's type chunk by

@@ -60,7 +60,12 @@ def check(path, schema=None, fields=None) -> list[str]:
     listed = {c.name: c.values for c in schema.columns if c.kind == "categorical"} \
         if schema is not None else {}
     binary = []
-    for field in fields if fields is not None else pq.read_schema(path):
+    fields = fields if fields is not None else pq.read_schema(path)
+    twice = next((n for i, n in enumerate(fields.names) if n in fields.names[:i]), None)
+    if twice is not None:  # (Arrow's words: "Multiple matches for FieldRef.Name(k)")
+        raise DataError(f"cannot read {shown(str(path))}: it holds a column {shown(twice)} "
+                        "twice; rename one of them, or leave one out of the file")
+    for field in fields:
         kind = kinds.get(field.name) if kinds is not None else "any"
         if kind is None:
             continue
@@ -144,3 +149,12 @@ def written_table(df, dictionaries=None):
         table = pa.Table.from_batches(table.to_batches(max_chunksize=_TEXT_CHUNK_ROWS),
                                       table.schema)
     return table.cast(schema)
+
+
+def index_columns(df):
+    """df with the index levels pandas stored under a name (df.set_index("pid")
+    .to_parquet()) back among its columns: pandas reads them as the index, where a table
+    lost them (a draft its person's id, unsaid).  An unnamed level (a saved row number,
+    `__index_level_0__`) stays the index, left out as before."""
+    names = [n for n in df.index.names if n is not None and n not in df.columns]
+    return df.reset_index(level=names) if names else df
