@@ -1,5 +1,7 @@
 """Numeric values decoded inside their bins by a linear density whose slope follows the
 bins' densities (generate/decode.py: bin_shape, inside), not evenly."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,3 +89,15 @@ def test_an_integer_bin_of_one_value_steers_no_neighbour():
     assert abs(means[0] - 0.5) < 0.02  # its one neighbour a single value: flat
     assert (out[codes == 1] == 0).all()
     assert abs(means[2] - 0.5) < 0.02  # [1, 1000): rises, then falls: a peak, flat
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_bins_too_narrow_or_wide_for_their_densities_decode_flat_and_quietly(scale):
+    # a probe's column of 0 .. 1e-300: the densities overflowed, and numpy's "overflow
+    # encountered in divide" reached the user; each bin is drawn evenly instead
+    lo = np.arange(8) * scale
+    counts = np.array([5, 40, 80, 60, 30, 10, 4, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        l = bin_shape(lo, np.full(8, scale), counts)
+    assert np.isfinite(l).all() and ((l >= 0) & (l <= 2)).all(), l
