@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import xyz_table
@@ -206,3 +207,16 @@ def test_one_way_workload_weight_is_used(table):
     ratio = (w.fraction / w.cells ** (2 / 3)) / (other.fraction / other.cells ** (2 / 3))
     assert ratio == pytest.approx(4.0)
     assert sum(e.fraction for e in one.values()) == pytest.approx(0.1)
+
+
+def test_a_workload_naming_a_column_not_synthesized_says_why():
+    # '--workload pid,age' said "unknown column(s) ['pid']" of the table's id column
+    df = pd.DataFrame({"pid": range(200), "a": [0, 1] * 100, "b": [0, 1, 2, 3] * 50,
+                       "gone": 1})
+    schema = {"columns": {"pid": {"type": "id"},
+                          "a": {"type": "categorical", "values": [0, 1]},
+                          "b": {"type": "categorical", "values": [0, 1, 2, 3]}},
+              "ignored_columns": ["gone"]}
+    for col, why in (("pid", "the id column"), ("gone", "ignored")):
+        with pytest.raises(DataError, match=f"'{col}': it is {why}, not synthesized"):
+            Synthesizer(1, 1e-9, progress=False, workload={("a", col): 1}).fit(df, schema)

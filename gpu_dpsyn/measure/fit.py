@@ -85,7 +85,7 @@ def check_plan(settings, schema) -> tuple:
     checks of fit() that need no data, callable before the table is read."""
     schema = load_schema(schema)
     names = [c.name for c in schema.synth_columns]
-    workload = _resolve_workload(settings.workload, names)
+    workload = _resolve_workload(settings.workload, names, schema)
     groups = resolve_levels(settings.group_by, schema, workload, settings.max_cells) \
         if settings.group_by else [()]
     if groups == [()]:  # a column after another is its gap: measured with its start
@@ -340,10 +340,16 @@ def _sensitivity(given, schema) -> int:
     return given
 
 
-def _resolve_workload(workload, names) -> dict:
+def _resolve_workload(workload, names, schema) -> dict:
     out = {}
     for cols, w in workload:
         unknown = [c for c in cols if c not in names]
+        kept = {c.name: f"the {c.kind} column" for c in schema.columns} | dict.fromkeys(
+            schema.ignored, "ignored")  # in the schema, not synthesized
+        known = next((c for c in unknown if c in kept), None)
+        if known is not None:
+            raise DataError(f"workload names {known!r}: it is {kept[known]}, not "
+                            f"synthesized; columns are {names}")
         if unknown:
             raise DataError(f"workload names unknown column(s) {unknown}; columns are {names}")
         out[tuple(sorted(names.index(c) for c in cols))] = w
