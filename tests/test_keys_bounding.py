@@ -3,6 +3,7 @@ bounding (at most D records per individual, enforced before measuring)."""
 import pickle
 import json
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -308,3 +309,19 @@ def test_one_individual_written_several_ways_is_one_individual():
         "max_records_per_individual": 2})
     past = [f for f in findings(df, schema) if "past max_records" in f[1]]
     assert past and past[0][2] == 5  # 7 records of one individual, 2 kept
+
+
+@pytest.mark.parametrize("ids", [
+    [True, 1, "1"], [1 + 0j, 1, "1"], [2.0 ** 60, 2 ** 60, "1152921504606846976"],
+    [np.float64(2.0 ** 60), "1152921504606846976"], [0.5, "5e-1"],
+    [Fraction(1, 2), 0.5, " 0.50"],
+    [0.1, "0.1000000000000000055511151231257827021181583404541015625"]])
+def test_an_id_held_equal_to_another_number_is_never_split_from_it(ids):
+    """pd.factorize makes Python-equal ids one (True == 1 == 1 + 0j, 2.0**60 == 2**60) and
+    only its first was read as text: "True", "(1+0j)" and "1.152921504606847e+18" are no
+    number, so the int 1 went with True and "1" apart; with D = 1 one person written so
+    kept 2 records (an audit's finding).  A number id is also keyed by its exact value."""
+    from gpu_dpsyn.core.individuals import individual_codes
+    assert len(set(individual_codes(pd.Series(ids + ["x"], dtype=object)))) == 2, ids
+    df = pd.DataFrame({"pid": pd.Series(ids, dtype=object)})
+    assert len(kept_rows(df, "pid", 1, tuple(range(8)))) == 1
