@@ -105,9 +105,10 @@ class Settings:
             shown = f"{eps:.3g}" if eps < 1e308 else "more than 1e308"
             raise PrivacyParameterError(f"epsilon must be at most {MAX_EPSILON:g}, got {shown} "
                                         "(that far above it the noise is nil anyway)")
-        if self.sensitivity is not None:  # 0 must not quietly become the default
-            integer("sensitivity (max records per individual)", self.sensitivity, 1,
-                    PrivacyParameterError)
+        if self.sensitivity is not None:  # 0 must not quietly become the default; an int,
+            # as the seeded key reads it as text (np.int64(2) was "2", another noise)
+            put("sensitivity", integer("sensitivity (max records per individual)",
+                                       self.sensitivity, 1, PrivacyParameterError))
         # validated now, not after the table is read
         Accountant(eps, self.delta, self.sensitivity or 1, self.conversion)
         put("workload", _check_workload_shape(self.workload))

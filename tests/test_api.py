@@ -70,6 +70,17 @@ def test_same_budget_written_another_way_same_output(table, given):
     pd.testing.assert_frame_equal(a, b)
 
 
+
+def test_sensitivity_as_a_numpy_integer_same_output(table):
+    """sensitivity=np.int64(2) (from an array of settings) is sensitivity 2: the seeded key
+    once read it as the text "2" where the int is 2, and the same run wrote other rows."""
+    df, schema = table
+    kw = dict(seed=11, iterations=2, progress=False, backend="cpu", method="dpsyn")
+    a = Synthesizer(2.0, 1e-6, sensitivity=2, **kw).fit(df.iloc[:3000], schema).sample(500)
+    b = Synthesizer(2.0, 1e-6, sensitivity=np.int64(2), **kw).fit(df.iloc[:3000], schema)
+    pd.testing.assert_frame_equal(a, b.sample(500))
+    assert type(b.settings.sensitivity) is int
+
 def test_no_seed_gives_fresh_randomness(table):
     df, schema = table
     small = df.iloc[:2000]
