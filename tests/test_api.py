@@ -248,3 +248,26 @@ def test_row_count_warnings_point_at_the_callers_line(table):
     rows = [w for w in got if w.category.__name__ == "RowCountWarning"]
     assert rows and all(w.filename == __file__ for w in rows), \
         [(w.filename, str(w.message)[:60]) for w in rows]
+
+
+@pytest.mark.parametrize("kw,plain", [
+    ({"workload": {("carrier", "origin"): np.int64(2)}},
+     {"workload": {("carrier", "origin"): 2}}),
+    ({"prior_tolerance": np.float32(0.5)}, {"prior_tolerance": 0.5}),
+    ({"quantile_share": np.float32(0.25)}, {"quantile_share": 0.25}),
+])
+def test_numpy_scalar_settings_are_their_numbers(kw, plain):
+    """A weight from np.arange, a tolerance in float32: the numbers they hold, as epsilon
+    takes them (they were refused as "must be a positive number, got np.int64(2)")."""
+    from gpu_dpsyn.config import Settings
+    a, b = Settings(1.0, 1e-9, **kw), Settings(1.0, 1e-9, **plain)
+    assert a == b and repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("kw", [{"workload": {("carrier", "origin"): 10**400}},
+                                {"prior_tolerance": 10**400}])
+def test_a_number_past_float64_is_refused_by_name(kw):
+    """An int too large for a float: the setting's one line, not an OverflowError."""
+    from gpu_dpsyn.config import Settings
+    with pytest.raises(DPSynError, match="workload weight|prior_tolerance"):
+        Settings(1.0, 1e-9, **kw)
