@@ -104,13 +104,20 @@ def build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
                    timeout=max(1.0, end - time.monotonic()))
 
 
+def cache_dir() -> Path:
+    """GPU_DPSYN_CACHE, else ~/.cache/gpu_dpsyn; absolute: ctypes looks a bare file name
+    up on the library path, and an empty variable would be the working directory."""
+    return Path(os.environ.get("GPU_DPSYN_CACHE") or Path.home() / ".cache" / "gpu_dpsyn"
+                ).absolute()
+
+
 def load(cxx: str, version: bytes, native: bool):
     """The build of this kind from the cache (made there first if missing), its calls
     declared; None when it cannot be built or loaded."""
     key = b"native" + _target(cxx) if native else b"plain"
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode() + version
                             + key)
-    cache = Path(os.environ.get("GPU_DPSYN_CACHE", Path.home() / ".cache" / "gpu_dpsyn"))
+    cache = cache_dir()
     so = cache / f"host_kernels_{digest.hexdigest()[:16]}.so"
     try:
         if not so.exists():
