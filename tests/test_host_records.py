@@ -185,6 +185,16 @@ def test_an_empty_cache_variable_is_the_default_cache(monkeypatch, tmp_path):
     assert list((home / ".cache" / "gpu_dpsyn").glob("*.so"))
 
 
+
+def test_the_clock_rate_is_not_in_the_native_key():
+    """/proc/cpuinfo's "cpu MHz" changes from read to read on a machine that scales its
+    clock: in the key, every process made (and kept) a native build of its own."""
+    lines = [b"model name\t: Some CPU\n", b"flags\t\t: fpu sse2 avx2\n",
+             b"cpu family\t: 25\n"]
+    keys = {host_build._cpu_lines(lines + [f"cpu MHz\t\t: {mhz}\n".encode()])
+            for mhz in ("2596.128", "3400.001")}
+    assert len(keys) == 1 and b"avx2" in keys.pop()
+
 def test_a_compiler_refusing_the_native_flags_gives_the_plain_build(monkeypatch, tmp_path):
     monkeypatch.setattr(host_build, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
     lib, built = _fresh_build(monkeypatch, tmp_path)

@@ -80,8 +80,7 @@ def _target(cxx: str) -> bytes:
             break
     try:
         with open("/proc/cpuinfo", "rb") as f:
-            said += b"".join(sorted({line for line in f if line.startswith(
-                (b"model name", b"flags", b"Features", b"isa", b"cpu"))}))
+            said += _cpu_lines(f)
     except OSError:
         import platform
         said += f"{platform.machine()} {platform.processor()}".encode()
@@ -102,6 +101,14 @@ def build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
         objs.append(str(obj))
     subprocess.run([cxx, "-shared", *objs, "-o", str(out)], check=True, capture_output=True,
                    timeout=max(1.0, end - time.monotonic()))
+
+
+def _cpu_lines(lines) -> bytes:
+    """The lines of /proc/cpuinfo that name the CPU, each once: not "cpu MHz", which a
+    machine scaling its clock changes from read to read (a native build a process)."""
+    return b"".join(sorted({line for line in lines if line.startswith(
+        (b"model name", b"flags", b"Features", b"isa", b"cpu"))
+        and not line.startswith(b"cpu MHz")}))
 
 
 def cache_dir() -> Path:
