@@ -105,9 +105,10 @@ class Settings:
             shown = f"{eps:.3g}" if eps < 1e308 else "more than 1e308"
             raise PrivacyParameterError(f"epsilon must be at most {MAX_EPSILON:g}, got {shown} "
                                         "(that far above it the noise is nil anyway)")
-        if self.sensitivity is not None:  # 0 must not quietly become the default
-            integer("sensitivity (max records per individual)", self.sensitivity, 1,
-                    PrivacyParameterError)
+        if self.sensitivity is not None:  # 0 must not quietly become the default; an int,
+            # as the seeded key reads it as text (np.int64(2) was "2", another noise)
+            put("sensitivity", integer("sensitivity (max records per individual)",
+                                       self.sensitivity, 1, PrivacyParameterError))
         # validated now, not after the table is read
         Accountant(eps, self.delta, self.sensitivity or 1, self.conversion)
         put("workload", _check_workload_shape(self.workload))
@@ -143,10 +144,11 @@ class Settings:
         put("group_by", tuple(parse_group_by(self.group_by)) or None)
         if self.group_by and self.method == "dpsyn":
             raise ParameterError("group_by needs method='privsyn'")
-        tol = self.prior_tolerance
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < math.inf:
-            raise ParameterError(f"prior_tolerance must be a number >= 0, got {tol!r}")
-        put("prior_tolerance", float(tol))
+        tol = _real(self.prior_tolerance)
+        if tol is None or not 0 <= tol < math.inf:
+            raise ParameterError(f"prior_tolerance must be a number >= 0, got "
+                                 f"{self.prior_tolerance!r}")
+        put("prior_tolerance", tol)
         put("adaptive_rounds", integer("adaptive_rounds", self.adaptive_rounds, 0))
         if self.on_invalid not in INVALID_RULES:
             raise ParameterError(f"on_invalid must be one of {INVALID_RULES}, got "
@@ -168,9 +170,22 @@ def _budget_number(v):
         return v
 
 
+def _real(v) -> float | None:
+    """A real number as a float, NumPy's scalars too (a weight from np.arange, a float32),
+    as epsilon takes them; an int past float64 as an infinity (for the range checks to
+    refuse by name, not an OverflowError); None for a boolean or anything else."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                             np.floating)):
+        return None
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _share(share) -> float:
     """quantile_share: the budget fraction for all private-quantile columns together."""
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share < 1:
+    if _real(share) is None or not 0 < share < 1:
         raise ParameterError(f"quantile_share must be a number in (0, 1), got {share!r}")
     return float(share)
 
@@ -202,12 +217,13 @@ def _check_workload_shape(workload) -> tuple:
                              f"{entry[0]!r}")
         if not 1 <= len(cols) <= 3 or len(set(cols)) != len(cols):
             raise DPSynError(f"workload column sets have 1 to 3 distinct columns, got {cols!r}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not (w > 0 and
-                                                                          math.isfinite(w)):
-            raise DPSynError(f"workload weight for {cols} must be a positive number, got {w!r}")
+        given, w = w, _real(w)
+        if w is None or not w > 0:
+            raise DPSynError(f"workload weight for {cols} must be a positive number, got "
+                             f"{given!r}")
         if not WEIGHTS[0] <= w <= WEIGHTS[1]:
             raise DPSynError(f"workload weight for {cols} must be between {WEIGHTS[0]:g} and "
                              f"{WEIGHTS[1]:g} (its budget against the others' weight 1), "
                              f"got {float(w):g}")
-        out.append((cols, float(w)))
+        out.append((cols, w))
     return tuple(out)

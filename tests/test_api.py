@@ -70,6 +70,17 @@ def test_same_budget_written_another_way_same_output(table, given):
     pd.testing.assert_frame_equal(a, b)
 
 
+
+def test_sensitivity_as_a_numpy_integer_same_output(table):
+    """sensitivity=np.int64(2) (from an array of settings) is sensitivity 2: the seeded key
+    once read it as the text "2" where the int is 2, and the same run wrote other rows."""
+    df, schema = table
+    kw = dict(seed=11, iterations=2, progress=False, backend="cpu", method="dpsyn")
+    a = Synthesizer(2.0, 1e-6, sensitivity=2, **kw).fit(df.iloc[:3000], schema).sample(500)
+    b = Synthesizer(2.0, 1e-6, sensitivity=np.int64(2), **kw).fit(df.iloc[:3000], schema)
+    pd.testing.assert_frame_equal(a, b.sample(500))
+    assert type(b.settings.sensitivity) is int
+
 def test_no_seed_gives_fresh_randomness(table):
     df, schema = table
     small = df.iloc[:2000]
@@ -237,3 +248,26 @@ def test_row_count_warnings_point_at_the_callers_line(table):
     rows = [w for w in got if w.category.__name__ == "RowCountWarning"]
     assert rows and all(w.filename == __file__ for w in rows), \
         [(w.filename, str(w.message)[:60]) for w in rows]
+
+
+@pytest.mark.parametrize("kw,plain", [
+    ({"workload": {("carrier", "origin"): np.int64(2)}},
+     {"workload": {("carrier", "origin"): 2}}),
+    ({"prior_tolerance": np.float32(0.5)}, {"prior_tolerance": 0.5}),
+    ({"quantile_share": np.float32(0.25)}, {"quantile_share": 0.25}),
+])
+def test_numpy_scalar_settings_are_their_numbers(kw, plain):
+    """A weight from np.arange, a tolerance in float32: the numbers they hold, as epsilon
+    takes them (they were refused as "must be a positive number, got np.int64(2)")."""
+    from gpu_dpsyn.config import Settings
+    a, b = Settings(1.0, 1e-9, **kw), Settings(1.0, 1e-9, **plain)
+    assert a == b and repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("kw", [{"workload": {("carrier", "origin"): 10**400}},
+                                {"prior_tolerance": 10**400}])
+def test_a_number_past_float64_is_refused_by_name(kw):
+    """An int too large for a float: the setting's one line, not an OverflowError."""
+    from gpu_dpsyn.config import Settings
+    with pytest.raises(DPSynError, match="workload weight|prior_tolerance"):
+        Settings(1.0, 1e-9, **kw)

@@ -81,3 +81,33 @@ def test_max_sets_must_be_a_positive_integer(bad):
     from gpu_dpsyn.errors import ParameterError
     with pytest.raises(ParameterError, match="max_sets must be an integer >= 1"):
         tvd_codes(_cols(0), _cols(1), (4,) * 4, 2, max_sets=bad)
+
+
+def test_the_python_helpers_take_a_schema_as_fit_does(flights, flights_schema, no_raster,
+                                                      tmp_path):
+    """A schema's path or dict, as fit() and ml_utility take it: mean_tvd, evaluate_tables
+    and build_report raised AttributeError ('str' object has no attribute 'names')."""
+    from gpu_dpsyn.evaluation.evaluate import mean_tvd
+    from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+    from gpu_dpsyn.evaluation.report import build_report
+    cols = ["carrier", "origin", "month"]
+    as_dict = {"columns": {c: flights_schema[c].to_dict() for c in cols}}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(as_dict))
+    real = flights[cols].iloc[:600]
+    syn = real.sample(frac=1, random_state=1).iloc[:400]
+    want = mean_tvd(real, syn, flights_schema.__class__([flights_schema[c] for c in cols]))
+    for schema in (as_dict, str(path), path):
+        assert mean_tvd(real, syn, schema) == want
+        assert evaluate_tables(real, syn, schema, ways=(1,)).ways[1].mean == want[1]
+    pytest.importorskip("matplotlib")
+    assert "carrier" in build_report(real, syn, str(path))
+
+
+def test_mean_tvd_of_an_empty_table_says_what_is_empty(flights, flights_schema):
+    """Not "the table is empty: nothing to synthesize" (the fit's words)."""
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.evaluation.evaluate import mean_tvd
+    real = flights[[c.name for c in flights_schema.columns]].iloc[:300]
+    with pytest.raises(DPSynError, match="the synthetic table has no rows"):
+        mean_tvd(real, real.iloc[:0], flights_schema)

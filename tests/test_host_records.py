@@ -162,6 +162,39 @@ def test_a_build_for_another_cpu_is_another_file(monkeypatch, tmp_path):
     assert lib is not None and len(both) == 2 and first[0] in both
 
 
+
+def test_an_empty_cache_variable_is_the_default_cache(monkeypatch, tmp_path):
+    """GPU_DPSYN_CACHE= (set, empty) is no cache named: the builds once went to the
+    working directory as bare file names, which ctypes then looked for on the library
+    path and never loaded (NumPy served, slower, with two .so files left in the user's
+    directory)."""
+    if host_build.compiler() is None:
+        pytest.skip("no C++ compiler")
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GPU_DPSYN_CACHE", "")
+    monkeypatch.setenv("GPU_DPSYN_HOST_KERNELS", "1")
+    host_kernels.library.cache_clear()
+    try:
+        assert host_kernels.library() is not None
+    finally:
+        host_kernels.library.cache_clear()
+    assert list(work.iterdir()) == []
+    assert list((home / ".cache" / "gpu_dpsyn").glob("*.so"))
+
+
+
+def test_the_clock_rate_is_not_in_the_native_key():
+    """/proc/cpuinfo's "cpu MHz" changes from read to read on a machine that scales its
+    clock: in the key, every process made (and kept) a native build of its own."""
+    lines = [b"model name\t: Some CPU\n", b"flags\t\t: fpu sse2 avx2\n",
+             b"cpu family\t: 25\n"]
+    keys = {host_build._cpu_lines(lines + [f"cpu MHz\t\t: {mhz}\n".encode()])
+            for mhz in ("2596.128", "3400.001")}
+    assert len(keys) == 1 and b"avx2" in keys.pop()
+
 def test_a_compiler_refusing_the_native_flags_gives_the_plain_build(monkeypatch, tmp_path):
     monkeypatch.setattr(host_build, "NATIVE", {"host_ipf.cpp": ("-fno-such-flag-here",)})
     lib, built = _fresh_build(monkeypatch, tmp_path)

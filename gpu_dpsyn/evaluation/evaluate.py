@@ -66,10 +66,20 @@ def tvd_codes(real: list, syn: list, domain, k: int, max_sets: int | None = None
 
 def mean_tvd(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, ways=(1, 2, 3),
              max_sets: int | None = None) -> dict:
-    """Mean TVD per order k on the schema's coded domain."""
+    """Mean TVD per order k on the schema's coded domain (schema: a Schema, a dict or the
+    path of a JSON file, as fit() takes it)."""
+    schema = load_schema(schema)
+    check_rows(real, syn)
     r, s = encode(real, schema), encode(syn, schema)
     dom = schema.domain
     return {k: float(tvd_codes(r, s, dom, k, max_sets).mean()) for k in ways if k <= len(dom)}
+
+
+def check_rows(real, syn) -> None:
+    """DPSynError for a table with no rows, named: every share would be 0/0."""
+    for name, df in (("real", real), ("synthetic", syn)):
+        if len(df) == 0:
+            raise DPSynError(f"the {name} table has no rows: nothing to compare")
 
 
 def density_score(real: list, syn: list, domain, n_sets: int = 300, seed: int = 0) -> float:

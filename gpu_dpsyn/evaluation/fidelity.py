@@ -15,7 +15,8 @@ import numpy as np
 
 from gpu_dpsyn.data.encoding import encode
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.evaluation.evaluate import joint_counts, pick_sets, range_query_score
+from gpu_dpsyn.data.schema import load_schema
+from gpu_dpsyn.evaluation.evaluate import check_rows, joint_counts, pick_sets, range_query_score
 from gpu_dpsyn.core.grouping import group_code, group_size
 from gpu_dpsyn.core.progress import bar
 
@@ -109,10 +110,10 @@ def evaluate_tables(real, syn, schema, ways=(1, 2, 3), max_sets: int | None = No
                     seed: int = 0, progress: bool = False) -> Evaluation:
     """TVD of every (or max_sets random, per k > 1) k-way marginal, with its yardsticks;
     without max_sets, every pair and at most DEFAULT_TRIPLES random triples.  Every single
-    column is evaluated: they are cheap, and the report draws them all."""
-    for name, df in (("real", real), ("synthetic", syn)):
-        if len(df) == 0:  # every share would be 0/0
-            raise DPSynError(f"the {name} table has no rows: nothing to compare")
+    column is evaluated: they are cheap, and the report draws them all.  schema: a Schema,
+    a dict or the path of a JSON file."""
+    schema = load_schema(schema)
+    check_rows(real, syn)
     r, s = (_encoded(df, schema, name) for name, df in (("real", real), ("synthetic", syn)))
     ev = Evaluation(r, s, schema.domain, [c.name for c in schema.synth_columns])
     one_way = [np.bincount(c, minlength=d) / len(c) for c, d in zip(r, ev.domain)]

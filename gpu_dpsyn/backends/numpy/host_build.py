@@ -80,8 +80,7 @@ def _target(cxx: str) -> bytes:
             break
     try:
         with open("/proc/cpuinfo", "rb") as f:
-            said += b"".join(sorted({line for line in f if line.startswith(
-                (b"model name", b"flags", b"Features", b"isa", b"cpu"))}))
+            said += _cpu_lines(f)
     except OSError:
         import platform
         said += f"{platform.machine()} {platform.processor()}".encode()
@@ -104,13 +103,28 @@ def build(cxx: str, native: bool, tmp: Path, out: Path) -> None:
                    timeout=max(1.0, end - time.monotonic()))
 
 
+def _cpu_lines(lines) -> bytes:
+    """The lines of /proc/cpuinfo that name the CPU, each once: not "cpu MHz", which a
+    machine scaling its clock changes from read to read (a native build a process)."""
+    return b"".join(sorted({line for line in lines if line.startswith(
+        (b"model name", b"flags", b"Features", b"isa", b"cpu"))
+        and not line.startswith(b"cpu MHz")}))
+
+
+def cache_dir() -> Path:
+    """GPU_DPSYN_CACHE, else ~/.cache/gpu_dpsyn; absolute: ctypes looks a bare file name
+    up on the library path, and an empty variable would be the working directory."""
+    return Path(os.environ.get("GPU_DPSYN_CACHE") or Path.home() / ".cache" / "gpu_dpsyn"
+                ).absolute()
+
+
 def load(cxx: str, version: bytes, native: bool):
     """The build of this kind from the cache (made there first if missing), its calls
     declared; None when it cannot be built or loaded."""
     key = b"native" + _target(cxx) if native else b"plain"
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + cxx.encode() + version
                             + key)
-    cache = Path(os.environ.get("GPU_DPSYN_CACHE", Path.home() / ".cache" / "gpu_dpsyn"))
+    cache = cache_dir()
     so = cache / f"host_kernels_{digest.hexdigest()[:16]}.so"
     try:
         if not so.exists():

@@ -15,7 +15,7 @@ from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.evaluation.evaluate import ml_utility
 from gpu_dpsyn.evaluation.fidelity import Evaluation, evaluate_tables
 from gpu_dpsyn.core.progress import bar
-from gpu_dpsyn.data.schema import Schema
+from gpu_dpsyn.data.schema import Schema, load_schema
 from gpu_dpsyn.evaluation.report import groups, plots, privacy, summaries, verdict
 from gpu_dpsyn.evaluation.report.html import esc, page, table
 from gpu_dpsyn.evaluation.report.html import figures
@@ -39,6 +39,7 @@ def build_report(real: pd.DataFrame, syn: pd.DataFrame, schema: Schema, run: dic
     of the run: file names ("real", "synthetic", "schema", "ledger"), "schema_inferred" and
     "seconds" (the evaluation's runtime)."""
     plots.plt()  # no matplotlib: say so before any work
+    schema = load_schema(schema)  # (a dict or a path, as fit() takes it)
     integer("top", top, 1)
     if run is not None:
         privacy.check_ledger(run)
