@@ -16,13 +16,14 @@ from gpu_dpsyn.data.schema import load_schema
 from conftest import drafted
 
 
-def _trips(n: int, fmt="%Y-%m-%d %H:%M", seed=0):
-    """n trips over January 2023, to the minute, most of them by day."""
+def _trips(n: int, fmt="%Y-%m-%d %H:%M", seed=0, days=31):
+    """n trips over January 2023 (its first `days`), to the minute, most of them by
+    day."""
     rng = np.random.default_rng(seed)
     p = np.array([3, 2, 1, 1, 1, 2, 4, 7, 8, 6, 5, 5, 5, 5, 5, 6, 7, 8, 8, 7, 6, 5, 4, 4.])
     hour = rng.choice(24, n, p=p / p.sum())
     t = pd.Timestamp("2023-01-01") + pd.to_timedelta(
-        rng.integers(0, 31, n) * 1440 + hour * 60 + rng.integers(0, 60, n), unit="min")
+        rng.integers(0, days, n) * 1440 + hour * 60 + rng.integers(0, 60, n), unit="min")
     night = (hour >= 22) | (hour < 5)
     return pd.DataFrame({"pickup": t.strftime(fmt),
                          "kind": np.where(night, "bar", rng.choice(["office", "shop"], n))})
@@ -32,21 +33,35 @@ _draft = drafted  # (conftest: the draft and its lines by column)
 
 
 def test_few_rows_draft_coarser_bins_of_whole_units():
-    """30k rows: a bin per 100 records at most (300), so 3 hours a bin (248), each a
-    whole number of the values' minutes; a bin starts on the hour, as hours of the day
-    do."""
-    s, lines = _draft(_trips(30_000))
+    """6,000 rows over 6 days: a bin per 100 records at most (60), so 3 hours a bin
+    (48), each a whole number of the values' minutes; a bin starts on the hour, as hours
+    of the day do."""
+    s, lines = _draft(_trips(6_000, days=6))
     col = s["pickup"]
-    assert col.time.unit == "minute" and col.size == 248
-    assert s.to_dict()["columns"]["pickup"]["bins"] == 248
+    assert col.time.unit == "minute" and col.size == 48
+    assert s.to_dict()["columns"]["pickup"]["bins"] == 48
     edges = pd.to_datetime(np.asarray(col.edges[:-1]), unit="ns")
     assert (edges.hour % 3 == 0).all() and (edges.minute == 0).all()
-    assert "248 bins of 3 hours each, in whole minutes" in lines["pickup"]
+    assert "48 bins of 3 hours each, in whole minutes" in lines["pickup"]
     assert "a bin per 100" in lines["pickup"]
     assert "pickup.bins" in s.drafted  # (from the count of values: for the review)
     small, lines = _draft(_trips(3_000))  # 32 at least, as a numeric column gets
     assert small["pickup"].size == 31 and small.domain == (31, 24, 3)  # + time of day
     assert "unit day" in lines["pickup"] and "time_of_day" in lines["pickup"]
+
+
+def test_a_week_or_more_binned_finer_than_a_day_is_drafted_in_days_with_the_time_of_day():
+    """30k trips over January were drafted in 248 bins of 3 hours: each bin holds ~120
+    records, a few a cell beside another column's values, and at eps 1 hour-of-day beside
+    the others came out 3-5 times further from the real table than with days and the time
+    of day beside them (bench/experiments/tod_days)."""
+    s, lines = _draft(_trips(30_000))
+    col = s["pickup"]
+    assert col.time.unit == "day" and col.size == 31 and s.domain == (31, 24, 3)
+    assert "over 31 days" in lines["pickup"] and "time_of_day" in lines["pickup"]
+    assert s.to_dict()["columns"]["pickup"]["time_of_day"] == {"bins": 24, "unit": "minute"}
+    hours = _trips(100_000, fmt="%Y-%m-%d %H:00")  # the values' own hours fit: kept
+    assert _draft(hours)[0]["pickup"].size == 744
 
 
 def test_many_rows_keep_the_values_own_unit():
@@ -93,7 +108,7 @@ def test_after_pairs_and_chains_are_drafted_and_pass_check(tmp_path, capsys):
                        (("booked", booked), ("check_in", check_in), ("check_out", check_out))})
     df["room"] = rng.choice(["a", "b", "c"], n)
     s, lines = _draft(df)
-    assert s["booked"].size <= n // 100 and s["booked"].time.unit == "minute"
+    assert s["booked"].size <= n // 100 and s["booked"].time.unit == "day"  # (60 days)
     assert s["check_in"].time.after.column == "booked"
     assert s["check_out"].time.after.column == "check_in"
     data, schema = tmp_path / "b.csv", tmp_path / "s.json"

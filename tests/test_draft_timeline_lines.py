@@ -11,16 +11,18 @@ import pandas as pd
 from conftest import drafted
 
 
-def clicks(users: int, per: int, offsets: bool = True, seed: int = 0) -> pd.DataFrame:
-    """users x per events over March-April 2024 in Berlin, written in UTC with +00:00
-    (or naive local text); a user's device, mobile events mostly in the evening."""
+def clicks(users: int, per: int, offsets: bool = True, seed: int = 0,
+           days: int = 61, start: str = "2024-03-01") -> pd.DataFrame:
+    """users x per events over `days` from `start` (March-April 2024) in Berlin, written
+    in UTC with +00:00 (or naive local text); a user's device, mobile events mostly in
+    the evening."""
     rng = np.random.default_rng(seed)
     n = users * per
     uid = np.repeat(np.arange(1, users + 1), per)
     dev = rng.choice(["mobile", "desktop"], users)[uid - 1]
     evening = np.where(dev == "mobile", rng.random(n) < 0.8, rng.random(n) < 0.14)
     hour = np.where(evening, rng.integers(17, 24, n), rng.integers(0, 17, n))
-    wall = pd.Timestamp("2024-03-01") + pd.to_timedelta(rng.integers(0, 61, n), "D") + \
+    wall = pd.Timestamp(start) + pd.to_timedelta(rng.integers(0, days, n), "D") + \
         pd.to_timedelta(hour * 3600 + rng.integers(0, 3600, n), "s")
     ts = pd.DatetimeIndex(wall).tz_localize("Europe/Berlin", ambiguous=True,
                                               nonexistent="shift_forward")
@@ -31,15 +33,15 @@ def clicks(users: int, per: int, offsets: bool = True, seed: int = 0) -> pd.Data
 
 
 def test_a_line_of_bins_of_whole_units_says_the_limit_is_at_most():
-    s, lines = drafted(clicks(3000, 10))  # 30,000 values: at most 300 bins
+    s, lines = drafted(clicks(3000, 10, days=6))  # 30,000 values: at most 300 bins
     line = lines["event_ts"]
-    assert s["event_ts"].size == 248 and "248 bins of 6 hours each" in line
-    assert "bins of 6 hours, the narrowest" in line and "at most 300 bins" in line
+    assert s["event_ts"].size == 288 and "288 bins of 30 minutes each" in line
+    assert "bins of 30 minutes, the narrowest" in line and "at most 300 bins" in line
     # no other count of bins than the one drafted, but as a limit
     counts = {int(m.group(1).replace(",", "")) for m in re.finditer(
         r"(?<!at most )\b(\d[\d,]*) bins", line)}
-    assert counts == {248}, line
-    assert "in bins of whole seconds" not in line  # (bins 6 hours wide)
+    assert counts == {288}, line
+    assert "in bins of whole seconds" not in line  # (bins 30 minutes wide)
 
 
 def test_bins_that_no_width_keeps_to_say_their_width():
@@ -73,8 +75,11 @@ def test_an_id_given_bins_a_timeline_by_its_individuals_not_its_records():
     spec = naive.to_dict()["columns"]["event_ts"]
     assert (spec["unit"], spec["bins"], spec["time_of_day"]["bins"]) == ("day", 31, 24)
     assert "31 bins of about 2 days each" in lines["event_ts"]  # (the last one day)
-    # without --id each record is an individual: by its 30,000 values, as before
-    assert drafted(df)[0]["event_ts"].size == 248
+    # without --id each record is an individual: by its 30,000 values, bins finer than
+    # a day would keep to the limit, but over 61 days it is drafted in days beside its
+    # time of day all the same (test_draft_date_bins), with no word of individuals
+    spec, line = drafted(df)[0].to_dict()["columns"]["event_ts"], drafted(df)[1]["event_ts"]
+    assert spec["unit"] == "day" and "time_of_day" in spec and "individuals" not in line
     # an id of one record each: the same
     one = clicks(30000, 1)
-    assert drafted(one, id_columns=["user_id"])[0]["event_ts"].size == 248
+    assert drafted(one, id_columns=["user_id"])[0].to_dict()["columns"]["event_ts"] == spec

@@ -15,7 +15,9 @@ from test_draft_timeline_lines import clicks
 
 
 def _draft(tmp_path):
-    df = clicks(3000, 10)
+    # 6 days over the clocks' change: bins of 30 minutes (over a week, days beside the
+    # time of day)
+    df = clicks(3000, 10, days=6, start="2024-03-28")
     s, _ = drafted(df)
     path = tmp_path / "s.json"
     s.save(path)
@@ -33,21 +35,21 @@ def test_naming_the_zone_rewrites_drafted_ends_as_local_times_of_the_same_instan
     df, path = _draft(tmp_path)
     was = json.loads(path.read_text())["columns"]["event_ts"]
     assert (was["min"], was["max"], was["bins"]) == (
-        "2024-02-29T00:00:00+00:00", "2024-04-30T23:59:59+00:00", 248)
+        "2024-03-27T23:00:00+00:00", "2024-04-02T21:59:59+00:00", 286)
     assert main(["schema", str(path), "--set", "event_ts.timezone=Europe/Berlin"]) == 0
     doc = json.loads(path.read_text())
     spec = doc["columns"]["event_ts"]
-    # whole local days holding the drafted ends: every value drafted in is still in
-    assert (spec["min"], spec["max"]) == ("2024-02-29T00:00:00+01:00",
-                                          "2024-05-01T23:59:59+02:00")
-    assert spec["bins"] == 252  # still 6 hours each (a day more, an hour less for DST)
+    # whole local hours holding the drafted ends: every value drafted in is still in
+    assert (spec["min"], spec["max"]) == ("2024-03-28T00:00:00+01:00",
+                                          "2024-04-02T23:59:59+02:00")
+    assert spec["bins"] == 286  # still 30 minutes each (6 days less the hour of DST)
     assert {"event_ts.min", "event_ts.max", "event_ts.bins"} <= set(doc["_drafted_from_data"])
     col = _load(path)["event_ts"]
     t = pd.to_datetime(df["event_ts"], utc=True).dt.tz_convert("Europe/Berlin")
     assert col.time.min <= t.min() and t.max() <= col.time.max
     err = capsys.readouterr().err
-    assert "'event_ts'" in err and "Europe/Berlin wall times at whole days" in err and \
-        "2024-02-29T00:00:00+01:00" in err, err
+    assert "'event_ts'" in err and "Europe/Berlin wall times at whole hours" in err and \
+        "2024-03-28T00:00:00+01:00" in err, err
 
 
 def test_a_range_of_the_users_own_keeps_its_instants_and_is_said(tmp_path, capsys):
@@ -69,16 +71,16 @@ def test_an_end_set_in_the_same_command_is_as_given(tmp_path, capsys):
                  "--set", "event_ts.min=2024-03-01T00:00:00"]) == 0
     spec = json.loads(path.read_text())["columns"]["event_ts"]
     assert spec["min"] == "2024-03-01T00:00:00"  # the user's, as given; the drafted max
-    assert spec["max"] == "2024-05-01T23:59:59+02:00"  # as local time, said
+    assert spec["max"] == "2024-04-02T23:59:59+02:00"  # as local time, said
     assert "max" in capsys.readouterr().err
 
 
 def _hourly(tmp_path, seed: int, n: int):
-    """n values of January 2024 to the hour, written in UTC with +00:00, drafted and saved:
-    (the times, the draft, its path)."""
+    """n values of January 1-6, 2024 to the hour, written in UTC with +00:00, drafted
+    (in bins of whole hours: under a week) and saved: (the times, the draft, its path)."""
     rng = np.random.default_rng(seed)
     t = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
-        rng.integers(0, 31 * 24, n), "h")
+        rng.integers(0, 6 * 24, n), "h")
     df = pd.DataFrame({"t": [x.isoformat() for x in t], "k": rng.integers(0, 3, n)})
     s, _ = drafted(df)
     path = tmp_path / "h.json"
@@ -90,7 +92,7 @@ def test_naming_the_zone_of_hourly_values_redrafts_their_bins_for_it(tmp_path, c
     # text to the hour with +00:00: drafted in bins of whole hours, counted in UTC, which
     # a zone refuses; naming the zone (as the draft line asks) drafts them as a zone's
     # would be: local days, with the time of day beside them
-    t, s, path = _hourly(tmp_path, 1, 30000)
+    t, s, path = _hourly(tmp_path, 1, 3000)
     was = json.loads(path.read_text())["columns"]["t"]
     assert was["unit"] == "hour" and "bins" in was and was["timezone"] == "UTC"
     assert main(["schema", str(path), "--set", "t.timezone=Europe/Berlin"]) == 0
@@ -126,7 +128,7 @@ def test_hourly_values_in_a_half_hour_zone_keep_their_minutes(tmp_path):
     # drafted again to the minute (bins of whole minutes, which any zone counts alike),
     # not to the local hour (every synthetic value had come out at :30 UTC, every real
     # one at :00)
-    t, _, path = _hourly(tmp_path, 2, 20000)
+    t, _, path = _hourly(tmp_path, 2, 3000)
     assert main(["schema", str(path), "--set", "t.timezone=Asia/Kolkata"]) == 0
     spec = json.loads(path.read_text())["columns"]["t"]
     assert spec["unit"] == "minute" and "time_of_day" not in spec

@@ -277,8 +277,12 @@ def test_a_draft_keeps_the_time_of_day_where_its_bins_are_days_or_coarser():
     assert _drafted(zoned)[0].to_dict()["columns"]["taken"]["time_of_day"]["bins"] == 24
     days = _lab(3000).assign(taken=lambda d: d["taken"].str[:10])  # no time: none
     assert "time_of_day" not in _drafted(days)[0].to_dict()["columns"]["taken"]
-    trips = _lab(60000).assign(taken=lambda d: "2022-01-" + d["taken"].str[8:])  # a month
-    assert "time_of_day" not in _drafted(trips)[0].to_dict()["columns"]["taken"]  # (hours)
+    week = _lab(60000).assign(taken=lambda d: "2022-01-0" + (
+        d["taken"].str[8:10].astype(int) % 6 + 1).astype(str) + d["taken"].str[10:])
+    assert "time_of_day" not in _drafted(week)[0].to_dict()["columns"]["taken"]  # (hours)
+    # a month in bins under a day: in days all the same (test_draft_date_bins)
+    trips = _lab(60000).assign(taken=lambda d: "2022-01-" + d["taken"].str[8:])
+    assert "time_of_day" in _drafted(trips)[0].to_dict()["columns"]["taken"]
 
 
 def test_a_drafted_time_of_day_survives_naming_the_real_zone_and_keeps_the_seasons(tmp_path):
