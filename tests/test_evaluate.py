@@ -111,3 +111,18 @@ def test_mean_tvd_of_an_empty_table_says_what_is_empty(flights, flights_schema):
     real = flights[[c.name for c in flights_schema.columns]].iloc[:300]
     with pytest.raises(DPSynError, match="the synthetic table has no rows"):
         mean_tvd(real, real.iloc[:0], flights_schema)
+
+
+def test_a_real_table_the_fit_repaired_is_refused_saying_how_to_score_it(flights,
+                                                                         flights_schema):
+    """fit() repairs a value the schema does not allow (a carrier not listed) by its rule;
+    evaluate_tables refused the same table without a word of that (the CLI repairs it)."""
+    from gpu_dpsyn.data.repair import repair
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+    real = flights[[c.name for c in flights_schema.columns]].iloc[:300].copy()
+    real.loc[real.index[0], "carrier"] = "ZZ"
+    with pytest.raises(DPSynError, match=r"the real table: .*repair\(real, schema\)"):
+        evaluate_tables(real, real.iloc[1:], flights_schema, ways=(1,))
+    fixed = repair(real, flights_schema)
+    assert evaluate_tables(fixed, fixed, flights_schema, ways=(1,)).ways[1].mean == 0

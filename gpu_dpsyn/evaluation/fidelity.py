@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpu_dpsyn.data.encoding import encode
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.data.schema import load_schema
 from gpu_dpsyn.evaluation.evaluate import check_rows, joint_counts, pick_sets, range_query_score
 from gpu_dpsyn.core.grouping import group_code, group_size
@@ -99,7 +99,10 @@ def _encoded(df, schema, name: str) -> list:
     try:
         return encode(df, schema)
     except DPSynError as e:
-        raise type(e)(f"the {name} table: {e}") from None
+        how = ("; fit() repairs such values by its rule (on_invalid): score the table as it "
+               "read it with gpu_dpsyn.data.repair.repair(real, schema)"
+               if name == "real" and isinstance(e, DataError) else "")
+        raise type(e)(f"the {name} table: {e}{how}") from None
 
 
 DEFAULT_TRIPLES = 2000  # triples scored without max_sets: on a 63-column table, all 39,711
