@@ -67,13 +67,17 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
     near_codes), with an edit that the schema takes: the codes out of the listed values,
     or the range from 0, else they would be data too and the edit refused."""
     shown = ", ".join(f"{c:g}" for c in codes)
-    edit = f"--set '{col.name}.missing_values=[{shown}]' --set {col.name}.nullable=true"
+
+    def setting(key: str) -> str:  # quoted for the shell: a name may hold a space
+        return "--set " + shlex.quote(f"{col.name}.{key}")
+    edit = f"{setting(f'missing_values=[{shown}]')} {setting('nullable=true')}"
     if col.kind == "categorical":
         rest = [v for v in col.values if not (isinstance(v, (int, float)) and v in codes)]
-        edit = (f"--set '{col.name}.values={json.dumps(rest)}' " + edit if len(rest) <= 20
-                else edit + f", and {shown} out of its values (--set-file {col.name}.values=F)")
+        edit = (f"{setting(f'values={json.dumps(rest)}')} " + edit if len(rest) <= 20
+                else edit + f", and {shown} out of its values (--set-file "
+                f"{shlex.quote(col.name + '.values=F')})")
     elif col.kind == "numeric":
-        edit = f"--set {col.name}.min=0 " + edit
+        edit = f"{setting('min=0')} " + edit
     return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
             f"up): if so, gpu-dpsyn schema FILE {edit}")
 
