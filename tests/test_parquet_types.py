@@ -158,3 +158,21 @@ def test_a_file_with_two_columns_of_one_name_is_refused_naming_it(tmp_path):
                             names=["x", "k", "k"]), p)
     with pytest.raises(DataError, match="column 'k' twice"):
         read_table(p)
+
+
+def test_a_named_row_number_is_left_out_as_an_unnamed_one_is(tmp_path):
+    """df.rename_axis("row").to_parquet(): pandas keeps a RangeIndex as the file's metadata
+    only, no column of it.  read_table made it a column "row" (drafted as an id, numbered
+    1..n in the output) where Dask read none, and the Dask read failed on it with a
+    traceback (KeyError: '[nan] not in index')."""
+    df = pd.DataFrame({"k": [i % 3 for i in range(N)], "x": ["a", "b"] * (N // 2)})
+    p = tmp_path / "t.parquet"
+    df.rename_axis("row").to_parquet(p)
+    assert sorted(read_table(p).columns) == ["k", "x"]
+    pytest.importorskip("dask.distributed")
+    from gpu_dpsyn.data.schema import load_schema
+    from gpu_dpsyn.distributed.reading import read_partitioned
+    schema = load_schema({"columns": {"k": {"type": "categorical", "values": [0, 1, 2]},
+                                      "x": {"type": "categorical", "values": ["a", "b"]}}})
+    got = read_partitioned(str(p), schema).compute()
+    assert sorted(got.columns) == ["k", "x"] and len(got) == N

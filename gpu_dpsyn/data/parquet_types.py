@@ -155,6 +155,9 @@ def index_columns(df):
     """df with the index levels pandas stored under a name (df.set_index("pid")
     .to_parquet()) back among its columns: pandas reads them as the index, where a table
     lost them (a draft its person's id, unsaid).  An unnamed level (a saved row number,
-    `__index_level_0__`) stays the index, left out as before."""
+    `__index_level_0__`) stays the index, left out as before, and so does a RangeIndex
+    named or not: a row number the file holds as metadata, no column (Dask reads none)."""
+    if type(df.index).__name__ == "RangeIndex":  # (cuDF's too)
+        return df
     names = [n for n in df.index.names if n is not None and n not in df.columns]
     return df.reset_index(level=names) if names else df

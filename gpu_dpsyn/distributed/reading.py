@@ -68,10 +68,9 @@ def read_partitioned(path, schema, row_local: bool = False):
         binary = sorted({b for f, a in zip(files, fields)
                          for b in parquet_types.check(f, schema, a)})
         same_columns(files, [a.names for a in fields])
-        df = dd.read_parquet(_literal(files))
-        if df.index.name is not None and df.index.name not in df.columns:  # (read_table's
-            df = df.reset_index()  # parquet_types.index_columns: a named index is a column)
-        df = without_ignored(df, schema)
+        # index=False: a named index is a column, as parquet_types.index_columns reads it;
+        # a row number (__index_level_0__, a RangeIndex, which Dask failed to read) none
+        df = without_ignored(dd.read_parquet(_literal(files), index=False), schema)
         return df.map_partitions(parquet_types.as_text, binary) if binary else df
     d = schema.csv  # its dialect (data/dialect.py): numbers as text where not plain
     opts = dict(csv_options(schema), **d.read_options())
