@@ -94,3 +94,23 @@ def test_the_sample_check_counts_the_table_written(monkeypatch, columns, measure
                         lambda self: n * measured)
     with pytest.raises(DataError, match=r"^sample\(200,000\) needs about"):
         Synthesizer(1.0, 1e-9, backend="cpu", progress=False).check_sample(n, schema)
+
+
+def test_the_adaptive_rounds_check_counts_no_decoded_table(monkeypatch):
+    """The rounds' records S are fitted, never decoded nor written: their check had taken
+    48 bytes a column more a record (the sample's output) since that was added."""
+    from gpu_dpsyn.backends import get_backend
+    from gpu_dpsyn.generate import sample as sampling
+    from gpu_dpsyn.measure import rounds
+    from gpu_dpsyn.selection import triples
+    domain = [5] * 40
+    need = triples.FIT_ROWS * (sum(sampling.code_dtype(d).itemsize for d in domain)
+                               + sampling.WORK_BYTES_PER_ROW)
+    backend = get_backend("cpu")
+    monkeypatch.setattr(type(backend), "free_memory", lambda self: need + 1)
+    rounds.check_memory(backend, domain)
+    with pytest.raises(DataError, match="sample"):  # a sample's check counts its output
+        sampling.check_memory(backend, triples.FIT_ROWS, domain, False)
+    monkeypatch.setattr(type(backend), "free_memory", lambda self: need - 1)
+    with pytest.raises(DataError, match="adaptive rounds"):
+        rounds.check_memory(backend, domain)

@@ -83,12 +83,14 @@ def row_count(n) -> int:
 
 
 def check_memory(backend, n: int, domain, grouped: bool, what: str | None = None,
-                 instead: str = "ask for fewer rows") -> None:
+                 instead: str = "ask for fewer rows", decoded: bool = True) -> None:
     """Refuse a sample that cannot fit, before allocating it: on the host, its decoded
-    table and the write too (a GPU holds only the codes and work arrays)."""
+    table and the write too (a GPU holds only the codes and work arrays; records fitted
+    but never decoded, the adaptive rounds', decoded=False, none either)."""
     need = n * (sum(code_dtype(d).itemsize for d in domain) + WORK_BYTES_PER_ROW
                 + (GROUP_BYTES_PER_ROW if grouped else 0)
-                + (OUTPUT_BYTES_PER_CELL * len(domain) if backend.name != "gpu" else 0))
+                + (OUTPUT_BYTES_PER_CELL * len(domain)
+                   if decoded and backend.name != "gpu" else 0))
     free = backend.free_memory()
     if free is not None and need > free:
         raise DataError(f"{what or f'sample({n:,})'} needs about {_size(need)} of "

@@ -43,7 +43,7 @@ def check_memory(backend, domain) -> None:
     the table's size."""
     _check_memory(backend, triples.FIT_ROWS, domain, False,
                   f"fitting the adaptive rounds' {triples.FIT_ROWS:,} records",
-                  "adaptive_rounds=0 (--adaptive-rounds 0) needs none")
+                  "adaptive_rounds=0 (--adaptive-rounds 0) needs none", decoded=False)
 
 
 def run(state, level, plan, f_round, selected, label) -> None:
