@@ -126,3 +126,23 @@ def test_a_real_table_the_fit_repaired_is_refused_saying_how_to_score_it(flights
         evaluate_tables(real, real.iloc[1:], flights_schema, ways=(1,))
     fixed = repair(real, flights_schema)
     assert evaluate_tables(fixed, fixed, flights_schema, ways=(1,)).ways[1].mean == 0
+
+
+def test_the_repair_the_refusal_names_takes_the_schema_evaluate_tables_took(flights,
+                                                                            flights_schema,
+                                                                            tmp_path):
+    """evaluate_tables takes a schema's dict or path; the repair(real, schema) its refusal
+    names raised AttributeError ('dict' object has no attribute 'synth_columns')."""
+    from gpu_dpsyn.data.repair import repair
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.evaluation.fidelity import evaluate_tables
+    real = flights[[c.name for c in flights_schema.columns]].iloc[:300].copy()
+    real.loc[real.index[0], "carrier"] = "ZZ"
+    as_dict = flights_schema.to_dict()
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(as_dict))
+    for schema in (as_dict, str(path)):
+        with pytest.raises(DPSynError, match=r"repair\(real, schema\)"):
+            evaluate_tables(real, real.iloc[1:], schema, ways=(1,))
+        fixed = repair(real, schema)
+        assert evaluate_tables(fixed, fixed, schema, ways=(1,)).ways[1].mean == 0

@@ -39,7 +39,7 @@ from gpu_dpsyn.core.checks import is_cudf
 from gpu_dpsyn.core.lookup import on_range
 from gpu_dpsyn.data.encoding import _source_values, odd_cells
 from gpu_dpsyn.data.matching import boolean_of, factorized, number_alone, value_codes
-from gpu_dpsyn.data.schema import Column, Schema
+from gpu_dpsyn.data.schema import Column, Schema, load_schema
 from gpu_dpsyn.data.types import gap, missing, support
 from gpu_dpsyn.data.types.datetime import from_epoch, to_epoch
 from gpu_dpsyn.data.types.date_repair import repaired as dates_repaired
@@ -57,7 +57,9 @@ class Repaired:
 
 def repair(df, schema: Schema):
     """df with the rule applied: values repaired, dropped rows removed (same columns).
-    The input is never modified; a table that needs no repair is returned as it is."""
+    The input is never modified; a table that needs no repair is returned as it is.
+    schema: a Schema, a dict or a JSON file's path, as evaluate_tables takes it."""
+    schema = load_schema(schema)
     fixed, drop = {}, np.zeros(len(df), dtype=bool)
     for col, r in _columns(df, schema):
         bad = r.invalid | r.missing
