@@ -63,8 +63,8 @@ def bin_shape(lo, width, counts) -> np.ndarray:
     overflows (a range of 1e-300), and a bin of width 0 gives no neighbour a slope.  From
     the released codes' histogram: the Wasserstein-1 distance of numeric columns to the
     real ones fell 0.071 -> 0.059 standard deviations at eps 1 (37 columns of 10 tables,
-    lower in 26) and 0.095 -> 0.076 at eps 8 (bench/experiments/bin_shape).  Host float64 from whole counts: both backends get
-    the same table."""
+    lower in 26) and 0.095 -> 0.076 at eps 8 (bench/experiments/bin_shape).  Host float64
+    from whole counts: both backends get the same table."""
     with np.errstate(all="ignore"):  # bins too narrow for their densities (0 .. 1e-300)
         lo, w, n = (np.asarray(x, dtype=np.float64) for x in (lo, width, counts))
         ok = w > 0
