@@ -944,3 +944,25 @@ def test_the_hint_of_a_code_for_missing_quotes_a_column_name_with_a_space(tmp_pa
         assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
         col = load_schema(json.loads(doc.read_text()))[name]
         assert col.missing_values == [-9] and col.nullable
+
+
+def test_the_hint_to_bin_a_listed_quantity_keeps_its_codes_for_missing(tmp_path, capsys):
+    """Ages 18..90 with 999 drafted as missing: the edit that bins them (a new type
+    starts the column afresh) dropped "missing_values", and every 999 then clamped to
+    an age of 90."""
+    import shlex
+    r = np.random.default_rng(4)
+    age = r.integers(18, 91, 3000)
+    age[r.random(3000) < 0.03] = 999
+    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
+    pd.DataFrame({"age": age, "k": r.integers(0, 3, 3000)}).to_csv(data, index=False)
+    assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
+    line = next(x for x in capsys.readouterr().err.splitlines()
+                if x.strip().startswith("age "))
+    assert "999" in line and "bin it" in line, line
+    start = line.index("gpu-dpsyn schema FILE ") + 22
+    edit = line[start:line.index(")", start)]
+    assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
+    col = load_schema(json.loads(doc.read_text()))["age"]
+    assert col.kind == "numeric" and col.value_range == (18, 90), col
+    assert col.missing_values == [999] and col.nullable, col

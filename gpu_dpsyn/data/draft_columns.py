@@ -280,7 +280,8 @@ class Guesser:
             listed, unseen = filled_gaps(values, counts, self.max_categories)
             return (Column(name, "categorical", values=listed, nullable=nullable),
                     f"{len(listed)} integer values ({lo}..{hi}), listed: few or sparse codes"
-                    + (said(unseen) if unseen else "") + many(name, listed, lo, hi, self.bins))
+                    + (said(unseen) if unseen else "")
+                    + many(name, listed, lo, hi, self.bins, self.missing.get(name)))
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
             support = {"step": step, "start": lo}
             col = self._on_support(name, support, lo, hi, nullable)

@@ -82,14 +82,18 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
             f"up): if so, gpu-dpsyn schema FILE {edit}")
 
 
-def many_values(name: str, listed: list, lo: int, hi: int, bins: int) -> str:
+def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
+                missing: list | None = None) -> str:
     """The hint on listed integers that are a quantity of more values than a numeric
     column's bins (ages 18..90): a pair with it has many cells, each as noisy, so its
     relations with other columns come out weaker; binned they keep better and single
-    values less (bench/experiments/age_bins).  Not for codes scattered over their range."""
+    values less (bench/experiments/age_bins).  Not for codes scattered over their range.
+    missing: the drafted codes for missing, set again (a new type starts afresh: 999
+    would clamp to the top)."""
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
         return ""
+    coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
     edit = " ".join("--set " + shlex.quote(f"{name}.{k}") for k in (
-        "type=numeric", f"min={lo}", f"max={hi}", f"bins={min(16, bins)}"))
+        "type=numeric", f"min={lo}", f"max={hi}", f"bins={min(16, bins)}", *coded))
     return ("; where its relations with other columns matter more than single values, bin "
             f"it (gpu-dpsyn schema FILE {edit})")
