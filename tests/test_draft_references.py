@@ -62,3 +62,20 @@ def test_integers_inside_a_run_of_numbered_ids_stay_unless_named_as_ids():
     assert s["pid"].kind == "id"
     assert "income" in s.names and "code" in s.names, (lines["income"], lines["code"])
     assert "parent_id" in s.ignored, lines["parent_id"]
+
+
+def test_codes_named_as_ids_beside_numbered_ids_stay_unless_named_as_a_person():
+    # a review's finding: beside employee ids numbered 1..5,000, a department code
+    # (dept_id, 10..300) and a product id were left out as references to employees; a
+    # column naming another person (reports_to, supervisorId) still is one
+    r = np.random.default_rng(2)
+    n = 5000
+    df = pd.DataFrame({"employee_id": np.arange(1, n + 1),
+                       "dept_id": r.choice(np.arange(10, 310, 10), n),
+                       "product_id": r.choice(r.choice(np.arange(1, 4000), 60), n),
+                       "reports_to": r.choice(np.arange(1, n + 1, 41), n),
+                       "supervisorId": r.choice(np.arange(3, n + 1, 53), n)})
+    s, lines = _draft(df)
+    assert "dept_id" in s.names and "product_id" in s.names, (lines["dept_id"],
+                                                                lines["product_id"])
+    assert {"reports_to", "supervisorId"} <= set(s.ignored), lines

@@ -21,7 +21,7 @@ from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.types import missing
-from gpu_dpsyn.data.draft_personal import name_words
+from gpu_dpsyn.data.draft_personal import PERSON_WORDS, name_words
 from gpu_dpsyn.data.values import ID_WORDS
 from gpu_dpsyn.errors import SchemaError
 
@@ -33,9 +33,6 @@ MIN_REPEATS = 50
 _SHORT = 120  # an undo command lists the values up to this many characters
 
 
-PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",
-                "member", "employee", "student", "user", "respondent", "applicant",
-                "resident", "mrn", "household", "family", "account", "case", "individual"}
 SOURCE_RECORDS = 20  # a source's records per value, at least, on average
 
 

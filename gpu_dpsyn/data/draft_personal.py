@@ -21,7 +21,7 @@ import pandas as pd
 
 from gpu_dpsyn.data import draft_text
 # ID_SHARE: of the individuals, one value each
-from gpu_dpsyn.data.values import ID_SHARE, ID_WORDS, all_text
+from gpu_dpsyn.data.values import ID_SHARE, all_text
 
 _PERSONAL = {  # a word that says personal data, in the languages spreadsheets come in
     "name", "surname", "email", "mail", "phone", "telephone", "mobile", "address", "street",
@@ -168,18 +168,28 @@ def hint(col) -> str:
         f"{col.name!r} --ignore {col.name!r})")
 
 
-def _id_word(name: str) -> bool:
-    """A word of ID_WORDS in the name, camelCase split (manager_id, parentId; not a code
-    of a place, zip_code, which values.id_name counts as an id too)."""
-    words = re.split(r"[\W_]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
-    return bool(set(words) & ID_WORDS)
+PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",
+                "member", "employee", "student", "user", "respondent", "applicant",
+                "resident", "mrn", "household", "family", "account", "case", "individual"}
+# another person of the table, as a column names one (a manager's id beside an employee's;
+# not "lead" or "head": lead_time, head_count)
+OTHER_PERSON = {"manager", "mgr", "supervisor", "boss", "reports", "parent", "mother",
+                "father", "spouse", "partner", "sibling", "guardian", "caregiver",
+                "referrer", "referred", "referral", "sponsor", "mentor", "friend", "owner",
+                "approver", "reviewer", "agent", "advisor", "adviser", "doctor", "physician"}
+
+
+def _names_a_person(name: str) -> bool:
+    """Whether a column name names a person (supervisorId, reports_to, parent_id; not a
+    code named as an id, dept_id or product_id)."""
+    return bool(set(name_words(name)) & (PERSON_WORDS | OTHER_PERSON))
 
 
 def reference(df: pd.DataFrame, col, unit: str | None) -> str | None:
     """Why the drafted column `col` is left out, or None: its values (20 or more, not a
     dense run of integers, which ids numbered 1..n hold all of) are all ids of the
     individual's id column `unit` (a manager's id beside each employee's); where the ids
-    fill the column's range (numbered 1..n), only a column named as an id.  The output
+    fill the column's range (numbered 1..n), only a column that names a person.  The output
     numbers `unit` 1..n: listed, they would publish real ids that name no synthetic row."""
     if unit is None or unit == col.name or col.kind not in ("categorical", "numeric"):
         return None
@@ -193,7 +203,7 @@ def reference(df: pd.DataFrame, col, unit: str | None) -> str | None:
             return None  # counts 1..50 beside ids numbered 1..n
         ids = pd.to_numeric(pd.Series(pd.unique(df[unit].dropna())), errors="coerce")
         inside = int(ids.between(nums.min(), nums.max()).sum())
-        if inside >= 0.5 * span and not _id_word(col.name):
+        if inside >= 0.5 * span and not _names_a_person(col.name):
             return None  # ids fill its range: any integers there are ids (an income)
     return (f"its {len(uniq):,} values are all ids of {unit!r} (another individual's, as "
             f"a manager's): the output numbers {unit!r} 1..n, so listed they would publish "
