@@ -916,6 +916,8 @@ def test_a_listed_quantity_of_many_values_gets_a_hint_to_bin_it_that_works(tmp_p
     lines = capsys.readouterr().err.splitlines()
     line = next(x for x in lines if x.strip().startswith("age "))
     assert "listed" in line and "bin it" in line, line
+    # said of a quantity: codes filling their range (stores 1..39) read the same line
+    assert "if it is a quantity, not codes" in line, line
     assert not any("bin it" in x for x in lines if not x.strip().startswith("age ")), lines
     edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(")", line.index(
         "gpu-dpsyn schema FILE "))]

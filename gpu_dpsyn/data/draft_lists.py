@@ -87,7 +87,8 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     """The hint on listed integers that are a quantity of more values than a numeric
     column's bins (ages 18..90): a pair with it has many cells, each as noisy, so its
     relations with other columns come out weaker; binned they keep better and single
-    values less (bench/experiments/age_bins).  Not for codes scattered over their range.
+    values less (bench/experiments/age_bins).  Not for codes scattered over their range;
+    codes that fill theirs (stores 1..39) read it too, so it says it is for a quantity.
     missing: the drafted codes for missing, set again (a new type starts afresh: 999
     would clamp to the top)."""
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
@@ -95,5 +96,5 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
     edit = " ".join("--set " + shlex.quote(f"{name}.{k}") for k in (
         "type=numeric", f"min={lo}", f"max={hi}", f"bins={min(16, bins)}", *coded))
-    return ("; where its relations with other columns matter more than single values, bin "
-            f"it (gpu-dpsyn schema FILE {edit})")
+    return ("; if it is a quantity, not codes, and its relations with other columns matter "
+            f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")
