@@ -4,7 +4,9 @@ WEEK), on three generated event tables (8-31 days, 30k-50k rows), eps 1, seeds 1
 hour-of-day and of the day alone, of day x hour, and beside each other column (numbers in
 10 bins of the real quantiles), and of the other columns' pairs.  One JSON line a fit.
 
-    python bench/experiments/tod_days/tod_days.py OUT.jsonl
+    python bench/experiments/tod_days/tod_days.py OUT.jsonl [DEVICES]
+
+DEVICES: the sensor log alone, of that many devices (1500: 195,000 rows), seed 1.
 """
 import json
 import sys
@@ -20,14 +22,14 @@ from gpu_dpsyn.data.schema import load_schema
 warnings.simplefilter("ignore")  # seeded runs on drafted schemas, on purpose
 
 
-def sensor():
-    """300 devices x 130 readings 5 minutes apart (with gaps) over 8 days: temperature
+def sensor(devices=300):
+    """devices x 130 readings 5 minutes apart (with gaps) over 8 days: temperature
     follows the hour of day and the device, humidity the temperature, rare status codes."""
     rng = np.random.default_rng(3)
-    dev = np.repeat(np.arange(1, 301), 130)
+    dev = np.repeat(np.arange(1, devices + 1), 130)
     n = len(dev)
     k = np.zeros(n, int)
-    for d in range(300):
+    for d in range(devices):
         s = slice(d * 130, (d + 1) * 130)
         gaps = np.where(rng.random(130) < 0.05, rng.integers(2, 40, 130), 1)
         k[s] = np.cumsum(gaps) + rng.integers(0, 2000)
@@ -123,8 +125,9 @@ def drafts(df) -> dict:
     return {"subday": subday, "days": infer_schema(df).to_dict()}
 
 
-def main(out, seeds=(1, 2, 3)):
-    for tname, make in (("sensor", sensor), ("trips", trips), ("clicks", clicks)):
+def main(out, seeds=(1, 2, 3), tables=None):
+    tables = tables or (("sensor", sensor), ("trips", trips), ("clicks", clicks))
+    for tname, make in tables:
         df = make()
         for seed in seeds:
             for v, spec in drafts(df).items():
@@ -138,4 +141,8 @@ def main(out, seeds=(1, 2, 3)):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) > 2:  # the sensor log alone, of DEVICES devices, seed 1
+        k = int(sys.argv[2])
+        main(sys.argv[1], (1,), [(f"sensor{k * 130 // 1000}k", lambda: sensor(k))])
+    else:
+        main(sys.argv[1])
