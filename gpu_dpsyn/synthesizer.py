@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 import warnings
 
 
@@ -19,6 +20,8 @@ from gpu_dpsyn.measure import fit as measuring
 from gpu_dpsyn.model import FittedModel
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.report import privacy_report
+
+_CALLS = threading.Lock()  # Synthesizer._reserve_calls: one reader and writer at once
 
 # a delta past it draws a warning: a guarantee that may fail that often protects little
 LARGE_DELTA = 1e-4
@@ -177,11 +180,14 @@ class Synthesizer:
 
     def _reserve_calls(self, k: int) -> int:
         """The first of k fresh values of the post-processing RNG's call word: sample()
-        takes one, sample_to() one per batch, so no two draws of a seed share a stream."""
-        call = self._calls
-        if call + k > 1 << 32:  # a 32-bit counter word
-            raise DPSynError("this Synthesizer has drawn 2^32 samples or batches; fit anew")
-        self._calls += k
+        takes one, sample_to() one per batch, so no two draws of a seed share a stream,
+        from two threads either (one lock for all: a Synthesizer stays picklable)."""
+        with _CALLS:
+            call = self._calls
+            if call + k > 1 << 32:  # a 32-bit counter word
+                raise DPSynError("this Synthesizer has drawn 2^32 samples or batches; "
+                                 "fit anew")
+            self._calls = call + k
         return call
 
     # -- keeping a fitted model -------------------------------------------------------

@@ -271,3 +271,31 @@ def test_a_number_past_float64_is_refused_by_name(kw):
     from gpu_dpsyn.config import Settings
     with pytest.raises(DPSynError, match="workload weight|prior_tolerance"):
         Settings(1.0, 1e-9, **kw)
+
+
+def test_threads_sampling_one_synthesizer_get_distinct_streams():
+    """sample() and sample_to() take fresh call words by _reserve_calls: two threads that
+    read the counter before either wrote it drew the same stream (an API probe's reading;
+    a slow read of the counter makes it happen every time)."""
+    import threading
+    import time
+
+    class Slow(Synthesizer):
+        @property
+        def _calls(self):
+            time.sleep(0.02)
+            return self.__dict__["_slow_calls"]
+
+        @_calls.setter
+        def _calls(self, v):
+            self.__dict__["_slow_calls"] = v
+
+    syn = Slow(1.0, 1e-9, progress=False)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(syn._reserve_calls(1)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == [0, 1, 2, 3], got
