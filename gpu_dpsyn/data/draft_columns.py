@@ -75,8 +75,8 @@ class Guesser:
             why += written_numbers_hint(s) or censored_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
-        if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS and \
-                s.dropna().duplicated().any():  # (a country code of 12 values names no one)
+        if self.individuals is None and not is_id and col.kind != "id" and id_name(name) \
+                and s.nunique() > FEW_IDS and s.dropna().duplicated().any():  # no --id
             why += (f"; named like an identifier, its values repeat: if it names the person "
                     f"each row is about (not a manager's, say), draft again with --id {name} "
                     "(that person is then the unit of privacy)")
