@@ -75,8 +75,8 @@ class Guesser:
             why += written_numbers_hint(s) or censored_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
-        if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS and \
-                s.dropna().duplicated().any():  # (a country code of 12 values names no one)
+        if self.individuals is None and not is_id and col.kind != "id" and id_name(name) \
+                and s.nunique() > FEW_IDS and s.dropna().duplicated().any():  # no --id
             why += (f"; named like an identifier, its values repeat: if it names the person "
                     f"each row is about (not a manager's, say), draft again with --id {name} "
                     "(that person is then the unit of privacy)")
@@ -263,9 +263,9 @@ class Guesser:
         """exact: the values of an integer dtype (as floats, uint64's largest round)."""
         exact = numbers if exact is None else exact
         lo, hi = int(exact.min()), int(exact.max())
-        # few values, or codes scattered thinly over their range (occupations, regions):
-        # list them, so every synthetic value is one of them.  Not values nearly all
-        # distinct (account numbers not named so): listed, each would come out as it is
+        # few values, codes scattered thinly over their range (occupations, regions) or
+        # named as ids (school_id 1..200: binned, each decoded to a school of its bin's):
+        # list them.  Not values nearly all distinct: listed, each would come out as is
         uniq, counts = np.unique(exact, return_counts=True)
         values = [int(v) for v in uniq]  # Python ints: exact beyond 2**63
         # beyond +-2**53 the range check below refuses the column with its own message
@@ -273,8 +273,8 @@ class Guesser:
         # thin on the places its step leaves (values on a step k fill at most 1/k of the
         # integers): salaries to 500, 462 values on 750 places, were listed as codes
         if not distinct and (n_distinct <= self.max_categories or (
-                n_distinct <= 10 * self.max_categories and
-                n_distinct < 0.5 * ((hi - lo) // max(step, 1) + 1))):
+                n_distinct <= 10 * self.max_categories and (id_name(name) or
+                n_distinct < 0.5 * ((hi - lo) // max(step, 1) + 1)))):
             if self.bins < n_distinct > self.max_categories:
                 self.codes[name] = values  # binned instead if its pairs are too large
             listed, unseen = filled_gaps(values, counts, self.max_categories)

@@ -1,0 +1,59 @@
+"""infer-schema's hints about columns named like identifiers, on tables of several kinds
+(claims, schools): what a curator reads beside each column."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from gpu_dpsyn.data.inference import infer_schema_with_summary
+
+
+def _lines(df, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return infer_schema_with_summary(df, **kw)
+
+
+def _line(lines, name):
+    return next(x for x in lines if x.strip().startswith(name + " "))
+
+
+def _claims(n=3000, seed=0):
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({"patient_id": r.integers(10**6, 10**6 + 600, n),
+                         "procedure_code": r.choice(r.integers(10000, 99999, 300), n),
+                         "sex": r.choice(["F", "M"], n)})
+
+
+def test_no_other_id_is_suggested_once_id_names_the_individual():
+    """A claims table drafted with --id patient_id: procedure_code (300 codes, named
+    like an identifier by its last word) was told 'draft again with --id
+    procedure_code': followed, a procedure would have replaced the patient as the unit
+    of privacy."""
+    _, lines = _lines(_claims(), id_columns=("patient_id",))
+    assert "--id" not in _line(lines, "procedure_code")
+
+
+def test_without_id_the_repeated_identifier_is_still_hinted():
+    _, lines = _lines(_claims())
+    assert "--id patient_id" in _line(lines, "patient_id")
+
+
+def _schools(n=8000, seed=1):
+    r = np.random.default_rng(seed)
+    school = r.integers(1, 201, n)  # 200 schools numbered 1..200, 40 students each
+    return pd.DataFrame({"school_id": school, "minutes": r.integers(1, 201, n),
+                         "lunch": r.choice(["Y", "N"], n)})
+
+
+def test_integer_codes_named_as_ids_are_listed_not_binned():
+    """A student table's school_id (200 schools, numbered 1..200) was drafted in 32 bins
+    of about 6 schools, decoded evenly among them: at eps 1 on 40,000 students the
+    correlation of the schools' free-lunch shares, real against synthetic, was 0.40
+    (seeds 1, 2); listed, 0.89 and 0.92.  A quantity of as many values is still binned."""
+    s, lines = _lines(_schools())
+    assert s["school_id"].kind == "categorical"
+    assert s["school_id"].values == list(range(1, 201))
+    assert s["minutes"].kind == "numeric"
