@@ -14,7 +14,7 @@ from gpu_dpsyn.core.grouping import candidate_pairs, group_code, group_size
 from gpu_dpsyn.core.progress import bar
 from gpu_dpsyn.core.types import Level, check_domains
 from gpu_dpsyn.errors import LargeDomainWarning
-from gpu_dpsyn.estimate.filtering import low_count_recode, one_way_of, recoded
+from gpu_dpsyn.estimate.filtering import low_count_recode, one_way_of, recoded, rows_of
 from gpu_dpsyn.estimate.targets import private_row_estimate
 from gpu_dpsyn.measure import quantiles, rounds
 from gpu_dpsyn.measure.indif import measure_indif, public_scores
@@ -104,16 +104,17 @@ def _merge_low_counts(state, one, free, grouped, domain) -> None:
     kept whole."""
     if not state.settings.filter_low_counts:
         return
+    ways = [m if len(m.attrs) == 1 else one_way_of(m, a) for m, a in zip(one, free)]
+    rows = rows_of(ways)  # what a merged tail may hold: the rows the kept values miss
     for i, a in enumerate(free):
         if a in grouped:
             continue
         m = one[i]
         col = state.model.schema[state.model.names[a]]
-        r = low_count_recode(m if len(m.attrs) == 1 else one_way_of(m, a),
-                             ordered=col.bins if col.kind == "numeric" else 0)
+        r = low_count_recode(ways[i], ordered=col.bins if col.kind == "numeric" else 0)
         if r is not None:
             state.model.recodes[a] = r
-            one[i] = recoded(m, r)
+            one[i] = recoded(m, r, rows)
             state.counts.recode(a, r)  # on every partition, for a distributed source
             domain[a] = r.size
 
