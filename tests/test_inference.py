@@ -796,21 +796,30 @@ def test_a_negative_code_beside_a_small_scale_is_hinted_as_missing():
     assert "missing_values" not in line
 
 
-def test_the_hint_of_a_code_for_missing_gives_an_edit_that_works(tmp_path, capsys):
-    """Followed as written ("list them in missing_values and make the column nullable"),
-    the hint was refused: -9 was still among the listed values, or inside the range."""
-    import shlex
+def _coded(tmp_path, capsys, sat: str, score: str):
+    """A 0..10 answer and a score, each with 5% -9, drafted: (the draft's path, its
+    lines for review)."""
     r = np.random.default_rng(5)
-    sat = r.integers(0, 11, 1000)
-    sat[r.random(1000) < 0.05] = -9
-    score = np.round(r.normal(50, 10, 1000), 1)
-    score[r.random(1000) < 0.05] = -9
+    answer = r.integers(0, 11, 1000)
+    answer[r.random(1000) < 0.05] = -9
+    points = np.round(r.normal(50, 10, 1000), 1)
+    points[r.random(1000) < 0.05] = -9
     data, doc = tmp_path / "t.csv", tmp_path / "s.json"
-    pd.DataFrame({"sat": sat, "score": score, "k": np.arange(1000) % 3}).to_csv(
+    pd.DataFrame({sat: answer, score: points, "k": np.arange(1000) % 3}).to_csv(
         data, index=False)
     assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
-    lines = capsys.readouterr().err.splitlines()  # the draft's lines, for review
-    for name in ("sat", "score"):
+    return doc, capsys.readouterr().err.splitlines()
+
+
+@pytest.mark.parametrize("sat,score", [("sat", "score"), ("sat score", "it's")])
+def test_the_hint_of_a_code_for_missing_gives_an_edit_that_works(tmp_path, capsys, sat,
+                                                                 score):
+    """Followed as written ("list them in missing_values and make the column nullable"),
+    the hint was refused: -9 was still among the listed values, or inside the range; and
+    it wrote --set sat score.nullable=true unquoted, which the shell split in two."""
+    import shlex
+    doc, lines = _coded(tmp_path, capsys, sat, score)
+    for name in (sat, score):
         line = next(x for x in lines if x.strip().startswith(name + " "))
         edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(" [read off")]
         assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
@@ -925,27 +934,6 @@ def test_a_listed_quantity_of_many_values_gets_a_hint_to_bin_it_that_works(tmp_p
     col = load_schema(json.loads(doc.read_text()))["age"]
     assert col.kind == "numeric" and col.integer and col.value_range == (18, 90), col
     assert col.bins < 73
-
-
-def test_the_hint_of_a_code_for_missing_quotes_a_column_name_with_a_space(tmp_path, capsys):
-    """The edit wrote --set sat score.nullable=true unquoted: the shell split it in two."""
-    import shlex
-    r = np.random.default_rng(5)
-    sat = r.integers(0, 11, 1000)
-    sat[r.random(1000) < 0.05] = -9
-    score = np.round(r.normal(50, 10, 1000), 1)
-    score[r.random(1000) < 0.05] = -9
-    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
-    pd.DataFrame({"sat score": sat, "it's": score, "k": np.arange(1000) % 3}).to_csv(
-        data, index=False)
-    assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
-    lines = capsys.readouterr().err.splitlines()
-    for name in ("sat score", "it's"):
-        line = next(x for x in lines if x.strip().startswith(name + " "))
-        edit = line[line.index("gpu-dpsyn schema FILE ") + 22:line.index(" [read off")]
-        assert main(["schema", str(doc)] + shlex.split(edit)) == 0, (line, capsys.readouterr())
-        col = load_schema(json.loads(doc.read_text()))[name]
-        assert col.missing_values == [-9] and col.nullable
 
 
 def test_the_hint_to_bin_a_listed_quantity_keeps_its_codes_for_missing(tmp_path, capsys):
