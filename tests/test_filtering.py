@@ -75,6 +75,15 @@ def test_a_merged_total_below_theta_stays_where_the_rows_say_the_tail_holds_some
     assert held.values[-1] == pytest.approx(700.0) and held.spread[-1] == 600
 
 
+def test_the_rows_are_the_one_way_totals_by_inverse_variance():
+    from gpu_dpsyn.estimate.filtering import rows_of
+    a = Marginal((0,), (2,), np.array([60.0, 40.0]), 2.0)      # variance 2 * 4 = 8
+    b = Marginal((1,), (8,), np.full(8, 13.5), 1.0)            # variance 8 * 1 = 8
+    assert rows_of([a, b]) == (pytest.approx(104.0), pytest.approx(2.0))
+    exact = Marginal((2,), (2,), np.array([50.0, 51.0]), 0.0)  # no noise: the count
+    assert rows_of([a, exact, b]) == (101.0, 0.0)
+
+
 def test_undo_restores_kept_codes_and_spreads_the_merged_one():
     m = Marginal((1,), (5,), np.array([1000.0, 1.0, 28.0, 900.0, 2.0]), 10.0)
     r = low_count_recode(m)  # theta 30: 1, 2, 4 merge, shares 1:28:2 shrunk to their mean

@@ -224,10 +224,9 @@ def recoded_one_way(m: Marginal, r: Recode, sigmas: float | None = None,
     rows say the merged values hold a share of them: rows, (the noisy row count, its sd)
     from the columns' 1-way totals (rows_of), past the kept values' total by HELD_SHARE
     of the rows and THETA_SIGMAS sds of the difference.  There the merged total stays,
-    weighed as the noisy counts it sums:
-    1,400 rare codes held 56% of 20,000 rows at D 6, their total (11,100, sd 6,400) was
-    zeroed as one sure count, and consistency took the row count down to 17,038-17,964,
-    their rows to 4,726-5,266 (now 19,873-20,002 and 10,974-11,189)."""
+    weighed as the noisy counts it sums (1,400 rare codes held 56% of 20,000 rows at D 6:
+    their total zeroed as one sure count, consistency took the row count down to
+    17,038-17,964 and their rows to 4,726-5,266; now 19,879-20,014 and 10,986-11,197)."""
     vals = np.bincount(r.lut, weights=m.values, minlength=r.size).astype(np.float64)
     spread = spread_of(m, r)
     # the merged total of k empty values passes theta alone on its noise in P(Z > 3 /
@@ -256,7 +255,11 @@ HELD_SHARE = 0.2
 
 def rows_of(one_ways: list) -> tuple:
     """(the row count, its sd) from noisy 1-way marginals: their totals by inverse
-    variance (a total of c noisy counts has variance c sigma^2).  Post-processing."""
+    variance (a total of c noisy counts has variance c sigma^2; one without noise is
+    the count).  Post-processing."""
+    exact = [m for m in one_ways if m.sigma <= 0]
+    if exact:
+        return float(exact[0].values.sum()), 0.0
     w = np.array([1.0 / (m.values.size * m.sigma ** 2) for m in one_ways])
     t = np.array([float(m.values.sum()) for m in one_ways])
     return float((w * t).sum() / w.sum()), float(w.sum() ** -0.5)
