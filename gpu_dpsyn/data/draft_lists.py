@@ -67,19 +67,24 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
     near_codes), with an edit that the schema takes: the codes out of the listed values,
     or the range from 0, else they would be data too and the edit refused."""
     shown = ", ".join(f"{c:g}" for c in codes)
-
-    def setting(key: str) -> str:  # quoted for the shell: a name may hold a space
-        return "--set " + shlex.quote(f"{col.name}.{key}")
-    edit = f"{setting(f'missing_values=[{shown}]')} {setting('nullable=true')}"
+    keys, more = [f"missing_values=[{shown}]", "nullable=true"], ""
     if col.kind == "categorical":
         rest = [v for v in col.values if not (isinstance(v, (int, float)) and v in codes)]
-        edit = (f"{setting(f'values={json.dumps(rest)}')} " + edit if len(rest) <= 20
-                else edit + f", and {shown} out of its values (--set-file "
-                f"{shlex.quote(col.name + '.values=F')})")
+        if len(rest) <= 20:
+            keys.insert(0, f"values={json.dumps(rest)}")
+        else:
+            more = (f", and {shown} out of its values (--set-file "
+                    f"{shlex.quote(col.name + '.values=F')})")
     elif col.kind == "numeric":
-        edit = f"{setting('min=0')} " + edit
+        keys.insert(0, "min=0")
     return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
-            f"up): if so, gpu-dpsyn schema FILE {edit}")
+            f"up): if so, gpu-dpsyn schema FILE {_settings(col.name, keys)}{more}")
+
+
+def _settings(name: str, keys) -> str:
+    """--set NAME.KEY=VALUE for each of keys, quoted for the shell (a name may hold a
+    space)."""
+    return " ".join("--set " + shlex.quote(f"{name}.{k}") for k in keys)
 
 
 def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
@@ -94,7 +99,7 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
         return ""
     coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
-    edit = " ".join("--set " + shlex.quote(f"{name}.{k}") for k in (
-        "type=numeric", f"min={lo}", f"max={hi}", f"bins={min(16, bins)}", *coded))
+    edit = _settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
+                            f"bins={min(16, bins)}", *coded])
     return ("; if it is a quantity, not codes, and its relations with other columns matter "
             f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")
