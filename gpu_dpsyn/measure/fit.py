@@ -342,10 +342,10 @@ def _sensitivity(given, schema) -> int:
 
 def _resolve_workload(workload, names, schema) -> dict:
     out = {}
+    kept = {c.name: f"the {c.kind} column" for c in schema.columns} | dict.fromkeys(
+        schema.ignored, "ignored")  # in the schema, not synthesized
     for cols, w in workload:
         unknown = [c for c in cols if c not in names]
-        kept = {c.name: f"the {c.kind} column" for c in schema.columns} | dict.fromkeys(
-            schema.ignored, "ignored")  # in the schema, not synthesized
         known = next((c for c in unknown if c in kept), None)
         if known is not None:
             raise DataError(f"workload names {known!r}: it is {kept[known]}, not "
