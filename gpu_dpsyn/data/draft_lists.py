@@ -4,9 +4,9 @@ draft is: NOT private."""
 from __future__ import annotations
 
 import json
-import shlex
 
 from gpu_dpsyn.data.schema import Column, column_from_spec
+from gpu_dpsyn.data.text import pasted, settings
 
 
 def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
@@ -73,18 +73,12 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
         if len(rest) <= 20:
             keys.insert(0, f"values={json.dumps(rest)}")
         else:
-            more = (f", and {shown} out of its values (--set-file "
-                    f"{shlex.quote(col.name + '.values=F')})")
+            more = (f", and {shown} out of its values "
+                    f"({pasted('--set-file', col.name + '.values=F')})")
     elif col.kind == "numeric":
         keys.insert(0, "min=0")
     return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
-            f"up): if so, gpu-dpsyn schema FILE {_settings(col.name, keys)}{more}")
-
-
-def _settings(name: str, keys) -> str:
-    """--set NAME.KEY=VALUE for each of keys, quoted for the shell (a name may hold a
-    space)."""
-    return " ".join("--set " + shlex.quote(f"{name}.{k}") for k in keys)
+            f"up): if so, gpu-dpsyn schema FILE {settings(col.name, keys)}{more}")
 
 
 def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
@@ -99,7 +93,7 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
         return ""
     coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
-    edit = _settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
+    edit = settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
                             f"bins={min(16, bins)}", *coded])
     return ("; if it is a quantity, not codes, and its relations with other columns matter "
             f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")
