@@ -8,6 +8,7 @@ from gpu_dpsyn.data.text import pasted, settings, shown  # noqa: F401 (capped va
 import json
 import math
 
+from gpu_dpsyn.data import edit_forms
 from gpu_dpsyn.data.dialect import TAB_NAMES
 from gpu_dpsyn.data.draft_bins import kept_shape, shaped
 from gpu_dpsyn.data.files import read_small
@@ -180,6 +181,7 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
                                   "or edit the edges")
             ranged.add(name)  # (from all of its range keys at once: once)
             drafted = _new_range(name, spec, given, drafted)
+        edit_forms.check(name, key, value, _kind(spec))  # a domain in a form it has not
         if key == "after" and isinstance(value, dict):  # the gap has the unit and bins
             spec.pop("unit", None)
             spec.pop("bins", None)
