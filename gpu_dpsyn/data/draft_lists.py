@@ -4,6 +4,7 @@ draft is: NOT private."""
 from __future__ import annotations
 
 import json
+import re
 
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.text import pasted, settings
@@ -18,7 +19,7 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     said = ", ".join(map(repr, answers))
     n = sum(answers.values())
     if col.kind == "categorical" and len(col.values) + len(answers) <= limit:
-        spec = {**col.to_dict(), "values": list(col.values) + sorted(answers, key=str)}
+        spec = {**col.to_dict(), "values": natural([*col.values, *answers])}
         spec.pop("nullable", None)
         if "dtype" not in spec:  # numbers and words: one column of text in Parquet too
             spec["dtype"] = "string"
@@ -29,6 +30,24 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     return col, (f"; {n:,} values {said} are no number: read as missing, as this column "
                  "cannot list words beside its numbers (to keep them, write them in a "
                  "column of its own before drafting)")
+
+
+# a number as a code's text may write it ("7", "-1", "2.5"): ordered by its value
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*", re.ASCII)
+
+
+def natural(values) -> list:
+    """Listed values in a reader's order: those that are no number first (by their text),
+    then the numbers, and text that writes one, by value.  By text alone, school grades
+    came out "1", "10", "11", "12", "2", ..., "K", "PK"; a rare K, an answer listed after
+    the numbers, came after 12.  (Which of words and numbers comes first is a choice:
+    the words, as a grade's K and PK are below its 1.)"""
+    def key(v):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return 1, float(v), str(v)
+        text = str(v)
+        return (1, float(text), text) if _NUMBER_TEXT.fullmatch(text) else (0, 0.0, text)
+    return sorted(values, key=key)
 
 
 CHANCE_ROWS = 5  # a gap where its neighbours' rows make at most this many expected: chance
