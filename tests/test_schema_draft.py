@@ -327,7 +327,8 @@ def test_columns_named_with_signs_can_be_edited(tmp_path, capsys):
     r = np.random.default_rng(0)
     df = pd.DataFrame({"a=b": r.choice(["x", "y", "z"], 600), "income:usd":
                        r.integers(0, 10 ** 5, 600), "x,y": r.integers(0, 4, 600),
-                       "-neg": r.normal(size=600).round(2), "k=1,2:3": r.choice(["p", "q"], 600)})
+                       "-neg": r.normal(size=600).round(2),
+                       "k=1,2:3": r.choice(["p", "q"], 600)})
     data, doc = tmp_path / "t.csv", tmp_path / "s.json"
     df.to_csv(data, index=False)
     with warnings.catch_warnings():

@@ -16,7 +16,8 @@ from gpu_dpsyn.cli import main
 @pytest.fixture
 def draft(tmp_path, capsys):
     r = np.random.default_rng(0)
-    pd.DataFrame({"income": r.integers(0, 200000, 600), "colour": r.choice(["red", "blue"], 600),
+    pd.DataFrame({"income": r.integers(0, 200000, 600),
+                  "colour": r.choice(["red", "blue"], 600),
                   "age": r.integers(18, 40, 600)}).to_csv(tmp_path / "t.csv", index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
