@@ -31,8 +31,8 @@ def test_an_answer_word_among_few_numbers_stays_a_listed_value():
     # lost the answer.  Listed, the word is one value more; "N/A" still reads as missing
     df = _survey(words=("refused", "N/A"))
     s, lines = _draft(df)
-    assert s["q"].kind == "categorical"
-    assert s["q"].values == [1, 2, 3, 4, 5, "refused"] and s["q"].nullable
+    assert s["q"].kind == "categorical"  # (words first: natural)
+    assert s["q"].values == ["refused", 1, 2, 3, 4, 5] and s["q"].nullable
     assert "'refused'" in lines["q"] and "kept" in lines["q"]
     assert "'N/A'" in lines["q"] and "read as missing" in lines["q"]
     out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(3000)
@@ -41,7 +41,7 @@ def test_an_answer_word_among_few_numbers_stays_a_listed_value():
 
 def test_an_answer_word_alone_keeps_the_column_not_nullable():
     s, lines = _draft(_survey(missing=False))
-    assert s["q"].values == [1, 2, 3, 4, 5, "refused"] and not s["q"].nullable
+    assert s["q"].values == ["refused", 1, 2, 3, 4, 5] and not s["q"].nullable
 
 
 def test_words_that_mean_missing_are_still_read_as_missing():
@@ -146,3 +146,17 @@ def test_a_limit_written_otherwise_or_only_after_the_first_values_is_said(limit)
     text = np.where(np.arange(3000) >= 2500, limit, np.char.mod("%.1f", x))
     s, lines = _draft(pd.DataFrame({"crp": text, "arm": r.choice(["a", "b"], 3000)}))
     assert "detection limit" in lines["crp"] and repr(limit) in lines["crp"], lines["crp"]
+
+
+@pytest.mark.parametrize("k_share", [0.02, 2 / 14])
+def test_school_grades_are_drafted_in_their_order(k_share):
+    """Grades K, 1..12 were listed with K after 12 (a rare K: an answer word beside the
+    numbers) or as text with "10" before "2": codes that are no number come first, the
+    numbers by value."""
+    r = np.random.default_rng(0)
+    grades = ["PK", "K"] + [str(i) for i in range(1, 13)]
+    p = np.array([k_share / 2, k_share / 2] + [(1 - k_share) / 12] * 12)
+    s, _ = _draft(pd.DataFrame({"grade": r.choice(grades, 3000, p=p),
+                                "k": r.choice(["a", "b"], 3000)}))
+    got = [str(v) for v in s["grade"].values]
+    assert got == grades[:2][::-1] + grades[2:], got  # (K before PK: as text)

@@ -811,12 +811,14 @@ def _coded(tmp_path, capsys, sat: str, score: str):
     return doc, capsys.readouterr().err.splitlines()
 
 
-@pytest.mark.parametrize("sat,score", [("sat", "score"), ("sat score", "it's")])
+@pytest.mark.parametrize("sat,score", [("sat", "score"), ("sat score", "it's"),
+                                       ("sat=1,2", "-score:usd")])
 def test_the_hint_of_a_code_for_missing_gives_an_edit_that_works(tmp_path, capsys, sat,
                                                                  score):
     """Followed as written ("list them in missing_values and make the column nullable"),
     the hint was refused: -9 was still among the listed values, or inside the range; and
-    it wrote --set sat score.nullable=true unquoted, which the shell split in two."""
+    it wrote --set sat score.nullable=true unquoted, which the shell split in two; a name
+    with "=" was cut at it, and "--set -score:usd.min=0" read as an option of its own."""
     import shlex
     doc, lines = _coded(tmp_path, capsys, sat, score)
     for name in (sat, score):

@@ -90,10 +90,20 @@ def test_bad_decimal_names_are_refused(dtype, match):
     assert "\n" not in str(e.value)
 
 
-def test_a_decimal_dtype_fits_numeric_columns_only():
+def test_a_decimal_dtype_fits_numbers_only():
+    """Listed numbers take one too (a Parquet decimal's few values), each within its scale;
+    text does not."""
+    load_schema({"columns": {"k": {"type": "categorical", "values": [1.5, 2.25, 7],
+                                   "dtype": "decimal128(10, 2)"}}})
     with pytest.raises(SchemaError, match=r"'k'.*does not fit"):
-        load_schema({"columns": {"k": {"type": "categorical", "values": [1.5, 2.5],
+        load_schema({"columns": {"k": {"type": "categorical", "values": ["a", "b"],
                                        "dtype": "decimal128(10, 2)"}}})
+    with pytest.raises(SchemaError, match=r"'k'.*2 decimal places.*0\.125"):
+        load_schema({"columns": {"k": {"type": "categorical", "values": [0.12, 0.125],
+                                       "dtype": "decimal128(10, 2)"}}})
+    with pytest.raises(SchemaError, match=r"'k'.*cannot hold"):
+        load_schema({"columns": {"k": {"type": "categorical", "values": [1, 1000],
+                                       "dtype": "decimal128(4, 2)"}}})
 
 
 def test_a_decimal_that_just_fits_loads():
@@ -149,3 +159,32 @@ def test_decimals_in_a_csv_take_the_dialects_decimal_mark(tmp_path):
         {"separator": ";", "decimal": ","}))
     assert (tmp_path / "o.csv").read_text().splitlines() == ["m;k", "1,50;a", ";b",
                                                              "-0,01;c"]
+
+
+def test_few_decimals_of_a_wide_scale_come_back_as_those_decimals(tmp_path):
+    """decimal128(38, 18): a rate of five values was drafted as floats and written back as
+    double, an amount of two places as 98.326999999999998181 (the float's binary value at
+    18 places): each comes back in its own type, the rate's values among the real ones and
+    the amounts to the places they are written with."""
+    rng = np.random.default_rng(0)
+    rates = [Decimal(v) for v in ("0.1", "0.25", "1.5", "2.75", "10.05")]
+    data, schema, out = tmp_path / "in.parquet", tmp_path / "s.json", tmp_path / "o.parquet"
+    wide = pa.decimal128(38, 18)
+    pq.write_table(pa.table({
+        "rate": pa.array([rates[i] for i in rng.integers(0, 5, 3000)], wide),
+        "amount": pa.array([Decimal(f"{x:.2f}") for x in rng.normal(100, 20, 3000)], wide),
+        "k": pa.array(rng.choice(["a", "b"], 3000).tolist())}), data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(schema)]) == 0
+    cols = json.loads(schema.read_text())["columns"]
+    assert cols["rate"]["values"] == [0.1, 0.25, 1.5, 2.75, 10.05]
+    assert cols["amount"]["decimals"] == 2
+    assert main(["synthesize", str(data), "--schema", str(schema), "--epsilon", "1",
+                 "--delta", "1e-9", "--out", str(out), "--seed", "0", "--quiet"]) == 0
+    got = pq.read_table(out)
+    assert got.schema.field("rate").type == wide and got.schema.field("amount").type == wide
+    assert set(got.column("rate").to_pylist()) <= set(rates)
+    amounts = got.column("amount").to_pylist()
+    assert all(v == v.quantize(Decimal("0.01")) for v in amounts), amounts[:5]
+    assert len(set(amounts)) > 100

@@ -176,3 +176,34 @@ def test_a_named_row_number_is_left_out_as_an_unnamed_one_is(tmp_path):
                                       "x": {"type": "categorical", "values": ["a", "b"]}}})
     got = read_partitioned(str(p), schema).compute()
     assert sorted(got.columns) == ["k", "x"] and len(got) == N
+
+
+@pytest.mark.parametrize("column, named", [
+    (pd.to_timedelta(range(N), unit="s"), "timedelta64"),
+    (pd.Series(pd.to_timedelta(range(N), unit="s")).astype("duration[s][pyarrow]"),
+     "duration"),
+    (pd.arrays.IntervalArray.from_breaks(range(N + 1)), "interval")])
+def test_a_frame_of_durations_under_a_numeric_column_is_refused_by_its_dtype(
+        monkeypatch, column, named):
+    """A Timedelta (or Interval) column fitted under a numeric entry came out missing,
+    each value invalid, without a word (nullable; else every row dropped): refused by
+    its dtype, the frame's declared structure, before anything is spent, saying what to
+    do; whatever its values (all missing too)."""
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.privacy import accountant
+    spent, charge = [], accountant.Accountant.charge
+    monkeypatch.setattr(accountant.Accountant, "charge",
+                        lambda self, *a, **k: spent.append(a) or charge(self, *a, **k))
+    schema = {"columns": {"x": {**SPECS["num"], "max": 10 ** 6, "nullable": True},
+                          "k": {"type": "numeric", "integer": True, "min": 0, "max": 9}}}
+    df = pd.DataFrame({"x": column, "k": KEEP.to_pylist()})
+    for frame in (df, df.assign(x=df["x"].iloc[:0].reindex(df.index))):
+        with pytest.raises(DataError, match=rf"column 'x' .*{named}.*numbers") as e:
+            Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(frame, schema)
+        assert "\n" not in str(e.value) and not spent
+
+
+def test_a_parquet_duration_under_a_numeric_column_says_what_to_do(tmp_path):
+    p, s = _files(tmp_path, "num", pa.array([5] * N, pa.duration("s")))
+    with pytest.raises(DataError, match=r"duration.*numbers in a unit"):
+        read_table(p, schema=s)

@@ -318,3 +318,34 @@ def test_bins_kept_as_wide_past_the_limit_say_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "kept as wide" in err and "--set when.bins=N" in err and err.count("\n") == 1
 
+
+
+def test_columns_named_with_signs_can_be_edited(tmp_path, capsys):
+    """A name holding "=" was cut at it (a=b.values=[...]: column "a"), and one starting
+    with "-" read as an option: --set=NAME.KEY=VALUE takes it, and argparse's refusal of
+    --set -neg.min=0 says so."""
+    r = np.random.default_rng(0)
+    df = pd.DataFrame({"a=b": r.choice(["x", "y", "z"], 600), "income:usd":
+                       r.integers(0, 10 ** 5, 600), "x,y": r.integers(0, 4, 600),
+                       "-neg": r.normal(size=600).round(2),
+                       "k=1,2:3": r.choice(["p", "q"], 600)})
+    data, doc = tmp_path / "t.csv", tmp_path / "s.json"
+    df.to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["infer-schema", str(data), "--out", str(doc)]) == 0
+    capsys.readouterr()
+    assert main(["schema", str(doc), "--set", 'a=b.values=["x","y","z","w"]',
+                 "--set", "income:usd.min=0", "--set", "x,y.values=[0,1,2,3,4]",
+                 "--set=-neg.min=-5", "--set", 'k=1,2:3.values=["p","q","r"]',
+                 "--set", "a=b.nullable=true"]) == 0, capsys.readouterr().err
+    cols = json.loads(doc.read_text())["columns"]
+    assert cols["a=b"]["values"] == ["x", "y", "z", "w"] and cols["a=b"]["nullable"] is True
+    assert cols["income:usd"]["min"] == 0 and cols["-neg"]["min"] == -5
+    assert cols["x,y"]["values"] == [0, 1, 2, 3, 4]
+    assert cols["k=1,2:3"]["values"] == ["p", "q", "r"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["schema", str(doc), "--set", "-neg.max=5"])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--set=" in err, err

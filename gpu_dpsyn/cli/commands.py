@@ -320,8 +320,10 @@ def edit_schema(a) -> int:
         check_outputs({"--out": a.out}, [], {"--out": JSON})
         check_schema_out(a.out)
     before = read_document(a.file)
-    sets = [parse_setting(*s[1:], from_file=True) if isinstance(s, tuple) else
-            parse_setting(s) for s in a.set]
+    names = [*(before.get("columns") or {}), *(before.get("ignored_columns") or [])] \
+        if isinstance(before.get("columns"), dict) else []  # (else edit says what it wants)
+    sets = [parse_setting(*s[1:], from_file=True, columns=names) if isinstance(s, tuple)
+            else parse_setting(s, columns=names) for s in a.set]
     doc = edit(before, sets, a.drop, a.reviewed, a.ignore)
     with warnings.catch_warnings():  # the drafted values left are listed below instead
         warnings.simplefilter("ignore")

@@ -26,6 +26,8 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         message = message.replace("\n", "\\n").replace("\r", "\\r")  # one line, whatever
+        if "expected one argument" in message:  # argparse takes "-neg..." for an option
+            message += "; a value that starts with '-' goes joined to its flag (--set=-a.min=0)"
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "  # given
                      "options)\n")
 

@@ -19,7 +19,7 @@ from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_values as many,
-                                       near_hint, said)
+                                       natural, near_hint, said)
 from gpu_dpsyn.data.draft_personal import left_out
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
@@ -234,7 +234,7 @@ class Guesser:
         if many:
             raise SchemaError(f"column {shown(name)} has {len(uniq)} distinct values; too many "
                               "to list: bin it or mark it as an id column (--id)")
-        values = sorted((v.item() if hasattr(v, "item") else v for v in uniq), key=str)
+        values = natural(v.item() if hasattr(v, "item") else v for v in uniq)  # K, 1, 2, 10
         odd = next((v for v in values if not isinstance(v, (str, bool, int, float))), None)
         if odd is not None:  # a time of day, say: no schema lists it
             raise SchemaError(f"column {shown(name)} holds {type(odd).__name__} values (such "

@@ -4,9 +4,10 @@ draft is: NOT private."""
 from __future__ import annotations
 
 import json
-import shlex
+import re
 
 from gpu_dpsyn.data.schema import Column, column_from_spec
+from gpu_dpsyn.data.text import pasted, settings
 
 
 def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
@@ -18,7 +19,7 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     said = ", ".join(map(repr, answers))
     n = sum(answers.values())
     if col.kind == "categorical" and len(col.values) + len(answers) <= limit:
-        spec = {**col.to_dict(), "values": list(col.values) + sorted(answers, key=str)}
+        spec = {**col.to_dict(), "values": natural([*col.values, *answers])}
         spec.pop("nullable", None)
         if "dtype" not in spec:  # numbers and words: one column of text in Parquet too
             spec["dtype"] = "string"
@@ -29,6 +30,24 @@ def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
     return col, (f"; {n:,} values {said} are no number: read as missing, as this column "
                  "cannot list words beside its numbers (to keep them, write them in a "
                  "column of its own before drafting)")
+
+
+# a number as a code's text may write it ("7", "-1", "2.5"): ordered by its value
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*", re.ASCII)
+
+
+def natural(values) -> list:
+    """Listed values in a reader's order: those that are no number first (by their text),
+    then the numbers, and text that writes one, by value.  By text alone, school grades
+    came out "1", "10", "11", "12", "2", ..., "K", "PK"; a rare K, an answer listed after
+    the numbers, came after 12.  (Which of words and numbers comes first is a choice:
+    the words, as a grade's K and PK are below its 1.)"""
+    def key(v):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return 1, float(v), str(v)
+        text = str(v)
+        return (1, float(text), text) if _NUMBER_TEXT.fullmatch(text) else (0, 0.0, text)
+    return sorted(values, key=key)
 
 
 CHANCE_ROWS = 5  # a gap where its neighbours' rows make at most this many expected: chance
@@ -73,18 +92,12 @@ def near_hint(col: Column, codes: list, lowest: float) -> str:
         if len(rest) <= 20:
             keys.insert(0, f"values={json.dumps(rest)}")
         else:
-            more = (f", and {shown} out of its values (--set-file "
-                    f"{shlex.quote(col.name + '.values=F')})")
+            more = (f", and {shown} out of its values "
+                    f"({pasted('--set-file', col.name + '.values=F')})")
     elif col.kind == "numeric":
         keys.insert(0, "min=0")
     return (f"; {shown} may be codes for missing (below the other values, {lowest:g} and "
-            f"up): if so, gpu-dpsyn schema FILE {_settings(col.name, keys)}{more}")
-
-
-def _settings(name: str, keys) -> str:
-    """--set NAME.KEY=VALUE for each of keys, quoted for the shell (a name may hold a
-    space)."""
-    return " ".join("--set " + shlex.quote(f"{name}.{k}") for k in keys)
+            f"up): if so, gpu-dpsyn schema FILE {settings(col.name, keys)}{more}")
 
 
 def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
@@ -99,7 +112,7 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
         return ""
     coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
-    edit = _settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
+    edit = settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
                             f"bins={min(16, bins)}", *coded])
     return ("; if it is a quantity, not codes, and its relations with other columns matter "
             f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")

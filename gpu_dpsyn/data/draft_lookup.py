@@ -20,6 +20,7 @@ import pandas as pd
 from gpu_dpsyn.data.dtypes import check_column
 from gpu_dpsyn.data.matching import factorized, plain, value_codes, value_key
 from gpu_dpsyn.data.schema import Column, column_from_spec
+from gpu_dpsyn.data.text import settings
 from gpu_dpsyn.data.types import missing
 from gpu_dpsyn.data.draft_personal import PERSON_WORDS, name_words
 from gpu_dpsyn.data.values import ID_WORDS
@@ -152,9 +153,9 @@ def _undo(b: Column) -> str:
     text = json.dumps([plain(v) for v in d.get("values", [])], ensure_ascii=False)
     if b.kind == "categorical" and len(text) <= _SHORT:  # the values to write are the
         # public list: the data's, set as they are, would be marked reviewed (a review's)
-        return f"gpu-dpsyn schema FILE --set {b.name}.type=categorical --set " \
-               f"'{b.name}.values=[...]', its public values (the data has {text})"
-    return f"gpu-dpsyn schema FILE --set {b.name}.type={b.kind} and its " + \
+        return f"gpu-dpsyn schema FILE {settings(b.name, ['type=categorical'])} " \
+               f"{settings(b.name, ['values=[...]'])}, its public values (the data has {text})"
+    return f"gpu-dpsyn schema FILE {settings(b.name, ['type=' + b.kind])} and its " + \
         ("values (--set-file)" if b.kind == "categorical" else "min, max, bins")
 
 

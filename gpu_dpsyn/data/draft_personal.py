@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data import draft_text
+from gpu_dpsyn.data.text import pasted
 # ID_SHARE: of the individuals, one value each
 from gpu_dpsyn.data.values import ID_SHARE, all_text
 
@@ -164,8 +165,8 @@ def hint(col) -> str:
     free text."""
     what = _naming(col.name) if col.kind == "categorical" else None
     return "" if what is None else (
-        f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE --drop "
-        f"{col.name!r} --ignore {col.name!r})")
+        f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE "
+        f"{pasted('--drop', col.name)} {pasted('--ignore', col.name)})")
 
 
 PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",

@@ -34,7 +34,9 @@ def _dtype_of(t, col) -> str | None:
     if T.is_integer(t) and kind == "id":  # numbered 1..n: check_column refuses the
         return str(t)  # types too narrow for MAX_ROWS
     if T.is_decimal128(t) or T.is_decimal256(t):  # by its Arrow name, which dtypes parses
-        return str(t) if kind == "numeric" else None
+        return str(t) if kind == "numeric" or kind == "categorical" and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in col.values) \
+            else None
     if T.is_large_string(t) and kind == "categorical":  # (pandas' own text is string)
         return "large_string[pyarrow]"
     if T.is_integer(t) and kind in ("categorical", "numeric"):

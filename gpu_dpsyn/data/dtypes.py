@@ -11,6 +11,7 @@ from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -132,9 +133,9 @@ def _allowed(col) -> tuple:
         return ("int", "float")  # (a lookup lists its values: as a categorical column)
     if col.kind == "numeric":
         return ("int", "float", "decimal") if col.integer else ("float", "decimal")
-    kind = value_kind(col.values)
-    return {"bool": ("bool",), "int": ("int", "float"), "float": ("float",)}.get(kind, ()) \
-        + _TEXTUAL
+    kind = value_kind(col.values)  # (a Parquet decimal's few values: listed, as decimals)
+    return {"bool": ("bool",), "int": ("int", "float", "decimal"),
+            "float": ("float", "decimal")}.get(kind, ()) + _TEXTUAL
 
 
 def _check_storable(name: str, text: str, d) -> None:
@@ -225,6 +226,7 @@ def check_column(col) -> None:
                           "the column lists numbers; use 'string'")
     if _decimal(d) is not None:
         _check_decimal_range(col, _decimal(d))
+        _check_decimal_values(col, _decimal(d))
     if (t := dictionary_type(col.dtype)) is not None:
         _check_dictionary(col, t)
 
@@ -274,7 +276,29 @@ def as_numbers(x, col, want):
     if _decimal(want) is None:
         return x
     lo, hi, _ = _range(col)
-    return np.clip(x, float(lo), float(hi))
+    return as_decimals(np.clip(x, float(lo), float(hi)), _decimal(want))
+
+
+def as_decimals(x, t):
+    """x (float64, NaN for nulls) as Arrow decimals of type t (pandas' array of them):
+    each the decimal its float stands for, its shortest text, where every one fits t's
+    scale (98.33 at scale 18 was the float's binary 98.329999999999998295); else the
+    floats cast, rounded half-even at the scale (a bin's 3-place draws at scale 2)."""
+    import pyarrow as pa
+    floats = pa.array(np.asarray(x, dtype=np.float64), from_pandas=True)
+    try:
+        return pd.arrays.ArrowExtensionArray(floats.cast(pa.string()).cast(t))
+    except pa.ArrowInvalid:  # (a place past the scale: "would cause data loss")
+        return pd.arrays.ArrowExtensionArray(floats.cast(t))
+
+
+def listed(values: list, want) -> pd.Series:
+    """A column's listed values (None: a null) as a Series of dtype want; numbers under a
+    decimal dtype each as its shortest text (as_decimals: 0.1, not 0.100000000000000006)."""
+    if _decimal(want) is None:
+        return pd.Series(values, dtype=object).astype(want)
+    x = [np.nan if v is None else float(v) for v in values]
+    return pd.Series(as_decimals(x, _decimal(want)), dtype=want)
 
 
 def _check_dictionary(col, t) -> None:
@@ -290,6 +314,16 @@ def _check_dictionary(col, t) -> None:
                           f"{t.index_type} indices, which cannot number its "
                           f"{len(col.values):,} values (at most {most + 1:,}); use a wider "
                           "index or 'category'")
+
+
+def _check_decimal_values(col, t) -> None:
+    """SchemaError for a listed value with more places than t's scale: written, it would
+    round onto another (0.125 and 0.12 both 0.12 at scale 2)."""
+    for v in col.values if col.kind != "numeric" else ():
+        if -Decimal(repr(float(v))).as_tuple().exponent > t.scale:
+            raise SchemaError(f"column {shown(col.name)}: dtype {shown(col.dtype)} has "
+                              f"{t.scale} decimal places, and the column lists {v!r}, which "
+                              "needs more; use a wider scale")
 
 
 def output_dtype(col):

@@ -14,7 +14,7 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.dtypes import output_dtype
+from gpu_dpsyn.data.dtypes import listed, output_dtype
 from gpu_dpsyn.errors import DataError
 from gpu_dpsyn.data.matching import factorized, number_alone, value_codes
 from gpu_dpsyn.data.schema import Column, Schema
@@ -392,6 +392,6 @@ def to_schema_types(df, schema: Schema) -> pd.DataFrame:
 def categorical_lut(col: Column, want) -> pd.Series:
     """One output value per code (the last: the null code) in the output dtype."""
     vals = list(col.values) + [None if col.nullable else col.values[0]]  # [-1]: placeholder
-    return pd.Series(vals, dtype=object).astype(want)
+    return listed(vals, want)
 
 

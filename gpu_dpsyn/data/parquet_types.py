@@ -16,6 +16,8 @@ _HINTS = {
     ("numeric", "bool"): "; declare it categorical with values [false, true]",
     ("datetime", "number"): "; numbers name no date without a unit: store timestamps, dates "
                             "or ISO 8601 text",
+    ("numeric", "time"): "; store it as numbers in a unit first (a duration's seconds: "
+                         ".dt.total_seconds(); an interval's ends as two columns)",
 }
 
 
@@ -85,6 +87,27 @@ def check(path, schema=None, fields=None) -> list[str]:
         if family == "binary":
             binary.append(field.name)
     return binary
+
+
+def check_frame(df, schema) -> None:
+    """DataError naming the first schema column whose dtype in the DataFrame df (its
+    declared structure, as a Parquet file's Arrow type: the same whatever its records
+    hold) its kind cannot read: durations and intervals under a numeric or datetime
+    column.  Fitted, each value was invalid: missing in the output, or every row
+    dropped, without a word.  Object columns are read value by value (the repair), and
+    other dtypes as it reads them (booleans as 1/0; periods as Period objects, alike in
+    a period column and an object one: test_repair's neighbours)."""
+    for col in schema.columns:
+        if col.kind not in _NEVER or col.name not in df.columns:
+            continue
+        d = df[col.name].dtype
+        family = _family(d.pyarrow_dtype) if isinstance(d, pd.ArrowDtype) else \
+            "time" if isinstance(d, pd.IntervalDtype) or \
+            getattr(d, "kind", None) == "m" else None
+        if family == "time" and family in _NEVER[col.kind]:
+            raise DataError(f"column {shown(col.name)} is of dtype {d} in the table, which a "
+                            f"{col.kind} column cannot read"
+                            + _HINTS.get((col.kind, family), ""))
 
 
 def _could_read(values, family: str) -> bool:

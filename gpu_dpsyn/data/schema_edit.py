@@ -3,11 +3,12 @@ keys, drop a column, mark drafted values reviewed.  The result is validated as a
 is before it is written."""
 from __future__ import annotations
 
-from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+from gpu_dpsyn.data.text import pasted, settings, shown  # noqa: F401 (capped values)
 
 import json
 import math
 
+from gpu_dpsyn.data import edit_forms
 from gpu_dpsyn.data.dialect import TAB_NAMES
 from gpu_dpsyn.data.draft_bins import kept_shape, shaped
 from gpu_dpsyn.data.files import read_small
@@ -25,13 +26,20 @@ KEPT_ON_RETYPE = ("name", "nullable", "dtype")
 TOP_KEYS = ("max_records_per_individual", "max_rows", "individual_id")
 
 
-def parse_setting(text: str, from_file: bool = False) -> tuple:
+def parse_setting(text: str, from_file: bool = False, columns=()) -> tuple:
     """'COLUMN.KEY=VALUE' -> (column, key, value) ("csv.KEY=VALUE": the schema's "csv"
     unless a column is named so), 'KEY=VALUE' for one of TOP_KEYS ->
     (None, key, value); VALUE as JSON when it parses (numbers, true/false, lists), else
-    as text.  from_file (--set-file): VALUE names a JSON file holding the value."""
+    as text.  from_file (--set-file): VALUE names a JSON file holding the value.
+    columns: the schema's names, for a name holding "=" (a=b.values=[...]): cut at the
+    first "=" whose COLUMN.KEY names one of them (or a key of one: t.time_of_day.bins)."""
     flag = "--set-file" if from_file else "--set"
     where, eq, value = text.partition("=")
+    for i in [i for i, c in enumerate(text) if c == "="] if columns else ():
+        column, dot, key = text[:i].rpartition(".")
+        if dot and key and (column in columns or column.rpartition(".")[0] in columns):
+            where, value = text[:i], text[i + 1:]
+            break
     column, dot, key = where.rpartition(".")
     if eq and not dot and key in TOP_KEYS:
         column = None
@@ -82,8 +90,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
 
     def column(name):
         if name in ignored:
-            raise SchemaError(f"{shown(name)} is in ignored_columns; --set {name}.type=... "
-                              f"brings it back as a column (--drop {name} takes it out)")
+            raise SchemaError(f"{shown(name)} is in ignored_columns; "
+                              f"{settings(name, ['type=...'])} brings it back as a column "
+                              f"({pasted('--drop', name)} takes it out)")
         if name not in cols:
             raise SchemaError(f"no column {shown(name)} in the schema; columns are {list(cols)}")
         return cols[name]
@@ -128,8 +137,9 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             after = cols[owner].get("after")  # gap (disch.after.max=P30D): in its object
             if not isinstance(after, dict):
                 raise SchemaError(f"column {shown(owner)} comes after no column: set its "
-                                  f"whole 'after' ({owner}.after='{{\"column\": ..., "
-                                  "\"max\": \"P30D\", \"bins\": 30}')")
+                                  "whole 'after' (" + settings(owner, [
+                                      'after={"column": ..., "max": "P30D", "bins": 30}'])
+                                  + ")")
             if value is None:
                 after.pop(key, None)
             else:
@@ -166,11 +176,12 @@ def edit(doc: dict, sets=(), drops=(), reviewed=(), ignores=()) -> dict:
             if f"{name}.edges" not in drafted:  # the user's own: never dropped unsaid
                 raise SchemaError(f"column {shown(name)} has edges of its own (not drafted): "
                                   f"setting {key!r} would drop them; remove them in the same "
-                                  f"command, before the range (--set {name}.edges=null "
-                                  f"--set {name}.min=... --set {name}.max=...), or edit the "
-                                  "edges")
+                                  "command, before the range ("
+                                  f"{settings(name, ['edges=null', 'min=...', 'max=...'])}), "
+                                  "or edit the edges")
             ranged.add(name)  # (from all of its range keys at once: once)
             drafted = _new_range(name, spec, given, drafted)
+        edit_forms.check(name, key, value, _kind(spec))  # a domain in a form it has not
         if key == "after" and isinstance(value, dict):  # the gap has the unit and bins
             spec.pop("unit", None)
             spec.pop("bins", None)
@@ -228,13 +239,14 @@ def reshaped(before: dict, after: dict) -> list:
         if isinstance(now.get("edges"), list):
             notes.append(f"column {shown(name)}: the range keeps the shape of its drafted "
                          f"bins, {what}: {len(now['edges']) - 1} bins, the inner edges still "
-                         f"read off the data; --set {name}.bins=N for N equal bins instead")
+                         f"read off the data; {settings(name, ['bins=N'])} for N equal bins "
+                         "instead")
         elif isinstance(now.get("bins"), int):
             notes.append(f"column {shown(name)}: its drafted edges were {what}; replaced by "
                          f"{now['bins']} equal bins (bins given, or a range leaving under "
                          "half of them), which spread such values over their bins: to keep "
-                         f"them, give the range alone, or set its edges (--set-file "
-                         f"{name}.edges=FILE)")
+                         f"them, give the range alone, or set its edges "
+                         f"({pasted('--set-file', name + '.edges=FILE')})")
     return notes
 
 

@@ -3,7 +3,7 @@ as a newly named zone's wall times, bins of whole units kept as wide over a new 
 bins a zone refuses (whole hours or days, counted in UTC) drafted again for it."""
 from __future__ import annotations
 
-from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+from gpu_dpsyn.data.text import settings, shown  # noqa: F401 (capped values in messages)
 
 from gpu_dpsyn.data.schema import _TYPE_ALIASES
 from gpu_dpsyn.data.schema_rules import MAX_BINS
@@ -162,7 +162,7 @@ def _same_width(was: dict, spec: dict, name: str) -> int:
     if bins > MAX_BINS:
         raise SchemaError(f"column {shown(name)}: its {was['bins']} bins kept as wide over the "
                           f"new range would be {bins:,}, past {MAX_BINS:,}: give fewer in the "
-                          f"same command (--set {name}.bins=N)")
+                          f"same command ({settings(name, ['bins=N'])})")
     return bins
 
 

@@ -1,7 +1,10 @@
 """User values in error messages, capped: a 200,000-character cell or file name must not
 become a 200,000-character error line.  Every message that echoes a value goes through
-short() (text) or shown() (a value's repr)."""
+short() (text) or shown() (a value's repr); an edit to paste into a shell through
+pasted() or settings()."""
 from __future__ import annotations
+
+import shlex
 
 LIMIT = 200  # characters of one echoed value
 
@@ -25,3 +28,15 @@ def _written(how, value) -> str:
         return how(value)
     except ValueError:
         return f"<a {type(value).__name__} holding an integer too long to write>"
+
+
+def pasted(option: str, arg: str) -> str:
+    """option and arg as a shell takes them: arg quoted (a name may hold a space or a
+    quote), and joined by "=" where it starts with "-" (argparse reads --set -neg.min=0 as
+    two options: --set=-neg.min=0)."""
+    return f"{option}{'=' if arg.startswith('-') else ' '}{shlex.quote(arg)}"
+
+
+def settings(name: str, keys) -> str:
+    """--set NAME.KEY=VALUE for each of keys ("min=0"), ready to paste (pasted)."""
+    return " ".join(pasted("--set", f"{name}.{k}") for k in keys)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -162,8 +163,12 @@ MAX_PLACES = 6  # decimals written to more places than this: no fixed precision
 
 def places(vals: pd.Series) -> int | None:
     """The most decimal places the values are written with ("1.4": 1, "2.50": 2; floats
-    by their shortest text), or None past MAX_PLACES or in exponent notation."""
-    text = vals.dropna().astype(str).str.strip()
+    by their shortest text; a Parquet decimal's by its digits, not its scale: 98.33 at
+    scale 18 is written 98.330000000000000000), or None past MAX_PLACES or in exponent
+    notation."""
+    vals = vals.dropna()
+    text = (vals.map(lambda v: format(v.normalize(), "f") if isinstance(v, Decimal) else v)
+            if vals.dtype == object else vals).astype(str).str.strip()
     if not len(text) or text.str.contains("[eE]").any():
         return None
     most = int(text.str.extract(r"\.(\d*)$")[0].fillna("").str.len().max())

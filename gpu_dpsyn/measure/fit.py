@@ -19,6 +19,7 @@ from gpu_dpsyn.core.grouping import resolve_levels
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.core.types import Level, check_domains
 from gpu_dpsyn.data.dtypes import MAX_ROWS
+from gpu_dpsyn.data import parquet_types
 from gpu_dpsyn.data.encoding import check_columns, check_frame, encode
 from gpu_dpsyn.data.repair import repair
 from gpu_dpsyn.data.schema import Schema, load_schema, warn_drafted
@@ -173,12 +174,15 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         raise DPSynError("group_by runs in memory: fit a pandas DataFrame, without Dask")
     if is_distributed_input(df):
         from gpu_dpsyn.distributed.counting import dask_counts
+        if hasattr(df, "dtypes"):  # a Dask frame's: before any charge (a glob: its files')
+            parquet_types.check_frame(df, grid or schema)
         # every partition is read, checked and encoded before the first charge
         counts = dask_counts(client, df, grid or schema, settings.backend,
                              settings.on_invalid)
     else:
         check_frame(df, "the table")
         column_labels(df, "the table")
+        parquet_types.check_frame(df, grid or schema)  # by its dtypes (labels one each)
         if len(df) > MAX_ROWS:  # InDif's exact integer sums assume fewer (2 n^2 < 2^63)
             raise DataError(f"the table has {len(df):,} rows; at most {MAX_ROWS:,} fit in "
                             "one Synthesizer")

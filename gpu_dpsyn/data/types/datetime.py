@@ -9,7 +9,7 @@ range is given in whole seconds.
 """
 from __future__ import annotations
 
-from gpu_dpsyn.data.text import shown  # noqa: F401 (capped values in messages)
+from gpu_dpsyn.data.text import settings, shown  # noqa: F401 (capped values in messages)
 
 import numpy as np
 import pandas as pd
@@ -96,8 +96,8 @@ class DatetimeSpec:
         if unit is not None or bins is not None:
             raise SchemaError(f"column {shown(name)}: a column 'after' another is binned by "
                               "the gap between them, whose 'unit' and 'bins' are inside "
-                              "'after': remove its own (--set "
-                              f"{name}.unit=null --set {name}.bins=null)")
+                              "'after': remove its own "
+                              f"({settings(name, ['unit=null', 'bins=null'])})")
         self.after = gap.Gap(name, spec["after"], max_bins)
         self.unit, self.calendar = None, False
         given = spec["after"].get("unit")

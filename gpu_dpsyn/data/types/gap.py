@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.text import shown
+from gpu_dpsyn.data.text import settings, shown
 from gpu_dpsyn.data.types.wall import from_wall, to_wall
 from gpu_dpsyn.errors import DataError, SchemaError
 
@@ -135,7 +135,7 @@ def resolve(col, source) -> None:
     if source is None:
         raise SchemaError(f"{where} names {shown(gap.column)}, which the schema does not have "
                           f"(to drop it, give this column a 'unit' or 'bins' of its own "
-                          f"instead: --set {col.name}.after=null --set {col.name}.unit=day)")
+                          f"instead: {settings(col.name, ['after=null', 'unit=day'])})")
     if source.name == col.name or source.kind != "datetime":
         raise SchemaError(f"{where} must name another datetime column, got "
                           f"{shown(gap.column)} ({source.kind})")
