@@ -20,7 +20,7 @@ from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_values as many,
                                        near_hint, said)
-from gpu_dpsyn.data.draft_personal import left_out
+from gpu_dpsyn.data.draft_personal import left_out, repeated_id
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
@@ -75,11 +75,9 @@ class Guesser:
             why += written_numbers_hint(s) or censored_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
-        if self.individuals is None and not is_id and col.kind != "id" and id_name(name) \
-                and s.nunique() > FEW_IDS and s.dropna().duplicated().any():  # no --id
-            why += (f"; named like an identifier, its values repeat: if it names the person "
-                    f"each row is about (not a manager's, say), draft again with --id {name} "
-                    "(that person is then the unit of privacy)")
+        if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS \
+                and s.dropna().duplicated().any():
+            why += repeated_id(col, self.individuals is None)
         return col, why + self.note
 
     def _column(self, name: str, s: pd.Series, is_id: bool):

@@ -15,6 +15,7 @@ Left out, a column is neither an id (numbered 1..n) nor a refusal for its many v
 from __future__ import annotations
 
 import re
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -166,6 +167,24 @@ def hint(col) -> str:
     return "" if what is None else (
         f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE --drop "
         f"{col.name!r} --ignore {col.name!r})")
+
+
+def repeated_id(col, no_id: bool) -> str:
+    """The line's note for a column named like an identifier whose values repeat.  Without
+    --id (no_id) it may name the person each row is about; binned as a quantity (too many
+    values to list) it may name a group (a household), whose numbers, drawn evenly in their
+    bins, would link no synthetic rows: a census table's 9,000 households came out as
+    8,220 numbers among 21,785 persons."""
+    said = [f"if it names the person each row is about (not a manager's, say), draft "
+            f"again with --id {shlex.quote(col.name)} (that person is then the unit of "
+            "privacy)"] if no_id else []
+    if col.kind == "numeric":
+        name = shlex.quote(col.name)
+        said.append(f"if it names a group of rows (a household, an account), leave it out "
+                    f"(gpu-dpsyn schema FILE --drop {name} --ignore {name}): binned, its "
+                    "numbers link no synthetic rows")
+    return "; named like an identifier, its values repeat: " + "; ".join(said) if said \
+        else ""
 
 
 PERSON_WORDS = {"subject", "subj", "patient", "participant", "person", "customer", "client",
