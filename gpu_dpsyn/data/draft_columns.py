@@ -18,8 +18,8 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_values as many,
-                                       near_hint, said)
+from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_decimals, near_hint,
+                                        said, many_values as many)
 from gpu_dpsyn.data.draft_personal import left_out, repeated_id
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
@@ -213,7 +213,9 @@ class Guesser:
             if str(s.dtype).lower() == "float32":  # 0.1, not 0.10000000149011612
                 values = sorted({float(str(np.float32(v))) for v in values})
             return (Column(name, "categorical", values=values, nullable=nullable),
-                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
+                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few"
+                    + many_decimals(name, values, self.bins, vals,
+                                    self.missing.get(name)))
         lo, hi = rounded_range(float(numbers.min()), float(numbers.max()))
         spec = {"min": lo, "max": hi, "bins": self.bins}
         col, why = _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,
