@@ -21,13 +21,13 @@ from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
 from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_decimals, near_hint,
                                         said, many_values as many)
 from gpu_dpsyn.data.draft_personal import left_out, repeated_id
+from gpu_dpsyn.data.draft_text import text_hint
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, means_missing, mostly_numbers, near_codes,
-                                    numbering, places, sentinels, span_in,
-                                    written_numbers_hint, censored_hint)
+                                    numbering, places, sentinels, span_in, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -72,7 +72,7 @@ class Guesser:
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
-            why += written_numbers_hint(s) or censored_hint(s)
+            why += text_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
         if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS \
