@@ -57,3 +57,30 @@ def test_integer_codes_named_as_ids_are_listed_not_binned():
     assert s["school_id"].kind == "categorical"
     assert s["school_id"].values == list(range(1, 201))
     assert s["minutes"].kind == "numeric"
+
+
+def _persons(n=6000, seed=2):
+    """A census person table: 2,500 households numbered 1..2,500, a few persons each."""
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({"person_id": np.arange(1, n + 1),
+                         "household_id": np.sort(r.integers(1, 2501, n)),
+                         "age": r.integers(0, 95, n), "sex": r.choice(["F", "M"], n)})
+
+
+def test_a_binned_group_id_is_told_to_be_left_out():
+    """A census table's household_id (9,000 households, 2-14 persons each) was drafted in
+    32 equal bins, its line saying only 'draft again with --id household_id' if it names
+    the person: followed as drafted, each synthetic person drew a household number evenly
+    in its bin (8,220 distinct among 21,785 rows), numbers that link no one.  With --id
+    naming the person, the line said nothing at all."""
+    for ids in ((), ("person_id",)):
+        s, lines = _lines(_persons(), id_columns=ids)
+        line = _line(lines, "household_id")
+        assert s["household_id"].kind == "numeric"
+        assert "--ignore household_id" in line and "link no" in line
+        assert ("--id household_id" in line) == (not ids)
+
+
+def test_a_listed_id_is_not_told_to_be_left_out():
+    _, lines = _lines(_schools())
+    assert "--ignore" not in _line(lines, "school_id")

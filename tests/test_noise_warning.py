@@ -58,3 +58,19 @@ def test_a_merged_column_says_its_rare_values_come_out_more_often():
     with pytest.warns(UserWarning, match=r"spread evenly over them: the rarer more often "
                                          r"than they are"):
         Synthesizer(0.05, 1e-9, seed=0, progress=False).fit(_table(2000), SCHEMA)
+
+
+def test_every_swamped_column_is_named_past_the_fifth():
+    """A lab panel at 12 visits a patient, eps 1: the noise swamped 7 columns and the
+    warning named 5, with no word of 'ldl' and 'dx' (a bank table's at 10 records a
+    customer: 5 of 6, its currency left unsaid)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    cols = {f"q{i}": rng.integers(0, 90, n) for i in range(7)}
+    schema = {"columns": {c: {"type": "numeric", "integer": True, "min": 0, "max": 89,
+                              "bins": 30} for c in cols}}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(0.05, 1e-9, seed=0, progress=False).fit(pd.DataFrame(cols), schema)
+    said = " ".join(str(w.message) for w in seen if "noise swamps" in str(w.message))
+    assert all(f"'{c}'" in said for c in cols), said

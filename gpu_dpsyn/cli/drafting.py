@@ -7,7 +7,7 @@ import warnings
 
 import pandas as pd
 
-from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs
+from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs, command
 from gpu_dpsyn.data.files import JSON
 from gpu_dpsyn.data.ingest import read_table, table_format
 from gpu_dpsyn.data.values import BLANK_HEADER
@@ -61,9 +61,13 @@ def infer(a) -> int:
     print("\n".join(summary), file=sys.stderr)
     unit = schema.unit_id
     if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each
-        print(f"{unit!r} names the individual: add \"max_records_per_individual\": "
-              "N to the schema, a public bound on one individual's records (without it, one "
-              "record of each is kept)", file=sys.stderr)
+        # the edit, and what N costs either way: at the data's own most records a person
+        # (30, a bank's customers) a 34,000-row table's 0.3% fraud flag came out at 2.2%
+        edit = command("gpu-dpsyn", "schema", a.out, "--set", "max_records_per_individual=N")
+        print(f"{unit!r} names the individual: set a public bound N on one individual's "
+              f"records ({edit}; without it, one record of each is kept): the noise grows "
+              "with N, and records past N are dropped at random (gpu-dpsyn check counts "
+              "them)", file=sys.stderr)
     elif unit is not None and BLANK_HEADER.fullmatch(unit):  # (fit says so too)
         print(f"{unit!r}, a saved row index, names records, not people: each record is "
               "taken for one individual; if a person may have several records, draft again "

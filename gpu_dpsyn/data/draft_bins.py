@@ -15,8 +15,9 @@ ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its
 def log_edges(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
     """Log-spaced edges between the equal-width edges' ends when they fit the values
     clearly better (amounts, counts: right-skewed, often with many zeros); else None.
-    Bins are equal in log(x - min + shift), the shift 1e-4 .. 1e-1 of the range (integers:
-    at least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
+    Bins are equal in log(x - min + shift), or, over a range holding 0, in
+    asinh(x / shift) (signed_edges), the shift 1e-4 .. 1e-1 of the range (integers: at
+    least 1); "better" is a decode error at most LOG_GAIN of the equal widths'
     (decode_error).  The draft reads the data anyway; integer columns' edges are rounded
     up to integers, repeats dropped (bins of one integer at the low end); amounts in
     steps of `step` from the first edge, up to that grid (each bin holds a step)."""
@@ -28,13 +29,24 @@ def log_edges(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
     for f in (1e-4, 1e-3, 1e-2, 1e-1):
         shift = max((top - lo) * f, 1.0) if integer else (top - lo) * f
         e = lo - shift + np.geomspace(shift, top - lo + shift, len(edges))
-        e[0], e[-1] = lo, top
-        e = (np.unique(np.ceil(e)) if step == 1 else on_grid(e, step)) if integer \
-            else np.unique(significant(e, 3))
-        err = decode_error(x, e) if len(e) > 2 else np.inf
-        if err < best:
-            best, out = err, [int(v) if integer else float(v) for v in e]
+        for e in (e, signed_edges(lo, top, len(edges), shift)) if lo < 0 < top else (e,):
+            e[0], e[-1] = lo, top
+            e = (np.unique(np.ceil(e)) if step == 1 else on_grid(e, step)) if integer \
+                else np.unique(significant(e, 3))
+            err = decode_error(x, e) if len(e) > 2 else np.inf
+            if err < best:
+                best, out = err, [int(v) if integer else float(v) for v in e]
     return out
+
+
+def signed_edges(lo: float, top: float, n: int, shift: float) -> np.ndarray:
+    """n edges from lo < 0 to top > 0 equal in asinh(x / shift), the inner one nearest 0
+    set to 0: log-spaced out from 0 on both sides, for signed amounts whose mass is near
+    0 (debits and credits), where log(x - min + shift) is fine at the min only.  With 0
+    an edge no bin holds both signs, so a value's sign follows its bin's."""
+    e = shift * np.sinh(np.linspace(np.arcsinh(lo / shift), np.arcsinh(top / shift), n))
+    e[1 + int(np.argmin(np.abs(e[1:-1])))] = 0.0
+    return e
 
 
 def on_grid(e: np.ndarray, step: int) -> np.ndarray:

@@ -18,16 +18,16 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_values as many,
-                                       natural, near_hint, said)
-from gpu_dpsyn.data.draft_personal import left_out
+from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_decimals, natural,
+                                        near_hint, said, many_values as many)
+from gpu_dpsyn.data.draft_personal import left_out, repeated_id
+from gpu_dpsyn.data.draft_text import text_hint
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
                                         row_limit)
 from gpu_dpsyn.data.values import (ID_SHARE, LEADING_ZERO, all_text, as_datetime, as_numbers,
                                     decimal_comma, each_distinct, finest_unit, id_name,
                                     is_text, means_missing, mostly_numbers, near_codes,
-                                    numbering, places, sentinels, span_in,
-                                    written_numbers_hint, censored_hint)
+                                    numbering, places, sentinels, span_in, written_numbers_hint)
 from gpu_dpsyn.errors import SchemaError
 
 FEW_IDS = 20  # an --id column with at most this many distinct values is warned of
@@ -72,14 +72,12 @@ class Guesser:
         if col.kind == "categorical" and is_text(s) and decimal_comma(s.dropna()):
             why += "; they are numbers written with a comma: " + _COMMA
         elif col.kind in ("id", "categorical") and is_text(s):
-            why += written_numbers_hint(s) or censored_hint(s)
+            why += text_hint(s)
         if col.kind == "categorical" and is_text(s) and looks_dated(s):
             why += dates_hint(s.dropna())
-        if self.individuals is None and not is_id and col.kind != "id" and id_name(name) \
-                and s.nunique() > FEW_IDS and s.dropna().duplicated().any():  # no --id
-            why += (f"; named like an identifier, its values repeat: if it names the person "
-                    f"each row is about (not a manager's, say), draft again with --id {name} "
-                    "(that person is then the unit of privacy)")
+        if not is_id and col.kind != "id" and id_name(name) and s.nunique() > FEW_IDS \
+                and s.dropna().duplicated().any():
+            why += repeated_id(col, self.individuals is None)
         return col, why + self.note
 
     def _column(self, name: str, s: pd.Series, is_id: bool):
@@ -215,7 +213,9 @@ class Guesser:
             if str(s.dtype).lower() == "float32":  # 0.1, not 0.10000000149011612
                 values = sorted({float(str(np.float32(v))) for v in values})
             return (Column(name, "categorical", values=values, nullable=nullable),
-                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few")
+                    f"{len(values)} decimal values ({values[0]:g}..{values[-1]:g}), listed: few"
+                    + many_decimals(name, values, self.bins, vals,
+                                    self.missing.get(name)))
         lo, hi = rounded_range(float(numbers.min()), float(numbers.max()))
         spec = {"min": lo, "max": hi, "bins": self.bins}
         col, why = _binned(name, numbers, _numeric_edges(name, spec, False), False, nullable,

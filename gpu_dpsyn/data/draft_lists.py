@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
+
 from gpu_dpsyn.data.schema import Column, column_from_spec
 from gpu_dpsyn.data.text import pasted, settings
+from gpu_dpsyn.data.values import places
 
 
 def keep_answers(col: Column, answers: dict, nullable: bool, limit: int):
@@ -112,7 +115,27 @@ def many_values(name: str, listed: list, lo: int, hi: int, bins: int,
     if len(listed) <= bins or len(listed) < 0.5 * (hi - lo + 1):
         return ""
     coded = [f"missing_values={json.dumps([int(c) for c in missing])}"] if missing else []
-    edit = settings(name, ["type=numeric", f"min={lo}", f"max={hi}",
-                            f"bins={min(16, bins)}", *coded])
+    return _bin_it(name, [f"min={lo}", f"max={hi}", f"bins={min(16, bins)}", *coded])
+
+
+def many_decimals(name: str, listed: list, bins: int, vals: pd.Series,
+                  missing: list | None = None) -> str:
+    """many_values for listed decimals, the values `vals` as written (a lab value in
+    tenths, HbA1c 4.0..12.2): a quantity where they fill half the places of their last
+    digit; the edit sets the places again (a new type starts afresh: binned, 4.45342)."""
+    if len(listed) <= bins:
+        return ""
+    lo, hi = listed[0], listed[-1]
+    decimals = places(pd.Series(pd.unique(vals.to_numpy())))  # not a walk of every row
+    if decimals is None or len(listed) < 0.5 * (round((hi - lo) * 10 ** decimals) + 1):
+        return ""
+    coded = [f"missing_values={json.dumps(missing)}"] if missing else []
+    return _bin_it(name, [f"min={json.dumps(lo)}", f"max={json.dumps(hi)}",
+                          f"bins={min(16, bins)}", f"decimals={decimals}", *coded])
+
+
+def _bin_it(name: str, keys: list) -> str:
+    """The hint to bin a listed quantity, with its edit."""
+    edit = settings(name, ["type=numeric", *keys])
     return ("; if it is a quantity, not codes, and its relations with other columns matter "
             f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data import draft_after, draft_lookup, draft_personal
+from gpu_dpsyn.data import draft_after, draft_cuts, draft_lookup, draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
@@ -133,6 +133,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         data = {str(n): df[n] for n in df.columns}
         draft_lookup.presences(data, cols, whys)  # first: a flag held twice (Y/N, 1/0)
         draft_lookup.lookups(data, cols, whys)  # made the first a lookup's source, measured
+        draft_cuts.thresholds(data, cols, whys)  # a flag of a binned value's range
     read = {c.name: drafted_keys(c) + [k for k in ("unit", "bins") if c.name in guess.by_count
                                        and k in c.to_dict()][-1:] for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")

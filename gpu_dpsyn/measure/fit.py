@@ -269,7 +269,7 @@ def _warn_noisy(model) -> None:
     lv = model.levels[0]
     if lv.group:
         return
-    said = []
+    said, names = [], []
     for a, sd, mean in noise_per_value(lv):
         if a >= len(model.names):
             continue
@@ -282,8 +282,13 @@ def _warn_noisy(model) -> None:
         elif sd > mean:
             said.append(f"{model.names[a]!r} (noise sd {sd:,.0f} against {mean:,.0f} "
                         "records a value)")
-    if said:
-        warnings.warn(f"the noise swamps column(s) {', '.join(said[:5])}: their "
+        else:
+            continue
+        names.append(repr(model.names[a]))
+    if said:  # five said in full, the rest named (a lab panel's 'ldl' and 'dx' had not been)
+        more = names[5:25] + (["..."] if len(names) > 25 else [])
+        rest = f", and {len(names) - 5} more: {', '.join(more)}" if more else ""
+        warnings.warn(f"the noise swamps column(s) {', '.join(said[:5])}{rest}: their "
                       "distribution will be mostly noise. Fewer values or bins, a larger "
                       "epsilon or a lower max_records_per_individual would help",
                       UserWarning, stacklevel=4)
