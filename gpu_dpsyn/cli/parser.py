@@ -131,8 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "closer to their targets")
     s.add_argument("--no-denoise", action="store_true",
                    help="keep the measured marginals as they are: by default each multi-way "
-                        "marginal's cells become their posterior means under a prior on its "
-                        "counts estimated from the noisy counts (empirical Bayes)")
+                        "marginal is smoothed along its binned numbers and dates where that "
+                        "lowers its estimated error, and its cells become their posterior "
+                        "means under a prior on its counts estimated from the noisy counts "
+                        "(empirical Bayes)")
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "

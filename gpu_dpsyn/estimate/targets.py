@@ -9,12 +9,13 @@ from gpu_dpsyn.estimate.consistency import make_consistent
 from gpu_dpsyn.estimate.empirical_bayes import denoise_marginals
 
 
-def estimate(marginals, measured_cells, denoise: bool, rounds: int) -> float:
-    """The noisy marginals, in place, as GUM's targets: each multi-way one's cells by
+def estimate(marginals, measured_cells, denoise: bool, rounds: int, ordered=None) -> float:
+    """The noisy marginals, in place, as GUM's targets: each multi-way one's cells
+    smoothed along its ordered axes (ordered: {attr: ordered bins}, smoothing.py) and by
     their posterior means (empirical_bayes.py; denoise=False keeps them as measured),
     then consistent and non-negative.  Returns their common total."""
     if denoise:
-        denoise_marginals(marginals, measured_cells)
+        denoise_marginals(marginals, measured_cells, ordered)
     return make_consistent(marginals, max_rounds=rounds)
 
 

@@ -27,6 +27,7 @@ from gpu_dpsyn.data.values import BLANK_HEADER, id_name, person_id_name
 from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyParameterError,
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
+from gpu_dpsyn.estimate.smoothing import ordered_lengths
 from gpu_dpsyn.estimate.targets import estimate, noise_per_value, pooled_total
 from gpu_dpsyn.measure import dpsyn, privsyn, quantiles, rounds
 from gpu_dpsyn.measure.marginals import LocalCounts
@@ -60,7 +61,9 @@ class FitState:
     def estimate(self, marginals, measured_cells) -> float:
         s = self.settings
         with step(s.progress, "estimate: denoise, make the marginals consistent"):
-            return estimate(marginals, measured_cells, s.denoise, s.consistency_rounds)
+            return estimate(marginals, measured_cells, s.denoise, s.consistency_rounds,
+                            ordered_lengths(self.model.schema.synth_columns,
+                                            self.model.recodes))
 
     def choose_bins(self, fractions) -> None:
         """Buy the private-quantile columns' edges (charged first): the schema and domain
