@@ -14,7 +14,7 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
-                                 check_schema_out, command, kept_aside, spent,
+                                 check_command, check_schema_out, kept_aside, spent,
                                  write_ledger)
 from gpu_dpsyn.data.dtypes import dictionary_types
 from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
@@ -94,7 +94,7 @@ def synthesize(a) -> int:
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
               f"dropped (said on every run, whether or not there were any: "
-              f"{command('gpu-dpsyn', 'check', a.input, '--schema', a.schema)} lists them)",
+              f"{check_command(a.input, a.schema)} lists them)",
               file=sys.stderr)
     return 0
 
@@ -236,7 +236,7 @@ def evaluate(a) -> int:
             raise DPSynError(f"no row of the real table is left once the schema's rule "
                              f"repairs it ({read:,} rows read, every one dropped): see what "
                              f"it drops with "
-                             f"{command('gpu-dpsyn', 'check', a.real, '--schema', a.schema)}")
+                             f"{check_command(a.real, a.schema)}")
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here
         schema = comparison_schema(real, syn)
