@@ -17,7 +17,7 @@ from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, c
                                  check_command, check_schema_out, kept_aside, spent,
                                  write_ledger)
 from gpu_dpsyn.data.dtypes import dictionary_types
-from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
+from gpu_dpsyn.data.files import JSON, claiming, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
 
@@ -47,13 +47,20 @@ def synthesize(a) -> int:
         return _synthesize_on_dask(a)
     if a.batch_rows is not None:
         raise DPSynError("--batch-rows is for --workers / --scheduler runs")
-    from gpu_dpsyn.backends import gpu_available
-    from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
     check_inputs(a.input, a.public, parts=True)
     check_public(a.public, [a.input])
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
+    with claiming({"--out": a.out, "--ledger": a.ledger}):  # till they are written
+        return _synthesize(a)
+
+
+def _synthesize(a) -> int:
+    """synthesize, its outputs claimed: the checks that a run started since could fail,
+    the fit, the release."""
+    from gpu_dpsyn.backends import gpu_available
+    from gpu_dpsyn.data.schema import load_schema
     check_new_table(a.out, "--out", a.overwrite)
     check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)

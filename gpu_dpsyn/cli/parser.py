@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--overwrite", action="store_true",
                    help="replace files already at --out and --ledger (without it, they are "
                         "refused: another table, another run's ledger); --workers runs need "
-                        "a new or empty directory")
+                        "a new or empty directory; files another run is writing are refused "
+                        "either way")
     s.add_argument("--rows", type=_integer, default=None,
                    help="rows to write (default: the differentially private estimate of the "
                         "real row count)")
