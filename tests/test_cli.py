@@ -214,6 +214,26 @@ def test_the_suggested_check_command_can_be_pasted(files, capsys, tmp_path):
                                  "--schema", str(schema)]
 
 
+def test_the_suggested_check_command_names_a_file_that_starts_with_a_dash(files, capsys,
+                                                                        monkeypatch):
+    """"gpu-dpsyn check -in.csv --schema s.json" read -in.csv as an option (argparse:
+    'the following arguments are required: input'): such a name is written ./-in.csv."""
+    import shlex
+    from gpu_dpsyn.cli import build_parser
+    tmp, real, schema = files
+    (tmp / "-in.csv").write_bytes(real.read_bytes())
+    (tmp / "-s.json").write_bytes(schema.read_bytes())
+    monkeypatch.chdir(tmp)
+    assert main(["synthesize", "--schema=-s.json", "--epsilon", "1", "--delta", "1e-9",
+                 "--out", "o.csv", "--rows", "50", "--iterations", "1", "--quiet", "--",
+                 "-in.csv"]) == 0
+    line = next(x for x in capsys.readouterr().err.splitlines() if "gpu-dpsyn check" in x)
+    said = line[line.index("gpu-dpsyn check"):line.index(" lists them")]
+    a = build_parser().parse_args(shlex.split(said)[1:])
+    assert (tmp / a.input).samefile(tmp / "-in.csv")
+    assert (tmp / a.schema).samefile(tmp / "-s.json")
+
+
 def test_synthesize_says_an_individuals_records_are_not_linked(tmp_path, capsys):
     """A claims table's patient_id came out 1..n, one claim each (11,056 patients with up
     to 11 claims in the real table), and nothing said readmissions could not be studied."""

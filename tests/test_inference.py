@@ -712,6 +712,23 @@ def test_values_differing_only_in_case_or_spaces_are_pointed_out():
     assert "letter case" not in next(x for x in lines if x.strip().startswith("dept"))
 
 
+def test_values_differing_only_in_how_an_accent_is_encoded_are_pointed_out():
+    """'café' composed (NFC) and as 'e' + a combining accent (NFD, as macOS names files)
+    were listed as two values that print alike, and the line said nothing of them (with
+    'Café' too it counted 4 values and showed 3)."""
+    import unicodedata
+    nfc, nfd = (unicodedata.normalize(f, "café") for f in ("NFC", "NFD"))
+    df = pd.DataFrame({"shop": [nfc, nfd, "bar"] * 20, "n": np.arange(60) % 3})
+    s, lines = _infer_with_summary(df)
+    line = next(x for x in lines if x.strip().startswith("shop"))
+    assert "2 values differ only in" in line and "Unicode" in line, line
+    assert ascii(nfc) in line and ascii(nfd) in line, line  # told apart as written
+    s, lines = _infer_with_summary(pd.DataFrame({"shop": [nfc, "Café", "bar"] * 20,
+                                                 "n": np.arange(60) % 3}))
+    line = next(x for x in lines if x.strip().startswith("shop"))
+    assert "letter case or spaces" in line and "Unicode" not in line, line
+
+
 def _python_calls(fn) -> int:
     """Python function calls (generator steps included) and builtin calls made by fn()."""
     import sys

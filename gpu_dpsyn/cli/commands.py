@@ -14,10 +14,10 @@ from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
-                                 check_schema_out, command, kept_aside, spent,
+                                 check_command, check_schema_out, kept_aside, spent,
                                  write_ledger)
 from gpu_dpsyn.data.dtypes import dictionary_types
-from gpu_dpsyn.data.files import JSON, file_id, read_small, write_text
+from gpu_dpsyn.data.files import JSON, claiming, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
                                    table_format, write_table)
 
@@ -47,13 +47,20 @@ def synthesize(a) -> int:
         return _synthesize_on_dask(a)
     if a.batch_rows is not None:
         raise DPSynError("--batch-rows is for --workers / --scheduler runs")
-    from gpu_dpsyn.backends import gpu_available
-    from gpu_dpsyn.data.schema import load_schema
     # every check that can fail runs before the private table is read
     check_inputs(a.input, a.public, parts=True)
     check_public(a.public, [a.input])
     check_outputs({"--out": a.out, "--ledger": a.ledger}, [a.input, a.schema, a.public])
     table_format(a.out, "--out")
+    with claiming({"--out": a.out, "--ledger": a.ledger}):  # till they are written
+        return _synthesize(a)
+
+
+def _synthesize(a) -> int:
+    """synthesize, its outputs claimed: the checks that a run started since could fail,
+    the fit, the release."""
+    from gpu_dpsyn.backends import gpu_available
+    from gpu_dpsyn.data.schema import load_schema
     check_new_table(a.out, "--out", a.overwrite)
     check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
@@ -94,7 +101,7 @@ def synthesize(a) -> int:
     if a.on_invalid == "repair":  # said on every run: it tells nothing of the table
         print(f"any value the schema does not allow was repaired first, or its row "
               f"dropped (said on every run, whether or not there were any: "
-              f"{command('gpu-dpsyn', 'check', a.input, '--schema', a.schema)} lists them)",
+              f"{check_command(a.input, a.schema)} lists them)",
               file=sys.stderr)
     return 0
 
@@ -236,7 +243,7 @@ def evaluate(a) -> int:
             raise DPSynError(f"no row of the real table is left once the schema's rule "
                              f"repairs it ({read:,} rows read, every one dropped): see what "
                              f"it drops with "
-                             f"{command('gpu-dpsyn', 'check', a.real, '--schema', a.schema)}")
+                             f"{check_command(a.real, a.schema)}")
     inferred = schema is None
     if inferred:  # evaluation is not a release; the data's own domain is fine here
         schema = comparison_schema(real, syn)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import textwrap
 
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.selection.triples import ROUNDS
@@ -18,6 +19,29 @@ BUDGET_HELP = """choosing epsilon and delta:
   weak; epsilon = 1 is a common starting point.
   delta is the probability that the epsilon bound may fail. Choose it well below 1/n for n
   individuals, typically 1e-9 to 1e-6 (1e-9 costs little accuracy)."""
+
+
+# a command line to start from, shown under each subcommand's --help
+EXAMPLES = {
+    "synthesize": "gpu-dpsyn synthesize mydata.csv --schema myschema.json --epsilon 1 "
+                  "--delta 1e-9 --out synthetic.csv --ledger ledger.json",
+    "evaluate": "gpu-dpsyn evaluate mydata.csv synthetic.csv --schema myschema.json "
+                "--ledger ledger.json --report report.html",
+    "infer-schema": "gpu-dpsyn infer-schema mydata.csv --out myschema.json --id person_id",
+    "check": "gpu-dpsyn check mydata.csv --schema myschema.json",
+    "schema": "gpu-dpsyn schema myschema.json --set age.min=0 --set age.max=120 "
+              "--reviewed age",
+}
+
+
+def _command(sub, name: str, summary: str, more: str = "", epilog: str = ""):
+    """A subcommand whose --help opens with what it does (its line in the command list,
+    which alone said so) and ends with an example (EXAMPLES) above any epilog."""
+    text = textwrap.fill(f"{summary[0].upper()}{summary[1:]}.{' ' + more if more else ''}",
+                         79)
+    tail = f"example:\n  {EXAMPLES[name]}" + (f"\n\n{epilog}" if epilog else "")
+    return sub.add_parser(name, help=summary, description=text, epilog=tail,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
                    help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("synthesize", help="fit on a private table and write a synthetic one",
-                       epilog=BUDGET_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s = _command(sub, "synthesize", "fit on a private table and write a synthetic one",
+                 epilog=BUDGET_HELP)
     s.add_argument("input", help="the private table (.csv, .csv.gz/.bz2/.xz/.zip, .parquet)")
     s.add_argument("--schema", required=True,
                    help="public schema JSON (ours or NIST); draft one with infer-schema, then "
@@ -86,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--overwrite", action="store_true",
                    help="replace files already at --out and --ledger (without it, they are "
                         "refused: another table, another run's ledger); --workers runs need "
-                        "a new or empty directory")
+                        "a new or empty directory; files another run is writing are refused "
+                        "either way")
     s.add_argument("--rows", type=_integer, default=None,
                    help="rows to write (default: the differentially private estimate of the "
                         "real row count)")
@@ -165,8 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
     s.add_argument("--batch-rows", type=_integer, default=None, metavar="N",
                    help="rows per sampling batch on Dask (default: from worker memory)")
-    e = sub.add_parser("evaluate", help="compare a synthetic table with the real one: TVD of "
-                                        "1/2/3-way marginals, optional HTML report")
+    e = _command(sub, "evaluate", "compare a synthetic table with the real one: TVD of "
+                                  "1/2/3-way marginals, optional HTML report")
     e.add_argument("real", help="the real (private) table")
     e.add_argument("synthetic", help="the synthetic table")
     e.add_argument("--schema", help="schema JSON (default: inferred from both tables)")
@@ -184,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "real, both tested on held-out real rows (needs "
                                     "scikit-learn, the 'ml' extra)")
     e.add_argument("--quiet", action="store_true", help="no progress bars")
-    i = sub.add_parser("infer-schema", help="draft a schema from data (NOT private)")
+    i = _command(sub, "infer-schema", "draft a schema from data (NOT private)",
+                 "Review the draft before synthesizing: it reads its values off the table.")
     i.add_argument("input", help="the table to read the draft from")
     i.add_argument("--out", required=True, help="the schema JSON to write")
     i.add_argument("--bins", type=_integer, default=32,
@@ -203,16 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
                        ("--encoding", "the text encoding (default: utf-8, or cp1252 for a "
                                       "file that is no UTF-8)")):
         i.add_argument(flag, help=f"CSV: {what}; kept in the schema's \"csv\"")
-    c = sub.add_parser("check", help="list the values of a table the schema does not allow, "
-                                     "and what synthesize would do with them (NOT private)",
-                       description="Exit status 0 when synthesize would read every value as "
-                                   "it is, 1 when it lists something, 2 on an error.")
+    c = _command(sub, "check", "list the values of a table the schema does not allow, and "
+                               "what synthesize would do with them (NOT private)",
+                 "Exit status 0 when synthesize would read every value as it is, 1 when "
+                 "it lists something, 2 on an error.")
     c.add_argument("input", help="the table to check: a file, or a directory or glob of "
                                  "CSV or Parquet parts (as synthesize --workers reads them)")
     c.add_argument("--schema", required=True, help="schema JSON")
-    k = sub.add_parser("schema", help="edit a schema file: set a column's range or type, "
-                                      "drop or ignore a column, mark drafted values "
-                                      "reviewed")
+    k = _command(sub, "schema", "edit a schema file: set a column's range or type, drop "
+                                "or ignore a column, mark drafted values reviewed")
     k.add_argument("file", help="the schema JSON (edited in place unless --out)")
     k.add_argument("--set", action="append", default=[], metavar="[COLUMN.]KEY=VALUE",
                    help="set a key (repeatable): age.min=0, age.max=120, age.bins=12, "

@@ -23,6 +23,13 @@ def command(*words) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
+def check_command(table, schema) -> str:
+    """The check command line for a table and schema; a name that starts with '-' as
+    ./-in.csv (argparse read -in.csv as an option, and the pasted command failed)."""
+    table, schema = (f"./{p}" if str(p).startswith("-") else p for p in (table, schema))
+    return command("gpu-dpsyn", "check", table, "--schema", schema)
+
+
 def check_inputs(*paths, parts: bool = False) -> None:
     """A directory given as a table is named as one (read_table would say 'no such file').
     parts: the first path may be a directory of parts on Dask (synthesize's input)."""

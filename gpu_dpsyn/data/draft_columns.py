@@ -19,7 +19,7 @@ from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
 from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_decimals, natural,
-                                        near_hint, said, many_values as many)
+                                        near_hint, said, spellings, many_values as many)
 from gpu_dpsyn.data.draft_personal import left_out, repeated_id
 from gpu_dpsyn.data.draft_text import text_hint
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
@@ -246,7 +246,7 @@ class Guesser:
         return (Column(name, "categorical", values=values, nullable=nullable),
                 f"{len(values)} text values" + (", leading zeros kept" if zeros else "")
                 + ("; \"\" read as missing (a CSV writes both as an empty cell)"
-                   if empty else "") + _spellings(values))
+                   if empty else "") + spellings(values))
 
     def _iso_layout(self, name, vals) -> None:
         """The "format" that writes ISO text back as it was: to the minute as it was (with
@@ -347,33 +347,6 @@ def _several_layouts(vals: pd.Series) -> str:
     """Why dates in several layouts are left out of a draft."""
     return (f"dates in several layouts (such as {_such(vals)}): write them one way, ISO 8601 "
             "or one layout named by \"format\", to synthesize them")
-
-
-def _spellings(values: list) -> str:
-    """A note naming values that differ only in letter case or spaces ('Sales', 'sales',
-    'SALES '): one category written several ways is several in the schema."""
-    groups = {}
-    for v in values:
-        if isinstance(v, str):
-            groups.setdefault(" ".join(v.split()).casefold(), []).append(v)
-    twins = [g for g in groups.values() if len(g) > 1]
-    answers = [k for k in groups if k in _YES or k in _NO]  # yes/Y/TRUE/1, no/..., others
-    if len(answers) > 2:
-        ways = len({_YES.get(k, _NO.get(k)) for k in answers})
-        if ways > 1:
-            return (f"; yes/no answers written {ways} ways ({', '.join(map(repr, values[:6]))})"
-                    ": one answer written several ways is several values in the schema; "
-                    "write them one way in the data first (true/false reads as booleans)")
-    if not twins:
-        return ""
-    such = "; ".join(", ".join(map(repr, g[:3])) for g in twins[:2])
-    return (f"; {sum(map(len, twins))} values differ only in letter case or spaces ({such}):"
-            " if each group is one category, write it one way in the data first")
-
-
-# yes/no words, each with its way of writing the answer
-_YES = {"yes": "yes", "y": "y", "true": "true", "t": "t", "1": "1"}
-_NO = {"no": "yes", "n": "y", "false": "true", "f": "t", "0": "1"}
 
 
 _SKEWED = ("log-spaced bins: skewed, they decode it at under half the error of equal "

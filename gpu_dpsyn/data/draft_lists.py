@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 import pandas as pd
 
@@ -139,3 +140,42 @@ def _bin_it(name: str, keys: list) -> str:
     edit = settings(name, ["type=numeric", *keys])
     return ("; if it is a quantity, not codes, and its relations with other columns matter "
             f"more than single values, bin it (gpu-dpsyn schema FILE {edit})")
+
+
+def spellings(values: list) -> str:
+    """A note naming values that differ only in letter case or spaces ('Sales', 'sales',
+    'SALES ') or in how an accent is encoded ('café' composed, or 'e' and a combining
+    accent: Unicode NFC and NFD, which print alike): one category written several ways is
+    several in the schema."""
+    groups = {}
+    for v in values:
+        if isinstance(v, str):
+            key = " ".join(unicodedata.normalize("NFC", v).split()).casefold()
+            groups.setdefault(key, []).append(v)
+    twins = [g for g in groups.values() if len(g) > 1]
+    answers = [k for k in groups if k in _YES or k in _NO]  # yes/Y/TRUE/1, no/..., others
+    if len(answers) > 2:
+        ways = len({_YES.get(k, _NO.get(k)) for k in answers})
+        if ways > 1:
+            return (f"; yes/no answers written {ways} ways ({', '.join(map(repr, values[:6]))})"
+                    ": one answer written several ways is several values in the schema; "
+                    "write them one way in the data first (true/false reads as booleans)")
+    if not twins:
+        return ""
+    def nfc(v):
+        return unicodedata.normalize("NFC", v)
+    # groups with two encodings of one text first, those two first in their group
+    encoded = [sorted(g, key=lambda v: ([*map(nfc, g)].count(nfc(v)) == 1, nfc(v)))
+               for g in twins if len(set(map(nfc, g))) < len(g)]
+    twins = encoded + [g for g in twins if len(set(map(nfc, g))) == len(g)]
+    show = ascii if encoded else repr  # (two encodings of 'café' print alike)
+    such = "; ".join(", ".join(map(show, g[:3])) for g in twins[:2])
+    how = "letter case or spaces" + (", or in how an accent is encoded (Unicode NFC or NFD)"
+                                     if encoded else "")
+    return (f"; {sum(map(len, twins))} values differ only in {how} ({such}): if each group "
+            "is one category, write it one way in the data first")
+
+
+# yes/no words, each with its way of writing the answer
+_YES = {"yes": "yes", "y": "y", "true": "true", "t": "t", "1": "1"}
+_NO = {"no": "yes", "n": "y", "false": "true", "f": "t", "0": "1"}

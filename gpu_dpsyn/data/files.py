@@ -21,6 +21,11 @@ from pathlib import Path
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.errors import DPSynError
 
+try:
+    import fcntl
+except ImportError:  # (Windows: no claims, as before them)
+    fcntl = None
+
 
 def _where(path, flag: str | None) -> str:
     return f"{flag} {shown(str(path))}" if flag else shown(str(path))
@@ -212,3 +217,59 @@ def write_text(path, text: str, flag: str | None = None) -> None:
     with replacing(path, flag) as tmp:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+@contextmanager
+def claiming(outputs: dict):
+    """Hold a claim on each output (flag -> path; None skipped) while the body runs: a lock
+    (flock) on a file beside it, .NAME.lock, removed after.  A second run writing one of
+    them is refused at once, before it reads anything: both had checked that nothing was
+    there, and the later one's table replaced the earlier one's without --overwrite.  The
+    lock dies with its process (a kill -9 leaves the file, which the next run reuses); a
+    claim that cannot be made (no such directory: check_output says so; a file system
+    without locks) is left out."""
+    held = []
+    try:
+        for flag, path in outputs.items():
+            if path is not None and fcntl is not None:
+                held.append(_claim(target_of(path), flag, path))
+        yield
+    finally:
+        for got in held:
+            if got is not None:
+                fd, lock = got
+                try:
+                    os.remove(lock)  # (before the lock goes: the next run makes its own)
+                except OSError:
+                    pass
+                os.close(fd)
+
+
+def _claim(target: Path, flag: str, path):
+    """(fd, lock file) of a lock held on target's claim, None where none can be made."""
+    name = target.name
+    while name and len(os.fsencode(f".{name}.lock")) > _NAME_MAX:
+        name = name[:-1]
+    lock = target.parent / f".{name}.lock"
+    for _ in range(100):  # (a lock file removed between its open and its lock: again)
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DPSynError(f"{_where(path, flag)} is being written by another gpu-dpsyn "
+                             f"run (it holds {str(lock)!r}): wait for it to end, or give "
+                             "another name") from None
+        except OSError:
+            os.close(fd)
+            return None
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(lock)):
+                return fd, lock
+        except OSError:
+            pass
+        os.close(fd)
+    return None

@@ -1,0 +1,54 @@
+"""Two synthesize runs writing one --out at once: each had checked that nothing was there
+before its fit, then the later one's table (and ledger) replaced the earlier one's without
+--overwrite (a probe: two runs, seeds 1 and 2, both 'wrote 100,000 synthetic rows to
+cc.csv', rc 0, one table left), and the ledger left beside it could be the other run's.
+The second run is now refused before it reads the table or spends anything."""
+import json
+
+import pytest
+
+from conftest import cli_files
+from gpu_dpsyn.cli import main
+from gpu_dpsyn.synthesizer import Synthesizer
+
+COLS = ["month", "carrier", "origin"]
+
+
+@pytest.fixture
+def files(tmp_path, flights, flights_schema):
+    return cli_files(tmp_path, flights, flights_schema, COLS, 2000)
+
+
+def _args(real, schema, out, ledger, seed, *extra):
+    return ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
+            "1e-9", "--out", str(out), "--ledger", str(ledger), "--rows", "50", "--seed",
+            str(seed), "--iterations", "1", "--quiet", *extra]
+
+
+@pytest.mark.parametrize("extra", [[], ["--overwrite"]])
+@pytest.mark.parametrize("shared", ["--out", "--ledger"])
+def test_a_second_run_onto_an_output_being_written_is_refused_before_its_fit(
+        files, capsys, monkeypatch, extra, shared):
+    tmp, real, schema = files
+    fit, fits, second = Synthesizer.fit, [], {}
+
+    def fit_and_start_another(self, *a, **k):
+        fits.append(1)
+        if len(fits) == 1:  # the second run starts while the first is fitting
+            out = tmp / "o.csv" if shared == "--out" else tmp / "o2.csv"
+            ledger = tmp / "l.json" if shared == "--ledger" else tmp / "l2.json"
+            second["rc"] = main(_args(real, schema, out, ledger, 2, *extra))
+            second["err"] = capsys.readouterr().err
+        return fit(self, *a, **k)
+    monkeypatch.setattr(Synthesizer, "fit", fit_and_start_another)
+    assert main(_args(real, schema, tmp / "o.csv", tmp / "l.json", 1, *extra)) == 0
+    assert second["rc"] == 2 and len(fits) == 1, second  # refused, nothing spent
+    err = second["err"].strip().splitlines()[-1]
+    assert err.startswith("gpu-dpsyn: error: ") and "another gpu-dpsyn run" in err, err
+    assert shared in err, err
+    assert json.loads((tmp / "l.json").read_text())["table"] == {"file": "o.csv", "rows": 50}
+    assert not (tmp / "o2.csv").exists() and not (tmp / "l2.json").exists()
+    # the claim is let go: a run after it is not refused, nor are its files left behind
+    assert main(_args(real, schema, tmp / "o.csv", tmp / "l.json", 3, "--overwrite")) == 0
+    assert sorted(p.name for p in tmp.iterdir()) == ["l.json", "o.csv", "real.csv",
+                                                     "schema.json"]
