@@ -84,8 +84,13 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
     broadcasts to, and each cell's share of that change where the cells' variances differ
     (Marginal.spread; None: even shares))."""
     plan = []
+    holding: dict = {}  # each attribute's marginals, in their order
+    for i, m in enumerate(marginals):
+        for a in m.attrs:
+            holding.setdefault(a, []).append(i)
     for sub in subsets:
-        views = [m for m in marginals if set(sub) <= set(m.attrs)]
+        views = [marginals[i] for i in holding.get(sub[0], ())
+                 if set(sub) <= set(marginals[i].attrs)] if sub else list(marginals)
         if len(views) < 2 and (sub or total is None):
             continue
         entries = []
