@@ -72,3 +72,41 @@ def test_weighted_mean_uses_inverse_variance():
     w_tot = (1 * 100 + 0.25 * 200) / 1.25
     assert a.values.sum() == pytest.approx(w_tot) and b.values.sum() == pytest.approx(w_tot)
     assert np.allclose(a.values, b.values)
+
+
+def _subsets_by_closure(sets) -> list:
+    """The intersections closed pairwise until nothing new (the first form: quadratic)."""
+    import itertools
+    sets = {frozenset(s) for s in sets}
+    found = {a & b for a, b in itertools.combinations(sets, 2)}
+    frontier = set(found)
+    while frontier:
+        new = {x & y for x in frontier for y in found} - found
+        found |= new
+        frontier = new
+    found.add(frozenset())
+    return sorted((tuple(sorted(s)) for s in found), key=lambda s: (len(s), s))
+
+
+def test_subsets_are_the_closure_of_the_pairwise_intersections():
+    from gpu_dpsyn.core.types import Marginal
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        d = int(rng.integers(2, 12))
+        sets = [tuple(sorted(rng.choice(d, int(rng.integers(1, min(d, 3) + 1)), replace=False)))
+                for _ in range(int(rng.integers(1, 25)))]
+        ms = [Marginal(s, (2,) * len(s), np.ones(2 ** len(s)), 1.0) for s in sets]
+        assert _subsets(ms) == _subsets_by_closure(sets), sets
+
+
+def test_top_is_the_marginals_inside_no_other():
+    from gpu_dpsyn.core.types import Marginal
+    from gpu_dpsyn.estimate.targets import top
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        d = int(rng.integers(2, 10))
+        sets = [tuple(sorted(rng.choice(d, int(rng.integers(0, min(d, 3) + 1)), replace=False)))
+                for _ in range(int(rng.integers(1, 20)))]
+        ms = [Marginal(s, (2,) * len(s), np.ones(2 ** len(s)), 1.0) for s in sets]
+        want = [m for m in ms if not any(set(m.attrs) < set(o.attrs) for o in ms)]
+        assert [id(m) for m in top(ms)] == [id(m) for m in want], sets

@@ -47,17 +47,27 @@ def norm_cut(v: np.ndarray) -> np.ndarray:
 
 
 def _subsets(marginals) -> list[tuple]:
-    """All non-empty intersections of the marginals' attribute sets, and the empty set."""
-    sets = {frozenset(m.attrs) for m in marginals}
-    found = set()
-    for a, b in itertools.combinations(sets, 2):
-        found.add(a & b)
-    frontier = set(found)
-    while frontier:  # close under intersection
-        new = {x & y for x in frontier for y in found} - found
-        found |= new
-        frontier = new
-    found.add(frozenset())
+    """All intersections of two or more of the marginals' attribute sets, and the empty
+    set.  S is one exactly where the sets holding S meet in S itself (S is then their
+    intersection; an intersection of a family is held by every member), so only the
+    subsets of each set are tried, each against the sets holding its attributes (an index
+    by attribute): closing the pairwise intersections under intersection took 111 s at
+    300 columns (a probe's profile)."""
+    sets = sorted({frozenset(m.attrs) for m in marginals}, key=sorted)
+    holding: dict = {}
+    for i, s in enumerate(sets):
+        for a in s:
+            holding.setdefault(a, set()).add(i)
+    found = {frozenset()}
+    for s in sets:
+        for k in range(1, len(s)):  # (s itself is held by s alone: sets are distinct)
+            for sub in itertools.combinations(sorted(s), k):
+                if frozenset(sub) in found:
+                    continue
+                held = set.intersection(*(holding[a] for a in sub))
+                if len(held) > 1 and frozenset.intersection(*(sets[i] for i in held)) \
+                        == frozenset(sub):
+                    found.add(frozenset(sub))
     return sorted((tuple(sorted(s)) for s in found), key=lambda s: (len(s), s))
 
 
@@ -74,8 +84,13 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
     broadcasts to, and each cell's share of that change where the cells' variances differ
     (Marginal.spread; None: even shares))."""
     plan = []
+    holding: dict = {}  # each attribute's marginals, in their order
+    for i, m in enumerate(marginals):
+        for a in m.attrs:
+            holding.setdefault(a, []).append(i)
     for sub in subsets:
-        views = [m for m in marginals if set(sub) <= set(m.attrs)]
+        views = [marginals[i] for i in holding.get(sub[0], ())
+                 if set(sub) <= set(marginals[i].attrs)] if sub else list(marginals)
         if len(views) < 2 and (sub or total is None):
             continue
         entries = []

@@ -20,9 +20,16 @@ def estimate(marginals, measured_cells, denoise: bool, rounds: int, ordered=None
 
 
 def top(marginals) -> list:
-    """The marginals inside no other one."""
-    sets = [set(m.attrs) for m in marginals]
-    return [m for m, s in zip(marginals, sets) if not any(s < o for o in sets)]
+    """The marginals inside no other one: each checked against the marginals that hold
+    its first attribute (every pair checked took 135 s at 300 columns, a probe's profile)."""
+    sets = [frozenset(m.attrs) for m in marginals]
+    holding: dict = {}
+    for i, s in enumerate(sets):
+        for a in s:
+            holding.setdefault(a, []).append(i)
+    every = range(len(sets))  # (an empty set is inside any other)
+    return [m for m, s in zip(marginals, sets)
+            if not any(s < sets[i] for i in (holding[min(s)] if s else every))]
 
 
 def scaled_targets(level, n: int) -> list:
