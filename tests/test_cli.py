@@ -144,8 +144,9 @@ def test_outputs_may_not_overwrite_each_other_or_the_input(files, capsys, monkey
     tmp, real, schema = files
     monkeypatch.chdir(tmp)
     _no_reading(monkeypatch)
+    out = [] if "--out" in extra else ["--out", "o.csv"]
     assert main(["synthesize", "real.csv", "--schema", str(schema), "--epsilon", "1",
-                 "--delta", "1e-9", "--out", "o.csv", "--quiet"] + extra) == 2
+                 "--delta", "1e-9", "--quiet"] + out + extra) == 2
     assert match in capsys.readouterr().err
 
 
@@ -288,10 +289,35 @@ def _one_line_error(capsys, *parts):
 def test_bad_synthesize_parameters_are_one_line_errors(files, capsys, monkeypatch, extra, parts):
     tmp, real, schema = files
     _no_reading(monkeypatch)
-    args = ["synthesize", str(real), "--schema", str(schema), "--epsilon", "1", "--delta",
-            "1e-9", "--out", str(tmp / "o.csv"), "--quiet"]
-    assert main(args + extra) == 2  # (a repeated --epsilon: argparse keeps the last)
+    args = ["synthesize", str(real), "--schema", str(schema), "--delta", "1e-9", "--out",
+            str(tmp / "o.csv"), "--quiet"]
+    eps = [] if "--epsilon" in extra else ["--epsilon", "1"]
+    assert main(args + eps + extra) == 2
     _one_line_error(capsys, *parts)
+
+
+@pytest.mark.parametrize("twice,said", [
+    (["--epsilon", "1", "--epsilon", "10"], "--epsilon is given twice (1.0 and 10.0)"),
+    (["--epsilon", "1", "--epsilon=10"], "--epsilon is given twice (1.0 and 10.0)"),
+    (["--epsilon", "1", "--out", "b.csv"], "--out is given twice ('a.csv' and 'b.csv')"),
+])
+def test_an_option_given_twice_with_two_values_is_refused(files, capsys, monkeypatch, twice,
+                                                          said):
+    """--epsilon 1 ... --epsilon 10 ran at 10 (argparse keeps the last), said only in the
+    run's last line: a script's default and an override spent ten times the budget."""
+    tmp, real, schema = files
+    _no_reading(monkeypatch)
+    args = ["synthesize", str(real), "--schema", str(schema), "--delta", "1e-9", "--out",
+            "a.csv", "--quiet"]
+    assert main(args + twice) == 2
+    _one_line_error(capsys, said, "give it once")
+
+
+def test_an_option_given_twice_alike_is_taken(files, monkeypatch):
+    from gpu_dpsyn.cli.parser import build_parser
+    a = build_parser().parse_args(["synthesize", "t.csv", "--schema", "s.json", "--epsilon",
+                                   "1", "--epsilon", "1.0", "--delta", "1e-9", "--out", "o.csv"])
+    assert a.epsilon == 1.0
 
 
 @pytest.mark.parametrize("value", ["0", "-3"])

@@ -5,7 +5,7 @@ import argparse
 import re
 import textwrap
 
-from gpu_dpsyn.errors import DPSynError
+from gpu_dpsyn.errors import DPSynError, ParameterError
 from gpu_dpsyn.selection.triples import ROUNDS
 
 DESCRIPTION = ("Differentially private synthetic tables. Draft a schema from a table "
@@ -54,6 +54,29 @@ class _Parser(argparse.ArgumentParser):
             message += "; a value that starts with '-' goes joined to its flag (--set=-a.min=0)"
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "  # given
                      "options)\n")
+
+
+class _Once(argparse._StoreAction):
+    """A single-valued option: refused when given again with another value (argparse
+    keeps the last: --epsilon 1 ... --epsilon 10 ran at 10, said only in the run's last
+    line, where a script's default met an override)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", set())
+        if self.dest in given and getattr(namespace, self.dest) != values:
+            raise ParameterError(f"{self.option_strings[0]} is given twice "
+                                 f"({getattr(namespace, self.dest)!r} and {values!r}): "
+                                 "give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+def _once(parser: argparse.ArgumentParser) -> None:
+    """Every plain single-valued option of parser's subcommands as a _Once."""
+    for sub in parser._subparsers._group_actions[0].choices.values():
+        for action in sub._actions:
+            if type(action) is argparse._StoreAction and action.option_strings:
+                action.__class__ = _Once
 
 
 # a number as people write one: Python's float() also reads "0_5" (as 5) and "1_000"
@@ -258,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--reviewed", action="append", default=[], metavar="COLUMN",
                    help="its drafted values are now public facts (repeatable; 'all')")
     k.add_argument("--out", help="write here instead of in place")
+    _once(p)
     return p
 
 
