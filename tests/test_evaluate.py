@@ -146,3 +146,23 @@ def test_the_repair_the_refusal_names_takes_the_schema_evaluate_tables_took(flig
             evaluate_tables(real, real.iloc[1:], schema, ways=(1,))
         fixed = repair(real, schema)
         assert evaluate_tables(fixed, fixed, schema, ways=(1,)).ways[1].mean == 0
+
+
+def test_a_column_of_numbers_beside_one_of_text_is_said_when_inferring():
+    """evaluate without --schema: a synthetic month written "M1".."M12" beside the real
+    1..12 scored TVD 1 and nothing said why (a probe's find)."""
+    import pandas as pd
+    import warnings
+    from gpu_dpsyn.data.inference import comparison_schema
+    real = pd.DataFrame({"month": np.arange(600) % 12 + 1, "kind": ["a", "b", "c"] * 200})
+    syn = real.assign(month=[f"M{m}" for m in real["month"]])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        comparison_schema(real, syn)
+    said = [str(w.message) for w in seen if "month" in str(w.message)]
+    assert said and "numbers in one table and text in the other" in said[0]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        comparison_schema(real, real.assign(month=real["month"].astype(float)))
+        comparison_schema(real, real.assign(month=np.nan))  # no value: nothing to say
+    assert not [w for w in seen if "numbers in one table" in str(w.message)]

@@ -50,8 +50,25 @@ def comparison_schema(real: pd.DataFrame, syn: pd.DataFrame) -> Schema:
                if c.kind == "id"]
         ids += [c for c in map(str, syn.columns) if c not in ids and c in real.columns and
                 id_name(c) and _numbered(syn[c])]  # a release's id: 1..n, whatever the real
-        return infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
-                            pairs=False, by_rows=False, lookups=False)
+        schema = infer_schema(pd.concat([real, syn], ignore_index=True), id_columns=ids,
+                              pairs=False, by_rows=False, lookups=False)
+    apart = [c for c in map(str, real.columns) if c in syn.columns and
+             None != _numbers(real[c]) != _numbers(syn[c]) != None]  # noqa: E711
+    if apart:  # their values cannot meet: scored TVD 1, and nothing said why
+        warnings.warn(f"column(s) {', '.join(map(repr, apart[:5]))} hold numbers in one table "
+                      "and text in the other: their values cannot match; evaluate with the "
+                      "release's --schema to read both alike", UserWarning, stacklevel=3)
+    return schema
+
+
+def _numbers(s: pd.Series) -> bool | None:
+    """Whether every present value of s reads as a number (None: no value, or dates and
+    booleans, which either table may hold as text)."""
+    v = s.dropna()
+    if not len(v) or pd.api.types.is_datetime64_any_dtype(v) or \
+            pd.api.types.is_bool_dtype(v):
+        return None
+    return bool(pd.to_numeric(v, errors="coerce").notna().all())
 
 
 def _numbered(s: pd.Series) -> bool:
