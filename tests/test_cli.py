@@ -379,6 +379,21 @@ def test_the_bound_line_gives_its_edit_and_what_it_costs(files, capsys):
     assert "noise" in err and "dropped at random" in err
 
 
+def test_the_bound_lines_edit_names_a_schema_that_starts_with_a_dash(files, capsys,
+                                                                    monkeypatch):
+    """infer-schema --out=-s.json printed 'gpu-dpsyn schema -s.json --set ...', which
+    argparse refuses pasted ('the following arguments are required: file'): ./-s.json."""
+    import shlex
+    from gpu_dpsyn.cli import build_parser
+    tmp, real, _ = files
+    monkeypatch.chdir(tmp)
+    assert main(["infer-schema", str(real), "--out=-s.json", "--id", "carrier"]) == 0
+    err = capsys.readouterr().err
+    said = err[err.index("gpu-dpsyn schema"):err.index("=N") + 2]
+    a = build_parser().parse_args(shlex.split(said)[1:])
+    assert (tmp / a.file).samefile(tmp / "-s.json")
+
+
 def test_warnings_are_printed_as_one_line_each(files, capsys):
     tmp, real, schema = files
     assert main(["synthesize", str(real), "--schema", str(schema), "--epsilon", "0.01",
