@@ -198,6 +198,23 @@ def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monke
     assert rc == 2 and err.count("\n") == 1 and flag in err, err
 
 
+@pytest.mark.parametrize("args,joined", [(["synthesize", "t.csv", "--out", "-o.csv"], "--out=-"),
+                                         (["schema", "s.json", "--set", "b.min=0", "--set",
+                                           "-a.min=0"], "--set=-"),
+                                         (["check", "t.csv", "--schema"], None)])
+def test_a_value_taken_for_an_option_is_told_joined_to_its_own_flag(capsys, args, joined):
+    """argparse's 'argument --out: expected one argument' (--out -o.csv) was told
+    '(--set=-a.min=0)', another flag's form; and --schema with no value after it too."""
+    with pytest.raises(SystemExit):
+        main(args)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    if joined:
+        assert f"({joined}" in err and (joined == "--set=-" or "--set" not in err), err
+    else:
+        assert "starts with '-'" not in err, err
+
+
 def test_the_suggested_check_command_can_be_pasted(files, capsys, tmp_path):
     """"gpu-dpsyn check sp ace/in put.csv --schema s.json" split the names at the spaces."""
     import shlex
