@@ -38,8 +38,10 @@ class Synthesizer:
     1-way + selected (<= 3-way) marginals; method="dpsyn" measures every 1-way and
     2-way marginal with equal shares.  workload={("a", "b"): w, ...} makes column
     sets count w times more: always measured, with w times the weight in the split.
-    denoise=True (default) takes each multi-way marginal's noisy cells to their posterior
-    means under a prior estimated from them before consistency (post-processing).
+    denoise=True (default) smooths each multi-way marginal along its binned numbers and
+    dates where that lowers its estimated error, and takes its noisy cells to their
+    posterior means under a prior estimated from them, before consistency
+    (post-processing).
     polish=True (default) ends GUM (and the Gibbs sweep) with integer moves of each
     column's values that bring the records' marginals closer to their targets.
     on_invalid="repair" (default): values the schema does not allow are repaired by a

@@ -199,6 +199,23 @@ def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monke
     assert rc == 2 and err.count("\n") == 1 and flag in err, err
 
 
+@pytest.mark.parametrize("args,joined", [(["synthesize", "t.csv", "--out", "-o.csv"], "--out=-"),
+                                         (["schema", "s.json", "--set", "b.min=0", "--set",
+                                           "-a.min=0"], "--set=-"),
+                                         (["check", "t.csv", "--schema"], None)])
+def test_a_value_taken_for_an_option_is_told_joined_to_its_own_flag(capsys, args, joined):
+    """argparse's 'argument --out: expected one argument' (--out -o.csv) was told
+    '(--set=-a.min=0)', another flag's form; and --schema with no value after it too."""
+    with pytest.raises(SystemExit):
+        main(args)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    if joined:
+        assert f"({joined}" in err and (joined == "--set=-" or "--set" not in err), err
+    else:
+        assert "starts with '-'" not in err, err
+
+
 def test_the_suggested_check_command_can_be_pasted(files, capsys, tmp_path):
     """"gpu-dpsyn check sp ace/in put.csv --schema s.json" split the names at the spaces."""
     import shlex
@@ -403,6 +420,21 @@ def test_the_bound_line_gives_its_edit_and_what_it_costs(files, capsys):
     err = capsys.readouterr().err
     assert f"gpu-dpsyn schema '{out}' --set max_records_per_individual=N" in err
     assert "noise" in err and "dropped at random" in err
+
+
+def test_the_bound_lines_edit_names_a_schema_that_starts_with_a_dash(files, capsys,
+                                                                    monkeypatch):
+    """infer-schema --out=-s.json printed 'gpu-dpsyn schema -s.json --set ...', which
+    argparse refuses pasted ('the following arguments are required: file'): ./-s.json."""
+    import shlex
+    from gpu_dpsyn.cli import build_parser
+    tmp, real, _ = files
+    monkeypatch.chdir(tmp)
+    assert main(["infer-schema", str(real), "--out=-s.json", "--id", "carrier"]) == 0
+    err = capsys.readouterr().err
+    said = err[err.index("gpu-dpsyn schema"):err.index("=N") + 2]
+    a = build_parser().parse_args(shlex.split(said)[1:])
+    assert (tmp / a.file).samefile(tmp / "-s.json")
 
 
 def test_warnings_are_printed_as_one_line_each(files, capsys):

@@ -52,3 +52,15 @@ def test_a_second_run_onto_an_output_being_written_is_refused_before_its_fit(
     assert main(_args(real, schema, tmp / "o.csv", tmp / "l.json", 3, "--overwrite")) == 0
     assert sorted(p.name for p in tmp.iterdir()) == ["l.json", "o.csv", "real.csv",
                                                      "schema.json"]
+
+
+def test_a_file_of_the_users_at_the_lock_name_is_not_removed(files):
+    """The claim's lock file is removed after a run only where it is still the empty file
+    the run locked: a user's file of that name (.o.csv.lock), or an output written there
+    (--ledger .o.csv.lock), had been deleted after a run that said it wrote it."""
+    tmp, real, schema = files
+    (tmp / ".o.csv.lock").write_text("the user's own\n")
+    assert main(_args(real, schema, tmp / "o.csv", tmp / "l.json", 1)) == 0
+    assert (tmp / ".o.csv.lock").read_text() == "the user's own\n"
+    assert main(_args(real, schema, tmp / "p.csv", tmp / ".p.csv.lock", 1)) == 0
+    assert json.loads((tmp / ".p.csv.lock").read_text())["table"]["file"] == "p.csv"

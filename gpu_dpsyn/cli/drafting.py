@@ -7,7 +7,8 @@ import warnings
 
 import pandas as pd
 
-from gpu_dpsyn.cli.paths import check_inputs, check_not_reviewed, check_outputs, command
+from gpu_dpsyn.cli.paths import (as_argument, check_inputs, check_not_reviewed, check_outputs,
+                                 command)
 from gpu_dpsyn.data.files import JSON
 from gpu_dpsyn.data.ingest import read_table, table_format
 from gpu_dpsyn.data.values import BLANK_HEADER
@@ -63,7 +64,8 @@ def infer(a) -> int:
     if unit is not None and unit in (a.id or ()):  # the fit keeps 1 record of each
         # the edit, and what N costs either way: at the data's own most records a person
         # (30, a bank's customers) a 34,000-row table's 0.3% fraud flag came out at 2.2%
-        edit = command("gpu-dpsyn", "schema", a.out, "--set", "max_records_per_individual=N")
+        edit = command("gpu-dpsyn", "schema", as_argument(a.out), "--set",
+                       "max_records_per_individual=N")
         print(f"{unit!r} names the individual: set a public bound N on one individual's "
               f"records ({edit}; without it, one record of each is kept): the noise grows "
               "with N, and records past N are dropped at random (gpu-dpsyn check counts "

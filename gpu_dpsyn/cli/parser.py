@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import textwrap
 
+from gpu_dpsyn.data.text import pasted
 from gpu_dpsyn.errors import DPSynError, ParameterError
 from gpu_dpsyn.selection.triples import ROUNDS
 
@@ -48,12 +50,30 @@ class _Parser(argparse.ArgumentParser):
     """argparse with its errors in one line, as every other refusal: its usage block
     came before the line that said what was wrong."""
 
+    given: list = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        # (a subcommand's parser: its own part)
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         message = message.replace("\n", "\\n").replace("\r", "\\r")  # one line, whatever
-        if "expected one argument" in message:  # argparse takes "-neg..." for an option
-            message += "; a value that starts with '-' goes joined to its flag (--set=-a.min=0)"
+        message += self._joined(message)
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the "  # given
                      "options)\n")
+
+    def _joined(self, message: str) -> str:
+        """argparse takes a value that starts with '-' (--set -neg.min=0) for an option, and
+        says the flag 'expected one argument': the flag's own form that takes it."""
+        m = re.fullmatch(r"argument (\S+): expected one argument", message)
+        flags = m[1].split("/") if m else ()
+        at = next((i for i, w in enumerate(self.given[:-1]) if w in flags
+                   and self.given[i + 1].startswith("-")), None)
+        if at is None:
+            return ""
+        return ("; a value that starts with '-' goes joined to its flag ("
+                f"{pasted(self.given[at], self.given[at + 1])})")
 
 
 class _Once(argparse._StoreAction):

@@ -23,11 +23,15 @@ def command(*words) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
+def as_argument(path) -> str:
+    """A file name as a command line takes it: one that starts with '-' as ./-in.csv
+    (argparse read -in.csv as an option, and the pasted command failed)."""
+    return f"./{path}" if str(path).startswith("-") else str(path)
+
+
 def check_command(table, schema) -> str:
-    """The check command line for a table and schema; a name that starts with '-' as
-    ./-in.csv (argparse read -in.csv as an option, and the pasted command failed)."""
-    table, schema = (f"./{p}" if str(p).startswith("-") else p for p in (table, schema))
-    return command("gpu-dpsyn", "check", table, "--schema", schema)
+    """The check command line for a table and schema (names as as_argument writes them)."""
+    return command("gpu-dpsyn", "check", as_argument(table), "--schema", as_argument(schema))
 
 
 def check_inputs(*paths, parts: bool = False) -> None:

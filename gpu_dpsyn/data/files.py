@@ -226,8 +226,9 @@ def claiming(outputs: dict):
     them is refused at once, before it reads anything: both had checked that nothing was
     there, and the later one's table replaced the earlier one's without --overwrite.  The
     lock dies with its process (a kill -9 leaves the file, which the next run reuses); a
-    claim that cannot be made (no such directory: check_output says so; a file system
-    without locks) is left out."""
+    file of that name that is not the empty one locked stays (a user's, or --ledger
+    .NAME.lock: both had been deleted); a claim that cannot be made (no such directory:
+    check_output says so; a file system without locks) is left out."""
     held = []
     try:
         for flag, path in outputs.items():
@@ -238,8 +239,11 @@ def claiming(outputs: dict):
         for got in held:
             if got is not None:
                 fd, lock = got
-                try:
-                    os.remove(lock)  # (before the lock goes: the next run makes its own)
+                try:  # (before the lock goes: the next run makes its own); only the empty
+                    # file locked, never a user's of that name or an output written there
+                    mine = os.fstat(fd)
+                    if mine.st_size == 0 and os.path.samestat(mine, os.stat(lock)):
+                        os.remove(lock)
                 except OSError:
                     pass
                 os.close(fd)
