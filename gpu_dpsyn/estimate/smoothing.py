@@ -165,7 +165,10 @@ def smooth(values: np.ndarray, shape: tuple, sigma: float, axes: dict) -> tuple:
 def ordered_lengths(columns, recodes: dict) -> dict:
     """{attr: how many of its first codes are bins in order} for the binned numbers and
     dates among the synthesized columns; after low-count filtering (recodes), the kept
-    bins, in their order (the merged code, last, is not among them)."""
+    bins, in their order (the merged code, last, is not among them).  A bin merged from
+    inside the run leaves its two kept neighbours side by side: smoothed as adjacent
+    (the SURE comparison with empirical Bayes alone still decides; a grouped eps 0.3
+    date kept 27 of 40 days)."""
     out = {}
     for a, col in enumerate(columns):
         if col.kind not in ("numeric", "datetime"):
