@@ -199,10 +199,10 @@ def test_a_number_not_written_as_one_is_refused_in_one_line(files, capsys, monke
     assert rc == 2 and err.count("\n") == 1 and flag in err, err
 
 
-@pytest.mark.parametrize("args,joined", [(["synthesize", "t.csv", "--out", "-o.csv"], "--out=-"),
-                                         (["schema", "s.json", "--set", "b.min=0", "--set",
-                                           "-a.min=0"], "--set=-"),
-                                         (["check", "t.csv", "--schema"], None)])
+@pytest.mark.parametrize("args,joined", [
+    (["synthesize", "t.csv", "--out", "-o.csv"], "--out=-"),
+    (["schema", "s.json", "--set", "b.min=0", "--set", "-a.min=0"], "--set=-"),
+    (["check", "t.csv", "--schema"], None)])
 def test_a_value_taken_for_an_option_is_told_joined_to_its_own_flag(capsys, args, joined):
     """argparse's 'argument --out: expected one argument' (--out -o.csv) was told
     '(--set=-a.min=0)', another flag's form; and --schema with no value after it too."""
@@ -332,8 +332,9 @@ def test_an_option_given_twice_with_two_values_is_refused(files, capsys, monkeyp
 
 def test_an_option_given_twice_alike_is_taken(files, monkeypatch):
     from gpu_dpsyn.cli.parser import build_parser
-    a = build_parser().parse_args(["synthesize", "t.csv", "--schema", "s.json", "--epsilon",
-                                   "1", "--epsilon", "1.0", "--delta", "1e-9", "--out", "o.csv"])
+    a = build_parser().parse_args(["synthesize", "t.csv", "--schema", "s.json",
+                                   "--epsilon", "1", "--epsilon", "1.0", "--delta", "1e-9",
+                                   "--out", "o.csv"])
     assert a.epsilon == 1.0
 
 
