@@ -74,3 +74,26 @@ def test_every_swamped_column_is_named_past_the_fifth():
         Synthesizer(0.05, 1e-9, seed=0, progress=False).fit(pd.DataFrame(cols), schema)
     said = " ".join(str(w.message) for w in seen if "noise swamps" in str(w.message))
     assert all(f"'{c}'" in said for c in cols), said
+
+
+def test_a_rare_value_of_a_clear_column_is_named_when_the_noise_swamps_it():
+    """A bank table's 0.3% fraud flag came out 2.2% at 30 records a customer, and nothing
+    said so: the column's two values average thousands of records, far above the noise,
+    and one rare value is not merged.  A flag of even shares is not named."""
+    rng = np.random.default_rng(1)
+    n = 20000
+    df = pd.DataFrame({"fraud": (rng.random(n) < 0.003).astype(int),
+                       "even": rng.integers(0, 2, n),
+                       "kind": rng.choice(list("abcd"), n)})
+    schema = {"columns": {"fraud": {"type": "categorical", "values": [0, 1]},
+                          "even": {"type": "categorical", "values": [0, 1]},
+                          "kind": {"type": "categorical", "values": list("abcd")}}}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(0.02, 1e-9, seed=0, progress=False).fit(df, schema)
+    said = " ".join(str(w.message) for w in seen if "rarest value" in str(w.message))
+    assert "'fraud'" in said and "'even'" not in said and "'kind'" not in said, said
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(8.0, 1e-9, seed=0, progress=False).fit(df, schema)
+    assert not any("rarest value" in str(w.message) for w in seen)
