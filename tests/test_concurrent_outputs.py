@@ -64,3 +64,16 @@ def test_a_file_of_the_users_at_the_lock_name_is_not_removed(files):
     assert (tmp / ".o.csv.lock").read_text() == "the user's own\n"
     assert main(_args(real, schema, tmp / "p.csv", tmp / ".p.csv.lock", 1)) == 0
     assert json.loads((tmp / ".p.csv.lock").read_text())["table"]["file"] == "p.csv"
+
+
+def test_two_long_names_alike_in_their_first_bytes_get_claims_of_their_own(tmp_path):
+    """Lock names were cut to the file system's limit, so two outputs whose names shared
+    their first 250 bytes shared a lock: the run writing both refused itself ('being
+    written by another gpu-dpsyn run')."""
+    from gpu_dpsyn.data.files import claiming
+    stem = "x" * 245  # names of 254 bytes, one system's most is 255: ".NAME.lock" is cut
+    a, b = tmp_path / f"{stem}-1.csv.gz", tmp_path / f"{stem}-1.csv.xz"
+    with claiming({"--out": a, "--ledger": b}):
+        locks = sorted(p.name for p in tmp_path.iterdir())
+    assert len(locks) == 2 and all(len(n.encode()) <= 255 for n in locks)
+    assert not list(tmp_path.iterdir())  # both removed after

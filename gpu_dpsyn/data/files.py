@@ -12,6 +12,7 @@ file is still there whole and the temporary file is removed.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 import uuid
@@ -251,10 +252,14 @@ def claiming(outputs: dict):
 
 def _claim(target: Path, flag: str, path):
     """(fd, lock file) of a lock held on target's claim, None where none can be made."""
-    name = target.name
-    while name and len(os.fsencode(f".{name}.lock")) > _NAME_MAX:
-        name = name[:-1]
-    lock = target.parent / f".{name}.lock"
+    name, tail = target.name, ".lock"
+    if len(os.fsencode(f".{name}{tail}")) > _NAME_MAX:  # cut: the whole name's hash kept,
+        # so two names alike in their first bytes do not share a claim (a run writing
+        # both refused itself)
+        tail = f".{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}.lock"
+        while name and len(os.fsencode(f".{name}{tail}")) > _NAME_MAX:
+            name = name[:-1]
+    lock = target.parent / f".{name}{tail}"
     for _ in range(100):  # (a lock file removed between its open and its lock: again)
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
