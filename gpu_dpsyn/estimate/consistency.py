@@ -13,6 +13,7 @@ import itertools
 
 import numpy as np
 
+from gpu_dpsyn.core.holding import holding
 from gpu_dpsyn.core.types import Marginal
 from gpu_dpsyn.core.summing import left_sum
 
@@ -54,17 +55,14 @@ def _subsets(marginals) -> list[tuple]:
     by attribute): closing the pairwise intersections under intersection took 111 s at
     300 columns (a probe's profile)."""
     sets = sorted({frozenset(m.attrs) for m in marginals}, key=sorted)
-    holding: dict = {}
-    for i, s in enumerate(sets):
-        for a in s:
-            holding.setdefault(a, set()).add(i)
+    held_by = holding(sets)
     found = {frozenset()}
     for s in sets:
         for k in range(1, len(s)):  # (s itself is held by s alone: sets are distinct)
             for sub in itertools.combinations(sorted(s), k):
                 if frozenset(sub) in found:
                     continue
-                held = set.intersection(*(holding[a] for a in sub))
+                held = set(held_by[sub[0]]).intersection(*(held_by[a] for a in sub[1:]))
                 if len(held) > 1 and frozenset.intersection(*(sets[i] for i in held)) \
                         == frozenset(sub):
                     found.add(frozenset(sub))
@@ -84,12 +82,9 @@ def consist_plan(marginals: list[Marginal], subsets, total: float | None = None)
     broadcasts to, and each cell's share of that change where the cells' variances differ
     (Marginal.spread; None: even shares))."""
     plan = []
-    holding: dict = {}  # each attribute's marginals, in their order
-    for i, m in enumerate(marginals):
-        for a in m.attrs:
-            holding.setdefault(a, []).append(i)
+    held_by = holding(m.attrs for m in marginals)
     for sub in subsets:
-        views = [marginals[i] for i in holding.get(sub[0], ())
+        views = [marginals[i] for i in held_by.get(sub[0], ())
                  if set(sub) <= set(marginals[i].attrs)] if sub else list(marginals)
         if len(views) < 2 and (sub or total is None):
             continue

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from gpu_dpsyn.core.holding import holding
+
 
 COMBINE_MAX_CELLS = 5000
 
@@ -59,12 +61,9 @@ def connect_isolated(selected: list, pairs, scores, n_attrs: int) -> list:
     attribute in no candidate pair, such as a group column, keeps none)."""
     sel = list(selected)
     covered = {a for i in sel for a in pairs[i]}
-    holding: dict = {}  # each attribute's pairs, in their order
-    for i, p in enumerate(pairs):
-        for a in p:
-            holding.setdefault(a, []).append(i)
+    held_by = holding(pairs)  # each attribute's pairs, in their order
     for a in range(n_attrs):
-        mine = holding.get(a, [])
+        mine = held_by.get(a, [])
         if a in covered or not mine:
             continue
         best = max(mine, key=lambda i: scores[i])
