@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.text import pasted
+from gpu_dpsyn.data.text import leaving_out
 
 MAX_LEVELS = 6  # a flag's values: L/N/H, 0/1, grades
 MIN_ROWS = 50  # rows each value holds, so that disjoint ranges are no chance
@@ -26,7 +26,7 @@ def thresholds(data: dict, cols: list, whys: list) -> None:
         flag = data[c.name].astype(str).where(data[c.name].notna())
         for name, x in nums.items():
             if _cut(flag, x):
-                edit = f"{pasted('--drop', c.name)} {pasted('--ignore', c.name)}"
+                edit = leaving_out(c.name)
                 whys[i] += (f"; its values hold separate ranges of {name!r} in every record "
                             f"(set by thresholds of {name!r}?): measured apart, synthetic "
                             "rows break the rule; if it is a public rule (a reference "

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data import draft_text
-from gpu_dpsyn.data.text import pasted
+from gpu_dpsyn.data.text import leaving_out, pasted
 # ID_SHARE: of the individuals, one value each
 from gpu_dpsyn.data.values import ID_SHARE, all_text
 
@@ -166,7 +166,7 @@ def hint(col) -> str:
     what = _naming(col.name) if col.kind == "categorical" else None
     return "" if what is None else (
         f"; named as {what}: if it is, leave it out (gpu-dpsyn schema FILE "
-        f"{pasted('--drop', col.name)} {pasted('--ignore', col.name)})")
+        f"{leaving_out(col.name)})")
 
 
 def repeated_id(col, no_id: bool) -> str:
@@ -180,8 +180,7 @@ def repeated_id(col, no_id: bool) -> str:
             "privacy)"] if no_id else []
     if col.kind == "numeric":
         said.append(f"if it names a group of rows (a household, an account), leave it out "
-                    f"(gpu-dpsyn schema FILE {pasted('--drop', col.name)} "
-                    f"{pasted('--ignore', col.name)}): binned, its "
+                    f"(gpu-dpsyn schema FILE {leaving_out(col.name)}): binned, its "
                     "numbers link no synthetic rows")
     return "; named like an identifier, its values repeat: " + "; ".join(said) if said \
         else ""

@@ -17,7 +17,7 @@ from gpu_dpsyn.data import draft_after, draft_cuts, draft_lookup, draft_personal
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
-from gpu_dpsyn.data.text import pasted, shown
+from gpu_dpsyn.data.text import leaving_out, shown
 from gpu_dpsyn.data.values import BLANK_HEADER, id_name, is_text
 from gpu_dpsyn.errors import (DataError, LargeDomainWarning,  # noqa: F401 (re-exported)
                               NonPrivateSchemaWarning, SchemaError)
@@ -166,7 +166,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
                     + [f"{c}.ignored" for c in ignored if c not in given], ignored=ignored)
     lines += [f"  note: {c.name!r} is how pandas names a blank header cell (a saved row "
               f"index?): name it in the file, or leave it out (gpu-dpsyn schema FILE "
-              f"{pasted('--drop', c.name)} {pasted('--ignore', c.name)})" for c in cols
+              f"{leaving_out(c.name)})" for c in cols
               if BLANK_HEADER.fullmatch(c.name) and c.name not in indexes]
     too_big = _largest_pair(schema)
     if too_big:  # the fit leaves that pair out: say so now, not after the review

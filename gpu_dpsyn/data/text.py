@@ -37,6 +37,12 @@ def pasted(option: str, arg: str) -> str:
     return f"{option}{'=' if arg.startswith('-') else ' '}{shlex.quote(arg)}"
 
 
+def leaving_out(name: str) -> str:
+    """--drop NAME --ignore NAME, ready to paste (pasted): the edit that leaves a column
+    out of the schema and of the table's reading."""
+    return f"{pasted('--drop', name)} {pasted('--ignore', name)}"
+
+
 def settings(name: str, keys) -> str:
     """--set NAME.KEY=VALUE for each of keys ("min=0"), ready to paste (pasted)."""
     return " ".join(pasted("--set", f"{name}.{k}") for k in keys)
