@@ -88,25 +88,28 @@ def _subsets_by_closure(sets) -> list:
     return sorted((tuple(sorted(s)) for s in found), key=lambda s: (len(s), s))
 
 
-def test_subsets_are_the_closure_of_the_pairwise_intersections():
+def _random_marginals(rng, columns: int, most: int, least: int) -> tuple:
+    """(column sets, marginals on them): up to `most` sets of `least` to 3 of 2 ..
+    `columns` - 1 columns."""
     from gpu_dpsyn.core.types import Marginal
+    d = int(rng.integers(2, columns))
+    sets = [tuple(sorted(rng.choice(d, int(rng.integers(least, min(d, 3) + 1)),
+                                    replace=False)))
+            for _ in range(int(rng.integers(1, most)))]
+    return sets, [Marginal(s, (2,) * len(s), np.ones(2 ** len(s)), 1.0) for s in sets]
+
+
+def test_subsets_are_the_closure_of_the_pairwise_intersections():
     rng = np.random.default_rng(0)
     for trial in range(300):
-        d = int(rng.integers(2, 12))
-        sets = [tuple(sorted(rng.choice(d, int(rng.integers(1, min(d, 3) + 1)), replace=False)))
-                for _ in range(int(rng.integers(1, 25)))]
-        ms = [Marginal(s, (2,) * len(s), np.ones(2 ** len(s)), 1.0) for s in sets]
+        sets, ms = _random_marginals(rng, 12, 25, 1)
         assert _subsets(ms) == _subsets_by_closure(sets), sets
 
 
 def test_top_is_the_marginals_inside_no_other():
-    from gpu_dpsyn.core.types import Marginal
     from gpu_dpsyn.estimate.targets import top
     rng = np.random.default_rng(1)
     for trial in range(300):
-        d = int(rng.integers(2, 10))
-        sets = [tuple(sorted(rng.choice(d, int(rng.integers(0, min(d, 3) + 1)), replace=False)))
-                for _ in range(int(rng.integers(1, 20)))]
-        ms = [Marginal(s, (2,) * len(s), np.ones(2 ** len(s)), 1.0) for s in sets]
+        sets, ms = _random_marginals(rng, 10, 20, 0)
         want = [m for m in ms if not any(set(m.attrs) < set(o.attrs) for o in ms)]
         assert [id(m) for m in top(ms)] == [id(m) for m in want], sets

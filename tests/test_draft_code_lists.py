@@ -1,21 +1,12 @@
 """A text column whose cells are lists of codes ("E11;I10"): each combination is drafted
 as a category of its own, so its line says so and how to keep each code's share."""
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.inference import infer_schema_with_summary
+from conftest import drafted
 
 CODES = ["E11", "I10", "N18", "E78", "J45", "K21", "F32", "M54", "I25", "E66", "G47",
          "J44", "N39", "R51", "Z79", "I48", "E03", "D64", "M17", "K58"]
-
-
-def _lines(df):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, lines = infer_schema_with_summary(df)
-    return {x.split()[0]: x for x in lines}
 
 
 def test_a_column_of_code_lists_is_said_to_hold_them():
@@ -30,7 +21,7 @@ def test_a_column_of_code_lists_is_said_to_hold_them():
           for _ in range(n)]
     tags = ["|".join(r.choice(["a", "b", "c", "d"], r.integers(1, 4))) for _ in range(n)]
     notes = r.choice(["see chart; no change", "stable", "improved; discharged", "worse"], n)
-    lines = _lines(pd.DataFrame({"dx": dx, "tags": tags, "notes": notes}))
+    lines = drafted(pd.DataFrame({"dx": dx, "tags": tags, "notes": notes}))[1]
     line = lines["dx"]
     assert "lists of" in line and "';'" in line and "20 codes" in line, line
     assert "0/1 column" in line, line
@@ -41,4 +32,4 @@ def test_a_column_of_code_lists_is_said_to_hold_them():
 def test_a_few_codes_with_a_separator_in_their_names_are_no_lists():
     r = np.random.default_rng(2)
     v = r.choice(["A;1", "B;2", "C;3", "D"], 3000)  # each value's parts are its own
-    assert "lists of" not in _lines(pd.DataFrame({"v": v}))["v"]
+    assert "lists of" not in drafted(pd.DataFrame({"v": v}))[1]["v"]

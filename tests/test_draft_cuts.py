@@ -1,18 +1,9 @@
 """A flag fixed by a numeric column's thresholds (a lab value's L/N/H by its reference
 range): measured apart from the value, synthetic rows break the rule; the line says so."""
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.inference import infer_schema_with_summary
-
-
-def _lines(df):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, lines = infer_schema_with_summary(df)
-    return {x.split()[0]: x for x in lines}
+from conftest import drafted
 
 
 def test_a_flag_set_by_thresholds_of_a_binned_value_is_said_to_be():
@@ -30,7 +21,7 @@ def test_a_flag_set_by_thresholds_of_a_binned_value_is_said_to_be():
         "ldl": ldl, "ldl_high": (ldl > 130).astype(int),
         "sex": r.choice(["F", "M"], n),
         "smoker": np.where(r.random(n) < 0.3 + 0.2 * (creat > 1.5), "Y", "N")})
-    lines = _lines(df)
+    lines = drafted(df)[1]
     for flag, value in (("creat_flag", "creatinine"), ("ldl_high", "ldl")):
         line = lines[flag]
         assert f"thresholds of '{value}'" in line and f"--ignore {flag}" in line, line
