@@ -77,3 +77,95 @@ def test_two_long_names_alike_in_their_first_bytes_get_claims_of_their_own(tmp_p
         locks = sorted(p.name for p in tmp_path.iterdir())
     assert len(locks) == 2 and all(len(n.encode()) <= 255 for n in locks)
     assert not list(tmp_path.iterdir())  # both removed after
+
+
+def _second_run_refused(second, flag):
+    assert second["rc"] == 2, second
+    err = second["err"].strip().splitlines()[-1]
+    assert err.startswith("gpu-dpsyn: error: ") and "another gpu-dpsyn run" in err, err
+    assert flag in err, err
+
+
+def test_a_second_dask_run_onto_parts_being_written_is_refused(files, capsys, monkeypatch):
+    """--workers runs write a directory of parts and a ledger: two at once had both found
+    the directory empty, and their parts joined one union."""
+    from contextlib import contextmanager
+    tmp, real, schema = files
+    second, started = {}, []
+
+    @contextmanager
+    def client_and_start_another(*a, **k):
+        started.append(1)
+        if len(started) == 1:  # the second run starts while the first one's cluster runs
+            second["rc"] = main(_args(real, schema, tmp / "parts", tmp / "l2.json", 2,
+                                      "--workers", "1"))
+            second["err"] = capsys.readouterr().err
+        raise KeyboardInterrupt  # (the first run goes no further: the claim is the test)
+        yield
+    monkeypatch.setattr("gpu_dpsyn.distributed.cluster.dask_client", client_and_start_another)
+    assert main(_args(real, schema, tmp / "parts", tmp / "l.json", 1, "--workers", "1"))
+    _second_run_refused(second, "--out")
+    assert len(started) == 1 and not (tmp / "l2.json").exists()
+    assert sorted(p.name for p in tmp.iterdir()) == ["real.csv", "schema.json"]
+
+
+def test_a_second_evaluate_onto_a_report_being_written_is_refused(files, capsys,
+                                                                  monkeypatch):
+    tmp, real, schema = files
+    from gpu_dpsyn.evaluation import fidelity
+    tables, second = fidelity.evaluate_tables, {}
+
+    def evaluate_and_start_another(*a, **k):
+        if not second:
+            second["rc"] = None  # (once: a second run let through would call this too)
+            second["rc"] = main(["evaluate", str(real), str(real), "--schema", str(schema),
+                                 "--json", str(tmp / "e2.json"), "--report",
+                                 str(tmp / "r.html"), "--quiet"])
+            second["err"] = capsys.readouterr().err
+        return tables(*a, **k)
+    monkeypatch.setattr(fidelity, "evaluate_tables", evaluate_and_start_another)
+    assert main(["evaluate", str(real), str(real), "--schema", str(schema), "--json",
+                 str(tmp / "e.json"), "--report", str(tmp / "r.html"), "--quiet"]) == 0
+    _second_run_refused(second, "--report")
+    assert not (tmp / "e2.json").exists() and (tmp / "r.html").exists()
+    assert sorted(p.name for p in tmp.iterdir()) == ["e.json", "r.html", "real.csv",
+                                                     "schema.json"]
+
+
+def test_a_second_infer_schema_onto_a_draft_being_written_is_refused(files, capsys,
+                                                                     monkeypatch):
+    """Both had found --out missing (or an earlier draft); the later draft replaced the
+    other's, or a schema reviewed since, without a word."""
+    tmp, real, _ = files
+    from gpu_dpsyn.data import inference
+    drafting, second = inference.infer_schema_with_summary, {}
+
+    def draft_and_start_another(*a, **k):
+        if not second:
+            second["rc"] = None  # (once: a second run let through would call this too)
+            second["rc"] = main(["infer-schema", str(real), "--out", str(tmp / "d.json")])
+            second["err"] = capsys.readouterr().err
+        return drafting(*a, **k)
+    monkeypatch.setattr(inference, "infer_schema_with_summary", draft_and_start_another)
+    assert main(["infer-schema", str(real), "--out", str(tmp / "d.json")]) == 0
+    _second_run_refused(second, "--out")
+    assert sorted(p.name for p in tmp.iterdir()) == ["d.json", "real.csv", "schema.json"]
+
+
+def test_a_second_schema_edit_of_a_file_being_edited_is_refused(files, capsys, monkeypatch):
+    """Two edits in place at once: each read the file, and the later write lost the other's
+    setting without a word."""
+    tmp, _, schema = files
+    from gpu_dpsyn.data import schema_edit
+    editing, second = schema_edit.edit, {}
+
+    def edit_and_start_another(*a, **k):
+        if not second:
+            second["rc"] = None  # (once)
+            second["rc"] = main(["schema", str(schema), "--set", "max_rows=10"])
+            second["err"] = capsys.readouterr().err
+        return editing(*a, **k)
+    monkeypatch.setattr(schema_edit, "edit", edit_and_start_another)
+    assert main(["schema", str(schema), "--set", "max_rows=20"]) == 0
+    _second_run_refused(second, "FILE")
+    assert json.loads(schema.read_text())["max_rows"] == 20

@@ -139,12 +139,8 @@ def _synthesizer(a, client=None):
 def _synthesize_on_dask(a) -> int:
     """INPUT (a file, directory or glob) read and counted on Dask workers; --out a
     directory of Parquet parts, one per batch."""
-    from gpu_dpsyn.backends import gpu_available
-    from gpu_dpsyn.distributed.cluster import dask_client
-    from gpu_dpsyn.distributed.counting import check_countable
     from gpu_dpsyn.distributed.reading import table_files
     from gpu_dpsyn.distributed.sampling import check_output_dir
-    from gpu_dpsyn.data.schema import load_schema
     if a.workers is not None and a.scheduler is not None:
         raise DPSynError("give --workers (a local cluster) or --scheduler, not both")
     if a.workers is not None:
@@ -165,6 +161,19 @@ def _synthesize_on_dask(a) -> int:
         raise DPSynError(f"--ledger {a.ledger!r} is inside --out: the parts' directory holds "
                          "only parts")
     check_outputs({"--ledger": a.ledger}, [*inputs, a.schema, a.public])
+    with claiming({"--out": a.out, "--ledger": a.ledger}):  # till the parts are written
+        return _dask_run(a, inputs)
+
+
+def _dask_run(a, inputs) -> int:
+    """synthesize on Dask, its outputs claimed: the checks a run started since could fail
+    (its parts in the directory, its ledger), the fit, the parts."""
+    from gpu_dpsyn.backends import gpu_available
+    from gpu_dpsyn.distributed.cluster import dask_client
+    from gpu_dpsyn.distributed.counting import check_countable
+    from gpu_dpsyn.distributed.sampling import check_output_dir
+    from gpu_dpsyn.data.schema import load_schema
+    check_output_dir(a.out)
     check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
@@ -196,15 +205,20 @@ def _synthesize_on_dask(a) -> int:
 
 
 def evaluate(a) -> int:
+    t0 = time.perf_counter()
+    check_inputs(a.real, a.synthetic)
+    check_outputs({"--json": a.json, "--report": a.report},
+                   [a.real, a.synthetic, a.schema, a.ledger])
+    with claiming({"--json": a.json, "--report": a.report}):  # till they are written
+        return _evaluate(a, t0)
+
+
+def _evaluate(a, t0: float) -> int:
     from gpu_dpsyn.evaluation.evaluate import (check_ml_tables, check_sklearn, check_target,
                                                ml_rows, ml_utility)
     from gpu_dpsyn.evaluation.fidelity import evaluate_tables
     from gpu_dpsyn.data.inference import comparison_schema
     from gpu_dpsyn.data.schema import load_schema
-    t0 = time.perf_counter()
-    check_inputs(a.real, a.synthetic)
-    check_outputs({"--json": a.json, "--report": a.report},
-                   [a.real, a.synthetic, a.schema, a.ledger])
     if a.max_sets is not None:
         integer("--max-sets", a.max_sets, 1)
     run = None
@@ -320,12 +334,18 @@ def _chosen_bins(schema, chosen: dict, ledger: str):
 
 
 def edit_schema(a) -> int:
-    from gpu_dpsyn.data.schema import read_document, schema_from_dict
-    from gpu_dpsyn.data.schema_edit import edit, notes, parse_setting
     out = a.out or a.file
     if a.out:  # (the file edited in place is a schema already, and may be --out too)
         check_outputs({"--out": a.out}, [], {"--out": JSON})
-        check_schema_out(a.out)
+    with claiming({"--out" if a.out else "FILE": out}):  # two edits at once: one was lost
+        if a.out:
+            check_schema_out(a.out)
+        return _edit(a, out)
+
+
+def _edit(a, out) -> int:
+    from gpu_dpsyn.data.schema import read_document, schema_from_dict
+    from gpu_dpsyn.data.schema_edit import edit, notes, parse_setting
     before = read_document(a.file)
     names = [*(before.get("columns") or {}), *(before.get("ignored_columns") or [])] \
         if isinstance(before.get("columns"), dict) else []  # (else edit says what it wants)

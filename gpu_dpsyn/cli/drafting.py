@@ -9,19 +9,26 @@ import pandas as pd
 
 from gpu_dpsyn.cli.paths import (as_argument, check_inputs, check_not_reviewed, check_outputs,
                                  command)
-from gpu_dpsyn.data.files import JSON
+from gpu_dpsyn.data.files import JSON, claiming
 from gpu_dpsyn.data.ingest import read_table, table_format
 from gpu_dpsyn.data.values import BLANK_HEADER
 from gpu_dpsyn.errors import DPSynError
 
 
 def infer(a) -> int:
+    check_inputs(a.input)
+    check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
+    with claiming({"--out": a.out}):  # till it is written
+        return _infer(a)
+
+
+def _infer(a) -> int:
+    """infer-schema, its --out claimed: the check a run started since could fail (a draft
+    reviewed, or written, meanwhile), the draft."""
     from gpu_dpsyn.data.draft_dialect import (as_numbers, file_dialect, given_dialect,
                                               number_dialect)
     from gpu_dpsyn.data.inference import infer_schema_with_summary
     from gpu_dpsyn.data.values import replaced_bytes
-    check_inputs(a.input)
-    check_outputs({"--out": a.out}, [a.input], {"--out": JSON})
     check_not_reviewed(a.out)
     given = given_dialect(a)
     dialect, notes = file_dialect(a.input, given)  # a bad flag refused before reading
