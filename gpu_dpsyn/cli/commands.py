@@ -12,7 +12,7 @@ from pathlib import Path
 from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
-from gpu_dpsyn.cli.parser import parse_group_by, parse_workload
+from gpu_dpsyn.cli.column_sets import parse_group_by, parse_workload
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_command, check_schema_out, kept_aside, spent,
                                  write_ledger)
@@ -65,7 +65,7 @@ def _synthesize(a) -> int:
     check_new_table(a.ledger, "--ledger", a.overwrite)
     schema = load_schema(a.schema)
     check_writable(schema, a.out)
-    syn = _synthesizer(a)
+    syn = _synthesizer(a, schema)
     _check_public_use(a)
     syn.check_plan(schema)  # workload and --group-by columns
     if a.rows is not None:
@@ -124,16 +124,19 @@ def _check_row_cap(syn, schema) -> None:
                      instead="give --rows N, or a smaller \"max_rows\" in the schema")
 
 
-def _synthesizer(a, client=None):
+def _synthesizer(a, schema):
+    """The Synthesizer of the arguments; the schema's names read --workload and --group-by
+    (a name may hold ',' or ':')."""
     from gpu_dpsyn.synthesizer import Synthesizer
+    names = [c.name for c in schema.columns]
     return Synthesizer(a.epsilon, a.delta, method=a.method, iterations=a.iterations, seed=a.seed,
                        backend=a.backend, sensitivity=a.sensitivity, progress=not a.quiet,
-                       workload=parse_workload(a.workload), conversion=a.conversion,
-                       selection=a.selection, group_by=parse_group_by(a.group_by),
+                       workload=parse_workload(a.workload, names), conversion=a.conversion,
+                       selection=a.selection, group_by=parse_group_by(a.group_by, names),
                        prior_tolerance=a.prior_tolerance, adaptive_rounds=a.adaptive_rounds,
                        neighbour_shuffle=not a.no_neighbour_shuffle,
                        gibbs_sweep=not a.no_gibbs_sweep, polish=not a.no_polish,
-                       denoise=not a.no_denoise, on_invalid=a.on_invalid, client=client)
+                       denoise=not a.no_denoise, on_invalid=a.on_invalid)
 
 
 def _synthesize_on_dask(a) -> int:
@@ -178,7 +181,7 @@ def _dask_run(a, inputs) -> int:
     schema = load_schema(a.schema)
     check_writable(schema, Path(a.out) / "part.parquet")
     check_countable(schema)  # (an id column) all before a cluster starts
-    syn = _synthesizer(a)  # parameters checked before a cluster starts
+    syn = _synthesizer(a, schema)  # parameters checked before a cluster starts
     _check_public_use(a)
     syn.check_plan(schema)  # workload columns
     if a.rows is not None:

@@ -168,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default="privsyn", choices=["privsyn", "dpsyn"],
                    help="privsyn: private marginal selection (default); dpsyn: all 2-way")
     s.add_argument("--workload", action="append", metavar="COLS[:WEIGHT]",
-                   help="column set that matters more, e.g. carrier,dest:3 (repeatable)")
+                   help="column set that matters more, e.g. carrier,dest:3 (repeatable); "
+                        "names holding ',' or ':' are read as the schema has them, or in "
+                        "JSON: '[\"a,b\", \"c\"]:3'")
     s.add_argument("--public", help="a public table of the same schema: GUM starts from its "
                                     "records and (with --selection auto) the marginals are "
                                     "chosen from it at no privacy cost")
@@ -206,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--group-by", action="append", metavar="COLS",
                    help="synthesize per group of these categorical columns (comma-separated); "
                         "each flag adds a level, e.g. --group-by state --group-by puma,year; "
-                        "every group gets its own noisy count and marginals")
+                        "every group gets its own noisy count and marginals (a name holding "
+                        "',': as --workload)")
     s.add_argument("--conversion", default="cks", choices=["cks", "bun-steinke"],
                    help="(epsilon, delta) -> zCDP: tight CKS (default) or Bun-Steinke")
     s.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
@@ -303,30 +306,3 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--out", help="write here instead of in place")
     _once(p)
     return p
-
-
-def parse_group_by(items):
-    """["state", "puma,year"] -> [["state"], ["puma", "year"]]: a level per flag."""
-    levels = []
-    for item in items or []:
-        cols = [c.strip() for c in item.split(",") if c.strip()]
-        if not cols:
-            raise DPSynError(f"--group-by {item!r} names no column")
-        levels.append(cols)
-    return levels or None
-
-
-def parse_workload(items):
-    """["a,b:3", "c"] -> [(("a", "b"), 3.0), (("c",), 1.0)]"""
-    out = []
-    for item in items or []:
-        cols, _, w = item.partition(":")
-        if _ and not w.strip():
-            raise DPSynError(f"--workload {item!r}: no weight after ':' (leave the ':' out for "
-                             "weight 1)")
-        try:  # (as a number is written: float() reads "1_0" as 10)
-            weight = _number(w) if w else 1.0
-        except argparse.ArgumentTypeError:
-            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
-        out.append((tuple(c.strip() for c in cols.split(",") if c.strip()), weight))
-    return out
