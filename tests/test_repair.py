@@ -403,9 +403,10 @@ def test_values_that_are_no_number_in_a_numeric_column(odd):
 
 def test_a_column_of_periods_reads_as_one_of_period_objects():
     # a Period column was read as its ordinals; one record of text made it a column of
-    # objects, and every Period became missing
-    schema = {"columns": {"k": {"type": "numeric", "integer": True, "min": 0, "max": 10 ** 6,
-                                "nullable": True}}}
+    # objects, and every Period became missing.  Under a datetime column each reads as its
+    # start (a numeric one refuses the period dtype: test_periods)
+    schema = {"columns": {"k": {"type": "datetime", "min": "2020-01-01",
+                                "max": "2020-12-31", "unit": "day", "nullable": True}}}
     base = pd.DataFrame({"k": pd.period_range("2020-01-01", periods=30, freq="D")})
     _neighbours_fit_alike(base, {"k": "x"}, schema)
 

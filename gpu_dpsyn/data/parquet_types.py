@@ -18,7 +18,10 @@ _HINTS = {
                             "or ISO 8601 text",
     ("numeric", "time"): "; store it as numbers in a unit first (a duration's seconds: "
                          ".dt.total_seconds(); an interval's ends as two columns)",
+    ("numeric", "period"): "; declare it datetime (periods read as their start: a month's, "
+                           "\"unit\": \"month\"), or store numbers",
 }
+PERIOD = "pandas.period"  # the extension pandas marks a period column's ordinals with
 
 
 def _family(t) -> str:
@@ -48,7 +51,7 @@ def _family(t) -> str:
 
 # what each kind of column cannot read at all
 _NEVER = {"categorical": {"nested"}, "id": {"nested"},
-          "numeric": {"nested", "bool", "date", "time"},
+          "numeric": {"nested", "bool", "date", "time", "period"},
           "datetime": {"nested", "bool", "number", "time"}}
 
 
@@ -71,10 +74,14 @@ def check(path, schema=None, fields=None) -> list[str]:
         kind = kinds.get(field.name) if kinds is not None else "any"
         if kind is None:
             continue
-        family = _family(field.type)
+        family = "period" if PERIOD in (getattr(field.type, "extension_name", None),
+                                        (field.metadata or {}).get(
+                                            b"ARROW:extension:name", b"").decode()) \
+            else _family(field.type)  # (int64 ordinals, read back as periods)
         if family in _NEVER.get(kind, ()):
             raise DataError(f"cannot read {shown(str(path))}: column {shown(field.name)} is "
-                            f"stored as {field.type} in Parquet, which a {kind} column cannot "
+                            f"stored as {field.type}{' periods' * (family == 'period')} "
+                            f"in Parquet, which a {kind} column cannot "
                             f"read{_HINTS.get((kind, family), '')}")
         # booleans only: pandas stores integers with one value missing as floats, and all
         # missing as floats or nulls, so one record would turn a refusal of numbers on or off
@@ -93,18 +100,19 @@ def check_frame(df, schema) -> None:
     """DataError naming the first schema column whose dtype in the DataFrame df (its
     declared structure, as a Parquet file's Arrow type: the same whatever its records
     hold) its kind cannot read: durations and intervals under a numeric or datetime
-    column.  Fitted, each value was invalid: missing in the output, or every row
-    dropped, without a word.  Object columns are read value by value (the repair), and
-    other dtypes as it reads them (booleans as 1/0; periods as Period objects, alike in
-    a period column and an object one: test_repair's neighbours)."""
+    column, periods under a numeric one.  Fitted, each value was invalid: missing in the
+    output, or every row dropped, without a word.  Object columns are read value by value
+    (the repair), and other dtypes as it reads them (booleans as 1/0; periods under a
+    datetime column as their start, types/periods.py)."""
     for col in schema.columns:
         if col.kind not in _NEVER or col.name not in df.columns:
             continue
         d = df[col.name].dtype
         family = _family(d.pyarrow_dtype) if isinstance(d, pd.ArrowDtype) else \
             "time" if isinstance(d, pd.IntervalDtype) or \
-            getattr(d, "kind", None) == "m" else None
-        if family == "time" and family in _NEVER[col.kind]:
+            getattr(d, "kind", None) == "m" else \
+            "period" if isinstance(d, pd.PeriodDtype) else None
+        if family in ("time", "period") and family in _NEVER[col.kind]:
             raise DataError(f"column {shown(col.name)} is of dtype {d} in the table, which a "
                             f"{col.kind} column cannot read"
                             + _HINTS.get((col.kind, family), ""))

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.core.batching import read_blocks
-from gpu_dpsyn.data.types import date_text
+from gpu_dpsyn.data.types import date_text, periods
 from gpu_dpsyn.data.types.datetime import (_OFFSET, _epoch, _on_host, from_epoch,
                                            no_date_text)
 
@@ -36,8 +36,7 @@ def repaired(s, col) -> tuple[pd.Series | None, np.ndarray, np.ndarray]:
     UTC offset in a column without a zone is read as UTC; times outside [min, max] clamp
     to them.  Each value is read on its own, so one record cannot change another's."""
     spec = col.time
-    s = _on_host(s)
-    s = pd.Series(s).reset_index(drop=True)
+    s = periods.as_times(pd.Series(_on_host(s)).reset_index(drop=True))  # (its start)
     na = s.isna().to_numpy()
     ns = np.zeros(len(s), dtype=np.int64)
     ok, clamped = np.zeros(len(s), dtype=bool), np.zeros(len(s), dtype=bool)

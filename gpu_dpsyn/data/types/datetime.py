@@ -14,7 +14,7 @@ from gpu_dpsyn.data.text import settings, shown  # noqa: F401 (capped values in 
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.types import date_output, date_text, gap
+from gpu_dpsyn.data.types import date_output, date_text, gap, periods
 from gpu_dpsyn.errors import DataError, SchemaError
 
 UNITS = {"year": "YS", "month": "MS", "day": "D", "hour": "h", "minute": "min", "second": "s"}
@@ -285,7 +285,7 @@ def to_epoch(s, col) -> tuple[np.ndarray, np.ndarray]:
     """(int64 nanoseconds, missing mask) of one column's values, checked against the
     schema: parseable, in the schema's time zone, inside [min, max]."""
     spec = col.time
-    s = _on_host(s)
+    s = periods.as_times(_on_host(s))  # a month's period: its first day
     na = s.isna().to_numpy()
     t = _parse(s, col, na)
     unread = t.isna().to_numpy() & ~na  # "", "NaN" and NaT's integer parse as NaT
