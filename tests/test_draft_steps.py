@@ -73,3 +73,31 @@ def test_codes_scattered_thinly_over_their_step_stay_listed():
     df = pd.DataFrame({"occ": r.choice(codes, 8000), "k": r.integers(0, 3, 8000)})
     s, lines = drafted(df)
     assert s["occ"].kind == "categorical", lines["occ"]
+
+
+def _codes_on_twenty(n=20000, seed=6, stray=(10,)):
+    """Occupation-like codes 0, 20, ..., 9800 and a rare code off that grid: the common
+    step is 10, and every other place of it no code."""
+    r = np.random.default_rng(seed)
+    codes = np.arange(0, 9801, 20)
+    occ = r.choice(codes, n)
+    occ[:len(stray) * 3] = np.repeat(stray, 3)
+    return pd.DataFrame({"occ": r.permutation(occ), "k": r.integers(0, 3, n)})
+
+
+def test_codes_whose_step_leaves_places_no_chance_explains_are_binned_on_the_values():
+    # drafted in steps of 10, the release drew 30, 50, ... (no code of the data) as often
+    # as the codes: half of its values were invented
+    df = _codes_on_twenty()
+    s, lines = drafted(df)
+    col, seen = s["occ"], sorted(df["occ"].unique())
+    assert col.kind == "numeric", lines["occ"]
+    assert "steps of 10" not in lines["occ"] and "values seen" in lines["occ"], lines["occ"]
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=2, progress=False).fit(df, s).sample(4000)
+    assert out["occ"].isin(seen).all()
+
+
+def test_codes_filling_their_step_keep_it():
+    df = _codes_on_twenty(stray=())  # every place of the step of 20 held
+    s, lines = drafted(df)
+    assert "steps of 20" in lines["occ"], lines["occ"]

@@ -18,8 +18,9 @@ from gpu_dpsyn.data.types.numeric import rounded_range
 from gpu_dpsyn.data.types.support import default_edges, parse_support
 from gpu_dpsyn.data.draft_dates import (date_layout, dates_hint, looks_dated,
                                       two_digit_years)
-from gpu_dpsyn.data.draft_lists import (filled_gaps, keep_answers, many_decimals, natural,
-                                        near_hint, said, spellings, many_values as many)
+from gpu_dpsyn.data.draft_lists import (code_gaps, filled_gaps, keep_answers, many_decimals,
+                                        natural, near_hint, said, spellings,
+                                        many_values as many)
 from gpu_dpsyn.data.draft_personal import left_out, repeated_id
 from gpu_dpsyn.data.draft_text import text_hint
 from gpu_dpsyn.data.draft_stamps import (MINUTE_TEXT, ZULU, ZULU_TEXT, datetime_column,
@@ -282,6 +283,13 @@ class Guesser:
                     f"{len(listed)} integer values ({lo}..{hi}), listed: few or sparse codes"
                     + (said(unseen) if unseen else "")
                     + many(name, listed, lo, hi, self.bins, self.missing.get(name)))
+        empty = (hi - lo) // step + 1 - len(values)  # places of the step no value holds
+        if 0 < empty <= 2 * code_gaps(values, counts, step) and \
+                len(values) <= 10 * self.max_categories:  # codes: the step would invent
+            col = self._on_support(name, values, lo, hi, nullable)  # the places between
+            return col, (f"{len(values)} integer values ({lo}..{hi}) in {col.bins} bins of "
+                         f"the values seen: on their common step of {step}, {empty} places "
+                         "are empty where chance would fill them (codes, not amounts)")
         if step > 1:  # amounts rounded to a step: bins of whole steps, output on the step
             support = {"step": step, "start": lo}
             col = self._on_support(name, support, lo, hi, nullable)

@@ -7,6 +7,7 @@ import json
 import re
 import unicodedata
 
+import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data.schema import Column, column_from_spec
@@ -75,6 +76,19 @@ def filled_gaps(values: list, counts, limit: int) -> tuple[list, list]:
     if not unseen or len(values) + len(unseen) > limit:
         return values, []
     return sorted(values + unseen), unseen
+
+
+def code_gaps(values: list, counts, step: int) -> int:
+    """How many places of `step` between the integers `values` (sorted, each held by
+    `counts` rows) lie in gaps that chance does not explain: each neighbour holds more than
+    CHANCE_ROWS rows, so a smooth density would put rows there (an amount's tail, values
+    of a row or two far apart, does not count): places no code is, as 30, 50, ... among
+    codes 0, 20, 40, ... whose common step a rare 10 made 10."""
+    if len(values) < 2 or not -2 ** 62 < values[0] <= values[-1] < 2 ** 62:
+        return 0  # (the draft refuses such a range; int64 holds the rest exactly)
+    w = np.diff(np.asarray(values, dtype=np.int64)) // step - 1  # at NumPy's speed: an
+    c = np.asarray(counts)  # amount's distinct values grow with the rows
+    return int(w[(w > 0) & (np.minimum(c[:-1], c[1:]) > CHANCE_ROWS)].sum())
 
 
 def said(unseen: list) -> str:
