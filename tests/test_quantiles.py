@@ -53,20 +53,22 @@ def test_schema_holds_the_grid_and_a_k_bin_placeholder():
     # min > 0: log-spaced, integer cells: strictly increasing integers from min to max + 1
     assert g[0] == 50 and g[-1] == 19001 and (np.diff(g) >= 1).all()
     assert g.dtype.kind == "i" and 900 < pq.cells <= 1024
-    assert np.diff(g)[-1] > 50 * np.diff(g)[0]  # wider cells where values are larger
+    assert np.diff(g)[-2] > 50 * np.diff(g)[1]  # wider cells where values are larger
+    assert (g[1], g[-2]) == (51, 19000)  # the ends' own cells (top codes: test_top_codes)
     assert set(col.edges) <= set(pq.grid)  # the placeholder's bins are unions of cells
 
 
 def test_float_grids_linear_from_zero_log_above():
+    # 10 cells: the min's and the max's own ([0, 0], [10, 10]) and 8 between
     lin = load_schema({"columns": {"x": {"type": "numeric", "min": 0, "max": 10,
-                                         "bins": {"private_quantiles": 4, "grid": 8}}}})["x"]
-    assert lin.private.grid == pytest.approx(np.linspace(0, 10, 9))
+                                         "bins": {"private_quantiles": 4, "grid": 10}}}})["x"]
+    assert lin.private.grid == pytest.approx([0, *np.linspace(0, 10, 9), 10])
     log = load_schema({"columns": {"x": {"type": "numeric", "min": 1, "max": 256,
-                                         "bins": {"private_quantiles": 4, "grid": 8}}}})["x"]
-    assert log.private.grid == pytest.approx([1, 2, 4, 8, 16, 32, 64, 128, 256])
+                                         "bins": {"private_quantiles": 4, "grid": 10}}}})["x"]
+    assert log.private.grid == pytest.approx([1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 256])
     forced = load_schema({"columns": {"x": {"type": "numeric", "min": 1, "max": 256, "bins": {
-        "private_quantiles": 4, "grid": 8, "spacing": "linear"}}}})["x"]
-    assert forced.private.grid == pytest.approx(np.linspace(1, 256, 9))
+        "private_quantiles": 4, "grid": 10, "spacing": "linear"}}}})["x"]
+    assert forced.private.grid == pytest.approx([1, *np.linspace(1, 256, 9), 256])
 
 
 def test_support_grid_groups_support_values():
@@ -499,6 +501,8 @@ def test_quantiles_lost_in_the_noise_fall_back_to_public_spaced_bins():
     with pytest.warns(UserWarning, match=r"'stay'.*noise.*spaced"):
         syn = fit(df, schema, quantile_share=0.0167)
     edges = syn.privacy_report()["private_bins"]["stay"]
-    assert edges == [float(grid[i]) for i in public_cuts(grid, 16)]
+    pq = load_schema(schema)["stay"].private  # its ends cells of their own (top codes)
+    assert pq.atoms and edges == [float(pq.grid[i]) for i in public_cuts(pq.grid, 16, True)]
+    assert edges[:2] == [0.0, 0.0] and edges[-2:] == [365.0, 365.0]
     out = syn.sample()
     assert out["stay"].median() < 20  # not spread up to the public max

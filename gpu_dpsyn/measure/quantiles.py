@@ -147,12 +147,17 @@ def lost_in_noise(total: float, sigma: float, g: int, k: int) -> bool:
 LOG_SHIFT = 0.01  # of the range: public_cuts' log spacing, as draft_bins' finest
 
 
-def public_cuts(grid, k: int) -> list[int]:
+def public_cuts(grid, k: int, atoms: bool = False) -> list[int]:
     """Grid indices of k bins laid out from the public grid alone, as its "auto" spacing
     is: log-spaced from a min above 0, from 0 in log(x + shift) (the shift a hundredth
     of the range: an amount, a duration), else equal widths; each edge the nearest grid
-    edge, repeats merged."""
+    edge, repeats merged.  atoms: the grid's end cells hold just its min and max
+    (quantile_bins), each kept a bin (a top code), k - 2 bins between them."""
     grid = np.asarray(grid, dtype=np.float64)
+    if atoms and k >= 3 and len(grid) > 3:
+        inner = public_cuts(grid, k - 2)[1:-1]
+        g = len(grid) - 1
+        return _with_ends([1, g - 1] + [min(max(i, 1), g - 1) for i in inner], g)
     lo, hi = grid[0], grid[-1]
     if lo > 0:  # as the grid's "auto": log from min (birth years: nearly even)
         want = np.geomspace(lo, hi, k + 1)
@@ -254,7 +259,7 @@ def choose_bins(backend, counts, schema: Schema, fractions: list, accountant,
         noisy = exact.astype(np.float64) + noise
         cum = cumulative(noisy)
         lost = lost_in_noise(cum[-1], entry.sigma, g, pq.k)
-        cuts = public_cuts(pq.grid, pq.k) if lost else _cuts(cum, pq.k)
+        cuts = public_cuts(pq.grid, pq.k, pq.atoms) if lost else _cuts(cum, pq.k)
         edges[col.name] = [pq.grid[i] for i in cuts]
         if lost:  # decoded as plain bins: the noisy shape inside is noise too
             warnings.warn(
