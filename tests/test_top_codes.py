@@ -50,3 +50,25 @@ def test_the_grid_gives_its_ends_cells_of_their_own():
                                             "bins": {"private_quantiles": 4,
                                                      "grid": 8}}}})["x"].private
     assert floats.grid[:2] == (0, 0) and floats.grid[-2:] == (10, 10) and floats.cells == 8
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_a_drafted_top_code_under_five_percent_gets_a_bin_of_its_own(integer):
+    # a common value gets a bin of its own at 5% of the rows: a top code of 1-4% shared
+    # the top bin with the values below it, and none came out at the top code (0.0%)
+    from conftest import drafted
+    r = np.random.default_rng(0)
+    n = 20000
+    inc = np.exp(r.normal(10.5, 0.8, n)).round(0 if integer else 2).clip(max=250000)
+    inc[r.random(n) < 0.015] = 250000
+    df = pd.DataFrame({"income": inc.astype(np.int64) if integer else inc,
+                       "k": r.integers(0, 3, n)})
+    s, lines = drafted(df)
+    assert "250000: " in lines["income"], lines["income"]
+    out = Synthesizer(1.0, 1e-9, seed=1, iterations=3, progress=False).fit(
+        df, s).sample(n)
+    real, got = (df["income"] == 250000).mean(), (out["income"] == 250000).mean()
+    assert abs(got - real) < 0.01, (real, got)
+    # a column whose max is no spike keeps its bins: values spread evenly
+    ages = pd.DataFrame({"v": r.integers(0, 100000, n), "k": r.integers(0, 3, n)})
+    assert "bin of its own" not in drafted(ages)[1]["v"]

@@ -10,6 +10,10 @@ from gpu_dpsyn.data.types.numeric import significant
 
 LOG_GAIN = 0.5  # log-spaced bins when they halve the decode error of equal widths
 ATOM_SHARE = 0.05  # a numeric column's min or max this common gets a bin of its own
+# ... and at the min or the max (a top code, zeros), a value this common that is END_SPIKE
+# times as common as the other values of its bin: a 1.5% top code had shared the top bin
+# with the 7,800 values below it, and no record came out at the top code
+END_SHARE, END_SPIKE = 0.005, 10.0
 
 
 def log_edges(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
@@ -57,7 +61,8 @@ def on_grid(e: np.ndarray, step: int) -> np.ndarray:
 
 
 def own_bins(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
-    """(edges, values) giving each value that holds at least ATOM_SHARE of the values a
+    """(edges, values) giving each value that holds at least ATOM_SHARE of the values (or
+    the min or max, END_SHARE and a spike: _end_spike) a
     bin of its own (no hours worked, no income, a top code; a ratio of exactly 1, a
     price of 9.99, a salary of 50,000), so the output holds it exactly and not spread
     over its bin; else None.  Integers: a bin [v, v + step) (amounts in steps: edges on
@@ -65,6 +70,9 @@ def own_bins(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
     (schema)."""
     values, counts = np.unique(numbers, return_counts=True)
     atoms = values[counts >= ATOM_SHARE * len(numbers)]
+    ends = [i for i in {0, len(values) - 1} if counts[i] < ATOM_SHARE * len(numbers) and
+            _end_spike(values, counts, i, edges, len(numbers))]
+    atoms = np.unique(np.concatenate([atoms, values[ends]]))
     e, own = list(edges), []
     for v in atoms.tolist():
         v = int(v) if integer else float(v)
@@ -79,6 +87,17 @@ def own_bins(numbers: np.ndarray, edges: list, integer: bool, step: int = 1):
                 e.insert(e.index(v), v)
         own.append(v)
     return (e, own) if own else None
+
+
+def _end_spike(values, counts, i: int, edges, n: int) -> bool:
+    """Whether values[i] (the min or the max) holds END_SHARE of the n values and is
+    END_SPIKE times as common as the mean of the other values in its bin, per distinct
+    value seen: a top code, not the end of a smooth density."""
+    if counts[i] < END_SHARE * n:
+        return False
+    b = bin_codes(np, np.asarray(edges, dtype=np.float64), values.astype(np.float64))
+    others = (b == b[i]) & (np.arange(len(values)) != i)
+    return not others.any() or counts[i] >= END_SPIKE * counts[others].mean()
 
 
 def decode_error(x: np.ndarray, edges) -> float:
