@@ -31,7 +31,8 @@ def parse_workload(items, names=None):
         try:  # (as a number is written: float() reads "1_0" as 10)
             weight = _number(w) if w is not None else 1.0
         except argparse.ArgumentTypeError:
-            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a number") from None
+            raise DPSynError(f"--workload {item!r}: the weight after ':' must be a "
+                             "number") from None
         out.append((cols, weight))
     return out
 

@@ -9,10 +9,11 @@ anything is measured hold for the chosen bins too.
 
 Grid (default 1024 cells, `"grid": G`): the min and the max each a cell of its own (an
 integer's [max, max + 1), a decimal's [max, max]: ATOMS), so a top code or a pile of
-zeros at a public end is measured as a value, not spread over a cell of hundreds of values
-(a 9% top code came out at 0.005%); the other G - 2 cells equal width between them, or log-spaced
-when min > 0 (`"spacing": "auto"`, the default; `"linear"` or `"log"` to choose), so a
-right-skewed positive column (wages, prices) gets fine cells where its mass is.  Integer
+zeros at a public end is measured as a value, not spread over a cell of hundreds of
+values (a 9% top code came out at 0.005%); the other G - 2 cells equal width between
+them, or log-spaced when min > 0 (`"spacing": "auto"`, the default; `"linear"` or `"log"`
+to choose), so a right-skewed positive column (wages, prices) gets fine cells where its
+mass is.  Integer
 columns round the grid's edges up to integers and drop repeats (every cell holds an
 integer); with a `"support"` the grid splits the support values into G groups of equal
 count (every cell holds a support value).  Either way any union of grid cells is a valid
