@@ -84,3 +84,39 @@ def test_a_binned_group_id_is_told_to_be_left_out():
 def test_a_listed_id_is_not_told_to_be_left_out():
     _, lines = _lines(_schools())
     assert "--ignore" not in _line(lines, "school_id")
+
+
+def _trips(n=4000, seed=3):
+    """A taxi table: pickup and drop-off zones numbered 1..265, a vendor, a store."""
+    r = np.random.default_rng(seed)
+    return pd.DataFrame({"PULocationID": r.integers(1, 266, n),
+                         "DOLocationID": r.integers(1, 266, n),
+                         "store_id": r.choice([f"S{i}" for i in range(150)], n),
+                         "fare": r.gamma(2.0, 8.0, n).round(1)})
+
+
+def test_a_place_named_as_an_id_is_not_offered_as_the_individual():
+    """A taxi table's PULocationID (265 zones) was told 'if it names the person each row
+    is about, draft again with --id PULocationID', and the fit then warned that it is
+    named like an identifier with no individual named: a zone, a station or a store is
+    no person, so neither says so.  A person's id still is."""
+    _, lines = _lines(_trips())
+    for name in ("PULocationID", "DOLocationID", "store_id"):
+        assert "--id" not in _line(lines, name), _line(lines, name)
+    _, lines = _lines(_claims())
+    assert "--id patient_id" in _line(lines, "patient_id")
+
+
+def test_a_place_named_as_an_id_draws_no_individual_warning_at_fit():
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.inference import infer_schema
+    df = _trips(2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = infer_schema(df)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(1.0, 1e-9, seed=0, backend="cpu", progress=False, adaptive_rounds=0,
+                    iterations=2).fit(df, schema)
+    assert not any("named like an identifier" in str(w.message) for w in seen), \
+        [str(w.message) for w in seen]

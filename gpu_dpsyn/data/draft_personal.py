@@ -14,15 +14,13 @@ Left out, a column is neither an id (numbered 1..n) nor a refusal for its many v
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
 from gpu_dpsyn.data import draft_text
 from gpu_dpsyn.data.text import leaving_out, pasted
 # ID_SHARE: of the individuals, one value each
-from gpu_dpsyn.data.values import ID_SHARE, all_text
+from gpu_dpsyn.data.values import ID_SHARE, all_text, name_words, place_name
 
 _PERSONAL = {  # a word that says personal data, in the languages spreadsheets come in
     "name", "surname", "email", "mail", "phone", "telephone", "mobile", "address", "street",
@@ -49,11 +47,6 @@ _QUALIFIERS = {"first", "last", "full", "given", "family", "middle", "maiden", "
 # something else
 
 
-def name_words(name: str) -> list:
-    """A column name's words, lower case: split at spaces, underscores, camelCase and
-    digits (FirstName, phone1, emailAddress)."""
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name)
-    return [w for w in re.split(r"[\W_\d]+", spaced.lower()) if w]
 
 
 def personal_name(name: str) -> bool:
@@ -177,7 +170,7 @@ def repeated_id(col, no_id: bool) -> str:
     8,220 numbers among 21,785 persons."""
     said = [f"if it names the person each row is about (not a manager's, say), draft "
             f"again with {pasted('--id', col.name)} (that person is then the unit of "
-            "privacy)"] if no_id else []
+            "privacy)"] if no_id and not place_name(col.name) else []
     if col.kind == "numeric":
         said.append(f"if it names a group of rows (a household, an account), leave it out "
                     f"(gpu-dpsyn schema FILE {leaving_out(col.name)}): binned, its "

@@ -62,11 +62,33 @@ BLANK_HEADER = re.compile(r"Unnamed: \d+")  # how pandas reads a blank header ce
 
 
 def person_id_name(name: str) -> bool:
-    """id_name's identifiers but for a code or number (country_code, phone_number): a
-    word of ID_WORDS, camelCase ...Id, or an entity glued to "id" (CUSTOMERID)."""
+    """id_name's identifiers but for a code or number (country_code, phone_number) or a
+    place's or a thing's (place_name): a word of ID_WORDS, camelCase ...Id, or an entity
+    glued to "id" (CUSTOMERID)."""
     words = {w for w in re.split(r"[\W_]+", name.lower()) if w}
-    return bool(words & ID_WORDS) or bool(_CAMEL_ID.search(name)) or \
-        bool(_GLUED_ID.search(name)) and not name.lower().endswith("code")
+    return (bool(words & ID_WORDS) or bool(_CAMEL_ID.search(name)) or
+            bool(_GLUED_ID.search(name)) and not name.lower().endswith("code")) and \
+        not place_name(name)
+
+
+PLACES = {"location", "loc", "zone", "station", "stop", "store", "shop", "branch", "site",
+          "airport", "terminal", "route", "region", "district", "county", "country", "state",
+          "city", "ward", "room", "bed", "hospital", "clinic", "facility", "school", "dept",
+          "department", "product", "item", "sku", "category", "vendor", "sensor", "vehicle",
+          "warehouse", "plant"}  # places and things a column's id may name: no person
+
+
+def name_words(name: str) -> list:
+    """A column name's words, lower case: split at spaces, underscores, camelCase and
+    digits (FirstName, phone1, emailAddress, PULocationID)."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name)
+    return [w for w in re.split(r"[\W_\d]+", spaced.lower()) if w]
+
+
+def place_name(name: str) -> bool:
+    """An id named as a place's or a thing's (PULocationID, store_id): a taxi table's
+    zones had been told to be the individual, and warned of at fit as a person's id."""
+    return bool(set(name_words(name)) & PLACES)
 
 
 def is_text(s: pd.Series) -> bool:
