@@ -13,7 +13,8 @@ import pandas as pd
 
 from gpu_dpsyn.core.checks import column_labels, integer
 from gpu_dpsyn.core.types import DEFAULT_MAX_CELLS
-from gpu_dpsyn.data import draft_after, draft_cuts, draft_lookup, draft_personal
+from gpu_dpsyn.data import (draft_after, draft_cuts, draft_lookup, draft_personal,
+                             draft_spans)
 from gpu_dpsyn.data.draft_columns import Guesser, IdColumnWarning  # noqa: F401 (re-exported)
 from gpu_dpsyn.data.encoding import check_cells, check_frame
 from gpu_dpsyn.data.schema import MAX_COLUMN_DOMAIN, Column, Schema
@@ -146,6 +147,8 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     if pairs:
         draft_after.ordered_pairs({str(n): df[n] for n in df.columns}, cols, whys,
                                   {n: s[2] for n, s in guess.stamps.items()}, guess.bins)
+        draft_spans.spans({str(n): df[n] for n in df.columns}, cols, whys,  # a stay's
+                          {n: s[2] for n, s in guess.stamps.items()})  # days
     if lookups:
         data = {str(n): df[n] for n in df.columns}
         draft_lookup.presences(data, cols, whys)  # first: a flag held twice (Y/N, 1/0)
