@@ -516,3 +516,22 @@ def test_a_chain_repairs_each_end_against_its_repaired_start():
     encode(fixed, s)
     said = {(c, what): k for c, what, k, _ in findings(df, s)}
     assert said[("c", "more than P10D after b: clamped to it")] == 1
+
+
+def test_a_public_max_for_a_gap_keeps_its_bins_width(tmp_path, capsys):
+    """A hospital table's stays, drafted after admission up to P114D in 32 bins of 3.6
+    days: set to a public P365D, as the README asks of ranges, the 32 bins grew to 11.4
+    days each and at eps 1 the synthetic median stay was 151 hours (real 70; drafted, 74).
+    The max alone keeps the width (and says so); bins given beside it are kept."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_schema().to_dict()))  # P60D in 60 bins: a day each
+    assert main(["schema", str(path), "--set", "disch.after.max=P180D"]) == 0
+    assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 180
+    err = capsys.readouterr().err
+    assert "keep their width" in err and "180 bins" in err and \
+        "--set disch.after.bins=N" in err, err
+    assert main(["schema", str(path), "--set", "disch.after.max=P200D",
+                 "--set", "disch.after.bins=40"]) == 0
+    assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 40
+    assert main(["schema", str(path), "--set", "disch.after.max=P7D"]) == 0  # under half:
+    assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 40  # kept
