@@ -154,6 +154,7 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
         draft_lookup.presences(data, cols, whys)  # first: a flag held twice (Y/N, 1/0)
         draft_lookup.lookups(data, cols, whys)  # made the first a lookup's source, measured
         draft_cuts.thresholds(data, cols, whys)  # a flag of a binned value's range
+        draft_spans.sums(data, cols, whys)  # a total of two numbers
     read = {c.name: drafted_keys(c) + [k for k in ("unit", "bins") if c.name in guess.by_count
                                        and k in c.to_dict()][-1:] for c in cols}
     lines = [f"  {c.name:<20} {c.kind:<12} {why}" + (" (nullable)" if c.nullable else "")
