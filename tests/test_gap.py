@@ -535,3 +535,12 @@ def test_a_public_max_for_a_gap_keeps_its_bins_width(tmp_path, capsys):
     assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 40
     assert main(["schema", str(path), "--set", "disch.after.max=P7D"]) == 0  # under half:
     assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 40  # kept
+
+
+def test_a_whole_new_after_is_taken_as_given_and_not_said_to_keep_a_width(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_schema().to_dict()))
+    new = json.dumps({**AFTER, "max": "P30D", "bins": 10})
+    assert main(["schema", str(path), "--set", f"disch.after={new}"]) == 0
+    assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 10
+    assert "keep their width" not in capsys.readouterr().err

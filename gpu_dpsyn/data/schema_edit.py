@@ -223,16 +223,23 @@ def _keep_width(after: dict, new) -> None:
     place), unless that leaves under half of them: a hospital's stays drafted up to P114D
     in 32 bins, set to a public P365D, had 32 bins of 11.4 days, and at eps 1 the synthetic
     median stay was 151 hours (real 70; as drafted, 74)."""
+    wide = _wider(after, new)
+    if wide is not None:
+        after["bins"] = wide
+
+
+def _wider(after: dict, new) -> int | None:
+    """The bins of the gap `after` of the same width up to the max `new`, or None: no
+    count of bins, or under half of them left."""
     k = after.get("bins")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        return
+        return None
     try:  # (a max the rules refuse is named by them)
         was, now = (_duration("'after'", v).value for v in (after.get("max"), new))
     except SchemaError:
-        return
+        return None
     wide = min(-(-now * k // was), MAX_COLUMN_DOMAIN)
-    if 2 * wide >= k:
-        after["bins"] = wide
+    return wide if 2 * wide >= k else None
 
 
 def regapped(before: dict, after: dict) -> list:
@@ -242,7 +249,8 @@ def regapped(before: dict, after: dict) -> list:
         now = (after.get("columns") or {}).get(name)
         g0, g1 = (c.get("after") if isinstance(c, dict) else None for c in (was, now))
         if isinstance(g0, dict) and isinstance(g1, dict) and g0.get("max") != g1.get(
-                "max") and g0.get("bins") != g1.get("bins") and isinstance(g1.get("bins"), int):
+                "max") and g0.get("bins") != g1.get("bins") and isinstance(g1.get(
+                "bins"), int) and g1["bins"] == _wider(g0, g1["max"]):  # (not given)
             width = _duration("'after'", g1["max"]).value / g1["bins"]
             notes.append(f"column {shown(name)}: the gap's bins keep their width (about "
                          f"{_about(pd.Timedelta(width, unit='ns'))}) up to its new max: "
