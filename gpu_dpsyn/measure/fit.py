@@ -28,9 +28,10 @@ from gpu_dpsyn.errors import (DataError, DPSynError, ParameterError, PrivacyPara
                               RowCountWarning)
 from gpu_dpsyn.estimate.consistency import total_standard_error
 from gpu_dpsyn.estimate.smoothing import ordered_lengths
-from gpu_dpsyn.estimate.targets import estimate, noise_per_value, pooled_total
+from gpu_dpsyn.estimate.targets import estimate, pooled_total
 from gpu_dpsyn.measure import dpsyn, privsyn, quantiles, rounds
 from gpu_dpsyn.measure.marginals import LocalCounts
+from gpu_dpsyn.measure.noisy import warn_noisy
 from gpu_dpsyn.model import FittedModel
 from gpu_dpsyn.privacy import Accountant
 from gpu_dpsyn.privacy.bounding import kept_rows
@@ -256,75 +257,12 @@ def fit(settings, backend, client, df, schema, public, seed: int, seeded: bool,
         lv.total = state.estimate(lv.marginals, lv.measured_cells)
     total, model.n_standard_error = pooled_total(model.levels)
     model.n_estimate = clamped_rows(total, schema)
-    _warn_noisy(model)
+    warn_noisy(model)
     if pub is not None and model.public is None:
         model.public = state.public_codes()
     model.fit_calls = state.calls
     timings = dict(encode=t1 - t0, measure=t2 - t1, consistency=time.perf_counter() - t2)
     return model, state.accountant, timings
-
-
-TAIL_SHARE = 0.1  # merged values holding at most this share of the records: a tail
-
-
-def _warn_noisy(model) -> None:
-    """Name the columns the noise swamps: their values merged to half or fewer by the
-    low-count filtering (what it merges comes out spread evenly), or the noise of their
-    counts above the records a value (estimate.targets.noise_per_value).  Noise levels,
-    noisy totals and merges of noisy counts only: post-processing."""
-    lv = model.levels[0]
-    if lv.group:
-        return
-    said, names, rare, tails = [], [], [], []
-    one = {m.attrs[0]: m.values for m in lv.marginals if len(m.attrs) == 1}
-    for a, sd, mean in noise_per_value(lv):
-        if a >= len(model.names):
-            continue
-        r = model.recodes.get(a)
-        was, now = (len(r.lut), r.size) if r is not None else (None, None)
-        share = None  # of the records, that the merged value holds (its last code)
-        if now is not None and a in one:  # (host or device values: reduced to floats)
-            v = one[a].clip(0.0, None)
-            share = float(v[-1]) / float(v.sum()) if float(v.sum()) > 0 else None
-        if now is not None and now <= was / 2 and share is not None and share <= TAIL_SHARE:
-            # a public range's empty bins, a rare tail: the rest stands clear of the noise
-            tails.append(f"{model.names[a]!r} ({was - now + 1:,} of its {was:,} values, about "
-                         f"{100 * share:.2g}% of the records)")
-            continue
-        if now is not None and now <= was / 2:  # (one new value stands for the merged)
-            said.append(f"{model.names[a]!r} ({was - now + 1:,} of its {was:,} values below "
-                        "the noise, merged: their rows come out spread evenly over them: "
-                        "the rarer more often than they are)")
-        elif sd > mean:
-            said.append(f"{model.names[a]!r} (noise sd {sd:,.0f} against {mean:,.0f} "
-                        "records a value)")
-        else:  # clear on average; one rare value, never merged alone, may be lost in it
-            low = float(one[a].min()) if r is None and a in one and \
-                model.settings.filter_low_counts else math.inf
-            if low < 2.0 * sd:
-                rare.append(f"{model.names[a]!r} (about {max(low, 0.0):,.0f} records, noise "
-                            f"sd {sd:,.0f})")
-            continue
-        names.append(repr(model.names[a]))
-    if said:  # five said in full, the rest named (a lab panel's 'ldl' and 'dx' had not been)
-        more = names[5:25] + (["..."] if len(names) > 25 else [])
-        rest = f", and {len(names) - 5} more: {', '.join(more)}" if more else ""
-        warnings.warn(f"the noise swamps column(s) {', '.join(said[:5])}{rest}: their "
-                      "distribution will be mostly noise. Fewer values or bins, a larger "
-                      "epsilon or a lower max_records_per_individual would help",
-                      UserWarning, stacklevel=4)
-    if tails:
-        warnings.warn(f"the noise swamps the rarest values of column(s) {', '.join(tails[:5])}"
-                      f"{f' and {len(tails) - 5} more' if len(tails) > 5 else ''}: merged, "
-                      "their rows come out spread evenly over them, the rarer more often "
-                      "than they are; the column's other values stand clear of the noise",
-                      UserWarning, stacklevel=4)
-    if rare:  # (a 0.3% fraud flag came out 2.2% at 30 records a customer, unsaid)
-        warnings.warn(f"the noise swamps the rarest value of column(s) {', '.join(rare[:5])}"
-                      f"{f' and {len(rare) - 5} more' if len(rare) > 5 else ''}: it may come "
-                      "out several times as often as it is, or not at all. A larger epsilon "
-                      "or a lower max_records_per_individual would help", UserWarning,
-                      stacklevel=4)
 
 
 def clamped_rows(total: float, schema) -> int:
