@@ -49,3 +49,14 @@ def test_a_sum_off_by_more_than_its_rounding_is_not_said():
     df = _trips()
     df["total"] = df["total"] + np.random.default_rng(1).choice([0, 0.5, 1.0], len(df))
     assert "in every record" not in _line(_lines(df), "total")
+
+
+def test_whole_numbers_must_add_up_exactly():
+    """Counts off by one on a third of the records are no sum (a tolerance of a
+    decimal's rounding does not apply to whole numbers)."""
+    r = np.random.default_rng(2)
+    a, b = r.integers(0, 50, 3000), r.integers(0, 50, 3000)
+    df = pd.DataFrame({"a": a, "b": b, "n": a + b + r.choice([0, 1], 3000, p=[.7, .3])})
+    assert "in every record" not in _line(_lines(df), "n")
+    df["n"] = a + b
+    assert "'a' + 'b' in every record" in _line(_lines(df), "n")

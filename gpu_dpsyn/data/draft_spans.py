@@ -103,7 +103,7 @@ def _numbers(values) -> np.ndarray | None:
 def _constant(x, a, b, places) -> float | None:
     """The constant k with x = a + b + k in every record holding the three, within the
     rounding of their decimals (half a unit of the last place each), or None."""
-    d = max((p for p in places if p is not None), default=None)
+    d = max((p for p in places if p is not None), default=None) or None  # (0: exact)
     for part in (slice(0, SAMPLE), slice(None)):  # the first records, then all
         r = (x[part] - a[part] - b[part])
         r = r[np.isfinite(r)]
