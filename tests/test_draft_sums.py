@@ -1,7 +1,7 @@
 """A number that is the sum of two others of its record, up to a constant (a taxi fare's
-total: fare + tip + 3.00 of fixed charges; a gross amount: tax + net), is said on its draft line:
-no column type derives it, and measured apart the synthetic rows break it (a taxi table
-at eps 1: the total matched fare + tip + 3 on 1% of the synthetic rows)."""
+total: fare + tip + 3.00 of fixed charges; a gross amount: tax + net), is said on its
+draft line: no column type derives it, and measured apart the synthetic rows break it (a
+taxi table at eps 1: the total matched fare + tip + 3 on 1% of the synthetic rows)."""
 from __future__ import annotations
 
 import warnings
