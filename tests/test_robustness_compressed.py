@@ -85,3 +85,45 @@ def test_an_intact_compressed_table_still_reads(tmp_path):
         p = tmp_path / f"ok{suffix}"
         p.write_bytes(_compress(_csv_bytes(100), suffix))
         assert len(read_table(str(p))) == 100
+
+
+def _parquet_bytes() -> bytes:
+    buf = io.BytesIO()
+    pd.read_csv(io.BytesIO(_csv_bytes(50))).to_parquet(buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("packed, named", [
+    (lambda: _compress(_csv_bytes(), ".csv.gz"), ".csv.gz"),
+    (lambda: _compress(_csv_bytes(), ".csv.xz"), ".csv.xz"),
+    (lambda: _compress(_csv_bytes(), ".csv.bz2"), ".csv.bz2"),
+    (lambda: _compress(_csv_bytes(), ".csv.zip"), ".csv.zip"),
+    (_parquet_bytes, ".parquet")])
+def test_a_compressed_or_parquet_file_named_csv_is_named_for_what_it_is(tmp_path, capsys,
+                                                                         packed, named):
+    # was pandas' "Error tokenizing data. C error: Expected 2 fields in line 7, saw 6":
+    # the user's one mistake (the suffix) went unnamed
+    p = tmp_path / "t.csv"
+    p.write_bytes(packed())
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"columns": {
+        "a": {"type": "numeric", "integer": True, "min": 0, "max": 4},
+        "b": {"type": "categorical", "values": ["x", "y", "z"]}}}))
+    with pytest.raises(DataError, match=named.replace(".", r"\.")):
+        read_table(str(p))
+    for args in (["synthesize", str(p), "--schema", str(schema), "--epsilon", "1",
+                  "--delta", "1e-9", "--out", str(tmp_path / "o.csv"), "--quiet"],
+                 ["infer-schema", str(p), "--out", str(tmp_path / "i.json")],
+                 ["check", str(p), "--schema", str(schema)]):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("gpu-dpsyn: error: ") and err.count("\n") == 1, err
+        assert repr(str(p)) in err and named in err and "tokenizing" not in err, err
+    assert not (tmp_path / "o.csv").exists() and not (tmp_path / "i.json").exists()
+
+
+def test_a_header_that_starts_like_a_signature_still_reads(tmp_path):
+    # only the bytes no header writes are taken as a signature: a column named PAR1 reads
+    p = tmp_path / "t.csv"
+    p.write_bytes(b"PAR1,BZh9\n1,2\n3,4\n")
+    assert list(read_table(str(p)).columns) == ["PAR1", "BZh9"]

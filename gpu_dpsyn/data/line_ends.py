@@ -17,10 +17,22 @@ multi-byte character.
 from __future__ import annotations
 
 import io
+import re
 
 import pandas as pd
 
 _CHUNK = 1 << 16
+
+# a file's first bytes that no CSV header starts with: what the file is, and how a
+# table of it is named; read off the header alone, so naming it says nothing of a record
+_PACKED = [(b"\x1f\x8b", "gzip-compressed", "name it .csv.gz"),
+           (b"\xfd7zXZ\x00", "xz-compressed", "name it .csv.xz"),
+           (b"BZh[1-9]1AY&SY", "bzip2-compressed", "name it .csv.bz2"),
+           (b"PK\x03\x04", "a ZIP archive", "name a zipped CSV .csv.zip (an Excel .xlsx "
+            "workbook is one too: save its sheet as CSV)"),
+           (rb"\(\xb5/\xfd", "zstd-compressed", "decompress it first"),
+           (b"\xd0\xcf\x11\xe0", "an Excel .xls workbook", "save its sheet as CSV"),
+           (b"PAR1[\x00-\x08\x0b\x0c\x0e-\x1f]", "a Parquet file", "name it .parquet")]
 
 
 class LineEnds(io.RawIOBase):
@@ -82,6 +94,10 @@ def read_csv(source, **opts) -> pd.DataFrame:
             raise ValueError("the file is UTF-16 or UTF-32 text (its first bytes say so): "
                              "save it as UTF-8, or in an 8-bit encoding named under \"csv\" "
                              "in the schema")
+        for magic, what, fix in _PACKED:
+            if re.match(magic, stream._held):
+                raise ValueError(f"the file is {what} (its first bytes say so), not CSV text: "
+                                 f"{fix}")
         first = stream._held.split(b"\n", 1)[0].rstrip(b"\r").removeprefix(b"\xef\xbb\xbf")
         if len(first) == 5 and first.startswith(b"sep="):  # Excel's line: a line, no header
             raise ValueError(f"its first line {first.decode('latin-1')!r} is Excel's "
