@@ -328,6 +328,20 @@ def test_rows_with_more_fields_than_the_header_are_refused_not_cut(tmp_path, tex
         read_table(p, schema=_RAGGED)
 
 
+@pytest.mark.parametrize("extra, said", [
+    (b"red,1,2\n", "data row 61 has 3 fields, the header 2"),
+    (b'red,"1\nblue,2\n', "a quote opened in data row 61 is never closed")])
+def test_a_malformed_record_is_named_in_words_not_the_tokenizer_s(tmp_path, capsys, extra,
+                                                                  said):
+    # was "Error tokenizing data. C error: Expected 2 fields in line 62, saw 3" (and "EOF
+    # inside string starting at row 61"): the parser's words, its own count of lines
+    p, s = _ragged(tmp_path / "d", extra)
+    assert main(["synthesize", str(p), "--schema", str(s), "--epsilon", "1", "--delta",
+                 "1e-6", "--out", str(tmp_path / "o.csv"), "--quiet"]) == 2
+    one_line_error(capsys, "t.csv", said)
+    assert not (tmp_path / "o.csv").exists()
+
+
 def test_check_names_a_malformed_record_for_the_curator(tmp_path, capsys):
     p, s = _ragged(tmp_path / "d", b"red,\xff\n")
     assert main(["check", str(p), "--schema", str(s)]) == 1
