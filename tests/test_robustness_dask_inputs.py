@@ -185,3 +185,13 @@ def test_blank_lines_before_a_header_with_trailing_delimiters_read_as_in_memory(
         got = read_partitioned(str(p), load_schema(SCHEMA)).compute()
         assert len(got) == len(want) == 300, repr(start)
         assert got["color"].tolist() == want["color"].tolist()
+
+
+def test_a_row_wider_than_the_header_is_named_in_words_on_dask(tmp_path, client):
+    # past the rows read ahead on the client, the workers' read said "cannot read the
+    # table: Error tokenizing data. C error: Expected 2 fields in line 152, saw 3"
+    from gpu_dpsyn.distributed.counting import dask_counts
+    (tmp_path / "a.csv").write_text("color,size\nred,1\n")
+    (tmp_path / "b.csv").write_text("color,size\n" + "red,1\n" * 150 + "red,1,2\n")
+    with pytest.raises(DataError, match="data row 151 has 3 fields, the header 2"):
+        dask_counts(client, str(tmp_path), load_schema(SCHEMA), "cpu", "repair")

@@ -340,17 +340,26 @@ def read_error(path, e: BaseException) -> str:
         return (f"cannot read {shown(str(path))}: bytes that are no {e.encoding} text "
                 f"({first}); name the file's encoding as \"encoding\" under \"csv\" in "
                 "the schema (cp1252 for a Windows spreadsheet, say)")
-    wide, open_ = _FIELDS.search(first), _OPEN_QUOTE.search(first)
-    if wide:  # pandas counts records, the header as the first
-        want, line, saw = map(int, wide.groups())
-        return (f"cannot read {shown(str(path))}: data row {line - 1:,} has {saw} fields, "
-                f"the header {want} (a separator inside an unquoted value?); a row with "
-                "more fields than the header is refused, not cut: fix it")
-    if open_:  # (from 0, the header's row)
-        return (f"cannot read {shown(str(path))}: a quote opened in data row "
-                f"{int(open_.group(1)):,} is never closed, so no row after it can be told "
-                "apart: close it, or double a quote inside a quoted value (\"\")")
+    said = malformed(first)
+    if said:
+        return f"cannot read {shown(str(path))}: {said}"
     return f"cannot read {shown(str(path))} as a table: {first}"
+
+
+def malformed(first: str) -> str | None:
+    """pandas' tokenizer's error `first` in words, by data row (pandas counts records,
+    the header as the first, or from 0 at the header), or None for another error."""
+    wide, open_ = _FIELDS.search(first), _OPEN_QUOTE.search(first)
+    if wide:
+        want, line, saw = map(int, wide.groups())
+        return (f"data row {line - 1:,} has {saw} fields, the header {want} (a separator "
+                "inside an unquoted value?); a row with more fields than the header is "
+                "refused, not cut: fix it")
+    if open_:
+        return (f"a quote opened in data row {int(open_.group(1)):,} is never closed, so no "
+                "row after it can be told apart: close it, or double a quote inside a "
+                "quoted value (\"\")")
+    return None
 
 
 # pandas' tokenizer's words for a row wider than the header and for a quote left open

@@ -20,7 +20,7 @@ from gpu_dpsyn.core.checks import column_labels
 from gpu_dpsyn.data.dtypes import MAX_ROWS
 from gpu_dpsyn.data.encoding import check_columns, encode
 from gpu_dpsyn.data.repair import repair
-from gpu_dpsyn.data.ingest import READ_ERRORS
+from gpu_dpsyn.data.ingest import READ_ERRORS, malformed
 from gpu_dpsyn.errors import DataError, DPSynError
 from gpu_dpsyn.distributed.cluster import wait_for
 from gpu_dpsyn.distributed.reading import read_partitioned
@@ -87,7 +87,9 @@ def reading_errors():
         while e.__cause__ is not None:  # Dask wraps the reader's own error
             e = e.__cause__
         first = (str(e).strip().splitlines() or [type(e).__name__])[0] or type(e).__name__
-        raise DataError(f"cannot read the table: {first}") from None
+        said = malformed(first)  # (which file is not known here)
+        raise DataError("cannot read the table: " + (
+            f"{said} (in one of its files)" if said else first)) from None
 
 
 def gather(client, futures):
