@@ -619,6 +619,17 @@ def test_an_all_missing_column_is_drafted_as_ignored():
     assert any("gone" in x and "entirely empty" in x for x in lines)
 
 
+@pytest.mark.parametrize("frame, named", [
+    (pd.DataFrame({"gone": [None] * 3}), "'gone' (entirely empty)"),
+    (pd.DataFrame({"pid": [1, 2, 3], "gone": [np.nan] * 3}), "'gone' (entirely empty)")])
+def test_a_table_whose_every_column_is_left_out_says_why(frame, named):
+    # was "schema has no column to synthesize (only id or derived columns)": the empty
+    # column, the one the user can act on, went unnamed
+    with pytest.raises(SchemaError, match=re.escape(named)) as e:
+        infer_schema(frame, id_columns=[c for c in frame.columns if c == "pid"])
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("fmt", ["%m/%d/%Y", "%d.%m.%Y %H:%M"])
 def test_dates_in_another_format_than_iso_are_named_as_dates(fmt):
     # dates in one layout other than ISO 8601 are a datetime column in that "format"
