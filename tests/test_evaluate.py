@@ -1,6 +1,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from gpu_dpsyn.evaluation.evaluate import (density_score, per_marginal_tvd, range_query_score,
@@ -166,3 +167,28 @@ def test_a_column_of_numbers_beside_one_of_text_is_said_when_inferring():
         comparison_schema(real, real.assign(month=real["month"].astype(float)))
         comparison_schema(real, real.assign(month=np.nan))  # no value: nothing to say
     assert not [w for w in seen if "numbers in one table" in str(w.message)]
+
+
+def test_a_ledger_of_a_run_on_other_columns_is_refused(tmp_path, capsys):
+    # evaluate took any valid ledger: the report then gave another run's epsilon, delta
+    # and measurements as the privacy of the table it scored
+    from gpu_dpsyn.cli import main
+    from conftest import one_line_error
+    r = np.random.default_rng(0)
+    for name, cols in (("a", ["x", "y"]), ("b", ["x", "z"])):
+        pd.DataFrame({c: r.choice(["p", "q"], 300) for c in cols}).to_csv(
+            tmp_path / f"{name}.csv", index=False)
+        (tmp_path / f"{name}.json").write_text(json.dumps({"columns": {
+            c: {"type": "categorical", "values": ["p", "q"]} for c in cols}}))
+        assert main(["synthesize", str(tmp_path / f"{name}.csv"), "--schema",
+                     str(tmp_path / f"{name}.json"), "--epsilon", "1", "--delta", "1e-9",
+                     "--out", str(tmp_path / f"{name}_syn.csv"), "--seed", "0", "--quiet",
+                     "--ledger", str(tmp_path / f"{name}_l.json")]) == 0
+    capsys.readouterr()
+    for schema in ([], ["--schema", str(tmp_path / "b.json")]):
+        assert main(["evaluate", str(tmp_path / "b.csv"), str(tmp_path / "b_syn.csv"),
+                     *schema, "--ledger", str(tmp_path / "a_l.json"), "--quiet"]) == 2
+        one_line_error(capsys, "a_l.json", "'y'")
+        assert main(["evaluate", str(tmp_path / "b.csv"), str(tmp_path / "b_syn.csv"),
+                     *schema, "--ledger", str(tmp_path / "b_l.json"), "--quiet"]) == 0
+        capsys.readouterr()

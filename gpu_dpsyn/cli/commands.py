@@ -253,6 +253,9 @@ def _evaluate(a, t0: float) -> int:
         real, syn = (csv_as_text(x) if table_format(p) == "parquet" else x
                      for x, p in ((real, a.real), (syn, a.synthetic)))
     _check_table_columns(real, syn, schema, a.real, a.synthetic)
+    if run:
+        from gpu_dpsyn.evaluation.report.privacy import check_ledger_columns
+        check_ledger_columns(run, syn.columns, f"ledger {a.ledger!r}")
     if schema is not None:  # the real table as the fit read it: repaired by the rule
         from gpu_dpsyn.data.repair import repair
         read, real = len(real), repair(real, schema)

@@ -55,6 +55,21 @@ def check_ledger(run, source: str = "ledger") -> dict:
     return run
 
 
+def check_ledger_columns(run, names, source: str = "ledger") -> None:
+    """DPSynError where the ledger's marginals measured a column the scored table lacks:
+    another run's ledger, whose epsilon, delta and measurements the report would give as
+    this table's privacy.  names: the synthetic table's columns (a datetime column's
+    hidden time of day is measured under its own label)."""
+    from gpu_dpsyn.data.types.time_of_day import label
+    known = {str(n) for n in names} | {label(str(n)) for n in names}
+    other = sorted({str(c) for m in run["measurements"] if m.get("label") == "marginal"
+                    for c in m.get("columns", [])} - known)
+    if other:
+        raise DPSynError(f"{source} records a run that measured column(s) "
+                         f"{', '.join(map(repr, other[:5]))}, which the synthetic table "
+                         "lacks: give the ledger of the run that wrote it")
+
+
 _NUMBER = {"type": "number"}
 _MAYBE = {"type": ["number", "null"]}  # (a Laplace run has no rho, a Gaussian no scale)
 _READ = {  # the keys of a ledger the report and evaluate read (JSON Schema)
