@@ -248,3 +248,17 @@ def test_a_one_column_table_whose_name_holds_a_semicolon_reads_with_its_schema(t
     assert list(df.columns) == ["size;unit"] and len(df) == 2
     from gpu_dpsyn.distributed.reading import read_partitioned
     assert len(read_partitioned(str(path), schema).compute()) == 2  # Dask's reading too
+
+
+@pytest.mark.parametrize("name", ["t.parquet", "t.csv"])
+def test_write_table_refuses_a_path_that_is_none_and_labels_a_header_repeats(tmp_path, name):
+    # a number as the path was a TypeError traceback; two columns of one label a KeyError
+    # (Parquet) or a CSV that read_table then refuses ("names column 'a' more than once")
+    df = pd.DataFrame([[1, 2, 3]], columns=["a", "a", "b"])
+    with pytest.raises(DataError, match=r"'a'"):
+        ingest.write_table(df, tmp_path / name)
+    with pytest.raises(DataError, match=r"'1'"):  # one header name in a file, 1 and "1"
+        ingest.write_table(pd.DataFrame([[1, 2]], columns=[1, "1"]), tmp_path / name)
+    with pytest.raises(DPSynError, match="path"):
+        ingest.write_table(df.iloc[:, 1:], 5)
+    assert list(tmp_path.iterdir()) == []

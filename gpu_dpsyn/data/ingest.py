@@ -18,6 +18,7 @@ import re
 import warnings
 import zipfile
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -114,6 +115,13 @@ def write_table(df, path, flag: str | None = None, dialect: Dialect = DEFAULT_DI
     (dtypes.dictionary_types of the schema)."""
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"write_table needs a pandas DataFrame, got {type(df).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise DPSynError(f"write_table's path must be a file path (str or os.PathLike), got "
+                         f"{type(path).__name__}")
+    twice = sorted(c for c, k in Counter(map(str, df.columns)).items() if k > 1)
+    if twice:  # one header name twice: a file read_table refuses (Parquet: a KeyError)
+        raise DataError(f"cannot write {shown(str(path))}: the table has more than one "
+                        f"column named {', '.join(map(repr, twice))}; rename them")
     fmt = table_format(path, flag)
     check_output(path, flag)  # a missing directory, a device: named before writing
     name = target_of(path).name
