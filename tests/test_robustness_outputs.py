@@ -992,3 +992,20 @@ def test_on_dask_a_ledger_that_cannot_be_written_takes_the_parts_with_it(files, 
                        "1", "--ledger", str(ledger))) == 2
     assert not list(out.glob("*.parquet"))
     assert "nothing was released" in json.loads(ledger.read_text())["failed_run"]
+
+
+@pytest.mark.parametrize("name", ["l.csv", "l.csv.gz", "l.PARQUET", "l.html"])
+def test_a_json_output_named_as_a_table_or_page_is_refused_first(files, capsys,
+                                                                  monkeypatch, name):
+    # --report had to end in .html, but a ledger, an evaluation or a schema was written as
+    # JSON under a table's name (then read as one: "synthesize l.csv ..."), as asked
+    tmp, real, schema = files
+    no_reading(monkeypatch)
+    out = tmp / name
+    for args in (_synth(real, schema, tmp / "o.csv", "--ledger", str(out)),
+                 ["evaluate", str(real), str(real), "--json", str(out)],
+                 ["infer-schema", str(real), "--out", str(out)],
+                 ["schema", str(schema), "--out", str(out)]):
+        assert main(args) == 2, args
+        one_line_error(capsys, repr(str(out)), ".json")
+        assert not out.exists() and not (tmp / "o.csv").exists()

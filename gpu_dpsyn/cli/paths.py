@@ -13,6 +13,7 @@ from pathlib import Path
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.data.files import (check_kind, check_name, check_output, file_id, target_of,
                                   write_text)
+from gpu_dpsyn.data.ingest import CSV_SUFFIXES
 from gpu_dpsyn.data.text import shown
 from gpu_dpsyn.evaluation import REPORT_TITLE
 
@@ -64,6 +65,7 @@ LEDGER = ("privacy ledger", (b"{",), b'"guarantee"')
 EVALUATION = ("evaluate --json output", (b"{",), b'"not_for_publication"')
 REPORT = ("gpu_dpsyn report", (b"<",), f"<title>{REPORT_TITLE}</title>".encode())
 KINDS = {"--ledger": LEDGER, "--json": EVALUATION, "--report": REPORT}
+_NOT_JSON = (".parquet", *CSV_SUFFIXES, ".html", ".htm")  # the names tables and pages take
 
 
 def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
@@ -93,6 +95,10 @@ def check_outputs(outputs: dict, inputs, kinds: dict = KINDS) -> None:
                              "it with your records: give another name")
         if flag == "--report" and not str(path).lower().endswith((".html", ".htm")):
             raise DPSynError(f"--report {path!r} is an HTML page: name it .html")
+        if flag in kinds and b"{" in kinds[flag][1] and \
+                str(path).lower().endswith(_NOT_JSON):  # (a later run would read it so)
+            raise DPSynError(f"{flag} {path!r} is a JSON document, named as a table or a "
+                             "page: name it .json")
         seen[where] = flag
 
 
