@@ -207,3 +207,26 @@ def test_a_parquet_duration_under_a_numeric_column_says_what_to_do(tmp_path):
     p, s = _files(tmp_path, "num", pa.array([5] * N, pa.duration("s")))
     with pytest.raises(DataError, match=r"duration.*numbers in a unit"):
         read_table(p, schema=s)
+
+
+@pytest.mark.parametrize("kind, column, named", [
+    ("num", pd.cut(range(N), 5), "interval"),  # pd.cut's bins: categories of intervals
+    ("date", pd.cut(range(N), 5), "interval"),
+    ("num", pd.period_range("2020-01", periods=N, freq="M").astype("category"), "period")])
+def test_a_frame_of_cut_intervals_is_refused_by_its_dtype(monkeypatch, kind, column, named):
+    """pd.cut's categories of intervals under a numeric or datetime entry (or categories
+    of periods under a numeric one): every value was invalid, every row dropped and a
+    2-row table released without a word.  Refused by the dtype, as durations are, before
+    anything is spent."""
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.privacy import accountant
+    spent, charge = [], accountant.Accountant.charge
+    monkeypatch.setattr(accountant.Accountant, "charge",
+                        lambda self, *a, **k: spent.append(a) or charge(self, *a, **k))
+    schema = {"columns": {"x": {**SPECS[kind], "max": "2040-12-31"} if kind == "date" else
+                          {**SPECS[kind], "max": 10 ** 6},
+                          "k": {"type": "numeric", "integer": True, "min": 0, "max": 9}}}
+    df = pd.DataFrame({"x": column, "k": KEEP.to_pylist()})
+    with pytest.raises(DataError, match=rf"column 'x' .*{named}") as e:
+        Synthesizer(1.0, 1e-9, seed=0, progress=False, backend="cpu").fit(df, schema)
+    assert "\n" not in str(e.value) and not spent

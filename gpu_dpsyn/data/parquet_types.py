@@ -99,8 +99,8 @@ def check(path, schema=None, fields=None) -> list[str]:
 def check_frame(df, schema) -> None:
     """DataError naming the first schema column whose dtype in the DataFrame df (its
     declared structure, as a Parquet file's Arrow type: the same whatever its records
-    hold) its kind cannot read: durations and intervals under a numeric or datetime
-    column, periods under a numeric one.  Fitted, each value was invalid: missing in the
+    hold) its kind cannot read: durations and intervals (pd.cut's categories too) under a
+    numeric or datetime column, periods under a numeric one.  Fitted, each value was invalid: missing in the
     output, or every row dropped, without a word.  Object columns are read value by value
     (the repair), and other dtypes as it reads them (booleans as 1/0; periods under a
     datetime column as their start, types/periods.py)."""
@@ -108,13 +108,15 @@ def check_frame(df, schema) -> None:
         if col.kind not in _NEVER or col.name not in df.columns:
             continue
         d = df[col.name].dtype
+        held = d.categories.dtype if isinstance(d, pd.CategoricalDtype) else d  # pd.cut's
         family = _family(d.pyarrow_dtype) if isinstance(d, pd.ArrowDtype) else \
-            "time" if isinstance(d, pd.IntervalDtype) or \
-            getattr(d, "kind", None) == "m" else \
-            "period" if isinstance(d, pd.PeriodDtype) else None
+            "time" if isinstance(held, pd.IntervalDtype) or \
+            getattr(held, "kind", None) == "m" else \
+            "period" if isinstance(held, pd.PeriodDtype) else None
         if family in ("time", "period") and family in _NEVER[col.kind]:
-            raise DataError(f"column {shown(col.name)} is of dtype {d} in the table, which a "
-                            f"{col.kind} column cannot read"
+            named = d if held is d else f"category (of {held})"
+            raise DataError(f"column {shown(col.name)} is of dtype {named} in the table, "
+                            f"which a {col.kind} column cannot read"
                             + _HINTS.get((col.kind, family), ""))
 
 
