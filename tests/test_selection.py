@@ -161,3 +161,46 @@ def test_selection_steps_as_their_first_forms():
                 left -= set(sub)
         assert combine_cliques(plan, dom, 2000) == sorted(out + sorted(left),
                                                          key=lambda m: (len(m), m))
+
+
+def test_combine_cliques_only_where_the_triples_cells_stand_out_of_their_noise():
+    """A triangle becomes its triple only where rows / c reaches floor(c, share), share the
+    triple's c^(2/3) part of the plan it would make (as c23_fractions splits a budget)."""
+    domain = (5, 32, 28, 4, 6)
+    m = [(0, 1), (0, 2), (1, 2), (3, 4), (0, 3)]
+    rest = [(3, 4), (0, 3)]
+    share = c23_fractions([5 * 32 * 28] + [24, 20], 1.0)[0]  # the plan with the triple
+    seen = []
+
+    def floor(c, s):
+        seen.append((c, s))
+        return 2.0 / math.sqrt(s)
+    need = 5 * 32 * 28 * 2.0 / math.sqrt(share)
+    for rows, combined in ((need * 0.99, False), (need * 1.01, True)):
+        seen.clear()
+        out = combine_cliques(m, domain, 5000, rows, floor)
+        assert ((0, 1, 2) in out) is combined
+        assert all(p in out for p in rest) and ((0, 1) in out) is not combined
+        assert seen[0][0] == 4480 and seen[0][1] == pytest.approx(share)
+    assert combine_cliques(m, domain, 5000) == combine_cliques(m, domain, 5000, 1.0, None)
+
+
+def test_a_triple_whose_cells_hold_less_than_their_noise_is_not_combined():
+    """Three columns that copy one another close a triangle; at 16 x 16 x 16 cells and
+    2,000 rows (about half a row a cell) the triple is not measured and its pairs are, at
+    eps 1; with 60,000 rows at eps 8 it is."""
+    import pandas as pd
+    from gpu_dpsyn import Synthesizer
+    from gpu_dpsyn.data.schema import load_schema
+    schema = load_schema({"columns": {c: {"type": "categorical", "values": list(range(16))}
+                                      for c in "abc"}})
+    for n, eps, triple in ((2000, 1.0, False), (60000, 8.0, True)):
+        r = np.random.default_rng(0)
+        a = r.integers(0, 16, n)
+        df = pd.DataFrame({"a": a, "b": (a + r.integers(0, 2, n)) % 16,
+                           "c": (a + r.integers(0, 2, n)) % 16})
+        with pytest.warns(Warning):
+            model = Synthesizer(eps, 1e-9, seed=0, progress=False, adaptive_rounds=0) \
+                .fit(df, schema).model
+        assert (("a", "b", "c") in model.selected) is triple, model.selected
+        assert triple or {("a", "b"), ("a", "c"), ("b", "c")} <= set(model.selected)

@@ -9,7 +9,7 @@ import threading
 from gpu_dpsyn.startup import interrupted_on_start
 
 try:  # (Ctrl-C while the command imports: one line, not a traceback)
-    from gpu_dpsyn.cli import checking, commands, drafting
+    from gpu_dpsyn.cli import checking, commands, drafting, editing
     from gpu_dpsyn.cli.parser import build_parser
     from gpu_dpsyn.data.text import short
     from gpu_dpsyn.errors import DPSynError
@@ -20,7 +20,7 @@ except KeyboardInterrupt:
 LINE_LIMIT = 2000  # characters of one error line
 
 COMMANDS = {"synthesize": commands.synthesize, "evaluate": commands.evaluate,
-            "infer-schema": drafting.infer, "schema": commands.edit_schema,
+            "infer-schema": drafting.infer, "schema": editing.edit_schema,
             "check": checking.check}
 
 

@@ -14,11 +14,13 @@ from gpu_dpsyn.core.grouping import candidate_pairs, group_code, group_size
 from gpu_dpsyn.core.progress import bar
 from gpu_dpsyn.core.types import Level, check_domains
 from gpu_dpsyn.errors import LargeDomainWarning
-from gpu_dpsyn.estimate.filtering import low_count_recode, one_way_of, recoded, rows_of
+from gpu_dpsyn.estimate.filtering import (low_count_recode, one_way_of, recoded, rows_of,
+                                          theta_sigmas)
 from gpu_dpsyn.estimate.targets import private_row_estimate
 from gpu_dpsyn.measure import quantiles, rounds
 from gpu_dpsyn.measure.indif import measure_indif, public_scores
 from gpu_dpsyn.measure.marginals import measure
+from gpu_dpsyn.privacy.accountant import gaussian_sigma
 from gpu_dpsyn.selection import triples
 from gpu_dpsyn.selection.greedy import (COMBINE_MAX_CELLS, c23_fractions, combine_cliques,
                                         connect_isolated, greedy_select)
@@ -80,7 +82,8 @@ def fit(state, groups) -> list:
             if pairs0:
                 scores = _scores(state, pairs0, one, f_sel)
                 # chosen at the whole budget: what the rounds do not take comes back
-                plan = _choose(state, scores, pairs0, group, domain, f_marg + f_round, lv)
+                plan = _choose(state, scores, pairs0, group, domain, f_marg + f_round, lv,
+                               private_row_estimate(one))
         # 2) the selected marginals, budget ~ w c^(2/3)
         ext = [tuple(sorted(x + g)) for x in plan]
         mcells = check_domains(ext, dom, label, s.max_cells)
@@ -131,7 +134,7 @@ def _scores(state, pairs, one, f_sel) -> dict:
     return dict(zip(pairs, s))
 
 
-def _choose(state, scores, pairs0, group, domain, f_marg, lv) -> list:
+def _choose(state, scores, pairs0, group, domain, f_marg, lv, rows=None) -> list:
     """A level's marginals: PrivSyn's greedy choice over the pairs without a group
     column, at this level's budget and cells (the group multiplies them); the first
     level also connects isolated attributes (later ones start from its records) and,
@@ -154,7 +157,10 @@ def _choose(state, scores, pairs0, group, domain, f_marg, lv) -> list:
     plan = [pairs[i] for i in chosen]
     if group:
         return plan
-    plan = combine_cliques(plan, domain, min(COMBINE_MAX_CELLS, s.max_cells))
+    def floor(c, share):  # theta sigmas of a c-cell triple's noise at its share
+        return theta_sigmas(c) * gaussian_sigma(share * f_marg * acc.rho, acc.sensitivity)
+    plan = combine_cliques(plan, domain, min(COMBINE_MAX_CELLS, s.max_cells), rows,
+                           None if rows is None else floor)
     return plan + [w for w in state.workload if len(w) == 3 and w not in plan]
 
 

@@ -36,8 +36,9 @@ def noise_key(seed: int | None, **context) -> tuple[int, ...]:
     # v3 the Gibbs sweep on the rounds' records, v4 fewer sweep and polish passes on
     # them, v5 the sweep's IPF ending when a pass stops improving it, v6 at most 2^16
     # records of S, v7 low-count filtering's threshold growing with a column's values and
-    # its merged cells weighed as the noisy counts they sum); a seed must not repeat older
+    # its merged cells weighed as the noisy counts they sum, v8 triangles combined only
+    # where the triple's cells stand out of its noise); a seed must not repeat older
     # noise on them
-    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v7\0" + int(seed).to_bytes(8, "little")
+    digest = hashlib.sha256(b"gpu_dpsyn/noise-key/v8\0" + int(seed).to_bytes(8, "little")
                             + text).digest()
     return key_words(digest)
