@@ -77,10 +77,10 @@ def combine_cliques(marginals: list, domain, max_cells: int = COMBINE_MAX_CELLS,
     """Replace triangles of selected pairs by one 3-way marginal when it stays small and,
     given rows (the noisy row count) and floor(c, share) (the count that the noise of a
     marginal of c cells with that share of the plan's budget, ~ c^(2/3), swamps), where
-    its mean cell rows / c reaches the floor.  A triple's pairs are its sums over a third column: each of their cells adds
-    that column's cells' noise, so where a triple's cells hold less than their noise its
-    three pairs, measured alone, are better (a 5 x 32 x 28 triple had taken a correlation
-    of 0.83 to 0.73 at eps 8; bench/experiments/combine)."""
+    its mean cell rows / c reaches the floor.  A triple's pairs are its sums over a third
+    column: each of their cells adds that column's cells' noise, so where a triple's cells
+    hold less than their noise its three pairs, measured alone, are better (a 5 x 32 x 28
+    triple had taken a correlation of 0.83 to 0.73 at eps 8; bench/experiments/combine)."""
     pairs = {tuple(sorted(m)) for m in marginals if len(m) == 2}
     out = [tuple(sorted(m)) for m in marginals if len(m) != 2]
     near: dict = {}  # each attribute's partners in a selected pair
