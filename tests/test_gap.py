@@ -544,3 +544,15 @@ def test_a_whole_new_after_is_taken_as_given_and_not_said_to_keep_a_width(tmp_pa
     assert main(["schema", str(path), "--set", f"disch.after={new}"]) == 0
     assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 10
     assert "keep their width" not in capsys.readouterr().err
+
+
+def test_a_gaps_bins_grow_four_times_at_most_when_its_max_is_set(tmp_path, capsys):
+    """P60D in 60 bins set to a decade's max would keep its width in 3,650 bins (each pair
+    with the column 60 times as large): the bins grow four times, no more, and the line
+    says so."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_schema().to_dict()))  # P60D in 60 bins
+    assert main(["schema", str(path), "--set", "disch.after.max=P3650D"]) == 0
+    assert json.loads(path.read_text())["columns"]["disch"]["after"]["bins"] == 240
+    err = capsys.readouterr().err
+    assert "grow 4 times, no more" in err and "240 bins" in err and "keep" not in err, err

@@ -218,6 +218,10 @@ def notes(before: dict, after: dict) -> list:
     return reshaped(before, after) + rezoned(before, after) + regapped(before, after)
 
 
+GAP_GROWTH = 4  # a gap's bins, its max set alone, grow this many times at most: a drafted
+# P60D in 60 bins set to a decade's max would have made 3,650 bins, each pair with it huge
+
+
 def _keep_width(after: dict, new) -> None:
     """A gap's equal bins keep their width where its max is set without its bins (in
     place), unless that leaves under half of them: a hospital's stays drafted up to P114D
@@ -238,7 +242,7 @@ def _wider(after: dict, new) -> int | None:
         was, now = (_duration("'after'", v).value for v in (after.get("max"), new))
     except SchemaError:
         return None
-    wide = min(-(-now * k // was), MAX_COLUMN_DOMAIN)
+    wide = min(-(-now * k // was), GAP_GROWTH * k, MAX_COLUMN_DOMAIN)
     return wide if 2 * wide >= k else None
 
 
@@ -251,9 +255,11 @@ def regapped(before: dict, after: dict) -> list:
         if isinstance(g0, dict) and isinstance(g1, dict) and g0.get("max") != g1.get(
                 "max") and g0.get("bins") != g1.get("bins") and isinstance(g1.get(
                 "bins"), int) and g1["bins"] == _wider(g0, g1["max"]):  # (not given)
-            width = _duration("'after'", g1["max"]).value / g1["bins"]
-            notes.append(f"column {shown(name)}: the gap's bins keep their width (about "
-                         f"{_about(pd.Timedelta(width, unit='ns'))}) up to its new max: "
+            width = _about(pd.Timedelta(_duration("'after'", g1["max"]).value / g1["bins"],
+                                        unit="ns"))
+            said = f"keep their width (about {width})" if g1["bins"] < GAP_GROWTH * \
+                g0["bins"] else f"grow {GAP_GROWTH} times, no more (to about {width} each)"
+            notes.append(f"column {shown(name)}: the gap's bins {said} up to its new max: "
                          f"{g1['bins']} bins; {settings(name + '.after', ['bins=N'])} for "
                          "N instead")
     return notes
