@@ -286,3 +286,24 @@ def test_a_child_forked_while_blocks_run_starts_clean(monkeypatch):
             threads.each(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 4)
             os._exit(0 if ok and (out == 1.0).all() else 1)
     assert os.waitpid(pid, 0)[1] == 0
+
+
+def test_the_usable_cores_are_read_once_not_on_every_call(monkeypatch):
+    # a wide fit called count() 825,000 times, each asking the kernel for its affinity
+    import os
+    calls = []
+    real = getattr(os, "sched_getaffinity", None)
+    monkeypatch.delenv("GPU_DPSYN_THREADS", raising=False)
+    monkeypatch.setattr(threads, "_cores", None)
+    monkeypatch.setattr(os, "sched_getaffinity",
+                        lambda pid: calls.append(pid) or (real(pid) if real else {0}),
+                        raising=False)
+    first = threads.count()
+    assert [threads.count() for _ in range(5)] == [first] * 5 and len(calls) == 1
+    monkeypatch.setenv("GPU_DPSYN_THREADS", "3")  # the setting is still read on each call
+    assert threads.count() == 3
+    for name in ("_pool", "_busy", "_lock", "_inside"):  # put back after _in_child
+        monkeypatch.setattr(threads, name, getattr(threads, name))
+    monkeypatch.delenv("GPU_DPSYN_THREADS")
+    threads._in_child()  # a forked child (its affinity may be set anew) reads its own
+    assert threads.count() == first and len(calls) == 2
