@@ -204,3 +204,62 @@ def test_a_triple_whose_cells_hold_less_than_their_noise_is_not_combined():
                 .fit(df, schema).model
         assert (("a", "b", "c") in model.selected) is triple, model.selected
         assert triple or {("a", "b"), ("a", "c"), ("b", "c")} <= set(model.selected)
+
+def _greedy_every_step(scores, cells, rho, sensitivity=1.0, forced=(), apart=None):
+    """greedy_select as it was (a5bcb76): every candidate's new error at each step, the
+    first minimum; the definition its grouped form must match choice for choice."""
+    import itertools
+    import math
+    from gpu_dpsyn.selection.greedy import noise_cost
+    scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
+    w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
+    chosen = np.zeros(len(scores), dtype=bool)
+    chosen[list(forced)] = True
+    open_ = ~chosen
+    pairs = None if apart is None else [set(itertools.combinations(r, 2)) for r in apart]
+    wsum, left = float(w[chosen].sum()), float(scores[~chosen].sum())
+    err = noise_cost(wsum, rho, sensitivity) + left if wsum else left
+    while open_.any():
+        new = sensitivity * np.sqrt((wsum + w) / (math.pi * rho)) * (wsum + w) \
+            + (left - scores)
+        new[~open_] = np.inf
+        j = int(np.argmin(new))
+        if new[j] >= err:
+            break
+        chosen[j], open_[j] = True, False
+        wsum, left, err = wsum + w[j], left - scores[j], float(new[j])
+        if pairs is not None:
+            open_[[i for i in np.nonzero(open_)[0] if pairs[i] & pairs[j]]] = False
+    return [int(i) for i in np.nonzero(chosen)[0]]
+
+
+@pytest.mark.parametrize("ties", ["integers", "reals", "few", "rounded"])
+def test_greedy_select_chooses_as_every_step_did(ties):
+    # the grouped form against the old loop, exactly: integer scores (floored InDif)
+    # and few distinct cells tie often, and a tie goes to the lowest index
+    from gpu_dpsyn.selection.greedy import greedy_select
+    rng = np.random.default_rng(["integers", "reals", "few", "rounded"].index(ties))
+    for trial in range(80):
+        d = int(rng.integers(3, 14 if ties == "rounded" else 30))  # (all chosen: slow)
+        k = 3 if trial % 3 == 0 else 2
+        sets = list(itertools.combinations(range(d), k))
+        n = len(sets)
+        if ties == "integers":
+            scores = rng.integers(-20, 200, n).astype(float)
+        elif ties == "reals":
+            scores = rng.exponential(50, n) * (rng.random(n) < 0.7)
+        elif ties == "few":
+            scores = rng.choice([0.0, 5.0, 40.0, 41.0, 300.0], n)
+        else:  # so large that scores 1 apart have the same new error (its sum rounds)
+            scores = 2.0 ** 52 + rng.integers(0, 6, n)
+        cells = rng.choice(rng.integers(4, 300, int(rng.integers(1, 8))), n)
+        rho = float(rng.choice([0.001, 0.01, 0.1, 1.0, 10.0]))
+        sens = float(rng.choice([1.0, 4.0]))
+        forced = list(rng.choice(n, min(n, int(rng.integers(0, 4))), replace=False))
+        apart = sets if trial % 2 else None
+        want = _greedy_every_step(scores, cells, rho, sens, forced, apart)
+        assert greedy_select(scores, cells, rho, sens, forced, apart) == want
+    assert greedy_select([], [], 1.0) == []
+    nan = np.array([1.0, np.nan, 30.0, 4.0])
+    assert greedy_select(nan, [4, 4, 9, 9], 0.1) == \
+        _greedy_every_step(nan, [4, 4, 9, 9], 0.1)
