@@ -4,6 +4,8 @@ records on the host's threads), a marginal's cells and counts in one pass, and t
 CDFs and search.  Each gives the NumPy body's numbers."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpu_dpsyn.backends.arrays import strides_of
@@ -15,7 +17,7 @@ def cell_histogram(lib, cols, shape):
     int64 count of each cell) of 1 to 3 contiguous 8-, 16- or 32-bit unsigned code
     columns, in one pass; None for other columns, other widths and codes outside the
     shape (NumPy serves)."""
-    ncells = int(np.prod(shape))
+    ncells = math.prod(int(d) for d in shape)  # (np.prod: 26 us a call, 382,000 calls)
     if not 1 <= len(cols) <= 3 or ncells >= 1 << 62 or any(
             c.dtype.kind != "u" or c.itemsize > 4 or not c.flags.c_contiguous or
             len(c) != len(cols[0]) for c in cols):
