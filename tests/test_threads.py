@@ -307,3 +307,12 @@ def test_the_usable_cores_are_read_once_not_on_every_call(monkeypatch):
     monkeypatch.delenv("GPU_DPSYN_THREADS")
     threads._in_child()  # a forked child (its affinity may be set anew) reads its own
     assert threads.count() == first and len(calls) == 2
+
+
+def test_blocks_of_too_few_elements_do_not_ask_the_thread_count(monkeypatch):
+    # one block under MIN_BLOCK elements whatever the count: a 1,000-row fit called
+    # count() 825,000 times for nothing
+    monkeypatch.setattr(threads, "count", lambda: pytest.fail("count() asked"))
+    assert threads.blocks(threads.MIN_BLOCK - 1) == [(0, threads.MIN_BLOCK - 1)]
+    assert threads.blocks(1000, per_item=65) == [(0, 1000)]
+    assert threads.blocks(0) == [(0, 0)]

@@ -43,7 +43,8 @@ def count() -> int:
 def blocks(n: int, per_item: int = 1) -> list[tuple[int, int]]:
     """[lo, hi) ranges splitting 0..n into at most count() blocks of MIN_BLOCK elements
     or more (per_item: elements behind each of the n items)."""
-    k = max(1, min(count(), n, n * max(per_item, 1) // MIN_BLOCK))
+    most = n * max(per_item, 1) // MIN_BLOCK
+    k = max(1, min(count(), n, most)) if most > 1 else 1  # (count() only where it counts)
     edges = [n * j // k for j in range(k + 1)]
     return list(zip(edges[:-1], edges[1:]))
 

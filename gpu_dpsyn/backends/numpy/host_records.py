@@ -36,8 +36,8 @@ def cell_histogram(lib, cols, shape):
             failed.append(lo)
         parts.append(hist)
     # blocks on the host's cores where the histograms are small beside the records (whole
-    # counts, added after: exact in any order)
-    if ncells * 4 * threads.count() <= n:  # at most 2 bytes a record more
+    # counts, added after: exact in any order); fewer records than a block are one block
+    if n > threads.MIN_BLOCK and ncells * 4 * threads.count() <= n:  # <= 2 bytes a record
         threads.each(block, n)
     else:
         block(0, n)
