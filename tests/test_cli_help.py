@@ -6,7 +6,7 @@ import pytest
 
 from gpu_dpsyn.cli import main
 
-COMMANDS = ["synthesize", "evaluate", "infer-schema", "check", "schema"]
+COMMANDS = ["synthesize", "evaluate", "infer-schema", "check", "schema", "sample"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

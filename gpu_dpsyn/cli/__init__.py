@@ -1,4 +1,4 @@
-"""Command line: gpu-dpsyn synthesize | evaluate | infer-schema | schema | check."""
+"""Command line: gpu-dpsyn synthesize | sample | evaluate | infer-schema | schema | check."""
 from __future__ import annotations
 
 import contextlib
@@ -9,7 +9,7 @@ import threading
 from gpu_dpsyn.startup import interrupted_on_start
 
 try:  # (Ctrl-C while the command imports: one line, not a traceback)
-    from gpu_dpsyn.cli import checking, commands, drafting, editing
+    from gpu_dpsyn.cli import checking, commands, drafting, editing, sampling
     from gpu_dpsyn.cli.parser import build_parser
     from gpu_dpsyn.data.text import short
     from gpu_dpsyn.errors import DPSynError
@@ -21,7 +21,7 @@ LINE_LIMIT = 2000  # characters of one error line
 
 COMMANDS = {"synthesize": commands.synthesize, "evaluate": commands.evaluate,
             "infer-schema": drafting.infer, "schema": editing.edit_schema,
-            "check": checking.check}
+            "check": checking.check, "sample": sampling.sample}
 
 
 def join_negative_numbers(argv: list) -> list:

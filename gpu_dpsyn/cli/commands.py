@@ -13,6 +13,7 @@ from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.column_sets import parse_group_by, parse_workload
+from gpu_dpsyn.cli.sampling import keeping_fit
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
                                  check_command, kept_aside, spent,
                                  write_ledger)
@@ -80,13 +81,14 @@ def _synthesize(a) -> int:
     with spent(a, syn):  # from the first charge on, the ledger is written come what may
         syn.fit(df, schema, public=public)  # a SeededNoiseWarning prints as one line
         del df, public  # the release gets the memory checked before the table was read
-        out = syn.sample(a.rows)
-        said = {}  # the ledger, written before the table takes its name: a ledger that
-        # cannot be written leaves the earlier table (and its ledger) as they were
-        with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
-            write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
-                write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
-                dictionaries=dictionary_types(schema))
+        with keeping_fit(a, syn):  # should the release fail, the fit paid for is kept
+            out = syn.sample(a.rows)
+            said = {}  # the ledger, written before the table takes its name: a ledger
+            # that cannot be written leaves the earlier table (and its ledger) as they were
+            with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
+                write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
+                    write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
+                    dictionaries=dictionary_types(schema))
     rep = said
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "

@@ -31,6 +31,7 @@ EXAMPLES = {
                 "--ledger ledger.json --report report.html",
     "infer-schema": "gpu-dpsyn infer-schema mydata.csv --out myschema.json --id person_id",
     "check": "gpu-dpsyn check mydata.csv --schema myschema.json",
+    "sample": "gpu-dpsyn sample synthetic.csv.fit --out synthetic.csv --ledger ledger.json",
     "schema": "gpu-dpsyn schema myschema.json --set age.min=0 --set age.max=120 "
               "--reviewed age",
 }
@@ -236,6 +237,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on the Dask cluster at ADDRESS (tcp://host:8786), as --workers")
     s.add_argument("--batch-rows", type=_integer, default=None, metavar="N",
                    help="rows per sampling batch on Dask (default: from worker memory)")
+    m = _command(sub, "sample", "write the table of a fit that synthesize kept, spending no "
+                                "budget",
+                 "synthesize keeps its fit as OUT.fit when sampling or writing the table "
+                 "fails after the budget is spent, and its error line gives this command; "
+                 "it writes the table that run would have written. Load only fits you made "
+                 "or trust (a model file runs code when read).")
+    m.add_argument("fit", help="the model file synthesize kept (OUT.fit)")
+    m.add_argument("--out", required=True,
+                   help="the synthetic table to write; its suffix picks the format")
+    m.add_argument("--rows", type=_integer, default=None,
+                   help="rows to write (default: the fit's differentially private estimate "
+                        "of the real row count)")
+    m.add_argument("--overwrite", action="store_true",
+                   help="replace files already at --out and --ledger")
+    m.add_argument("--backend", default=None, choices=["auto", "cpu", "gpu"],
+                   help="where to sample (default: the fit's; every backend writes the "
+                        "same rows)")
+    m.add_argument("--ledger", help="write the fit's privacy ledger as JSON here (released "
+                                    "with the table)")
+    m.add_argument("--quiet", action="store_true", help="no progress bars")
     e = _command(sub, "evaluate", "compare a synthetic table with the real one: TVD of "
                                   "1/2/3-way marginals, optional HTML report")
     e.add_argument("real", help="the real (private) table")

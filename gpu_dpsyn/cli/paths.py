@@ -165,17 +165,17 @@ def spent(a, syn):
             if isinstance(e, DPSynError):
                 raise type(e)(f"{e}; the run spent budget, and no ledger records it: "
                               f"{lost}") from None
-            _note(e, f"the run spent budget, and no ledger records it: {lost}")
+            note(e, f"the run spent budget, and no ledger records it: {lost}")
             raise e from None
         said = f"the budget it spent is recorded in {where}" if where is not None else \
             "it spent budget, which no --ledger records"
         if isinstance(e, DPSynError):
             raise type(e)(f"{e}; {said}") from None
-        _note(e, said)  # (an interrupt: said in main's one line)
+        note(e, said)  # (an interrupt: said in main's one line)
         raise
 
 
-def _note(e: BaseException, text: str) -> None:
+def note(e: BaseException, text: str) -> None:
     """e.add_note(text), which Python 3.10 lacks (the notes as 3.11 keeps them)."""
     e.__notes__ = [*getattr(e, "__notes__", []), text]
 
