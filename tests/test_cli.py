@@ -482,7 +482,8 @@ def test_every_argument_of_every_subcommand_has_help():
     from gpu_dpsyn.cli import build_parser
     parser = build_parser()
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subs.choices) == {"synthesize", "evaluate", "infer-schema", "schema", "check"}
+    assert set(subs.choices) == {"synthesize", "evaluate", "infer-schema", "schema", "check",
+                                 "sample"}
     for name, sub in [("gpu-dpsyn", parser), *subs.choices.items()]:
         for action in sub._actions:
             if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):

@@ -190,3 +190,23 @@ def test_sample_rows_and_parquet(fitted, capsys):
                  "cpu", "--quiet"]) == 0
     assert len(pd.read_parquet(out)) == 70 and list(pd.read_parquet(out)) == COLS
     assert stat.S_ISREG(os.stat(out).st_mode)
+
+
+def test_a_fit_that_cannot_be_kept_beside_out_is_kept_beside_the_ledger(
+        files, capsys, monkeypatch):
+    tmp, real, schema = files
+    (tmp / "a").mkdir()
+    (tmp / "b").mkdir()
+    out, ledger = tmp / "a" / "o.csv", tmp / "b" / "l.json"
+    _failing_to_csv(monkeypatch, ENOSPC)
+    real_open = os.open
+
+    def refused(path, *a, **k):  # out's directory takes no new file now
+        if str(path).startswith(f"{out}.fit"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, *a, **k)
+    monkeypatch.setattr(os, "open", refused)
+    assert main(_synth(real, schema, out, "--rows", "60", "--ledger", str(ledger))) == 2
+    line = _error_line(capsys)
+    assert str(tmp / "b" / "l.json.fit") in line, line
+    assert (tmp / "b" / "l.json.fit").is_file() and not list((tmp / "a").iterdir())
