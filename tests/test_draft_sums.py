@@ -4,22 +4,10 @@ draft line: no column type derives it, and measured apart the synthetic rows bre
 taxi table at eps 1: the total matched fare + tip + 3 on 1% of the synthetic rows)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from gpu_dpsyn.data.inference import infer_schema_with_summary
-
-
-def _lines(df):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return infer_schema_with_summary(df)[1]
-
-
-def _line(lines, name):
-    return next(x for x in lines if x.strip().startswith(name + " "))
+from conftest import drafted
 
 
 def _trips(n=3000, seed=0):
@@ -34,21 +22,21 @@ def _trips(n=3000, seed=0):
 
 
 def test_a_total_of_two_columns_is_said_with_the_edit_leaving_it_out():
-    lines = _lines(_trips())
-    total = _line(lines, "total")
+    lines = drafted(_trips())[1]
+    total = lines["total"]
     assert "'fare' + 'tip' + 3 in every record" in total, total
     assert "--drop total --ignore total" in total, total
     # net = gross - tax: said once, as a sum (gross = tax + net)
-    said = [n for n in ("gross", "tax", "net") if "in every record" in _line(lines, n)]
-    assert said == ["gross"] and "'tax' + 'net' in every record" in _line(lines, "gross")
+    said = [n for n in ("gross", "tax", "net") if "in every record" in lines[n]]
+    assert said == ["gross"] and "'tax' + 'net' in every record" in lines["gross"]
     for name in ("fare", "tip", "miles"):
-        assert "in every record" not in _line(lines, name), _line(lines, name)
+        assert "in every record" not in lines[name], lines[name]
 
 
 def test_a_sum_off_by_more_than_its_rounding_is_not_said():
     df = _trips()
     df["total"] = df["total"] + np.random.default_rng(1).choice([0, 0.5, 1.0], len(df))
-    assert "in every record" not in _line(_lines(df), "total")
+    assert "in every record" not in drafted(df)[1]["total"]
 
 
 def test_whole_numbers_must_add_up_exactly():
@@ -57,6 +45,6 @@ def test_whole_numbers_must_add_up_exactly():
     r = np.random.default_rng(2)
     a, b = r.integers(0, 50, 3000), r.integers(0, 50, 3000)
     df = pd.DataFrame({"a": a, "b": b, "n": a + b + r.choice([0, 1], 3000, p=[.7, .3])})
-    assert "in every record" not in _line(_lines(df), "n")
+    assert "in every record" not in drafted(df)[1]["n"]
     df["n"] = a + b
-    assert "'a' + 'b' in every record" in _line(_lines(df), "n")
+    assert "'a' + 'b' in every record" in drafted(df)[1]["n"]

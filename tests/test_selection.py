@@ -205,32 +205,20 @@ def test_a_triple_whose_cells_hold_less_than_their_noise_is_not_combined():
         assert (("a", "b", "c") in model.selected) is triple, model.selected
         assert triple or {("a", "b"), ("a", "c"), ("b", "c")} <= set(model.selected)
 
+
 def _greedy_every_step(scores, cells, rho, sensitivity=1.0, forced=(), apart=None):
     """greedy_select as it was (a5bcb76): every candidate's new error at each step, the
-    first minimum; the definition its grouped form must match choice for choice."""
-    import itertools
-    import math
-    from gpu_dpsyn.selection.greedy import noise_cost
+    first minimum (the loop kept as greedy._greedy_plain, for inputs the grouped form
+    cannot order); the form its grouped steps must match choice for choice.  (Both are
+    checked against the errors summed afresh: test_selection_steps_as_their_first_forms.)"""
+    from gpu_dpsyn.selection.greedy import _greedy_plain, noise_cost
     scores = np.maximum(np.asarray(scores, dtype=np.float64), 0.0)
     w = np.asarray(cells, dtype=np.float64) ** (2.0 / 3.0)
     chosen = np.zeros(len(scores), dtype=bool)
     chosen[list(forced)] = True
-    open_ = ~chosen
-    pairs = None if apart is None else [set(itertools.combinations(r, 2)) for r in apart]
     wsum, left = float(w[chosen].sum()), float(scores[~chosen].sum())
     err = noise_cost(wsum, rho, sensitivity) + left if wsum else left
-    while open_.any():
-        new = sensitivity * np.sqrt((wsum + w) / (math.pi * rho)) * (wsum + w) \
-            + (left - scores)
-        new[~open_] = np.inf
-        j = int(np.argmin(new))
-        if new[j] >= err:
-            break
-        chosen[j], open_[j] = True, False
-        wsum, left, err = wsum + w[j], left - scores[j], float(new[j])
-        if pairs is not None:
-            open_[[i for i in np.nonzero(open_)[0] if pairs[i] & pairs[j]]] = False
-    return [int(i) for i in np.nonzero(chosen)[0]]
+    return _greedy_plain(scores, w, rho, sensitivity, chosen, apart, wsum, left, err)
 
 
 @pytest.mark.parametrize("ties", ["integers", "reals", "few", "rounded"])
