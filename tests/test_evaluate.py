@@ -192,3 +192,29 @@ def test_a_ledger_of_a_run_on_other_columns_is_refused(tmp_path, capsys):
         assert main(["evaluate", str(tmp_path / "b.csv"), str(tmp_path / "b_syn.csv"),
                      *schema, "--ledger", str(tmp_path / "b_l.json"), "--quiet"]) == 0
         capsys.readouterr()
+
+
+def test_a_grouped_runs_own_ledger_is_not_refused(tmp_path, capsys):
+    # a level's marginals are measured with its group as one column, labelled
+    # "s x p x y" in the ledger: the ledger check took that label for another run's column
+    from gpu_dpsyn.cli import main
+    r = np.random.default_rng(0)
+    cols = ["s", "p", "y", "x"]
+    pd.DataFrame({c: r.choice(["a", "b"], 600) for c in cols}).to_csv(
+        tmp_path / "a.csv", index=False)
+    (tmp_path / "a.json").write_text(json.dumps({"columns": {
+        c: {"type": "categorical", "values": ["a", "b"]} for c in cols}}))
+    assert main(["synthesize", str(tmp_path / "a.csv"), "--schema", str(tmp_path / "a.json"),
+                 "--epsilon", "2", "--delta", "1e-9", "--out", str(tmp_path / "s.csv"),
+                 "--seed", "0", "--quiet", "--ledger", str(tmp_path / "l.json"),
+                 "--group-by", "s", "--group-by", "p,y"]) == 0
+    run = json.loads((tmp_path / "l.json").read_text())
+    assert "s x p x y" in {c for m in run["measurements"] for c in m.get("columns", [])}
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "a.csv"), str(tmp_path / "s.csv"), "--ledger",
+                 str(tmp_path / "l.json"), "--quiet"]) == 0, capsys.readouterr().err
+    # a group label naming a column the table lacks is still another run's
+    from gpu_dpsyn.errors import DPSynError
+    from gpu_dpsyn.evaluation.report.privacy import check_ledger_columns
+    with pytest.raises(DPSynError, match="'s x p x y'"):
+        check_ledger_columns(run, ["s", "p", "x"])

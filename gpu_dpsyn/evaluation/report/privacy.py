@@ -59,11 +59,13 @@ def check_ledger_columns(run, names, source: str = "ledger") -> None:
     """DPSynError where the ledger's marginals measured a column the scored table lacks:
     another run's ledger, whose epsilon, delta and measurements the report would give as
     this table's privacy.  names: the synthetic table's columns (a datetime column's
-    hidden time of day is measured under its own label)."""
+    hidden time of day is measured under its own label; a group_by level's group, one
+    column "s x p x y", under its columns' names joined: measure/privsyn.py)."""
     from gpu_dpsyn.data.types.time_of_day import label
     known = {str(n) for n in names} | {label(str(n)) for n in names}
-    other = sorted({str(c) for m in run["measurements"] if m.get("label") == "marginal"
-                    for c in m.get("columns", [])} - known)
+    other = sorted(c for c in {str(c) for m in run["measurements"]
+                               if m.get("label") == "marginal" for c in m.get("columns", [])}
+                   if c not in known and not set(c.split(" x ")) <= known)
     if other:
         raise DPSynError(f"{source} records a run that measured column(s) "
                          f"{', '.join(map(repr, other[:5]))}, which the synthetic table "
