@@ -64,12 +64,12 @@ def sums(data: dict, cols: list, whys: list) -> None:
         if x is not None:
             nums[c.name] = (x, getattr(c, "decimals", None))
     names = list(nums)
+    screen = _Screen([nums[n] for n in names])
     for i, c in enumerate(cols):
         if c.name not in nums:
             continue
         x = nums[c.name][0]
-        for a, b in ((a, b) for j, a in enumerate(names) for b in names[j + 1:]
-                     if c.name not in (a, b)):
+        for a, b in screen.pairs(names.index(c.name), names):
             k = _constant(x, nums[a][0], nums[b][0], [nums[n][1] for n in (c.name, a, b)])
             if k is not None:
                 shift = "" if k == 0 else f" {'+' if k > 0 else '-'} {abs(k):g}"
@@ -78,6 +78,45 @@ def sums(data: dict, cols: list, whys: list) -> None:
                             f"it out (gpu-dpsyn schema FILE {leaving_out(c.name)}) and "
                             "compute it from the released columns")
                 break
+
+
+SCREEN_ROWS = 32  # of the first SAMPLE records: each pair tried on them all at once
+BLOCK = 1 << 22  # values of x - a - b screened at once (32 MiB)
+
+
+class _Screen:
+    """The pairs (a, b) of number columns, in sums' order, that x = a + b + k may hold
+    for: those whose x - a - b spans no more on a few of the first records than any
+    sum's tolerance (_constant) allows, each pair of the rest being refuted there.  One
+    array operation a column, not _constant over every pair (cubic in the columns: 80
+    took 11 s of a 12 s draft, 300 would take some ten minutes); _constant then decides
+    on the few left, so the same sums are said."""
+
+    def __init__(self, nums: list):
+        n = min(len(x) for x, _ in nums) if nums else 0
+        rows = np.unique(np.linspace(0, min(n, SAMPLE) - 1, SCREEN_ROWS).astype(int)) \
+            if n else np.zeros(0, dtype=int)
+        self.m = np.array([x[rows] for x, _ in nums]).reshape(len(nums), len(rows))
+        places = [d for _, d in nums if d is not None]
+        most = max((float(np.nanmax(np.abs(x))) for x, _ in nums), default=1.0)
+        # the largest tolerance _constant may apply to any three, on any records
+        self.tol = max(1.5 * 10.0 ** -min(places) if places else 0.0,
+                       1e-9 * max(1.0, most))
+
+    def pairs(self, i: int, names: list):
+        """The pairs (a, b), a before b in names, neither column i, not refuted."""
+        m = self.m
+        step = max(1, BLOCK // max(1, m.size))  # columns a at once: bounded memory
+        for lo in range(0, len(m), step):
+            r = m[i] - m[lo:lo + step, None, :] - m[None, :, :]  # x - a - b, as _constant
+            with np.errstate(invalid="ignore"):
+                span = np.fmax.reduce(r, axis=2, initial=-np.inf) - \
+                    np.fmin.reduce(r, axis=2, initial=np.inf)  # (no record: -inf)
+            ok = ~(span > self.tol)
+            ok[:, i] = False
+            for j, k in zip(*np.nonzero(ok)):
+                if i != lo + j < k:
+                    yield names[lo + j], names[k]
 
 
 def _numeric(c) -> bool:
