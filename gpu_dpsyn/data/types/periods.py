@@ -8,12 +8,17 @@ from __future__ import annotations
 import pandas as pd
 
 
+# what pandas' infer_dtype says of an object column that holds no Period
+_NO_PERIOD = {"string", "bytes", "empty", "floating", "integer", "mixed-integer-float",
+              "decimal", "complex", "boolean", "datetime", "date", "timedelta", "time"}
+
+
 def as_times(s: pd.Series) -> pd.Series:
     """s with each Period as its start (naive, as the period is); the rest as it is."""
     if isinstance(s.dtype, pd.PeriodDtype):
         return s.dt.start_time
-    if s.dtype != object:
-        return s
+    if s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) in _NO_PERIOD:
+        return s  # (one pass in C: text is not walked value by value in Python)
     is_period = s.map(lambda v: isinstance(v, pd.Period)).to_numpy(dtype=bool)
     if not is_period.any():
         return s
