@@ -210,3 +210,22 @@ def test_a_fit_that_cannot_be_kept_beside_out_is_kept_beside_the_ledger(
     line = _error_line(capsys)
     assert str(tmp / "b" / "l.json.fit") in line, line
     assert (tmp / "b" / "l.json.fit").is_file() and not list((tmp / "a").iterdir())
+
+
+def test_the_kept_fit_is_never_readable_by_others_while_it_is_written(tmp_path, monkeypatch):
+    # the O_EXCL file is its owner's (0600), but the model was written to a temporary file
+    # made with the umask's mode (0644), readable by anyone until it took the name
+    import pickle
+    from gpu_dpsyn.data import files
+    path = tmp_path / "o.csv.fit"
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    modes = []
+    old = os.umask(0o022)
+    try:
+        with files.replacing(path) as tmp:
+            with open(tmp, "wb") as f:
+                pickle.dump({"seeded": True}, f)
+                modes.append(stat.S_IMODE(os.fstat(f.fileno()).st_mode))
+    finally:
+        os.umask(old)
+    assert modes == [0o600] and stat.S_IMODE(os.stat(path).st_mode) == 0o600

@@ -194,6 +194,12 @@ def replacing(path, flag: str | None = None):
     target = target_of(path)
     tmp = _temporary(target)
     try:
+        try:  # made with the mode the file it replaces has (a kept fit's 0600), not the
+            # umask's, while the body writes it (open(tmp, "wb") keeps a file's mode)
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                             stat.S_IMODE(os.stat(target).st_mode) & 0o666))
+        except FileNotFoundError:
+            pass
         yield tmp
         with open(tmp, "rb+") as f:  # on the disk before it takes the name
             os.fsync(f.fileno())
