@@ -147,3 +147,28 @@ def test_a_long_list_that_takes_the_one_way_budget_is_named_as_the_cause():
         warnings.simplefilter("always")
         Synthesizer(0.05, 1e-9, seed=0, progress=False).fit(_table(2000), SCHEMA)
     assert not any("of the 1-way budget" in str(w.message) for w in seen)
+
+
+def test_the_edit_named_for_a_long_list_pastes_for_any_column_name():
+    # '--workload icd, code:0.1' was given as it is: a shell splits it at the space, and
+    # a name holding ',' or ':' may read as other columns
+    import shlex
+    from gpu_dpsyn.cli.column_sets import parse_workload
+    rng = np.random.default_rng(2)
+    n, name = 4000, "icd, code"
+    codes = [f"C{i:05d}" for i in range(20000)]
+    df = pd.DataFrame({name: rng.choice(codes[:60], n), "icd": rng.integers(0, 90, n),
+                       "code": rng.choice(["x", "y", "z"], n)})
+    schema = {"columns": {name: {"type": "categorical", "values": codes},
+                          "icd": {"type": "numeric", "integer": True, "min": 0, "max": 89,
+                                  "bins": 30},
+                          "code": {"type": "categorical", "values": ["x", "y", "z"]}}}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(0.3, 1e-9, seed=0, progress=False).fit(df, schema)
+    said = " ".join(str(w.message) for w in seen if "1-way budget" in str(w.message))
+    m = re.search(r"or (--workload .*?) \(a tenth", said)
+    assert m, said
+    words = shlex.split(m[1])
+    assert words[0] == "--workload" and len(words) == 2, words
+    assert parse_workload(words[1:], [name, "icd", "code"]) == [((name,), 0.1)]

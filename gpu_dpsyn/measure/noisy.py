@@ -2,9 +2,11 @@
 noisy totals and merges of noisy counts only, post-processing."""
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
+from gpu_dpsyn.data.text import pasted
 from gpu_dpsyn.estimate.targets import noise_per_value
 
 TAIL_SHARE = 0.1  # merged values holding at most this share of the records: a tail
@@ -92,7 +94,8 @@ def _hog(model, lv, swamped: list) -> str:
         return ""
     r = model.recodes.get(a)
     k = len(r.lut) if r is not None else one[top][2]
+    cols = json.dumps([name]) if "," in name or ":" in name else name  # (read as one)
     return (f". {name!r} ({k:,} values) took {share:.0%} of the 1-way budget, split by "
             "each column's values^(2/3): a shorter public list of its values, its values "
-            f"grouped, or --workload {name}:0.1 (a tenth of its weight) leaves the others "
-            "more")
+            f"grouped, or {pasted('--workload', f'{cols}:0.1')} (a tenth of its weight) "
+            "leaves the others more")
