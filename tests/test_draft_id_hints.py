@@ -120,3 +120,16 @@ def test_a_place_named_as_an_id_draws_no_individual_warning_at_fit():
                     iterations=2).fit(df, schema)
     assert not any("named like an identifier" in str(w.message) for w in seen), \
         [str(w.message) for w in seen]
+
+
+def test_a_persons_id_named_under_a_place_is_still_a_persons():
+    # any place word anywhere made the name a place's: 'hospital_patient_id' and
+    # 'school_student_id' were no longer warned of at fit as a person's id
+    from gpu_dpsyn.data.values import person_id_name, place_name
+    for name in ("hospital_patient_id", "school_student_id", "StorePersonID",
+                 "clinic_member_uid", "patient_id", "ward_patient_ids"):
+        assert not place_name(name) and person_id_name(name), name
+    for name in ("PULocationID", "store_id", "station id", "hospital_site_id",
+                 "zone_id_number", "ward"):
+        assert place_name(name), name
+    assert not person_id_name("store_id") and not person_id_name("PULocationID")

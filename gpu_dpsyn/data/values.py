@@ -87,8 +87,15 @@ def name_words(name: str) -> list:
 
 def place_name(name: str) -> bool:
     """An id named as a place's or a thing's (PULocationID, store_id): a taxi table's
-    zones had been told to be the individual, and warned of at fit as a person's id."""
-    return bool(set(name_words(name)) & PLACES)
+    zones had been told to be the individual, and warned of at fit as a person's id.  The
+    word the id word follows names whose it is: hospital_patient_id is a patient's."""
+    words = name_words(name)
+    while len(words) > 1 and words[-1] in ID_WORDS | _ID_TAILS:
+        words.pop()
+    return bool(words) and words[-1] in PLACES
+
+
+_ID_TAILS = {"no", "nr", "num", "number", "key", "code"}  # (as _GLUED_ID's)
 
 
 def is_text(s: pd.Series) -> bool:
