@@ -621,7 +621,10 @@ def test_an_all_missing_column_is_drafted_as_ignored():
 
 @pytest.mark.parametrize("frame, named", [
     (pd.DataFrame({"gone": [None] * 3}), "'gone' (entirely empty)"),
-    (pd.DataFrame({"pid": [1, 2, 3], "gone": [np.nan] * 3}), "'gone' (entirely empty)")])
+    (pd.DataFrame({"pid": [1, 2, 3], "gone": [np.nan] * 3}), "'gone' (entirely empty)"),
+    (pd.DataFrame({"pid": [1, 2, 3]}), "'pid' an id"),  # (none left out: named too)
+    (pd.DataFrame({"big": np.random.default_rng(0).integers(-2 ** 62, 2 ** 62, 600)}),
+     "'big' an id")])
 def test_a_table_whose_every_column_is_left_out_says_why(frame, named):
     # was "schema has no column to synthesize (only id or derived columns)": the empty
     # column, the one the user can act on, went unnamed

@@ -163,11 +163,11 @@ def infer_schema_with_summary(df: pd.DataFrame, max_categories: int = 100, bins:
     lines += [f"  {c:<20} {'ignored':<12} {why}: in \"ignored_columns\", not synthesized "
               f"nor in the output" + (f" [read off the data: {what}]" if what else "")
               for c, (why, what) in left.items()]
-    if left and all(c.kind in ("id", "derived") for c in cols):  # (else Schema's words,
-        # which name no column left out)
+    if (left or cols) and all(c.kind in ("id", "derived") for c in cols):  # (else
+        # Schema's words, which name no column)
         raise SchemaError("no column left to draft: " + "; ".join(
-            f"{shown(c)} ({why})" for c, (why, _) in left.items()) + (
-            f"; {', '.join(map(shown, (c.name for c in cols)))} an id" if cols else ""))
+            [f"{shown(c)} ({why})" for c, (why, _) in left.items()] + (
+                [f"{', '.join(map(shown, (c.name for c in cols)))} an id"] if cols else [])))
     ignored = [str(c) for c in df.columns if str(c) in left] + \
         [c for c in given if c not in [str(n) for n in df.columns]]
     schema = Schema(cols, individual_id=ids[0] if len(ids) > 1 else None,
