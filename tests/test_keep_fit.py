@@ -229,3 +229,19 @@ def test_the_kept_fit_is_never_readable_by_others_while_it_is_written(tmp_path, 
     finally:
         os.umask(old)
     assert modes == [0o600] and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_a_read_only_file_is_still_replaced_whole(tmp_path):
+    # the temporary file takes the replaced file's mode while it is written: its owner
+    # must still be able to write it (not root: a 0444 file made it unwritable)
+    from gpu_dpsyn.data import files
+    path = tmp_path / "l.json"
+    path.write_text("{}")
+    os.chmod(path, 0o444)
+    seen = []
+    with files.replacing(path) as tmp:
+        seen.append(stat.S_IMODE(os.stat(tmp).st_mode))
+        with open(tmp, "w") as f:
+            f.write('{"a": 1}')
+    assert seen == [0o644] and path.read_text() == '{"a": 1}'
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o444

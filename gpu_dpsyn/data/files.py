@@ -195,9 +195,10 @@ def replacing(path, flag: str | None = None):
     tmp = _temporary(target)
     try:
         try:  # made with the mode the file it replaces has (a kept fit's 0600), not the
-            # umask's, while the body writes it (open(tmp, "wb") keeps a file's mode)
+            # umask's, while the body writes it (open(tmp, "wb") keeps a file's mode); the
+            # owner may write it (a read-only file replaced: its mode is set after)
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-                             stat.S_IMODE(os.stat(target).st_mode) & 0o666))
+                             stat.S_IMODE(os.stat(target).st_mode) & 0o666 | 0o200))
         except FileNotFoundError:
             pass
         yield tmp
