@@ -245,3 +245,21 @@ def test_a_read_only_file_is_still_replaced_whole(tmp_path):
             f.write('{"a": 1}')
     assert seen == [0o644] and path.read_text() == '{"a": 1}'
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o444
+
+
+def test_memory_running_out_while_the_fit_is_kept_is_said_in_the_same_line(
+        files, capsys, monkeypatch):
+    # _kept caught OSError and DPSynError alone: a MemoryError pickling the model (likely
+    # where memory ran out in the sample) replaced the run's error and its words
+    tmp, real, schema = files
+    out = tmp / "o.csv"
+    _failing_to_csv(monkeypatch, ENOSPC)
+
+    def no_memory(*a, **k):
+        raise MemoryError()
+    monkeypatch.setattr("gpu_dpsyn.saving.pickle.dump", no_memory)
+    assert main(_synth(real, schema, out, "--rows", "100")) == 2
+    line = _error_line(capsys)
+    assert "No space left on device" in line and "could not be kept" in line, line
+    assert "out of memory" in line and "spent" in line, line
+    assert not [p for p in tmp.iterdir() if ".fit" in p.name]

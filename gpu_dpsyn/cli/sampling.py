@@ -83,8 +83,10 @@ def _kept(a, syn, call: int) -> str:
     for beside in dict.fromkeys(p for p in (a.out, a.ledger) if p):
         try:
             path = _save(beside, syn, call)
-        except (DPSynError, OSError) as e:
-            failures.append(f"beside {beside}: {getattr(e, 'strerror', None) or e}")
+        except Exception as e:  # (MemoryError pickling it too: the run's error is said)
+            failures.append(f"beside {beside}: " + (
+                "out of memory" if isinstance(e, MemoryError) else
+                f"{getattr(e, 'strerror', None) or str(e) or type(e).__name__}"))
             continue
         private = " (keep it private: it was fitted with a seed, and anyone holding it " \
                   "can re-derive the noise)" if syn.model.seeded else ""
