@@ -92,6 +92,7 @@ def _tables():
 
 
 def _drafted(df):
+    import warnings
     from gpu_dpsyn.data.inference import infer_schema
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
