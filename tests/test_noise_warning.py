@@ -122,25 +122,30 @@ def test_a_public_ranges_empty_bins_merged_are_no_column_of_noise():
                          s) for s in said), said
 
 
+def _hogged(code: str, num: str, cat: str, words: str) -> str:
+    """The fit's warnings holding `words`, on a table whose column `code` lists 20,000
+    public codes (60 occur) beside a binned number and a 3-valued column."""
+    rng = np.random.default_rng(2)
+    n, codes = 4000, [f"C{i:05d}" for i in range(20000)]
+    df = pd.DataFrame({code: rng.choice(codes[:60], n), num: rng.integers(0, 90, n),
+                       cat: rng.choice(["x", "y", "z"], n)})
+    schema = {"columns": {code: {"type": "categorical", "values": codes},
+                          num: {"type": "numeric", "integer": True, "min": 0, "max": 89,
+                                "bins": 30},
+                          cat: {"type": "categorical", "values": ["x", "y", "z"]}}}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Synthesizer(0.3, 1e-9, seed=0, progress=False).fit(df, schema)
+    return " ".join(str(w.message) for w in seen if words in str(w.message))
+
+
 def test_a_long_list_that_takes_the_one_way_budget_is_named_as_the_cause():
     """A hospital table listing the 17,000 codes of a public ICD list (1,907 occur):
     split by values^(2/3), the code's 1-way marginal took 91% of the 1-way budget, and
     sex, age, ward and the dates came out merged to one or two values, the warning
     naming them and not why.  It names the column that took the budget, and two edits
     that leave the others more."""
-    rng = np.random.default_rng(2)
-    n = 4000
-    df = pd.DataFrame({"code": rng.choice([f"C{i:05d}" for i in range(60)], n),
-                       "b": rng.integers(0, 90, n), "c": rng.choice(["x", "y", "z"], n)})
-    schema = {"columns": {"code": {"type": "categorical",
-                                   "values": [f"C{i:05d}" for i in range(20000)]},
-                          "b": {"type": "numeric", "integer": True, "min": 0, "max": 89,
-                                "bins": 30},
-                          "c": {"type": "categorical", "values": ["x", "y", "z"]}}}
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        Synthesizer(0.3, 1e-9, seed=0, progress=False).fit(df, schema)
-    said = " ".join(str(w.message) for w in seen if "noise swamps" in str(w.message))
+    said = _hogged("code", "b", "c", "noise swamps")
     assert re.search(r"'code' \(20,000 values\) took \d+% of the 1-way budget", said), said
     assert "--workload code:0.1" in said, said
     with warnings.catch_warnings(record=True) as seen:  # columns alike: no column named
@@ -154,19 +159,8 @@ def test_the_edit_named_for_a_long_list_pastes_for_any_column_name():
     # a name holding ',' or ':' may read as other columns
     import shlex
     from gpu_dpsyn.cli.column_sets import parse_workload
-    rng = np.random.default_rng(2)
-    n, name = 4000, "icd, code"
-    codes = [f"C{i:05d}" for i in range(20000)]
-    df = pd.DataFrame({name: rng.choice(codes[:60], n), "icd": rng.integers(0, 90, n),
-                       "code": rng.choice(["x", "y", "z"], n)})
-    schema = {"columns": {name: {"type": "categorical", "values": codes},
-                          "icd": {"type": "numeric", "integer": True, "min": 0, "max": 89,
-                                  "bins": 30},
-                          "code": {"type": "categorical", "values": ["x", "y", "z"]}}}
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        Synthesizer(0.3, 1e-9, seed=0, progress=False).fit(df, schema)
-    said = " ".join(str(w.message) for w in seen if "1-way budget" in str(w.message))
+    name = "icd, code"
+    said = _hogged(name, "icd", "code", "1-way budget")
     m = re.search(r"or (--workload .*?) \(a tenth", said)
     assert m, said
     words = shlex.split(m[1])
