@@ -123,7 +123,7 @@ def test_stop_rule_keeps_more_of_a_matching_prior():
 def test_gum_from_a_prior_appends_nothing_by_default():
     # appending redraws a column from one marginal, dropping what the prior holds
     from conftest import xyz_table
-    df, schema = xyz_table(3000)
+    df, schema = xyz_table(3000, values=4)  # (a triple of 64 cells: combined)
     kw = dict(seed=0, iterations=2, progress=False, backend="cpu")
     alone = Synthesizer(1.0, 1e-9, **kw).fit(df, schema)
     alone.sample(500)
