@@ -439,7 +439,7 @@ def test_a_model_is_saved_over_a_model_but_not_over_a_table(tmp_path):
 
 
 @pytest.mark.parametrize("where, fails, extra", [
-    ("memory", "gpu_dpsyn.cli.commands.write_table", []),
+    ("memory", "gpu_dpsyn.cli.sampling.write_table", []),
     ("memory", "gpu_dpsyn.synthesizer.Synthesizer.sample", []),
     ("dask", "gpu_dpsyn.synthesizer.Synthesizer.sample_to", ["--workers", "1"])])
 def test_the_ledger_is_written_when_the_table_cannot_be(files, capsys, monkeypatch, where,
@@ -512,7 +512,7 @@ def test_when_the_table_and_the_ledger_both_fail_both_are_named(files, capsys, m
 
     def full(path):
         raise DPSynError(f"cannot write {path}: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table",
+    monkeypatch.setattr("gpu_dpsyn.cli.sampling.write_table",
                         lambda df, path, *a, **k: full(path))
     monkeypatch.setattr("gpu_dpsyn.cli.paths.write_text", lambda path, *a: full(path))
     assert main(_synth(real, schema, out, "--rows", "50", "--iterations", "1",
@@ -700,7 +700,7 @@ def test_a_failed_run_records_its_spend_beside_an_earlier_ledger(files, capsys, 
         if failure == "interrupt":
             raise KeyboardInterrupt
         raise DPSynError(f"cannot write {out}: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", fail)
+    monkeypatch.setattr("gpu_dpsyn.cli.sampling.write_table", fail)
     assert main(args[:-1] + [str(ledger)]) == (130 if failure == "interrupt" else 2)
     err = capsys.readouterr().err
     assert out.read_bytes() == table and ledger.read_bytes() == first
@@ -812,7 +812,7 @@ def test_the_record_of_a_failed_runs_spend_is_never_replaced(files, capsys, monk
     def full(*a, **k):
         raise DPSynError(f"cannot write {out}: No space left on device")
     with monkeypatch.context() as m:
-        m.setattr("gpu_dpsyn.cli.commands.write_table", full)
+        m.setattr("gpu_dpsyn.cli.sampling.write_table", full)
         assert main(args) == 2
     capsys.readouterr()
     failed = ledger.read_bytes()
@@ -849,7 +849,7 @@ def test_a_failure_after_the_charges_without_a_ledger_says_the_budget_went(files
 
     def full(*a, **k):
         raise DPSynError("cannot write o.csv: No space left on device")
-    monkeypatch.setattr("gpu_dpsyn.cli.commands.write_table", full)
+    monkeypatch.setattr("gpu_dpsyn.cli.sampling.write_table", full)
     assert main(_synth(real, schema, tmp / "o.csv", "--rows", "50", "--iterations", "1")) == 2
     one_line_error(capsys, "No space left", "spent", "no --ledger")
 

@@ -13,14 +13,13 @@ from gpu_dpsyn.core.checks import integer
 from gpu_dpsyn.core.progress import step
 from gpu_dpsyn.errors import DPSynError
 from gpu_dpsyn.cli.column_sets import parse_group_by, parse_workload
-from gpu_dpsyn.cli.sampling import keeping_fit
+from gpu_dpsyn.cli.sampling import keeping_fit, write_release
 from gpu_dpsyn.cli.paths import (check_inputs, check_new_table, check_outputs, check_public,
-                                 check_command, kept_aside, spent,
+                                 check_command, spent,
                                  write_ledger)
-from gpu_dpsyn.data.dtypes import dictionary_types
 from gpu_dpsyn.data.files import claiming, file_id, read_small, write_text
 from gpu_dpsyn.data.ingest import (check_writable, choose_engine, csv_as_text, read_table,
-                                   table_format, write_table)
+                                   table_format)
 
 # evaluate's numbers are statistics of the real table (its ML rows' count gives 30% of n)
 NOT_FOR_PUBLICATION = ("statistics of the REAL (private) table, with no privacy guarantee: "
@@ -83,13 +82,7 @@ def _synthesize(a) -> int:
         del df, public  # the release gets the memory checked before the table was read
         with keeping_fit(a, syn):  # should the release fail, the fit paid for is kept
             out = syn.sample(a.rows)
-            said = {}  # the ledger, written before the table takes its name: a ledger
-            # that cannot be written leaves the earlier table (and its ledger) as they were
-            with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
-                write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
-                    write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
-                    dictionaries=dictionary_types(schema))
-    rep = said
+            rep = write_release(a, syn, out, schema)
     # no time here: it grows with the true row count (docs/privacy.md, what is released)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend); "
           f"privacy: {rep['guarantee']}", file=sys.stderr)

@@ -43,15 +43,23 @@ def _sample(a) -> int:
     schema = syn.model.schema
     check_writable(schema, a.out)
     out = syn.sample(a.rows)
-    said = {}  # the ledger first, as synthesize writes it (cli/commands.py)
-    with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
-        write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
-            write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
-            dictionaries=dictionary_types(schema))
+    said = write_release(a, syn, out, schema)
     print(f"wrote {len(out):,} synthetic rows to {a.out} ({syn.backend.name} backend) from "
           f"the fit in {a.fit}; no budget was spent (sampling a fit is post-processing); "
           f"privacy: {said['guarantee']}", file=sys.stderr)
     return 0
+
+
+def write_release(a, syn, out, schema) -> dict:
+    """The table to --out and the ledger to --ledger (synthesize's and sample's): the
+    ledger first, before the table takes its name, so a ledger that cannot be written
+    leaves an earlier table (and its ledger) as they were; what write_ledger said."""
+    said = {}
+    with step(not a.quiet, f"write {a.out}"), kept_aside(a.ledger):
+        write_table(out, a.out, "--out", schema.csv, then=lambda: said.update(
+            write_ledger(a, syn, syn.last_run.history, table=(a.out, len(out)))),
+            dictionaries=dictionary_types(schema))
+    return said
 
 
 @contextmanager
